@@ -1,0 +1,112 @@
+"""Benchmark: `forward` on the cpu backend vs torch CPU eager computing the same intermediates.
+
+    python -m benchmarks.compute            # toy, andrea-120m dims at T=256 and T=1024
+    python -m benchmarks.compute --repeat 15 --json out.json
+
+One block (n_layers=1): embeddings, the block with every intermediate, final LayerNorm; logits
+are on demand in QKV Lab and left out on both sides. Each size runs ours and torch's alternately
+(so both see the same machine load), after warm-up; medians of the repeats and their ratio.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from compute import PRESETS, Weights, forward
+from benchmarks.torch_block import block_weights, torch_block
+
+SIZES = [("toy", "toy", 16), ("andrea-120m T=256", "andrea-120m", 256),
+         ("andrea-120m T=1024", "andrea-120m", 1024)]
+
+
+@torch.no_grad()
+def torch_forward(tokens: torch.Tensor, W_E, W_pos, blocks, ln_f, cfg):
+    embed = W_E[tokens]                                                     # [T, d_model]
+    pos_embed = W_pos[: tokens.shape[0]]                                    # [T, d_model]
+    x = embed + pos_embed
+    outs = []
+    for W in blocks:
+        o = torch_block(x, W, cfg.causal, cfg.scale_scores)
+        outs.append(o)
+        x = o["resid_post"]
+    ln_final_out = F.layer_norm(x, (cfg.d_model,), ln_f[0], ln_f[1], eps=1e-5)
+    return outs, ln_final_out
+
+
+def bench_size(label: str, preset: str, T: int, repeat: int, backend: str) -> dict:
+    cfg = PRESETS[preset].replace(n_layers=1)
+    weights = Weights.random(cfg, seed=0, bias_std=0.02)
+    tokens = np.random.default_rng(1).integers(0, cfg.d_vocab, T)
+    t_tokens = torch.as_tensor(tokens)
+    W_E = torch.as_tensor(weights["embed.W_E"].copy())
+    W_pos = torch.as_tensor(weights["pos_embed.W_pos"].copy())
+    blocks = [block_weights(weights, 0)]
+    ln_f = (torch.as_tensor(weights["ln_final.w"].copy()), torch.as_tensor(weights["ln_final.b"].copy()))
+
+    # Both compute the same thing: check once before timing.
+    trace = forward(cfg, weights, tokens, backend=backend)
+    outs, ln_final_out = torch_forward(t_tokens, W_E, W_pos, blocks, ln_f, cfg)
+    err = float(np.max(np.abs(trace["pattern", 0] - outs[0]["pattern"].numpy())))
+    assert err < 1e-4, f"torch and {backend} disagree on pattern by {err}"
+    del trace, outs
+
+    ours, theirs = [], []
+    for _ in range(2):  # warm-up
+        forward(cfg, weights, tokens, backend=backend)
+        torch_forward(t_tokens, W_E, W_pos, blocks, ln_f, cfg)
+    for _ in range(repeat):
+        time.sleep(0.05)  # let either side's idle threads stop spinning before the other runs
+        t0 = time.perf_counter()
+        trace = forward(cfg, weights, tokens, backend=backend)
+        ours.append((time.perf_counter() - t0) * 1e3)
+        del trace
+        time.sleep(0.05)
+        t0 = time.perf_counter()
+        res = torch_forward(t_tokens, W_E, W_pos, blocks, ln_f, cfg)
+        theirs.append((time.perf_counter() - t0) * 1e3)
+        del res
+    m_ours, m_theirs = statistics.median(ours), statistics.median(theirs)
+    return {"size": label, "T": T, "d_model": cfg.d_model, "n_heads": cfg.n_heads, "d_head": cfg.d_head,
+            "backend": backend, "ours_ms": m_ours, "torch_ms": m_theirs, "ratio": m_ours / m_theirs,
+            "ours_all_ms": ours, "torch_all_ms": theirs}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=9, help="timed runs per size (median reported; >= 7)")
+    ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--sizes", default=",".join(s[0] for s in SIZES),
+                    help="comma-separated subset of: " + ", ".join(s[0] for s in SIZES))
+    ap.add_argument("--json", help="also write the results to this JSON file")
+    args = ap.parse_args(argv)
+    wanted = [s.strip() for s in args.sizes.split(",")]
+    import numba
+
+    print(f"# {time.strftime('%Y-%m-%d %H:%M')} · {platform.processor() or platform.machine()} · "
+          f"{os.cpu_count()} cpus · numpy {np.__version__} · numba {numba.__version__} · "
+          f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
+    print(f"{'size':<22}{'backend':>8}{'ours ms':>10}{'torch ms':>10}{'ratio':>8}")
+    rows = []
+    for label, preset, T in SIZES:
+        if label not in wanted:
+            continue
+        row = bench_size(label, preset, T, max(args.repeat, 1), args.backend)
+        rows.append(row)
+        print(f"{label:<22}{args.backend:>8}{row['ours_ms']:>10.2f}{row['torch_ms']:>10.2f}{row['ratio']:>8.2f}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"date": time.strftime("%Y-%m-%d"), "rows": rows}, fh, indent=1)
+    if rows:
+        print(f"{args.backend}/torch = {rows[-1]['ratio']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""How much memory a config needs, and whether this machine has it.
+
+Validation, `forward`, `Weights.random` and the UI all ask the same function, so the refusal a
+user sees before anything is allocated uses the same numbers as the one the API raises.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import Config, ConfigError
+
+GIB = float(1 << 30)
+# Share of the available RAM one computation may use; the rest stays for the OS, Qt and the views.
+BUDGET_FRACTION = 0.8
+# Working buffers beyond the Trace itself (fused weight copies, per-block temporaries).
+WORKSPACE_FACTOR = 1.15
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Bytes needed by one forward pass: weights, the Trace's intermediates, and logits."""
+
+    weights: int
+    trace: int
+    logits: int
+    itemsize: int
+
+    @property
+    def total(self) -> int:
+        return self.weights + self.trace + self.logits
+
+    @property
+    def compute(self) -> int:
+        """What a forward pass allocates when the weights already exist."""
+        return int((self.trace + self.logits) * WORKSPACE_FACTOR)
+
+    @staticmethod
+    def gib(n_bytes: int) -> float:
+        return n_bytes / GIB
+
+    def describe(self) -> str:
+        return (f"weights {fmt_bytes(self.weights)} + intermediates {fmt_bytes(self.trace)}"
+                f" + logits {fmt_bytes(self.logits)} = {fmt_bytes(self.total)}")
+
+
+def fmt_bytes(n: float) -> str:
+    if n >= GIB:
+        return f"{n / GIB:.2f} GiB"
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):.1f} MiB"
+    if n >= 1 << 10:
+        return f"{n / (1 << 10):.1f} KiB"
+    return f"{int(n)} B"
+
+
+def weight_count(cfg: Config, n_layers: int | None = None) -> int:
+    """Number of parameters (DESIGN.md section 3 names), for `n_layers` blocks."""
+    L = cfg.n_layers if n_layers is None else n_layers
+    dm, hd, mlp = cfg.d_model, cfg.d_concat, cfg.d_mlp
+    per_block = (2 * dm                      # ln1.w, ln1.b
+                 + 3 * (dm * hd + hd)        # W_Q/W_K/W_V and their biases
+                 + hd * dm + dm              # W_O, b_O
+                 + 2 * dm                    # ln2
+                 + dm * mlp + mlp + mlp * dm + dm)  # W_in, b_in, W_out, b_out
+    return cfg.d_vocab * dm + cfg.n_ctx * dm + L * per_block + 2 * dm
+
+
+def trace_count(cfg: Config, T: int, n_layers: int | None = None) -> int:
+    """Number of values in a Trace of T tokens (every name of every layer, logits excluded)."""
+    L = cfg.n_layers if n_layers is None else n_layers
+    dm, H, dh, mlp = cfg.d_model, cfg.n_heads, cfg.d_head, cfg.d_mlp
+    per_layer = (T * dm * 6                   # resid_pre, ln1_out, attn_out, resid_mid, ln2_out, mlp_out
+                 + T * dm                     # resid_post
+                 + 4 * T                      # ln1/ln2 mean and var
+                 + 3 * T * H * dh             # q, k, v
+                 + 4 * H * T * T              # raw, scaled, masked scores and pattern
+                 + 2 * T * H * dh             # z, z_concat
+                 + T * H * dm                 # result (each head's share of attn_out)
+                 + 2 * T * mlp)               # mlp_pre, mlp_post
+    return T + 3 * T * dm + L * per_layer     # tokens, embed, pos_embed, ln_final_out
+
+
+def estimate(cfg: Config, T: int, dtype: np.dtype | type = np.float32,
+             n_layers: int | None = None) -> MemoryEstimate:
+    itemsize = np.dtype(dtype).itemsize
+    return MemoryEstimate(
+        weights=weight_count(cfg, n_layers) * 4,  # weights are stored float32 whatever the backend
+        trace=trace_count(cfg, T, n_layers) * itemsize,
+        logits=T * cfg.d_vocab * itemsize,
+        itemsize=itemsize,
+    )
+
+
+def available_bytes() -> int:
+    """RAM the OS can give without swapping (MemAvailable), or physical RAM if that is unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def _override() -> int | None:
+    text = os.environ.get("QKV_LAB_MEMORY_BUDGET_GIB")
+    try:
+        return int(float(text) * GIB) if text else None
+    except ValueError:
+        return None
+
+
+def budget_bytes() -> int:
+    """The memory one computation may use. QKV_LAB_MEMORY_BUDGET_GIB overrides (tests, servers)."""
+    override = _override()
+    return override if override is not None else int(available_bytes() * BUDGET_FRACTION)
+
+
+def budget_source() -> str:
+    if _override() is not None:
+        return "set by QKV_LAB_MEMORY_BUDGET_GIB"
+    return f"{int(BUDGET_FRACTION * 100)}% of available RAM"
+
+
+# Callables that free cached memory (e.g. recycled buffers) and return the bytes freed; check()
+# calls them before refusing, so a cache never causes a refusal.
+_reclaimers: list = []
+
+
+def register_reclaimer(fn) -> None:
+    _reclaimers.append(fn)
+
+
+def _largest_fit(lo: int, hi: int, fits) -> int:
+    """Largest n in [lo, hi] with fits(n), assuming monotone; lo - 1 when none fits."""
+    if hi < lo or not fits(lo):
+        return lo - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def check(cfg: Config, T: int, dtype: np.dtype | type = np.float32, *,
+          include_weights: bool, budget: int | None = None) -> MemoryEstimate:
+    """The estimate, or ConfigError with it in GiB and the layers/tokens that would fit."""
+    fixed_budget = budget is not None
+    budget = budget_bytes() if budget is None else budget
+    est = estimate(cfg, T, dtype)
+
+    def need(e: MemoryEstimate) -> int:
+        return e.compute + (e.weights if include_weights else 0)
+
+    if need(est) <= budget:
+        return est
+    if not fixed_budget and sum(reclaim() for reclaim in _reclaimers) > 0:
+        budget = budget_bytes()
+        if need(est) <= budget:
+            return est
+    layers_ok = _largest_fit(1, cfg.n_layers - 1, lambda n: need(estimate(cfg, T, dtype, n)) <= budget)
+    tokens_ok = _largest_fit(1, max(T - 1, 0), lambda t: need(estimate(cfg, t, dtype)) <= budget)
+    hints = []
+    if layers_ok >= 1:
+        hints.append(f"n_layers={layers_ok} fits (cfg.replace(n_layers={layers_ok}))")
+    if tokens_ok >= 1:
+        hints.append(f"T={tokens_ok} tokens fit")
+    if not hints:
+        one = need(estimate(cfg, min(T, 1), dtype, 1))
+        hints.append(f"even 1 layer{' and 1 token' if T else ''} needs {one / GIB:.2f} GiB: "
+                     "use smaller dimensions or a machine with more memory")
+    weights_dominate = include_weights and est.weights >= est.compute
+    field = "n_layers" if (T == 0 or weights_dominate or layers_ok >= 1) else "tokens"
+    value = cfg.n_layers if field == "n_layers" else f"{T} tokens"
+    sizes = (f"{np.dtype(dtype).name}, " + (f"T={T}, " if T else "")
+             + f"{cfg.n_layers} layer{'s' if cfg.n_layers != 1 else ''}")
+    reason = (f"needs an estimated {need(est) / GIB:.2f} GiB ({sizes}), over the memory budget of "
+              f"{budget / GIB:.2f} GiB ({budget_source() if not fixed_budget else 'given'}); "
+              + "; ".join(hints))
+    raise ConfigError(field, value, reason, limit=budget)

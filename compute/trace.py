@@ -1,0 +1,126 @@
+"""`Trace`: one immutable record of every intermediate of a forward pass, by name."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from .config import Config
+from .names import GLOBAL_NAMES, LAYER_NAMES
+
+Key = str | tuple[str, int]
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """Every intermediate (DESIGN.md section 3): `trace[name, layer]` or `trace[name]`.
+
+    Arrays are read-only. `logits` ([T, d_vocab], ten times a block's work at real vocabulary
+    sizes) is computed on first access; `logits_rows(rows)` computes just the rows a view needs.
+    """
+
+    cfg: Config
+    tokens: np.ndarray                               # [T] int64
+    backend: str                                     # "reference" | "cpu" | "cuda" ...
+    backend_label: str                               # e.g. "cpu (numba, 2 threads)"
+    dtype: np.dtype
+    timing_ms: Mapping[str, float]                   # "total" and per-stage times
+    _arrays: Mapping[Key, np.ndarray] = field(repr=False)
+    _logits_fn: Callable[[np.ndarray | slice], np.ndarray] = field(repr=False)
+    notice: str | None = None                        # e.g. why CUDA fell back to CPU
+    weights_uid: int | None = None
+    request_id: Any = None                           # set by the app to drop stale results
+    _lazy: dict = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        for arr in self._arrays.values():
+            arr.setflags(write=False)
+        object.__setattr__(self, "_arrays", MappingProxyType(dict(self._arrays)))
+        object.__setattr__(self, "timing_ms", MappingProxyType(dict(self.timing_ms)))
+
+    # -- lookup ------------------------------------------------------------------------------
+    @property
+    def T(self) -> int:
+        return int(self.tokens.shape[0])
+
+    @property
+    def n_layers(self) -> int:
+        return self.cfg.n_layers
+
+    def __getitem__(self, key: Key) -> np.ndarray:
+        if isinstance(key, tuple):
+            if len(key) != 2:
+                raise KeyError(f"use trace[name, layer] or trace[name], not {key!r}")
+            name, layer = key
+            if name in GLOBAL_NAMES:
+                raise KeyError(f"{name!r} is a whole-model value; use trace[{name!r}] without a layer")
+            if name not in LAYER_NAMES:
+                raise KeyError(_unknown(name))
+            if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)):
+                raise KeyError(f"layer must be a whole number, not {layer!r}")
+            index = int(layer) + (self.n_layers if layer < 0 else 0)
+            if not 0 <= index < self.n_layers:
+                raise KeyError(f"layer {layer} does not exist; this model has layers 0..{self.n_layers - 1}")
+            return self._arrays[(name, index)]
+        name = key
+        if name in LAYER_NAMES:
+            raise KeyError(f"{name!r} exists in every layer; use trace[{name!r}, layer]")
+        if name == "logits":
+            return self._logits()
+        if name not in GLOBAL_NAMES:
+            raise KeyError(_unknown(name))
+        return self._arrays[name]
+
+    def get(self, name: str, layer: int | None = None, default: Any = None) -> Any:
+        try:
+            return self[name] if layer is None else self[name, layer]
+        except KeyError:
+            return default
+
+    def keys(self) -> Iterator[Key]:
+        """Every key; `logits` is listed but computed only when read."""
+        yield from (n for n in GLOBAL_NAMES)
+        for layer in range(self.n_layers):
+            for name in LAYER_NAMES:
+                yield (name, layer)
+
+    @property
+    def logits_ready(self) -> bool:
+        return "logits" in self._lazy
+
+    def _logits(self) -> np.ndarray:
+        with self._lock:
+            if "logits" not in self._lazy:
+                out = self._logits_fn(slice(None))  # [T, d_vocab]
+                out.setflags(write=False)
+                self._lazy["logits"] = out
+            return self._lazy["logits"]
+
+    def logits_rows(self, rows: Any) -> np.ndarray:
+        """logits for some positions only (ln_final_out[rows] @ W_E.T): [len(rows), d_vocab]."""
+        if "logits" in self._lazy:
+            return self._lazy["logits"][rows]
+        rows_arr = np.atleast_1d(np.asarray(rows, dtype=np.int64))  # [R]
+        if rows_arr.size and (rows_arr.min() < -self.T or rows_arr.max() >= self.T):
+            raise IndexError(f"positions {rows!r} outside 0..{self.T - 1}")
+        out = self._logits_fn(rows_arr)  # [R, d_vocab]
+        out.setflags(write=False)
+        return out
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self._arrays.values())
+
+    def summary(self) -> str:
+        total = self.timing_ms.get("total", float("nan"))
+        return f"{self.backend_label} · {total:.1f} ms · T={self.T} · {self.dtype}"
+
+
+def _unknown(name: Any) -> str:
+    return (f"no intermediate named {name!r}; per-layer names: {', '.join(LAYER_NAMES)}; "
+            f"whole-model names: {', '.join(GLOBAL_NAMES)}")

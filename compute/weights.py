@@ -1,0 +1,382 @@
+"""Model weights: an immutable, validated mapping from TransformerLens names to float32 arrays.
+
+Files are safetensors only. The loader reads the header itself first, because the safetensors
+library silently accepts duplicate names, NaN/Inf values and zero-size tensors; nothing is ever
+unpickled. Every problem with a file or a dict becomes one `WeightsError` listing all of them.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import re
+import struct
+import tempfile
+import zlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import memory
+from .config import Config, ConfigError
+from .names import BLOCK_WEIGHTS, weight_shapes
+
+METADATA_KEY = "qkv_lab.config"
+FORMAT_KEY = "format"
+FORMAT = "qkv-lab-weights/1"
+# safetensors dtype codes we read, all converted to float32.
+_FLOAT_DTYPES = {"F16": np.float16, "F32": np.float32, "F64": np.float64}
+_MAX_HEADER = 100 << 20  # the safetensors spec's own header limit
+_uids = itertools.count(1)
+
+
+class WeightsError(ValueError):
+    """Weights that cannot be used: missing, extra, duplicate, misshapen, non-float or non-finite."""
+
+    def __init__(self, problems: list[str] | str, source: str = "weights"):
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        self.source = source
+        shown = self.problems[:8]
+        more = len(self.problems) - len(shown)
+        text = "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+        count = "1 problem" if len(self.problems) == 1 else f"{len(self.problems)} problems"
+        super().__init__(f"{source}: {count}: {text}")
+
+
+class Weights(Mapping):
+    """Read-only float32 arrays by name (DESIGN.md section 3), made for one Config's shapes."""
+
+    def __init__(self, cfg: Config, arrays: dict[str, np.ndarray], *, _checked: bool = False):
+        if not _checked:
+            raise TypeError("use Weights.random, Weights.from_dict or Weights.load")
+        self._cfg = cfg
+        self._arrays = arrays
+        # A unique id per instance: backends key device copies and fused layouts on it.
+        self.uid = next(_uids)
+
+    # -- mapping -----------------------------------------------------------------------------
+    def __getitem__(self, name: str) -> np.ndarray:
+        try:
+            return self._arrays[name]
+        except KeyError:
+            raise KeyError(f"no weight named {name!r}; names look like 'blocks.0.attn.W_Q' "
+                           f"(w.names() lists all {len(self._arrays)})") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._arrays)
+
+    def __len__(self) -> int:
+        return len(self._arrays)
+
+    def names(self) -> list[str]:
+        return list(self._arrays)
+
+    @property
+    def cfg(self) -> Config:
+        return self._cfg
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self._arrays.values())
+
+    def block(self, layer: int) -> dict[str, np.ndarray]:
+        """The weights of one block by short name ('attn.W_Q', 'ln1.w', ...)."""
+        return {short: self._arrays[f"blocks.{layer}.{short}"] for short in BLOCK_WEIGHTS}
+
+    def __repr__(self) -> str:
+        return f"Weights({self._cfg.describe()}, {memory.fmt_bytes(self.nbytes)})"
+
+    # -- construction --------------------------------------------------------------------------
+    @classmethod
+    def random(cls, cfg: Config, seed: int = 0, *, bias_std: float = 0.0) -> "Weights":
+        """Deterministic GPT-2-style initialisation.
+
+        Matrices that read the residual stream (W_Q, W_K, W_V, W_in) have std 1/sqrt(fan_in), so
+        q, k and v start with unit variance: raw scores then spread like sqrt(d_head), which is
+        exactly what the 1/sqrt(d_head) scaling corrects. W_O and W_out (which write the stream)
+        are also divided by sqrt(2 * n_layers), as GPT-2 does. Embeddings use GPT-2's 0.02
+        (positions 0.01). LayerNorm weights are 1 and biases 0 unless `bias_std` > 0, which also
+        draws every bias and jitters LayerNorm (tests use it so no term can hide as a zero).
+        Each tensor has its own random stream from (seed, name): changing d_head redraws only
+        the attention weights, adding a layer keeps the others.
+        """
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ConfigError("seed", seed, "must be a whole number >= 0", limit=0)
+        memory.check(cfg, 0, include_weights=True)
+        residual_scale = 1.0 / math.sqrt(2.0 * cfg.n_layers)
+        arrays: dict[str, np.ndarray] = {}
+        for name, shape in weight_shapes(cfg).items():
+            rng = np.random.default_rng([int(seed), zlib.crc32(name.encode())])
+            short = name.rsplit(".", 1)[-1]
+            if short in ("W_Q", "W_K", "W_V", "W_in"):
+                std = 1.0 / math.sqrt(shape[-2])
+            elif short == "W_O":
+                std = residual_scale / math.sqrt(cfg.d_concat)
+            elif short == "W_out":
+                std = residual_scale / math.sqrt(cfg.d_mlp)
+            elif short == "W_E":
+                std = 0.02
+            elif short == "W_pos":
+                std = 0.01
+            else:
+                std = None
+            if std is not None:
+                arr = rng.standard_normal(shape, dtype=np.float32) * np.float32(std)
+            elif short == "w":  # LayerNorm gain
+                arr = np.ones(shape, np.float32)
+                if bias_std > 0:
+                    arr += rng.standard_normal(shape, dtype=np.float32) * np.float32(bias_std)
+            else:  # biases
+                arr = np.zeros(shape, np.float32)
+                if bias_std > 0:
+                    arr = rng.standard_normal(shape, dtype=np.float32) * np.float32(bias_std)
+            arr.setflags(write=False)
+            arrays[name] = arr
+        return cls(cfg, arrays, _checked=True)
+
+    @classmethod
+    def from_dict(cls, cfg: Config, tensors: Mapping[str, Any], *, source: str = "weights") -> "Weights":
+        """Validate names, shapes, dtypes and finiteness against `cfg`; copies to float32."""
+        if not isinstance(cfg, Config):
+            raise TypeError("from_dict needs a Config as its first argument")
+        if not isinstance(tensors, Mapping):
+            raise WeightsError(f"expected a mapping of names to arrays, got {type(tensors).__name__}", source)
+        expected = weight_shapes(cfg)
+        problems: list[str] = []
+        missing = [n for n in expected if n not in tensors]
+        extra = sorted(str(n) for n in tensors if n not in expected)
+        if missing:
+            problems.append(f"missing {_list(missing)}")
+        if extra:
+            problems.append(f"unexpected {_list(extra)} (not a name for {cfg.n_layers} layers)")
+        arrays: dict[str, np.ndarray] = {}
+        for name, shape in expected.items():
+            if name not in tensors:
+                continue
+            value = tensors[name]
+            try:
+                arr = np.asarray(value)
+            except Exception:  # noqa: BLE001 - anything un-array-like is a problem to report
+                problems.append(f"{name} is not an array")
+                continue
+            if arr.dtype.kind != "f":
+                problems.append(f"{name} has dtype {arr.dtype}, expected floating point")
+                continue
+            if arr.shape != shape:
+                problems.append(f"{name} has shape {tuple(arr.shape)}, expected {shape} "
+                                f"{_shape_hint(name, cfg)}")
+                continue
+            arr = np.array(arr, dtype=np.float32, copy=True)  # own, contiguous, float32
+            if not np.isfinite(arr).all():
+                bad = int(arr.size - np.isfinite(arr).sum())
+                problems.append(f"{name} has {bad} non-finite value(s) (NaN or Inf)")
+                continue
+            arr.setflags(write=False)
+            arrays[name] = arr
+        if problems:
+            raise WeightsError(problems, source)
+        return cls(cfg, arrays, _checked=True)
+
+    def replace(self, updates: Mapping[str, Any]) -> "Weights":
+        """New Weights with some tensors swapped; the whole set is validated again."""
+        unknown = sorted(str(n) for n in updates if n not in self._arrays)
+        if unknown:
+            raise WeightsError(f"unexpected {_list(unknown)}")
+        return Weights.from_dict(self._cfg, {**self._arrays, **updates})
+
+    # -- files ---------------------------------------------------------------------------------
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write a safetensors file atomically (a temporary file renamed into place)."""
+        from safetensors.numpy import save as st_save
+
+        path = Path(path)
+        metadata = {FORMAT_KEY: FORMAT, METADATA_KEY: json.dumps(self._cfg.to_dict())}
+        blob = st_save({n: np.ascontiguousarray(a) for n, a in self._arrays.items()}, metadata=metadata)
+        _atomic_write(path, blob)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, cfg: Config | None = None) -> "Weights":
+        """Read and validate a safetensors file. Without `cfg`, the config stored in the file is
+        used, or one inferred from the tensor shapes. Any problem: WeightsError, nothing partial."""
+        path = Path(path)
+        source = f"weights file {str(path)!r}"
+        try:
+            size = path.stat().st_size
+            with open(path, "rb") as fh:
+                head = fh.read(8)
+                if len(head) < 8:
+                    raise WeightsError(f"too short to be a safetensors file ({size} bytes)", source)
+                (header_len,) = struct.unpack("<Q", head)
+                if header_len > min(_MAX_HEADER, size - 8):
+                    raise WeightsError(f"header length {header_len} does not fit a file of {size} bytes "
+                                       "(not a safetensors file, or truncated)", source)
+                header_bytes = fh.read(header_len)
+                entries, metadata = _parse_header(header_bytes, size - 8 - header_len, source)
+                if cfg is None:
+                    cfg = _config_from(metadata, entries, source)
+                _check_entries_against(cfg, entries, source)
+                tensors = {}
+                for name, (dtype, shape, (begin, end)) in entries.items():
+                    fh.seek(8 + header_len + begin)
+                    raw = fh.read(end - begin)
+                    if len(raw) != end - begin:
+                        raise WeightsError(f"{name}: file ends before its data", source)
+                    tensors[name] = np.frombuffer(raw, dtype=np.dtype(dtype).newbyteorder("<")).reshape(shape)
+        except FileNotFoundError:
+            raise WeightsError("file not found", source) from None
+        except IsADirectoryError:
+            raise WeightsError("is a folder, not a safetensors file", source) from None
+        except PermissionError:
+            raise WeightsError("permission denied", source) from None
+        except OSError as exc:
+            raise WeightsError(f"cannot read: {exc.strerror or exc}", source) from None
+        except MemoryError:
+            raise WeightsError("not enough memory to read it", source) from None
+        return cls.from_dict(cfg, tensors, source=source)
+
+
+# -- helpers -------------------------------------------------------------------------------------
+def _list(names: list[str], limit: int = 6) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" (+{len(names) - limit} more)" if len(names) > limit else "")
+
+
+def _shape_hint(name: str, cfg: Config) -> str:
+    return (f"for d_model={cfg.d_model}, n_heads={cfg.n_heads}, d_head={cfg.d_head}, "
+            f"d_mlp={cfg.d_mlp}, d_vocab={cfg.d_vocab}, n_ctx={cfg.n_ctx}")
+
+
+def _atomic_write(path: Path, blob: bytes) -> None:
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(blob)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Duplicate(key)
+        seen[key] = value
+    return seen
+
+
+class _Duplicate(Exception):
+    pass
+
+
+Entries = dict[str, tuple[Any, tuple[int, ...], tuple[int, int]]]
+
+
+def _parse_header(header: bytes, data_len: int, source: str) -> tuple[Entries, dict[str, str]]:
+    """Validate the safetensors JSON header: names unique, dtypes float, offsets tiling the data."""
+    try:
+        parsed = json.loads(header.decode("utf-8"), object_pairs_hook=_no_duplicates)
+    except _Duplicate as dup:
+        raise WeightsError(f"the tensor name {dup.args[0]!r} appears more than once", source) from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise WeightsError("the header is not valid JSON (not a safetensors file, or corrupted)", source) from None
+    if not isinstance(parsed, dict):
+        raise WeightsError("the header is not a JSON object", source)
+    metadata = parsed.pop("__metadata__", None) or {}
+    if not isinstance(metadata, dict):
+        raise WeightsError("__metadata__ is not an object", source)
+    problems: list[str] = []
+    entries: Entries = {}
+    spans = []
+    for name, info in parsed.items():
+        if not isinstance(info, dict):
+            problems.append(f"{name}: entry is not an object")
+            continue
+        dtype, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
+        if dtype not in _FLOAT_DTYPES:
+            problems.append(f"{name} has dtype {dtype!r}; only F16, F32 and F64 are weights")
+            continue
+        if (not isinstance(shape, list)
+                or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)):
+            problems.append(f"{name} has an invalid shape {shape!r}")
+            continue
+        if (not isinstance(offsets, list) or len(offsets) != 2
+                or not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)):
+            problems.append(f"{name} has invalid data_offsets {offsets!r}")
+            continue
+        begin, end = offsets
+        n_bytes = math.prod(shape) * np.dtype(_FLOAT_DTYPES[dtype]).itemsize
+        if not 0 <= begin <= end <= data_len or end - begin != n_bytes:
+            problems.append(f"{name}: data_offsets {offsets} do not match shape {shape} "
+                            f"and {data_len} bytes of data (truncated or corrupted)")
+            continue
+        if n_bytes == 0:
+            problems.append(f"{name} is empty (shape {shape})")
+            continue
+        entries[name] = (_FLOAT_DTYPES[dtype], tuple(shape), (begin, end))
+        spans.append((begin, end, name))
+    spans.sort()
+    for (b0, e0, n0), (b1, e1, n1) in zip(spans, spans[1:]):
+        if b1 < e0:
+            problems.append(f"{n0} and {n1} overlap in the file")
+    if problems:
+        raise WeightsError(problems, source)
+    return entries, {str(k): v for k, v in metadata.items()}
+
+
+_BLOCK_RE = re.compile(r"^blocks\.(\d+)\.")
+
+
+def _config_from(metadata: dict[str, Any], entries: Entries, source: str) -> Config:
+    """The config a file was saved with, or one read off its tensor shapes."""
+    stored = metadata.get(METADATA_KEY)
+    if isinstance(stored, str):
+        try:
+            return Config.from_dict(json.loads(stored))
+        except (json.JSONDecodeError, RecursionError):
+            raise WeightsError("the stored config is not valid JSON", source) from None
+        except (ConfigError, TypeError) as exc:
+            raise WeightsError(f"the stored config is invalid: {exc}", source) from None
+    try:
+        d_vocab, d_model = entries["embed.W_E"][1]
+        n_ctx = entries["pos_embed.W_pos"][1][0]
+        n_heads, _, d_head = entries["blocks.0.attn.W_Q"][1]
+        d_mlp = entries["blocks.0.mlp.W_in"][1][1]
+    except (KeyError, ValueError, IndexError):
+        raise WeightsError("no stored config, and embed.W_E, pos_embed.W_pos, blocks.0.attn.W_Q or "
+                           "blocks.0.mlp.W_in is missing or misshapen, so the shapes cannot be read "
+                           "off the tensors", source) from None
+    layers = {int(m.group(1)) for n in entries if (m := _BLOCK_RE.match(n))}
+    try:
+        return Config(d_model=d_model, n_heads=n_heads, d_head=d_head, n_ctx=n_ctx,
+                      d_vocab=d_vocab, n_layers=max(layers) + 1, d_mlp=d_mlp)
+    except ConfigError as exc:
+        raise WeightsError(f"the tensor shapes give an impossible config: {exc}", source) from None
+
+
+def _check_entries_against(cfg: Config, entries: Entries, source: str) -> None:
+    """Refuse before reading data if names or shapes do not match (keeps huge bad files cheap)."""
+    expected = weight_shapes(cfg)
+    problems = []
+    missing = [n for n in expected if n not in entries]
+    extra = sorted(n for n in entries if n not in expected)
+    if missing:
+        problems.append(f"missing {_list(missing)}")
+    if extra:
+        problems.append(f"unexpected {_list(extra)} (not a name for {cfg.n_layers} layers)")
+    for name, (_, shape, _) in entries.items():
+        if name in expected and shape != expected[name]:
+            problems.append(f"{name} has shape {shape}, expected {expected[name]} {_shape_hint(name, cfg)}")
+    if problems:
+        raise WeightsError(problems, source)

@@ -1,0 +1,1 @@
+"""Numba CUDA kernels (no Qt, no orchestration). Built in the CUDA issue."""

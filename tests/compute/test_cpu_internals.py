@@ -1,0 +1,94 @@
+"""The cpu backend's building blocks: fast exp, serial/parallel twins, recycled buffers, threads."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from numba import njit
+
+from compute import PRESETS, Config, Weights, forward, get_backend
+from compute.backends import cpu_kernels as K
+from compute.backends.pool import BufferPool
+
+
+@njit
+def _exp_all(x, out):
+    for i in range(x.size):
+        out[i] = K.exp32(x[i])
+
+
+def test_exp32_is_accurate_over_the_softmax_range(rng):
+    x = np.concatenate([np.linspace(-87, 0, 200_001), -rng.random(100_000) * 87,
+                        rng.standard_normal(1000) * 5]).astype(np.float32)
+    out = np.empty_like(x)
+    _exp_all(x, out)
+    exact = np.exp(x.astype(np.float64))
+    assert np.max(np.abs(out - exact) / exact) < 1.5e-7               # ~2 ulp of float32
+    special = np.array([-np.inf, -100.0, 0.0], np.float32)
+    out = np.empty_like(special)
+    _exp_all(special, out)
+    assert list(out) == [0.0, 0.0, 1.0]
+
+
+def test_serial_and_parallel_kernels_agree(rng):
+    raw = rng.standard_normal((3, 300, 300)).astype(np.float32)      # above PARALLEL_MIN_SIZE
+    outs = {}
+    for name in ("serial", "parallel"):
+        impl = getattr(K.scale_mask_softmax, name)
+        bufs = [np.empty_like(raw) for _ in range(3)]
+        impl(raw, np.float32(0.5), True, np.ones((1, 1), np.bool_), False, *bufs)
+        outs[name] = bufs
+    for a, b in zip(outs["serial"], outs["parallel"]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_pool_never_reuses_an_array_someone_holds():
+    pool = BufferPool(max_bytes=64 << 20)
+    if not pool.enabled:
+        pytest.skip("this interpreter does not count references the way the pool relies on")
+    a = pool.empty((512, 1024))
+    a[...] = 1.0
+    view = a[::2]
+    del a
+    b = pool.empty((512, 1024))
+    assert not np.shares_memory(b, view)      # the view keeps its base out of reuse
+    del view
+    c = pool.empty((512, 1024))               # now the first buffer is free again
+    assert pool.hits == 1 and c is not b
+    small = pool.empty((4, 4))
+    assert small.nbytes < 1 << 20 and pool.hits == 1
+
+
+def test_held_traces_are_never_overwritten():
+    cfg = Config(d_model=64, n_heads=4, d_head=16, n_ctx=600, d_vocab=50, n_layers=1)
+    w = Weights.random(cfg, 0)
+    first = forward(cfg, w, np.arange(512) % 50, backend="cpu")
+    kept = {k: np.array(first[k]) for k in first.keys() if k != "logits"}
+    pattern_view = first["pattern", 0][:, :3]
+    for seed in range(3):                     # later traces, some dropped at once
+        forward(cfg, w, np.random.default_rng(seed).integers(0, 50, 512), backend="cpu")
+    for key, value in kept.items():
+        np.testing.assert_array_equal(first[key], value)
+    np.testing.assert_array_equal(pattern_view, kept[("pattern", 0)][:, :3])
+    assert get_backend("cpu").pool.hits > 0   # and dropped traces were recycled
+
+
+def test_concurrent_forwards_from_threads_are_correct():
+    cfg = PRESETS["toy"]
+    w = Weights.random(cfg, 0)
+    expected = forward(cfg, w, [1, 2, 3, 4], backend="reference")["pattern", 1]
+    errors = []
+
+    def work():
+        for _ in range(20):
+            got = forward(cfg, w, [1, 2, 3, 4], backend="cpu")["pattern", 1]
+            if np.abs(got - expected).max() > 1e-6:
+                errors.append(np.abs(got - expected).max())
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

@@ -1,0 +1,19 @@
+"""Shared test setup. The first lines must run before anything imports Qt or numba."""
+import os
+
+# Without a display Qt aborts the whole pytest process (exit 134) unless told to draw offscreen.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Tests must never see the user's memory situation as a reason to refuse small models.
+os.environ.setdefault("QKV_LAB_MEMORY_BUDGET_GIB", "8")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def rng(request):
+    """A fresh, reported seed per test: failures print it, reruns can pin it with QKV_TEST_SEED."""
+    seed = int(os.environ.get("QKV_TEST_SEED", np.random.SeedSequence().entropy % (2**32)))
+    request.node.user_properties.append(("seed", seed))
+    print(f"random seed: {seed} (set QKV_TEST_SEED={seed} to repeat)")
+    return np.random.default_rng(seed)
