@@ -1,6 +1,6 @@
 """QKV Lab: watch attention happen.
 
-    python main.py                 # the lab window
+    python main.py                 # the lab window (also: qkv-lab)
     python main.py --smoke         # start, compute and draw once, quit (CI)
 """
 from __future__ import annotations
@@ -12,32 +12,53 @@ import sys
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="qkv-lab", description="Watch attention happen in a GPT-2 block.")
     ap.add_argument("--smoke", action="store_true", help="draw the first full view, then quit (exit 0)")
+    ap.add_argument("--preset", default="toy", help="preset to start with (toy, andrea-120m, gpt2-small, gpt3-175b)")
+    ap.add_argument("--tokens", help="text to start with (toy vocabulary words)")
+    ap.add_argument("--station", default="scores", help="station to show first")
     return ap.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    import pyqtgraph as pg
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
-
-    from compute import PRESETS, Weights, forward, toy_tokenizer
+    from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("QKV Lab")
-    cfg = PRESETS["toy"]
-    tok = toy_tokenizer()
-    ids = tok.encode("the cat sat on the mat")
-    trace = forward(cfg, Weights.random(cfg, 0), ids)
-    rows = "\n".join(f"{tok.label(t):>4}  " + " ".join(f"{p:4.2f}" for p in row)
-                     for t, row in zip(ids, trace["pattern", 0][0]))
-    window = QMainWindow()
-    window.setWindowTitle("QKV Lab")
-    label = QLabel(f"pattern, layer 0, head 0 ({trace.summary()})\n\n{rows}")
-    label.setStyleSheet("font-family: monospace; font-size: 16px; padding: 24px;")
-    window.setCentralWidget(label)
+    app.setOrganizationName("QKV Lab")
+    pg.setConfigOptions(antialias=True, background="w", foreground="k", imageAxisOrder="row-major")
+
+    from app.main_window import MainWindow
+    from app.state import STATIONS, LabState
+    from compute import PRESETS
+
+    state = LabState()
+    if args.preset != "toy":
+        if args.preset not in PRESETS:
+            print(f"qkv-lab: unknown preset {args.preset!r}; choose from {', '.join(PRESETS)}", file=sys.stderr)
+            return 2
+        state.load_preset(args.preset)
+        state.undo_stack.clear()
+    if args.tokens:
+        if not state.set_text(args.tokens):
+            print("qkv-lab: " + "the tokens could not be used (see the message in the window)", file=sys.stderr)
+        state.undo_stack.clear()
+    if args.station not in STATIONS:
+        print(f"qkv-lab: unknown station {args.station!r}; choose from {', '.join(STATIONS)}", file=sys.stderr)
+        return 2
+    window = MainWindow(state)
+    state.select(station=args.station)
     window.show()
     if args.smoke:
-        QTimer.singleShot(0, app.quit)
+        def done(_ms):
+            print(f"smoke: rendered {window.state.result.trace.summary()}, render {_ms:.1f} ms")
+            app.quit()
+        window.rendered.connect(done)
+        state.message.connect(lambda level, text: (print(f"smoke: {level}: {text}"), app.exit(1))
+                              if level == "error" else None)
+        QTimer.singleShot(60_000, lambda: (print("smoke: no render within 60 s"), app.exit(1)))
+    state.start()
     return app.exec()
 
 

@@ -8,21 +8,22 @@ No Qt here (tests assert it). Public API (DESIGN.md section 4):
     trace = forward(cfg, w, [3, 1, 4, 1], backend="cpu")
     trace["pattern", 0]          # [n_heads, T, T]
 """
-from . import memory
+from . import memory, progress
 from .backends import BACKEND_NAMES, BackendUnavailable, get_backend, register_backend
 from .config import LIMITS, PRESET_NOTES, PRESETS, Config, ConfigError
 from .forward import forward, resolve_backend, warm_up
 from .memory import MemoryEstimate
 from .names import GLOBAL_NAMES, LAYER_NAMES, trace_shape, weight_shapes
 from .tokenizer import ToyTokenizer, VocabularyError, toy_tokenizer
+from .progress import Cancelled
 from .trace import Trace
 from .weights import Weights, WeightsError
 
 estimate_memory = memory.estimate
 
 __all__ = [
-    "BACKEND_NAMES", "BackendUnavailable", "Config", "ConfigError", "GLOBAL_NAMES", "LAYER_NAMES",
+    "BACKEND_NAMES", "BackendUnavailable", "Cancelled", "Config", "ConfigError", "GLOBAL_NAMES", "LAYER_NAMES",
     "LIMITS", "MemoryEstimate", "PRESETS", "PRESET_NOTES", "ToyTokenizer", "Trace", "VocabularyError",
-    "Weights", "WeightsError", "estimate_memory", "forward", "get_backend", "memory",
+    "Weights", "WeightsError", "estimate_memory", "forward", "get_backend", "memory", "progress",
     "register_backend", "resolve_backend", "toy_tokenizer", "trace_shape", "warm_up", "weight_shapes",
 ]

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from . import memory
+from . import memory, progress
 from .config import Config, ConfigError
 from .names import BLOCK_WEIGHTS, weight_shapes
 
@@ -108,7 +108,11 @@ class Weights(Mapping):
         memory.check(cfg, 0, include_weights=True)
         residual_scale = 1.0 / math.sqrt(2.0 * cfg.n_layers)
         arrays: dict[str, np.ndarray] = {}
-        for name, shape in weight_shapes(cfg).items():
+        shapes = weight_shapes(cfg)
+        total, done = sum(math.prod(s) for s in shapes.values()), 0
+        for name, shape in shapes.items():
+            progress.report(f"weights {name}", done / total)
+            done += math.prod(shape)
             rng = np.random.default_rng([int(seed), zlib.crc32(name.encode())])
             short = name.rsplit(".", 1)[-1]
             if short in ("W_Q", "W_K", "W_V", "W_in"):

@@ -21,7 +21,7 @@ from threadpoolctl import ThreadpoolController
 
 from ..config import Config
 from ..weights import Weights
-from .. import memory
+from .. import memory, progress
 from . import cpu_kernels as K
 from .base import Backend, BackendOutput
 from .pool import BufferPool
@@ -124,10 +124,15 @@ class CpuBackend(Backend):
         timing: dict[str, float] = {}
         last = [t_start]
 
+        n_stages = 1 + 7 * cfg.n_layers
+        done = [0]
+
         def lap(stage: str) -> None:  # time since the previous lap, summed over layers
             now = time.perf_counter()
             timing[stage] = timing.get(stage, 0.0) + (now - last[0]) * 1e3
             last[0] = now
+            done[0] += 1
+            progress.report(stage, done[0] / n_stages)
         prep = self._prepare(cfg, weights)
         new = self.pool.empty
         T, H, dh, dm, dmlp = len(tokens), cfg.n_heads, cfg.d_head, cfg.d_model, cfg.d_mlp

@@ -56,12 +56,13 @@ class _Kernel:
     """A kernel compiled twice: parallel for large arrays, serial (same code) for small ones."""
 
     def __init__(self, fn, fastmath):
-        self.parallel = njit(parallel=True, cache=True, fastmath=fastmath)(fn)
+        # nogil: the app computes on a worker thread and its UI thread must keep running.
+        self.parallel = njit(parallel=True, cache=True, fastmath=fastmath, nogil=True)(fn)
         # A renamed twin, so the two versions get separate on-disk cache entries.
         twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_serial",
                                   fn.__defaults__, fn.__closure__)
         twin.__qualname__ = fn.__qualname__ + "_serial"
-        self.serial = njit(parallel=False, cache=True, fastmath=fastmath)(twin)
+        self.serial = njit(parallel=False, cache=True, fastmath=fastmath, nogil=True)(twin)
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
 

@@ -5,6 +5,7 @@ import time
 
 import numpy as np
 
+from .. import progress
 from ..config import Config
 from ..weights import Weights
 from .base import Backend, BackendOutput, allowed_pairs
@@ -77,6 +78,7 @@ class ReferenceBackend(Backend):
             mlp_out = mlp_post @ W[p + "mlp.W_out"] + W[p + "mlp.b_out"]    # [T, d_model]
             resid_post = resid_mid + mlp_out                                # [T, d_model]
             resid = resid_post
+            progress.report(f"layer {layer}", (layer + 1) / cfg.n_layers)
             for name, value in (
                 ("resid_pre", resid_pre), ("ln1_mean", ln1_mean), ("ln1_var", ln1_var),
                 ("ln1_out", ln1_out), ("q", q), ("k", k), ("v", v),

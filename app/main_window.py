@@ -1,0 +1,290 @@
+"""MainWindow: lays the views out, wires their intents to LabState, and keeps the status bar.
+
+Widgets never import app/: this window hands each view the state it reads and connects each
+view's intent signals to a LabState method.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
+                               QScrollArea, QStackedWidget, QVBoxLayout, QWidget)
+
+from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory
+
+from widgets.controls import Controls
+from widgets.panels import MessageBar, NotesPanel, StationBar
+from widgets.stations import STATION_CLASSES
+from widgets.token_strip import TokenStrip
+
+from . import notes
+from .state import STATION_TITLES, STATIONS, LabState
+
+STYLE = """
+QMainWindow, QWidget { font-size: 10pt; }
+QLabel#note { color: #5f6368; font-size: 9pt; }
+QLabel#stationHeader { padding: 2px 4px; }
+QLabel#stripTitle, QLabel#tokenCount { color: #5f6368; }
+QToolButton#tokenChip { border: 1px solid #c4c7c5; border-radius: 10px; padding: 3px 10px;
+    background: #f1f3f4; font-size: 11pt; }
+QToolButton#tokenChip:checked { background: #e8710a; color: white; border-color: #e8710a; }
+QToolButton#tokenChip:hover { border-color: #1a73e8; }
+QPushButton#stationButton { padding: 4px 8px; border: 1px solid #dadce0; border-radius: 4px; background: #fff; }
+QPushButton#stationButton:checked { background: #1a73e8; color: white; border-color: #1a73e8; }
+QGroupBox { font-weight: bold; margin-top: 10px; }
+QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
+"""
+
+
+class MainWindow(QMainWindow):
+    rendered = Signal(float)      # render ms of the last result (tests and benchmarks wait on it)
+
+    def __init__(self, state: LabState | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state if state is not None else LabState(parent=self)
+        self.setWindowTitle("QKV Lab")
+        self.setStyleSheet(STYLE)
+        self.resize(1440, 900)
+        self.last_render_ms = float("nan")
+
+        # -- central: token strip, messages, station bar, the active station ----------------------
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(4, 4, 4, 0)
+        column.setSpacing(4)
+        self.tokens = TokenStrip()
+        column.addWidget(self.tokens)
+        self.messages = MessageBar()
+        column.addWidget(self.messages)
+        self.station_bar = StationBar(STATIONS, STATION_TITLES)
+        column.addWidget(self.station_bar)
+        self.stack = QStackedWidget()
+        self.stations = {cls.key: cls() for cls in STATION_CLASSES}
+        for key in STATIONS:
+            self.stack.addWidget(self.stations[key])
+        column.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+        # -- docks: controls left, notes right --------------------------------------------------------
+        self.controls = Controls(list(PRESETS), [b for b in BACKEND_NAMES if b != "reference"])
+        scroll = QScrollArea()
+        scroll.setWidget(self.controls)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(260)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        left = QDockWidget("Controls", self)
+        left.setObjectName("controlsDock")
+        left.setWidget(scroll)
+        left.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
+        self.notes = NotesPanel()
+        right = QDockWidget("Notes", self)
+        right.setObjectName("notesDock")
+        right.setWidget(self.notes)
+        right.setMinimumWidth(250)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, right)
+        self.docks = {"controls": left, "notes": right}
+
+        # -- status bar ----------------------------------------------------------------------------------
+        bar = self.statusBar()
+        self.status_backend = QLabel()
+        self.status_times = QLabel()
+        self.status_sizes = QLabel()
+        for w in (self.status_backend, self.status_times, self.status_sizes):
+            bar.addWidget(w)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("stop this computation (Esc)")
+        self.cancel_button.clicked.connect(self.state.cancel)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+        self.progress.hide()
+        self.cancel_button.hide()
+        self._busy_timer = QTimer(self, singleShot=True, interval=250, timeout=self._show_busy)
+
+        self._make_menus()
+        self._wire()
+        self._on_inputs(self.state.inputs)
+        self._on_selection(self.state.selection)
+
+    def closeEvent(self, event) -> None:
+        self.state.runner.shutdown()
+        super().closeEvent(event)
+
+    # -- menus and shortcuts ------------------------------------------------------------------------------
+    def _make_menus(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        file_menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
+
+        edit = menu.addMenu("&Edit")
+        self.undo_action = self.state.undo_stack.createUndoAction(self, "Undo")
+        self.undo_action.setShortcuts([QKeySequence.StandardKey.Undo])
+        self.redo_action = self.state.undo_stack.createRedoAction(self, "Redo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        edit.addAction(self.undo_action)
+        edit.addAction(self.redo_action)
+
+        view = menu.addMenu("&View")
+        for n, key in enumerate(STATIONS, start=1):
+            act = QAction(f"{n}  {STATION_TITLES[key].replace('&', '&&')}", self)
+            act.setShortcut(QKeySequence(f"Ctrl+{n}"))
+            act.triggered.connect(lambda _=False, k=key: self.state.select(station=k))
+            view.addAction(act)
+        view.addSeparator()
+        for text, keys, fn in (
+            ("Next station", "Ctrl+Right", lambda: self.station_bar.step(+1)),
+            ("Previous station", "Ctrl+Left", lambda: self.station_bar.step(-1)),
+            ("Next query position", "Alt+Right", lambda: self._step_query(+1)),
+            ("Previous query position", "Alt+Left", lambda: self._step_query(-1)),
+            ("Next head", "Alt+Down", lambda: self._step("head", +1, self.state.inputs.config.n_heads)),
+            ("Previous head", "Alt+Up", lambda: self._step("head", -1, self.state.inputs.config.n_heads)),
+            ("Next layer", "Ctrl+Down", lambda: self._step("layer", +1, self.state.inputs.config.n_layers)),
+            ("Previous layer", "Ctrl+Up", lambda: self._step("layer", -1, self.state.inputs.config.n_layers)),
+            ("Cancel computation", "Esc", self.state.cancel),
+        ):
+            act = QAction(text, self)
+            act.setShortcut(QKeySequence(keys))
+            act.triggered.connect(fn)
+            view.addAction(act)
+        view.addSeparator()
+        for dock in self.docks.values():
+            view.addAction(dock.toggleViewAction())
+
+        help_menu = menu.addMenu("&Help")
+        help_menu.addAction("Keyboard shortcuts", self._show_shortcuts)
+        help_menu.addAction("About QKV Lab", self._show_about)
+
+    def _step(self, field: str, delta: int, count: int) -> None:
+        value = getattr(self.state.selection, field)
+        self.state.select(**{field: (value + delta) % max(count, 1)})
+
+    def _step_query(self, delta: int) -> None:
+        T = len(self.state.inputs.tokens)
+        if T:
+            self.state.select(query=(self.state.selection.query + delta) % T, key=None)
+
+    def _show_shortcuts(self) -> None:
+        rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in SHORTCUTS)
+        QMessageBox.information(self, "Keyboard shortcuts", f"<table cellspacing=6>{rows}</table>")
+
+    def _show_about(self) -> None:
+        QMessageBox.about(self, "About QKV Lab",
+                          "<b>QKV Lab</b><br>Every intermediate of a GPT-2-style block, live, with real numbers.")
+
+    # -- wiring: intents -> state, state -> views ------------------------------------------------------
+    def _wire(self) -> None:
+        s = self.state
+        self.tokens.moveRequested.connect(s.move_token)
+        self.tokens.selected.connect(lambda i: s.select(query=i, key=None))
+        self.tokens.replaceRequested.connect(s.replace_token)
+        self.tokens.removeRequested.connect(s.remove_token)
+        self.tokens.insertRequested.connect(s.insert_token)
+        self.tokens.textSubmitted.connect(s.set_text)
+        c = self.controls
+        c.presetChosen.connect(s.load_preset)
+        c.configChanged.connect(lambda field, value, drag: s.set_config(merge=True, **{field: value}))
+        c.layerChosen.connect(lambda v: s.select(layer=v))
+        c.headChosen.connect(lambda v: s.select(head=v))
+        c.seedChanged.connect(s.set_seed)
+        c.backendChosen.connect(s.set_backend)
+        c.lockScalesChanged.connect(lambda on: s.select(lock_scales=on))
+        c.showValuesChanged.connect(lambda on: s.select(show_values=on))
+        self.station_bar.chosen.connect(lambda k: s.select(station=k))
+        for station in self.stations.values():
+            station.hovered.connect(lambda pair: s.select(hover=pair))
+            station.clicked.connect(self._on_cell_clicked)
+        s.inputsChanged.connect(self._on_inputs)
+        s.resultChanged.connect(self._on_result)
+        s.selectionChanged.connect(self._on_selection)
+        s.message.connect(self.messages.show_message)
+        s.busyChanged.connect(self._on_busy)
+        s.progressChanged.connect(self._on_progress)
+
+    def _on_cell_clicked(self, pair) -> None:
+        query, key = pair
+        changes = {"key": key}
+        if query is not None:
+            changes["query"] = query
+        self.state.select(**changes)
+
+    def _on_inputs(self, inputs) -> None:
+        note = PRESET_NOTES.get(inputs.preset, "")
+        self.controls.set_inputs(inputs, note)
+        self.tokens.set_tokens(self.state.labels(), self.state.tokenizer.vocab, inputs.config.n_ctx,
+                               self.state.selection.query)
+        self._update_sizes()
+
+    def _on_selection(self, sel) -> None:
+        self.controls.set_selection(sel)
+        self.tokens.set_selected(sel.query)
+        self.station_bar.set_current(sel.station)
+        target = self.stations[sel.station]
+        if self.stack.currentWidget() is not target:
+            self.stack.setCurrentWidget(target)
+        target.show_selection(sel)
+        self._update_notes()
+
+    def _on_result(self, result) -> None:
+        t0 = time.perf_counter()
+        sel = self.state.selection
+        for station in self.stations.values():
+            station.show_result(result, sel)          # hidden stations only remember it
+        current = self.stack.currentWidget()
+        current.canvas.viewport().repaint()           # paint now, so the time is real
+        self.last_render_ms = (time.perf_counter() - t0) * 1e3
+        trace = result.trace
+        self.controls.backend_in_use.setText(trace.backend_label)
+        self.status_backend.setText(f"backend {trace.backend_label}")
+        self.status_times.setText(f"compute {trace.timing_ms.get('forward', result.compute_ms):.1f} ms · "
+                                  f"render {self.last_render_ms:.1f} ms")
+        self._update_sizes()
+        self._update_notes()
+        self.rendered.emit(self.last_render_ms)
+
+    def _update_sizes(self) -> None:
+        inputs = self.state.inputs
+        est = memory.estimate(inputs.config, len(inputs.tokens))
+        self.status_sizes.setText(f"T = {len(inputs.tokens)} · n_layers {inputs.config.n_layers} · "
+                                  f"memory {memory.fmt_bytes(est.total)}")
+
+    def _update_notes(self) -> None:
+        self.notes.show_note(notes.render(self.state.selection.station, self.state.inputs, self.state.selection))
+
+    def _on_busy(self, busy: bool) -> None:
+        if busy:
+            self._busy_timer.start()                  # quick edits never flash a progress bar
+        else:
+            self._busy_timer.stop()
+            self.progress.hide()
+            self.cancel_button.hide()
+
+    def _show_busy(self) -> None:
+        if self.state.busy:
+            self.progress.setValue(0)
+            self.progress.setFormat("computing…")
+            self.progress.show()
+            self.cancel_button.show()
+
+    def _on_progress(self, stage: str, fraction: float) -> None:
+        self.progress.setValue(int(fraction * 1000))
+        self.progress.setFormat(f"{stage} %p%")
+
+
+SHORTCUTS = [
+    ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo the last edit"),
+    ("Ctrl+1 … Ctrl+8", "go to a station"),
+    ("Ctrl+Left / Ctrl+Right", "previous / next station"),
+    ("Alt+Left / Alt+Right", "move the query position"),
+    ("Alt+Up / Alt+Down", "previous / next head"),
+    ("Ctrl+Up / Ctrl+Down", "previous / next layer"),
+    ("Ctrl+L", "type a sentence"),
+    ("Esc", "cancel a long computation"),
+    ("Ctrl+Q", "quit"),
+]

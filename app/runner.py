@@ -1,0 +1,118 @@
+"""Runner: computes off the UI thread, newest request first.
+
+One worker thread takes the newest request; a request that arrives while another computes
+cancels it at its next stage boundary (compute.progress), so rapid edits coalesce and only the
+latest inputs are ever finished. Weights are made on the worker too (GPT-3-sized ones take
+seconds) and kept for the next request with the same recipe.
+"""
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections import OrderedDict
+
+from PySide6.QtCore import QObject, Signal
+
+from compute import BackendUnavailable, Cancelled, ConfigError, Weights, WeightsError, forward, progress
+
+
+class Runner(QObject):
+    finished = Signal(object)             # LabResult
+    failed = Signal(int, str, bool)       # request id, message, cancelled?
+    progress = Signal(int, str, float)    # request id, stage, fraction
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._cond = threading.Condition()
+        self._pending: tuple[int, object] | None = None
+        self._running_id: int | None = None
+        self._cancel_id: int | None = None
+        self._weights: OrderedDict[tuple, Weights] = OrderedDict()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._loop, name="qkv-runner", daemon=True)
+        self._thread.start()
+
+    # -- UI thread -------------------------------------------------------------------------------
+    def submit(self, request_id: int, inputs) -> None:
+        with self._cond:
+            self._pending = (request_id, inputs)
+            if self._running_id is not None:
+                self._cancel_id = self._running_id        # latest wins
+            self._cond.notify()
+
+    def cancel(self) -> None:
+        with self._cond:
+            self._pending = None
+            self._cancel_id = self._running_id
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        """Stop the worker (cancelling what runs) and wait for it."""
+        with self._cond:
+            self._stopping = True
+            self._pending = None
+            self._cancel_id = self._running_id
+            self._cond.notify()
+        self._thread.join(timeout)
+
+    def is_idle(self) -> bool:
+        with self._cond:
+            return self._pending is None and self._running_id is None
+
+    # -- worker thread ---------------------------------------------------------------------------
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while self._pending is None and not self._stopping:
+                    self._cond.wait()
+                if self._stopping:
+                    return
+                request_id, inputs = self._pending
+                self._pending = None
+                self._running_id = request_id
+                self._cancel_id = None
+            try:
+                self._run(request_id, inputs)
+            finally:
+                with self._cond:
+                    self._running_id = None
+
+    def _check(self, request_id: int, stage: str, fraction: float) -> None:
+        if self._cancel_id == request_id or self._stopping:
+            raise Cancelled(stage)
+        self.progress.emit(request_id, stage, fraction)
+
+    def _run(self, request_id: int, inputs) -> None:
+        from .state import LabResult  # state imports runner; import here to keep the graph a tree
+
+        t0 = time.perf_counter()
+        try:
+            with progress.reporting(lambda stage, f: self._check(request_id, stage, f)):
+                weights = self._get_weights(inputs)
+                trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
+        except Cancelled:
+            self.failed.emit(request_id, "Computation cancelled.", True)
+            return
+        except (ConfigError, WeightsError, BackendUnavailable) as exc:
+            self.failed.emit(request_id, str(exc), False)
+            return
+        except MemoryError:
+            self.failed.emit(request_id, "Out of memory: use fewer tokens, fewer layers or smaller "
+                                         "dimensions.", False)
+            return
+        except Exception as exc:  # noqa: BLE001 - a bug must reach the user as a message, not a crash
+            traceback.print_exc()
+            self.failed.emit(request_id, f"Computation failed: {type(exc).__name__}: {exc}", False)
+            return
+        self.finished.emit(LabResult(request_id=request_id, inputs=inputs, trace=trace, weights=weights,
+                                     labels=(), compute_ms=(time.perf_counter() - t0) * 1e3,
+                                     notice=trace.notice))
+
+    def _get_weights(self, inputs) -> Weights:
+        key = inputs.weights_key()
+        if key not in self._weights:
+            if inputs.weights != "random":
+                raise WeightsError(f"unknown weights source {inputs.weights!r}")
+            self._weights.clear()                          # free the old set before making the new
+            self._weights[key] = Weights.random(inputs.config, inputs.seed)
+        return self._weights[key]

@@ -1,0 +1,343 @@
+"""LabState: the single source of truth. Views read it; every edit goes through it.
+
+Inputs (config, tokens, seed, weights, backend) change only by undoable commands that replace a
+frozen `Inputs`; each change is validated first (an impossible value is refused with a message
+and nothing changes), then handed to the runner. Results come back as one immutable `LabResult`.
+Pure view state (layer, head, query, key, hover, station, colour lock) is a frozen `Selection`
+with its own signal; it never triggers a recompute.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from compute import PRESETS, Config, ConfigError, memory, toy_tokenizer
+from compute.tokenizer import VocabularyError
+
+STATIONS: tuple[str, ...] = ("embeddings", "layernorm", "projections", "scores", "softmax",
+                             "weighted_sum", "heads", "mlp")
+STATION_TITLES = {
+    "embeddings": "Embeddings", "layernorm": "LayerNorm", "projections": "Q · K · V",
+    "scores": "Scores", "softmax": "Softmax row", "weighted_sum": "Weighted V",
+    "heads": "Heads → W_O", "mlp": "MLP & residual",
+}
+DEFAULT_TEXT = "the cat sat on the mat"
+# Larger presets start with a longer text from the toy words (their weights are random anyway).
+LONG_TEXT = ("the big red dog saw a cat and the cat ran to the mat it is a big mat and the dog sat "
+             "on the red hat the cat saw the dog and ran to a big red hat it is the hat on the mat")
+
+
+def preset_tokens(name: str) -> tuple[int, ...]:
+    words = toy_tokenizer().encode(DEFAULT_TEXT if name == "toy" else LONG_TEXT)
+    cfg = PRESETS[name]
+    if name != "toy":
+        words = (words * (64 // len(words) + 1))[:64]
+    return tuple(words[: cfg.n_ctx])
+
+
+def preset_config(name: str) -> Config:
+    """The preset as the lab runs it: GPT-3 175B is shown one block at a time."""
+    cfg = PRESETS[name]
+    return cfg.replace(n_layers=1, name=name) if name == "gpt3-175b" else cfg
+
+
+@dataclass(frozen=True)
+class Inputs:
+    config: Config
+    tokens: tuple[int, ...]
+    preset: str = "toy"
+    seed: int = 0
+    weights: str = "random"        # "random": Weights.random(config, seed)
+    backend: str = "auto"
+
+    def weights_key(self) -> tuple:
+        c = self.config
+        return (self.weights, self.seed, c.d_model, c.n_heads, c.d_head, c.n_ctx, c.d_vocab,
+                c.n_layers, c.d_mlp)
+
+
+@dataclass(frozen=True)
+class Selection:
+    layer: int = 0
+    head: int = 0
+    query: int = 0
+    key: int | None = None
+    hover: tuple[int, int] | None = None
+    station: str = "scores"
+    lock_scales: bool = False
+    show_values: bool = True
+
+
+@dataclass(frozen=True)
+class LabResult:
+    """Everything the views draw from: the Trace, the weights it used, the inputs, the labels."""
+
+    request_id: int
+    inputs: Inputs
+    trace: Any                      # compute.Trace
+    weights: Any                    # compute.Weights
+    labels: tuple[str, ...]
+    compute_ms: float
+    notice: str | None = None
+    token_label: Any = str          # id -> word, from the tokenizer in use
+
+
+class _InputsCommand(QUndoCommand):
+    """Replace Inputs; consecutive commands with the same merge key (a slider drag) merge."""
+
+    _ids: dict[str, int] = {}
+
+    def __init__(self, state: "LabState", old: Inputs, new: Inputs, text: str, merge_key: str | None = None):
+        super().__init__(text)
+        self._state, self._old, self._new = state, old, new
+        self._merge_id = -1 if merge_key is None else self._ids.setdefault(merge_key, len(self._ids) + 1)
+
+    def id(self) -> int:  # noqa: A003 - Qt's name
+        return self._merge_id
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+        if not isinstance(other, _InputsCommand) or other._merge_id != self._merge_id:
+            return False
+        self._new = other._new
+        self.setText(other.text())
+        return True
+
+    def redo(self) -> None:
+        self._state._apply(self._new)
+
+    def undo(self) -> None:
+        self._state._apply(self._old)
+
+
+class LabState(QObject):
+    inputsChanged = Signal(object)        # Inputs
+    resultChanged = Signal(object)        # LabResult
+    selectionChanged = Signal(object)     # Selection
+    busyChanged = Signal(bool)
+    progressChanged = Signal(str, float)  # stage, fraction
+    message = Signal(str, str)            # level ("info" | "warning" | "error"), text
+
+    def __init__(self, runner=None, parent: QObject | None = None):
+        super().__init__(parent)
+        from .runner import Runner
+
+        self.tokenizer = toy_tokenizer()
+        self.undo_stack = QUndoStack(self)
+        self._inputs = Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"))
+        self._selection = Selection(query=len(self._inputs.tokens) - 1)   # the last token sees them all
+        self._result: LabResult | None = None
+        self._latest_request = 0
+        self._busy = False
+        self.runner = runner if runner is not None else Runner(self)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self.runner.progress.connect(self._on_progress)
+
+    # -- reading ---------------------------------------------------------------------------------
+    @property
+    def inputs(self) -> Inputs:
+        return self._inputs
+
+    @property
+    def selection(self) -> Selection:
+        return self._selection
+
+    @property
+    def result(self) -> LabResult | None:
+        return self._result
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def labels(self, tokens=None) -> tuple[str, ...]:
+        return tuple(self.tokenizer.labels(self._inputs.tokens if tokens is None else tokens))
+
+    def memory_estimate(self) -> memory.MemoryEstimate:
+        return memory.estimate(self._inputs.config, len(self._inputs.tokens))
+
+    # -- starting --------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Compute the initial inputs (no undo entry)."""
+        self._request()
+
+    # -- undoable edits ----------------------------------------------------------------------------
+    def edit(self, text: str, merge_key: str | None = None, **changes: Any) -> bool:
+        """Replace fields of Inputs as one undoable step; False (with a message) if refused."""
+        try:
+            new = dataclasses.replace(self._inputs, **changes)
+        except (TypeError, ConfigError) as exc:
+            self.message.emit("error", str(exc))
+            return False
+        if new == self._inputs:
+            return True
+        problem = self._check(new)
+        if problem:
+            self.message.emit("error", problem)
+            self.inputsChanged.emit(self._inputs)      # controls snap back to the last good values
+            return False
+        self.undo_stack.push(_InputsCommand(self, self._inputs, new, text, merge_key))
+        return True
+
+    def _check(self, new: Inputs) -> str | None:
+        try:
+            new.config.validate_tokens(new.tokens)
+            memory.check(new.config, len(new.tokens), include_weights=new.weights_key() != self._inputs.weights_key())
+        except ConfigError as exc:
+            return str(exc)
+        return None
+
+    def _apply(self, inputs: Inputs) -> None:
+        self._inputs = inputs
+        self._clamp_selection()
+        self.inputsChanged.emit(inputs)
+        if self._result is not None and self._result.inputs == inputs:
+            self._show_again()                            # undo back to what is on screen
+        else:
+            self._request()
+
+    def _show_again(self) -> None:
+        self._latest_request += 1                         # anything in flight is now stale
+        self.runner.cancel()
+        self._set_busy(False)
+        self.resultChanged.emit(self._result)
+
+    def set_config(self, text: str | None = None, merge: bool = False, **fields: Any) -> bool:
+        """Change Config fields (re-validated). New shapes mean new weights drawn from the seed."""
+        try:
+            cfg = self._inputs.config.replace(**fields)
+        except ConfigError as exc:
+            self.message.emit("error", str(exc))
+            self.inputsChanged.emit(self._inputs)
+            return False
+        name = ", ".join(f"{k}={v}" for k, v in fields.items())
+        key = "config:" + ",".join(sorted(fields)) if merge else None
+        return self.edit(text or f"Set {name}", merge_key=key, config=cfg, preset="custom")
+
+    def load_preset(self, name: str) -> bool:
+        if name not in PRESETS:
+            self.message.emit("error", f"no preset named {name!r}")
+            return False
+        tokens = preset_tokens(name)
+        ok = self.edit(f"Load preset {name}", config=preset_config(name), tokens=tokens, preset=name)
+        if ok:
+            self.select(query=len(tokens) - 1, key=None, hover=None)
+        return ok
+
+    def set_tokens(self, tokens, text: str = "Edit tokens") -> bool:
+        return self.edit(text, tokens=tuple(int(t) for t in tokens))
+
+    def set_text(self, text: str) -> bool:
+        try:
+            ids = self.tokenizer.encode(text)
+        except VocabularyError as exc:
+            self.message.emit("error", str(exc))
+            return False
+        return self.set_tokens(ids, f"Type “{text.strip()}”")
+
+    def move_token(self, src: int, dst: int) -> bool:
+        toks = list(self._inputs.tokens)
+        if not (0 <= src < len(toks) and 0 <= dst < len(toks)) or src == dst:
+            return False
+        tok = toks.pop(src)
+        toks.insert(dst, tok)
+        ok = self.set_tokens(toks, f"Move “{self.tokenizer.label(tok)}” to position {dst}")
+        if ok and self._selection.query == src:
+            self.select(query=dst)                     # the tracker follows the dragged token
+        return ok
+
+    def replace_token(self, index: int, token_id: int) -> bool:
+        toks = list(self._inputs.tokens)
+        if not 0 <= index < len(toks):
+            return False
+        old = toks[index]
+        toks[index] = int(token_id)
+        return self.set_tokens(toks, f"Replace “{self.tokenizer.label(old)}” with “{self.tokenizer.label(token_id)}”")
+
+    def insert_token(self, index: int, token_id: int) -> bool:
+        toks = list(self._inputs.tokens)
+        toks.insert(max(0, min(index, len(toks))), int(token_id))
+        return self.set_tokens(toks, f"Add “{self.tokenizer.label(token_id)}”")
+
+    def remove_token(self, index: int) -> bool:
+        toks = list(self._inputs.tokens)
+        if not 0 <= index < len(toks):
+            return False
+        tok = toks.pop(index)
+        return self.set_tokens(toks, f"Remove “{self.tokenizer.label(tok)}”")
+
+    def set_seed(self, seed: int) -> bool:
+        return self.edit(f"Weight seed {seed}", seed=int(seed))
+
+    def set_backend(self, backend: str) -> bool:
+        return self.edit(f"Backend {backend}", backend=backend)
+
+    # -- view state (not undoable, never recomputes) ---------------------------------------------
+    def select(self, **changes: Any) -> None:
+        new = dataclasses.replace(self._selection, **changes)
+        new = self._clamped(new)
+        if new != self._selection:
+            self._selection = new
+            self.selectionChanged.emit(new)
+
+    def _clamped(self, s: Selection) -> Selection:
+        cfg, T = self._inputs.config, len(self._inputs.tokens)
+        return dataclasses.replace(
+            s,
+            layer=min(max(s.layer, 0), cfg.n_layers - 1),
+            head=min(max(s.head, 0), cfg.n_heads - 1),
+            query=min(max(s.query, 0), max(T - 1, 0)),
+            key=None if s.key is None or T == 0 else min(max(s.key, 0), T - 1),
+            hover=None if s.hover is None or T == 0 or any(x is not None and x >= T for x in s.hover)
+            else s.hover,
+            station=s.station if s.station in STATIONS else STATIONS[0],
+        )
+
+    def _clamp_selection(self) -> None:
+        new = self._clamped(self._selection)
+        if new != self._selection:
+            self._selection = new
+            self.selectionChanged.emit(new)
+
+    # -- computing -------------------------------------------------------------------------------
+    def _request(self) -> None:
+        self._latest_request += 1
+        self._set_busy(True)
+        self.runner.submit(self._latest_request, self._inputs)
+
+    def cancel(self) -> None:
+        self.runner.cancel()
+
+    def _on_finished(self, result: LabResult) -> None:
+        if result.request_id != self._latest_request:
+            return                                        # a newer edit is on its way: drop this
+        result = dataclasses.replace(result, labels=self.labels(result.inputs.tokens),
+                                     token_label=self.tokenizer.label)
+        self._result = result
+        self._set_busy(False)
+        if result.notice:
+            self.message.emit("warning", result.notice)
+        self.resultChanged.emit(result)
+
+    def _on_failed(self, request_id: int, text: str, cancelled: bool) -> None:
+        if request_id != self._latest_request:
+            return
+        self._set_busy(False)
+        if self._result is not None and self._result.inputs != self._inputs and self.undo_stack.canUndo():
+            # The edit never produced a view: step back so controls and views agree again.
+            self.undo_stack.undo()
+            text += " — the previous settings are back (Redo tries again)"
+        self.message.emit("info" if cancelled else "error", text)
+
+    def _on_progress(self, request_id: int, stage: str, fraction: float) -> None:
+        if request_id == self._latest_request:
+            self.progressChanged.emit(stage, fraction)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busyChanged.emit(busy)

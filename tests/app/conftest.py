@@ -1,0 +1,29 @@
+"""Fixtures for the window tests (Qt offscreen is set in tests/conftest.py)."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+
+from app.main_window import MainWindow
+from app.state import LabState
+
+pg.setConfigOptions(antialias=True, background="w", foreground="k")
+
+
+@pytest.fixture
+def window(qtbot):
+    state = LabState()
+    win = MainWindow(state)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    with qtbot.waitSignal(win.rendered, timeout=60_000):
+        state.start()
+    yield win
+    state.runner.shutdown()
+
+
+def wait_render(qtbot, win, action, timeout=60_000):
+    """Run `action` (an edit) and wait until the window has drawn its result."""
+    with qtbot.waitSignal(win.rendered, timeout=timeout):
+        action()

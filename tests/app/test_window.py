@@ -1,0 +1,285 @@
+"""The lab window driven through its real widgets, offscreen."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QDrag, QDropEvent
+from PySide6.QtTest import QTest
+
+from app.state import STATIONS
+from compute import Weights, forward
+
+from .conftest import wait_render
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _show_station(qtbot, win, key):
+    win.state.select(station=key)
+    station = win.stations[key]
+    qtbot.waitUntil(station.isVisible, timeout=5000)
+    station._refresh()
+    return station
+
+
+def _expected_content(win, key):
+    """What a station should show, recomputed from scratch with the reference backend."""
+    s = win.state
+    cfg, inputs = s.inputs.config, s.inputs
+    ref = forward(cfg, Weights.random(cfg, inputs.seed), inputs.tokens, backend="reference")
+    fake = type(s.result)(request_id=0, inputs=inputs, trace=ref, weights=s.result.weights,
+                          labels=s.result.labels, compute_ms=0.0, token_label=s.result.token_label)
+    return win.stations[key].content(fake, s.selection)
+
+
+def _assert_station_matches_reference(qtbot, win, key):
+    station = _show_station(qtbot, win, key)
+    shown = station.content(win.state.result, win.state.selection)
+    expected = _expected_content(win, key)
+    assert shown.keys() == expected.keys()
+    for name in shown:
+        a, b = np.asarray(shown[name], np.float64), np.asarray(expected[name], np.float64)
+        assert a.shape == b.shape, (key, name)
+        fin = np.isfinite(b)
+        assert np.array_equal(fin, np.isfinite(a)), (key, name)
+        assert np.allclose(a[fin], b[fin], atol=1e-4), (key, name)
+    for mp in station.plots:                         # and what is drawn is what content() gave
+        assert mp.values is not None
+
+
+def test_every_station_shows_the_reference_numbers(qtbot, window):
+    for key in STATIONS:
+        _assert_station_matches_reference(qtbot, window, key)
+    scores = window.stations["scores"]
+    np.testing.assert_allclose(scores.pattern.values, window.state.result.trace["pattern", 0][0])
+    assert scores.raw.row_labels == ["the", "cat", "sat", "on", "the", "mat"]
+
+
+def test_drag_a_chip_reorders_tokens_and_every_view(qtbot, window, monkeypatch):
+    win = window
+    row = win.tokens.row
+    qtbot.waitUntil(lambda: row.chips and row.chips[-1].geometry().right() > 0)
+    source, target = row.chips[1], row.chips[4]           # drag "cat" past the second "the"
+
+    def fake_exec(drag, *args):
+        # Qt's drag loop cannot run offscreen: deliver the drop the user would make, to the real row.
+        pos = QPointF(target.geometry().center().x() + 2, target.geometry().center().y())
+        event = QDropEvent(pos, Qt.DropAction.MoveAction, drag.mimeData(), Qt.MouseButton.LeftButton,
+                           Qt.KeyboardModifier.NoModifier)
+        row.dropEvent(event)
+        return Qt.DropAction.MoveAction
+
+    monkeypatch.setattr(QDrag, "exec", fake_exec)
+    centre = source.rect().center()
+    with qtbot.waitSignal(win.rendered, timeout=30_000):
+        QTest.mousePress(source, Qt.MouseButton.LeftButton, pos=centre)
+        QTest.mouseMove(source, centre + QPoint(30, 0))
+    assert win.state.labels() == ("the", "sat", "on", "the", "cat", "mat")
+    assert list(win.state.result.trace["tokens"]) == [0, 2, 3, 0, 1, 4]
+    assert [c.text() for c in win.tokens.row.chips] == ["the", "sat", "on", "the", "cat", "mat"]
+    for key in STATIONS:
+        _assert_station_matches_reference(qtbot, win, key)
+    assert win.stations["scores"].pattern.col_labels == ["the", "sat", "on", "the", "cat", "mat"]
+    assert win.undo_action.text() == "Undo Move “cat” to position 4"
+
+
+def test_changing_d_head_changes_projection_and_score_views(qtbot, window):
+    win = window
+    proj = _show_station(qtbot, win, "projections")
+    assert proj.wq.values.shape == (8, 4)
+    wait_render(qtbot, win, lambda: win.controls.d_head.setValue(6))
+    proj._refresh()
+    assert win.state.inputs.config.d_head == 6
+    assert proj.wq.values.shape == (8, 6) and proj.q.values.shape == (6, 6)
+    assert win.state.result.weights["blocks.0.attn.W_Q"].shape == (2, 8, 6)
+    scores = _show_station(qtbot, win, "scores")
+    assert scores.raw.values.shape == (6, 6)
+    assert "√6" in scores.scaled.name
+    heads = _show_station(qtbot, win, "heads")
+    assert heads.zc.values.shape == (6, 12) and heads.wo.values.shape == (12, 8)
+    _assert_station_matches_reference(qtbot, win, "projections")
+
+
+def test_slider_drag_is_one_undo_step(qtbot, window):
+    win = window
+    slider = win.controls.d_head_slider
+    slider.setSliderDown(True)
+    for v in (5, 6, 7, 8):
+        slider.setValue(v)
+    slider.setSliderDown(False)
+    qtbot.waitUntil(lambda: win.state.result.inputs.config.d_head == 8, timeout=30_000)
+    assert win.state.undo_stack.count() == 1
+    wait_render(qtbot, win, win.undo_action.trigger)
+    assert win.state.inputs.config.d_head == 4 and win.controls.d_head.value() == 4
+
+
+def _cell_scene_pos(mp, i, j):
+    return mp.plot.getViewBox().mapViewToScene(QPointF(j, i))
+
+
+def test_hover_and_click_link_every_view(qtbot, window):
+    win = window
+    scores = _show_station(qtbot, win, "scores")
+    scene_pos = _cell_scene_pos(scores.pattern, 4, 2)
+    view_pos = scores.canvas.mapFromScene(scene_pos)
+    QTest.mouseMove(scores.canvas.viewport(), view_pos)
+    qtbot.waitUntil(lambda: win.state.selection.hover == (4, 2), timeout=5000)
+    for mp in scores.plots:                               # every T×T view: row 4 and column 2
+        assert mp._bands["row"].isVisible() and mp._bands["row"].rect().y() == 3.5
+        assert mp._bands["col"].isVisible() and mp._bands["col"].rect().x() == 1.5
+    proj = _show_station(qtbot, win, "projections")
+    assert proj.q._bands["row"].rect().y() == 3.5 and proj.q._bands["row"].isVisible()     # q_i
+    assert proj.k._bands["row"].rect().y() == 1.5 and proj.k._bands["row"].isVisible()     # k_j
+    ws = _show_station(qtbot, win, "weighted_sum")
+    assert ws.v._bands["row"].rect().y() == 1.5 and ws.v._bands["row"].isVisible()         # v_j
+    # a click selects the query: the token strip, the softmax row and the weighted sum follow
+    win.state.select(hover=None, station="scores")
+    scores._refresh()
+    scene_pos = _cell_scene_pos(scores.raw, 3, 1)
+    QTest.mouseClick(scores.canvas.viewport(), Qt.MouseButton.LeftButton, pos=scores.canvas.mapFromScene(scene_pos))
+    qtbot.waitUntil(lambda: win.state.selection.query == 3 and win.state.selection.key == 1, timeout=5000)
+    assert win.tokens.row.chips[3].isChecked()
+    soft = _show_station(qtbot, win, "softmax")
+    np.testing.assert_allclose(soft.content(win.state.result, win.state.selection)["pattern"],
+                               win.state.result.trace["pattern", 0][0, 3])
+    # switching head switches everything head-dependent
+    win.controls.head.setValue(1)
+    assert win.state.selection.head == 1
+    scores = _show_station(qtbot, win, "scores")
+    np.testing.assert_allclose(scores.raw.values, win.state.result.trace["attn_scores_raw", 0][1])
+
+
+def test_undo_and_redo_restore_inputs_and_views(qtbot, window):
+    win = window
+    s = win.state
+    first = s.inputs
+    wait_render(qtbot, win, lambda: s.move_token(0, 2))
+    wait_render(qtbot, win, lambda: win.controls.seed.setValue(7))
+    wait_render(qtbot, win, lambda: s.set_text("a dog ran to the red hat"))
+    assert s.undo_stack.count() == 3
+    assert win.undo_action.text().startswith("Undo Type")
+    states = []
+    for _ in range(3):
+        states.append(s.inputs)
+        win.undo_action.trigger()
+        qtbot.waitUntil(lambda: not s.busy and s.result.inputs == s.inputs, timeout=30_000)
+    assert s.inputs == first
+    assert s.result.trace["tokens"].tolist() == list(first.tokens)
+    for expected in reversed(states):
+        win.redo_action.trigger()
+        qtbot.waitUntil(lambda: not s.busy and s.result.inputs == s.inputs, timeout=30_000)
+        assert s.inputs == expected
+    assert win.controls.seed.value() == 7 and s.labels()[1] == "dog"
+
+
+def test_bad_values_show_a_message_and_keep_the_last_good_view(qtbot, window):
+    win = window
+    s = win.state
+    before_result, before_inputs = s.result, s.inputs
+    win.controls.n_ctx.setValue(3)                        # 6 tokens need n_ctx >= 6
+    assert "n_ctx=3 is too small for T=6" in win.messages.text
+    assert win.controls.n_ctx.value() == 16 and s.inputs == before_inputs and s.result is before_result
+    win.tokens.edit.setText("the zebra sat")
+    QTest.keyClick(win.tokens.edit, Qt.Key.Key_Return)
+    assert "zebra" in win.messages.text and "the cat sat on mat" in win.messages.text
+    assert s.inputs == before_inputs
+    win.controls.n_heads.setValue(9)                      # d_head stays 4: fine, new weights
+    qtbot.waitUntil(lambda: s.result.inputs.config.n_heads == 9, timeout=30_000)
+    assert s.result.weights["blocks.0.attn.W_Q"].shape == (9, 8, 4)
+
+
+def test_memory_refusal_before_anything_is_allocated(qtbot, window, monkeypatch):
+    win = window
+    monkeypatch.setenv("QKV_LAB_MEMORY_BUDGET_GIB", "2")
+    before = win.state.inputs
+    win.controls.preset.setCurrentText("gpt3-175b")
+    win.controls.preset.activated.emit(win.controls.preset.currentIndex())
+    assert "GiB" in win.messages.text and "memory budget of 2.00 GiB" in win.messages.text
+    assert win.state.inputs == before and win.controls.preset.currentText() == "toy"
+    assert not win.state.busy
+
+
+def test_loading_a_preset_restores_its_tokens_and_undo_brings_the_old_ones_back(qtbot, window):
+    win = window
+    s = win.state
+    wait_render(qtbot, win, lambda: s.set_text("a big dog"))
+    wait_render(qtbot, win, lambda: s.load_preset("toy"))
+    assert s.labels() == ("the", "cat", "sat", "on", "the", "mat")
+    wait_render(qtbot, win, win.undo_action.trigger)
+    assert s.labels() == ("a", "big", "dog")
+
+
+def test_rapid_edits_coalesce_and_stale_results_are_dropped(qtbot, window):
+    win = window
+    s = win.state
+    shown = []
+    s.resultChanged.connect(lambda r: shown.append(r.inputs.seed))
+    for seed in range(1, 21):
+        s.set_seed(seed)
+    qtbot.waitUntil(lambda: not s.busy and s.result.inputs.seed == 20, timeout=30_000)
+    assert shown[-1] == 20 and len(shown) < 20
+    assert shown == sorted(shown)                          # never an older result after a newer one
+    expected = forward(s.inputs.config, Weights.random(s.inputs.config, 20), s.inputs.tokens, backend="reference")
+    np.testing.assert_allclose(s.result.trace["pattern", 1], expected["pattern", 1], atol=1e-5)
+
+
+def test_ui_stays_responsive_during_a_large_compute(qtbot, window):
+    """A 16 ms heartbeat keeps beating while andrea-120m (12 layers, T=512) computes."""
+    win = window
+    s = win.state
+    beats: list[float] = []
+    timer = QTimer()
+    timer.setInterval(16)
+    timer.timeout.connect(lambda: beats.append(time.perf_counter()) if s.busy else None)
+    done = []
+    s.busyChanged.connect(lambda busy: done.append(time.perf_counter()) if not busy else None)
+    timer.start()
+    s.load_preset("andrea-120m")
+    s.set_tokens(list(s.inputs.tokens) * 8)               # T = 512
+    qtbot.waitUntil(lambda: bool(done) and s.result.inputs.config.d_model == 768, timeout=120_000)
+    timer.stop()
+    assert len(beats) > 20, "the computation was too short to test anything"
+    gaps = np.diff(beats) * 1e3
+    print(f"heartbeat: {len(beats)} beats, largest gap {gaps.max():.1f} ms, median {np.median(gaps):.1f} ms")
+    assert gaps.max() < 100, f"largest gap {gaps.max():.0f} ms over {len(beats)} beats"
+    assert s.result.trace.T == 512
+
+
+def test_a_large_compute_can_be_cancelled(qtbot, window):
+    win = window
+    s = win.state
+    before = s.inputs
+    progress = []
+    s.progressChanged.connect(lambda stage, f: progress.append(f))
+    s.load_preset("andrea-120m")
+    s.set_tokens(list(s.inputs.tokens) * 16)              # T = 1024, 12 layers: seconds of work
+    qtbot.waitUntil(lambda: len(progress) > 3, timeout=60_000)
+    win.cancel_button.click()
+    qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
+    assert "cancelled" in win.messages.text.lower()
+    assert s.inputs.config.d_model == 768 and len(s.inputs.tokens) == 64   # stepped back one edit
+    assert s.undo_stack.canRedo()
+    qtbot.waitUntil(lambda: not s.busy and s.result.inputs == s.inputs, timeout=60_000)
+    assert before != s.inputs
+
+
+def test_main_smoke_starts_draws_and_quits():
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    run = subprocess.run([sys.executable, str(ROOT / "main.py"), "--smoke"], capture_output=True, text=True,
+                         timeout=180, env=env, cwd=ROOT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "smoke: rendered" in run.stdout and "T=6" in run.stdout
+
+
+def test_main_rejects_unknown_preset():
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    run = subprocess.run([sys.executable, str(ROOT / "main.py"), "--preset", "gpt9", "--smoke"],
+                         capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    assert run.returncode == 2 and "unknown preset" in run.stderr

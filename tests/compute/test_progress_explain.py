@@ -1,0 +1,50 @@
+"""Progress reports, cooperative cancellation, and the derived numbers views show."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from compute import PRESETS, Cancelled, Config, Weights, explain, forward, progress
+
+
+@pytest.mark.parametrize("backend", ["reference", "cpu"])
+def test_forward_reports_progress_and_can_be_cancelled(backend):
+    cfg = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=3)
+    w = Weights.random(cfg, 0)
+    seen = []
+    with progress.reporting(lambda stage, f: seen.append((stage, f))):
+        forward(cfg, w, [1, 2, 3], backend=backend)
+    fractions = [f for _, f in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == pytest.approx(1.0)
+
+    def stop_half_way(stage, fraction):
+        if fraction > 0.5:
+            raise Cancelled(stage)
+
+    with progress.reporting(stop_half_way), pytest.raises(Cancelled):
+        forward(cfg, w, [1, 2, 3], backend=backend)
+    progress.report("outside", 0.5)                       # no callback installed: a no-op
+
+
+def test_weight_creation_reports_progress():
+    seen = []
+    with progress.reporting(lambda stage, f: seen.append(stage)):
+        Weights.random(PRESETS["toy"], 0)
+    assert seen[0].startswith("weights embed.W_E") and len(seen) == len(Weights.random(PRESETS["toy"], 0))
+
+
+def test_weighted_terms_sum_to_z_and_top_predictions_are_sorted():
+    cfg = PRESETS["toy"]
+    trace = forward(cfg, Weights.random(cfg, 3, bias_std=0.2), [0, 1, 2, 3, 4], backend="reference")
+    for h in range(cfg.n_heads):
+        for i in range(5):
+            terms, z = explain.weighted_terms(trace, 1, h, i)
+            np.testing.assert_allclose(terms.sum(axis=0), z, atol=1e-12)
+            assert (terms[i + 1:] == 0).all()             # masked keys contribute nothing
+    ids, logits, probs = explain.top_predictions(trace, 4, k=5)
+    assert list(logits) == sorted(logits, reverse=True) and len(ids) == 5
+    full = trace["logits"][4]
+    np.testing.assert_allclose(logits, np.sort(full)[::-1][:5])
+    np.testing.assert_allclose(probs, (np.exp(full - full.max()) / np.exp(full - full.max()).sum())[ids])
+    assert explain.row_entropy([1.0, 0.0]) == 0.0
+    assert explain.row_entropy([0.5, 0.5]) == pytest.approx(np.log(2))

@@ -1,0 +1,163 @@
+"""Controls: preset, sizes, layer/head, mask and scaling switches, seed and backend. Emits intents;
+`set_inputs` shows the state's values without echoing them back."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QSlider,
+                               QSpinBox, QVBoxLayout, QWidget)
+
+SLIDER_MAX_D_HEAD = 256
+
+
+def _spin(lo: int, hi: int, tip: str) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(lo, hi)
+    box.setKeyboardTracking(False)       # one edit per Enter/arrow, not one per keystroke
+    box.setToolTip(tip)
+    box.setAccelerated(True)
+    return box
+
+
+class Controls(QWidget):
+    presetChosen = Signal(str)
+    configChanged = Signal(str, object, bool)   # field, value, part of a drag (merge undo)
+    layerChosen = Signal(int)
+    headChosen = Signal(int)
+    seedChanged = Signal(int)
+    backendChosen = Signal(str)
+    lockScalesChanged = Signal(bool)
+    showValuesChanged = Signal(bool)
+
+    def __init__(self, presets: list[str], backends: list[str], parent: QWidget | None = None):
+        super().__init__(parent)
+        self._updating = False
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 6)
+
+        model = QGroupBox("Model")
+        form = QFormLayout(model)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.preset = QComboBox()
+        self.preset.addItems(presets + ["custom"])
+        self.preset.setToolTip("load a preset: its sizes and its default tokens")
+        self.preset.activated.connect(lambda i: self._emit_preset())
+        form.addRow("preset", self.preset)
+        self.preset_note = QLabel()
+        self.preset_note.setWordWrap(True)
+        self.preset_note.setObjectName("note")
+        form.addRow(self.preset_note)
+        self.d_model = _spin(1, 65536, "width of the residual stream")
+        self.n_heads = _spin(1, 4096, "attention heads per block")
+        self.d_head = _spin(1, 65536, "width of each head's q, k and v (d_k); any value ≥ 1")
+        self.d_head_slider = QSlider(Qt.Orientation.Horizontal)
+        self.d_head_slider.setRange(1, SLIDER_MAX_D_HEAD)
+        self.d_head_slider.setToolTip("drag to change d_head live")
+        self.n_ctx = _spin(1, 1 << 20, "the longest sequence the model accepts")
+        self.n_layers = _spin(1, 1024, "number of blocks")
+        d_head_row = QHBoxLayout()
+        d_head_row.addWidget(self.d_head_slider, 1)
+        d_head_row.addWidget(self.d_head)
+        form.addRow("d_model", self.d_model)
+        form.addRow("n_heads", self.n_heads)
+        form.addRow("d_head", d_head_row)
+        form.addRow("n_ctx", self.n_ctx)
+        form.addRow("n_layers", self.n_layers)
+        for name in ("d_model", "n_heads", "d_head", "n_ctx", "n_layers"):
+            getattr(self, name).valueChanged.connect(lambda v, n=name: self._emit_config(n, v, False))
+        self.d_head_slider.valueChanged.connect(self._slider_moved)
+        self.causal = QCheckBox("causal mask (j > i is −∞)")
+        self.scale = QCheckBox("divide scores by √d_head")
+        self.causal.toggled.connect(lambda on: self._emit_config("causal", on, False))
+        self.scale.toggled.connect(lambda on: self._emit_config("scale_scores", on, False))
+        form.addRow(self.causal)
+        form.addRow(self.scale)
+        self.seed = _spin(0, 2**31 - 1, "random weights are drawn from this seed")
+        self.seed.valueChanged.connect(lambda v: None if self._updating else self.seedChanged.emit(v))
+        form.addRow("weight seed", self.seed)
+        note = QLabel("New d_model, n_heads or d_head draws new weights of that shape from the seed.")
+        note.setWordWrap(True)
+        note.setObjectName("note")
+        form.addRow(note)
+        outer.addWidget(model)
+
+        view = QGroupBox("View")
+        vform = QFormLayout(view)
+        self.layer = _spin(0, 0, "which block the stations show")
+        self.head = _spin(0, 0, "which head the stations show")
+        self.layer.valueChanged.connect(lambda v: None if self._updating else self.layerChosen.emit(v))
+        self.head.valueChanged.connect(lambda v: None if self._updating else self.headChosen.emit(v))
+        vform.addRow("layer", self.layer)
+        vform.addRow("head", self.head)
+        self.lock = QCheckBox("one colour scale for all scores")
+        self.lock.setToolTip("raw, scaled and masked scores share one colour scale, so the effect of "
+                             "÷√d_head shows as colour")
+        self.lock.toggled.connect(lambda on: None if self._updating else self.lockScalesChanged.emit(on))
+        vform.addRow(self.lock)
+        self.values = QCheckBox("numbers in cells")
+        self.values.setChecked(True)
+        self.values.toggled.connect(lambda on: None if self._updating else self.showValuesChanged.emit(on))
+        vform.addRow(self.values)
+        outer.addWidget(view)
+
+        run = QGroupBox("Compute")
+        rform = QFormLayout(run)
+        self.backend = QComboBox()
+        self.backend.addItems(backends)
+        self.backend.setToolTip("auto: the GPU when one is present, else the CPU")
+        self.backend.activated.connect(lambda i: self.backendChosen.emit(self.backend.currentText()))
+        rform.addRow("backend", self.backend)
+        self.backend_in_use = QLabel("—")
+        self.backend_in_use.setObjectName("note")
+        self.backend_in_use.setWordWrap(True)
+        rform.addRow("in use", self.backend_in_use)
+        outer.addWidget(run)
+        outer.addStretch(1)
+
+    # -- intents -------------------------------------------------------------------------------
+    def _emit_preset(self) -> None:
+        name = self.preset.currentText()
+        if name != "custom":
+            self.presetChosen.emit(name)
+
+    def _emit_config(self, field: str, value, dragging: bool) -> None:
+        if not self._updating:
+            self.configChanged.emit(field, value, dragging)
+
+    def _slider_moved(self, value: int) -> None:
+        if self._updating:
+            return
+        self._updating = True
+        self.d_head.setValue(value)
+        self._updating = False
+        self.configChanged.emit("d_head", value, self.d_head_slider.isSliderDown())
+
+    # -- state -> view ---------------------------------------------------------------------------
+    def set_inputs(self, inputs, preset_note: str = "") -> None:
+        self._updating = True
+        try:
+            cfg = inputs.config
+            index = self.preset.findText(inputs.preset)
+            self.preset.setCurrentIndex(index if index >= 0 else self.preset.count() - 1)
+            self.preset_note.setText(preset_note)
+            self.preset_note.setVisible(bool(preset_note))
+            for name in ("d_model", "n_heads", "d_head", "n_ctx", "n_layers"):
+                getattr(self, name).setValue(getattr(cfg, name))
+            self.d_head_slider.setValue(min(cfg.d_head, SLIDER_MAX_D_HEAD))
+            self.causal.setChecked(cfg.causal)
+            self.scale.setChecked(cfg.scale_scores)
+            self.seed.setValue(inputs.seed)
+            self.layer.setMaximum(cfg.n_layers - 1)
+            self.head.setMaximum(cfg.n_heads - 1)
+            self.backend.setCurrentText(inputs.backend)
+        finally:
+            self._updating = False
+
+    def set_selection(self, selection) -> None:
+        self._updating = True
+        try:
+            self.layer.setValue(selection.layer)
+            self.head.setValue(selection.head)
+            self.lock.setChecked(selection.lock_scales)
+            self.values.setChecked(selection.show_values)
+        finally:
+            self._updating = False

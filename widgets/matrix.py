@@ -1,0 +1,304 @@
+"""MatrixPlot: one labelled heatmap (pyqtgraph) with token ticks, a colour bar, values in the
+cells when they are few enough to read, hatched masked cells, and row/column highlights.
+
+Display conversions live here: masked cells (-inf in `attn_scores`, forbidden zeros in `pattern`)
+become NaN, which the ImageItem leaves transparent over a hatched background.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QTransform
+from PySide6.QtWidgets import QGraphicsRectItem
+
+from .theme import LIGHT, Palette, colormap, text_colour_for
+
+MAX_CELLS_FOR_VALUES = 1024
+MAX_TICKS = 24
+
+
+def tick_list(labels: Sequence[str], max_ticks: int = MAX_TICKS) -> list[tuple[int, str]]:
+    """Every label when few; otherwise every k-th. Plain indices get round steps (0, 5, 10, …),
+    words get 'index:word' so a thinned axis still says where it is."""
+    n = len(labels)
+    numeric = all(lab == str(i) for i, lab in enumerate(labels))
+    limit = 10 if numeric else max_ticks
+    if n <= limit:
+        return [(i, labels[i]) for i in range(n)]
+    raw = n / limit
+    step = next(s for s in (2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000,
+                            20_000, 50_000, 100_000) if s >= raw) if raw <= 100_000 else math.ceil(raw)
+    return [(i, labels[i] if numeric else f"{i}:{labels[i]}") for i in range(0, n, step)]
+
+
+def decimals_for(values: np.ndarray) -> int | None:
+    """Decimals that give the largest value two significant digits (2..4), or None for
+    scientific notation when even 4 decimals would print zeros."""
+    finite = np.abs(values[np.isfinite(values)])
+    top = float(finite.max()) if finite.size else 0.0
+    if top == 0.0 or top >= 1.0:
+        return 2
+    d = 1 - math.floor(math.log10(top))
+    return d if d <= 4 else None
+
+
+def format_value(v: float, decimals: int | None = 2) -> str:
+    if not np.isfinite(v):
+        return "−∞" if v < 0 else ("+∞" if v > 0 else "NaN")
+    if v == 0:
+        return "0"
+    if decimals is None:
+        return f"{v:.1e}"
+    a = abs(v)
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10 and decimals <= 2:
+        return f"{v:.1f}"
+    text = f"{v:.{decimals}f}"
+    return "0" if float(text) == 0 else text
+
+
+class CellText(pg.GraphicsObject):
+    """Numbers centred in each cell, drawn in screen pixels so they never stretch."""
+
+    def __init__(self):
+        super().__init__()
+        self._values: np.ndarray | None = None
+        self._masked: np.ndarray | None = None
+        self._colours: list[list[QColor]] = []
+        self.setZValue(5)
+
+    def set_values(self, values: np.ndarray | None, colours=None, masked=None, masked_text: str = "−∞") -> None:
+        self.prepareGeometryChange()
+        self._values = values
+        self._decimals = decimals_for(values) if values is not None else 2
+        self._masked = masked
+        self._masked_text = masked_text
+        self._colours = colours or []
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        if self._values is None:
+            return QRectF()
+        rows, cols = self._values.shape
+        return QRectF(-0.5, -0.5, cols, rows)
+
+    def paint(self, p: QPainter, *args) -> None:
+        if self._values is None:
+            return
+        tr = p.transform()
+        cell_w, cell_h = abs(tr.m11()), abs(tr.m22())
+        if cell_h < 14 or cell_w < 14:
+            return
+        rows, cols = self._values.shape
+        texts = [[self._masked_text if (self._masked is not None and self._masked[i, j])
+                  else format_value(float(self._values[i, j]), self._decimals) for j in range(cols)]
+                 for i in range(rows)]
+        font = QFont()
+        font.setPixelSize(int(max(9, min(cell_h * 0.38, 15))))
+        widest = max((len(t) for row in texts for t in row), default=1)
+        metrics = QFontMetricsF(font)
+        while metrics.horizontalAdvance("8" * widest) > cell_w * 0.92 and font.pixelSize() > 9:
+            font.setPixelSize(font.pixelSize() - 1)
+            metrics = QFontMetricsF(font)
+        if metrics.horizontalAdvance("8" * widest) > cell_w * 0.98:
+            return                                    # numbers would overlap: colours only
+        p.save()
+        p.resetTransform()
+        p.setFont(font)
+        for i in range(rows):
+            for j in range(cols):
+                masked = self._masked is not None and self._masked[i, j]
+                text = texts[i][j]
+                centre = tr.map(QPointF(j, i))
+                p.setPen(QColor("#3c4043") if masked else self._colours[i][j])
+                p.drawText(QRectF(centre.x() - cell_w / 2, centre.y() - cell_h / 2, cell_w, cell_h),
+                           Qt.AlignmentFlag.AlignCenter, text)
+        p.restore()
+
+
+class MatrixPlot:
+    """A heatmap in a GraphicsLayout. Rows go down (row 0 on top), columns go right."""
+
+    def __init__(self, layout: pg.GraphicsLayout, row: int, col: int, title: str, *,
+                 kind: str = "diverging", row_axis: str = "", col_axis: str = "",
+                 palette: Palette = LIGHT, colorbar: bool = True, rowspan: int = 1, colspan: int = 1):
+        self.kind = kind
+        self.palette = palette
+        self.name = title
+        self.plot: pg.PlotItem = layout.addPlot(row=row, col=col, rowspan=rowspan, colspan=colspan)
+        self.plot.setTitle(title, size="11pt", color=palette.foreground)
+        self.plot.invertY(True)
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setDefaultPadding(0.0)
+        for side in ("left", "bottom"):
+            axis = self.plot.getAxis(side)
+            axis.setTextPen(palette.foreground)
+            axis.setPen(palette.grid)
+            axis.setStyle(tickLength=0)
+        self.plot.setLabel("left", row_axis, color=palette.muted)
+        self.plot.setLabel("bottom", col_axis, color=palette.muted)
+
+        self.hatch = QGraphicsRectItem()
+        self.hatch.setBrush(QBrush(QColor(palette.masked), Qt.BrushStyle.BDiagPattern))
+        self.hatch.setPen(QPen(Qt.PenStyle.NoPen))
+        self.hatch.setZValue(-10)
+        self.plot.addItem(self.hatch)
+
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setTransform(QTransform().translate(-0.5, -0.5))  # cell (i, j) centred on (j, i)
+        self.plot.addItem(self.image)
+        self.cmap = colormap(kind)
+        self.image.setColorMap(self.cmap)
+        self.bar = None
+        if colorbar:
+            self.bar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False, width=10,
+                                       colorMapMenu=False, pen=palette.grid)
+            self.bar.setImageItem(self.image, insert_in=self.plot)
+            self.bar.getAxis("right").setTextPen(palette.foreground)
+
+        self.text = CellText()
+        self.plot.addItem(self.text)
+        self._bands = {}
+        for key, colour, width in (("row", palette.accent, 2.5), ("col", palette.accent2, 2.0),
+                                   ("cell", palette.foreground, 2.0)):
+            pen = QPen(QColor(colour), width)
+            pen.setCosmetic(True)
+            item = QGraphicsRectItem()
+            item.setPen(pen)
+            item.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+            item.setZValue(10)
+            item.setVisible(False)
+            self.plot.addItem(item)
+            self._bands[key] = item
+        self.values: np.ndarray | None = None          # what is shown (exact numbers, for tooltips)
+        self.masked: np.ndarray | None = None
+        self.levels: tuple[float, float] = (0.0, 1.0)
+        self.row_labels: list[str] = []
+        self.col_labels: list[str] = []
+        self.show_values = True
+        self.masked_text = "−∞"
+
+    # -- data ----------------------------------------------------------------------------------
+    def set_data(self, values: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *,
+                 masked: np.ndarray | None = None, levels: tuple[float, float] | None = None,
+                 masked_text: str = "−∞") -> None:
+        values = np.asarray(values)
+        self.masked_text = masked_text
+        if values.ndim == 1:
+            values = values[None, :]
+        rows, cols = values.shape
+        self.values, self.masked = values, masked
+        self.row_labels, self.col_labels = list(row_labels), list(col_labels)
+        display = values.astype(np.float32, copy=True)                    # [rows, cols] for drawing
+        if masked is not None:
+            display[masked] = np.nan
+        display[~np.isfinite(display)] = np.nan
+        self.levels = levels if levels is not None else self.auto_levels(display)
+        if rows == 0 or cols == 0:
+            self.image.clear()
+        else:
+            self.image.setImage(display, levels=self.levels, autoLevels=False)
+        if self.bar is not None:
+            self.bar.setLevels(self.levels)
+        self.hatch.setRect(QRectF(-0.5, -0.5, cols, rows) if masked is not None and masked.any() else QRectF())
+        self.plot.getAxis("left").setTicks([tick_list(self.row_labels)])
+        self.plot.getAxis("bottom").setTicks([tick_list(self.col_labels)])
+        self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+        self._update_text()
+
+    def auto_levels(self, display: np.ndarray) -> tuple[float, float]:
+        finite = display[np.isfinite(display)]
+        if self.kind == "sequential":
+            hi = float(finite.max()) if finite.size else 1.0
+            return (0.0, hi if hi > 0 else 1.0)
+        m = float(np.abs(finite).max()) if finite.size else 1.0
+        return (-m, m) if m > 0 else (-1.0, 1.0)
+
+    def _update_text(self) -> None:
+        v = self.values
+        if v is None or not self.show_values or v.size > MAX_CELLS_FOR_VALUES or v.size == 0:
+            self.text.set_values(None)
+            return
+        lo, hi = self.levels
+        span = (hi - lo) or 1.0
+        lut = self.cmap.getLookupTable(nPts=256, alpha=False)
+        colours = []
+        for i in range(v.shape[0]):
+            row = []
+            for j in range(v.shape[1]):
+                x = v[i, j]
+                if not np.isfinite(x) or (self.masked is not None and self.masked[i, j]):
+                    row.append(QColor("#000000"))
+                    continue
+                k = int(np.clip((x - lo) / span * 255, 0, 255))
+                row.append(text_colour_for(tuple(int(c) for c in lut[k][:3])))
+            colours.append(row)
+        self.text.set_values(v, colours, self.masked, self.masked_text)
+
+    def set_show_values(self, on: bool) -> None:
+        self.show_values = on
+        self._update_text()
+
+    # -- highlights ------------------------------------------------------------------------------
+    def highlight(self, row: int | None = None, col: int | None = None, cell: tuple[int, int] | None = None) -> None:
+        rows, cols = (0, 0) if self.values is None else self.values.shape
+        for key, rect in (("row", QRectF(-0.5, (row or 0) - 0.5, cols, 1)),
+                          ("col", QRectF((col or 0) - 0.5, -0.5, 1, rows)),
+                          ("cell", QRectF((cell or (0, 0))[1] - 0.5, (cell or (0, 0))[0] - 0.5, 1, 1))):
+            index = {"row": row, "col": col, "cell": cell}[key]
+            visible = index is not None and (
+                (key == "row" and 0 <= row < rows) or (key == "col" and 0 <= col < cols)
+                or (key == "cell" and 0 <= cell[0] < rows and 0 <= cell[1] < cols))
+            self._bands[key].setRect(rect)
+            self._bands[key].setVisible(bool(visible))
+
+    # -- mouse -------------------------------------------------------------------------------------
+    def cell_at(self, scene_pos) -> tuple[int, int] | None:
+        """(row, col) of the cell under a scene position, or None outside the matrix."""
+        vb = self.plot.getViewBox()
+        if self.values is None or not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = vb.mapSceneToView(scene_pos)
+        i, j = int(round(p.y())), int(round(p.x()))
+        rows, cols = self.values.shape
+        return (i, j) if 0 <= i < rows and 0 <= j < cols else None
+
+    def describe(self, i: int, j: int) -> str:
+        v = self.values[i, j]
+        masked = self.masked is not None and self.masked[i, j]
+        r = self.row_labels[i] if i < len(self.row_labels) else str(i)
+        c = self.col_labels[j] if j < len(self.col_labels) else str(j)
+        shown = "−∞ (masked)" if masked and not np.isfinite(v) else (
+            f"{v:.6g} (masked)" if masked else f"{v:.6g}")
+        return f"{self.name}\nrow {i} ({r}) · column {j} ({c})\n= {shown}"
+
+
+def connect_mouse(widget: pg.GraphicsLayoutWidget, plots: Callable[[], Sequence[MatrixPlot]],
+                  on_hover: Callable[[MatrixPlot | None, tuple[int, int] | None, object], None],
+                  on_click: Callable[[MatrixPlot, tuple[int, int], object], None]) -> None:
+    """Route scene mouse moves/clicks to the MatrixPlot under the pointer."""
+
+    def moved(scene_pos):
+        for mp in plots():
+            cell = mp.cell_at(scene_pos)
+            if cell is not None:
+                on_hover(mp, cell, scene_pos)
+                return
+        on_hover(None, None, scene_pos)
+
+    def clicked(event):
+        for mp in plots():
+            cell = mp.cell_at(event.scenePos())
+            if cell is not None:
+                on_click(mp, cell, event)
+                return
+
+    widget.scene().sigMouseMoved.connect(moved)
+    widget.scene().sigMouseClicked.connect(clicked)

@@ -1,0 +1,204 @@
+"""TokenStrip: the sequence as chips. Drag a chip to reorder, click to pick the query position,
+right-click to replace or remove, "+" to add a word, or type a sentence. Emits intents only."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QMimeData, QPoint, Qt, Signal
+from PySide6.QtGui import QDrag, QKeySequence, QShortcut
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QMenu, QScrollArea, QSizePolicy,
+                               QToolButton, QWidget)
+
+MIME = "application/x-qkv-token-index"
+MAX_CHIPS = 256   # longer sequences show their first chips and a count; typing still edits all
+
+
+class TokenChip(QToolButton):
+    pressed_at: QPoint | None = None
+
+    def __init__(self, index: int, text: str, parent: QWidget):
+        super().__init__(parent)
+        self.index = index
+        self.setText(text)
+        self.setToolTip(f"position {index}: “{text}” — click: track this query · drag: move · right-click: edit")
+        self.setCheckable(True)
+        self.setCursor(Qt.CursorShape.OpenHandCursor)
+        self.setObjectName("tokenChip")
+
+    def mousePressEvent(self, event):
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.pressed_at = event.position().toPoint()
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event):
+        if self.pressed_at is not None and (event.position().toPoint() - self.pressed_at).manhattanLength() > 6:
+            self.pressed_at = None
+            self.setDown(False)
+            drag = QDrag(self)
+            mime = QMimeData()
+            mime.setData(MIME, str(self.index).encode())
+            drag.setMimeData(mime)
+            drag.setPixmap(self.grab())
+            drag.setHotSpot(event.position().toPoint())
+            drag.exec(Qt.DropAction.MoveAction)
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event):
+        self.pressed_at = None
+        super().mouseReleaseEvent(event)
+
+
+class _ChipRow(QWidget):
+    """The row of chips; accepts drops and shows where the chip will land."""
+
+    dropped = Signal(int, int)   # from, to
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.setAcceptDrops(True)
+        self.layout_ = QHBoxLayout(self)
+        self.layout_.setContentsMargins(2, 2, 2, 2)
+        self.layout_.setSpacing(4)
+        self.chips: list[TokenChip] = []
+        self.marker = QFrame(self)
+        self.marker.setFrameShape(QFrame.Shape.VLine)
+        self.marker.setStyleSheet("color: #e8710a; border: 2px solid #e8710a;")
+        self.marker.hide()
+
+    def target_index(self, x: float, src: int) -> int:
+        """The position a chip dragged from `src` lands on when dropped at x."""
+        for i, chip in enumerate(self.chips):
+            if x < chip.geometry().center().x():
+                return i if i <= src else i - 1 if i - 1 >= 0 else 0
+        return len(self.chips) - 1
+
+    def dragEnterEvent(self, event):
+        if event.mimeData().hasFormat(MIME):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event):
+        if not event.mimeData().hasFormat(MIME):
+            return
+        event.acceptProposedAction()
+        x = event.position().x()
+        edge = self.chips[-1].geometry().right() + 2 if self.chips else 0
+        for chip in self.chips:
+            if x < chip.geometry().center().x():
+                edge = chip.geometry().left() - 3
+                break
+        self.marker.setGeometry(edge, 2, 3, self.height() - 4)
+        self.marker.show()
+        self.marker.raise_()
+
+    def dragLeaveEvent(self, event):
+        self.marker.hide()
+
+    def dropEvent(self, event):
+        self.marker.hide()
+        if not event.mimeData().hasFormat(MIME):
+            return
+        src = int(bytes(event.mimeData().data(MIME)).decode())
+        dst = self.target_index(event.position().x(), src)
+        event.acceptProposedAction()
+        if dst != src:
+            self.dropped.emit(src, dst)
+
+
+class TokenStrip(QWidget):
+    moveRequested = Signal(int, int)          # from, to
+    selected = Signal(int)                    # query position
+    replaceRequested = Signal(int, int)       # position, token id
+    removeRequested = Signal(int)
+    insertRequested = Signal(int, int)        # position, token id
+    textSubmitted = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.vocab: list[str] = []
+        self.labels: list[str] = []
+        self.selected_index = 0
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(6, 4, 6, 4)
+        outer.setSpacing(8)
+        title = QLabel("tokens")
+        title.setObjectName("stripTitle")
+        outer.addWidget(title)
+        self.row = _ChipRow(self)
+        self.row.dropped.connect(self.moveRequested)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidget(self.row)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        outer.addWidget(self.scroll, 1)
+        self.add_button = QToolButton(self)
+        self.add_button.setText("+")
+        self.add_button.setToolTip("add a word at the end")
+        self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add_menu = QMenu(self)
+        self.add_button.setMenu(self.add_menu)
+        outer.addWidget(self.add_button)
+        self.edit = QLineEdit(self)
+        self.edit.setPlaceholderText("type a sentence, Enter")
+        self.edit.setClearButtonEnabled(True)
+        self.edit.setMinimumWidth(190)
+        self.edit.returnPressed.connect(lambda: self.textSubmitted.emit(self.edit.text()))
+        outer.addWidget(self.edit)
+        self.count = QLabel(self)
+        self.count.setObjectName("tokenCount")
+        outer.addWidget(self.count)
+        QShortcut(QKeySequence("Ctrl+L"), self, activated=self.edit.setFocus)
+
+    # -- state -> view -------------------------------------------------------------------------
+    def set_tokens(self, labels: Sequence[str], vocab: Sequence[str], n_ctx: int, selected: int) -> None:
+        labels, vocab = list(labels), list(vocab)
+        if labels != self.labels or vocab != self.vocab:
+            self.labels, self.vocab = labels, vocab
+            self._rebuild()
+        self.count.setText(f"T = {len(labels)} / n_ctx {n_ctx}")
+        self.set_selected(selected)
+
+    def set_selected(self, index: int) -> None:
+        self.selected_index = index
+        for chip in self.row.chips:
+            chip.setChecked(chip.index == index)
+
+    def _rebuild(self) -> None:
+        for chip in self.row.chips:
+            self.row.layout_.removeWidget(chip)
+            chip.deleteLater()
+        self.row.chips = []
+        while self.row.layout_.count():
+            item = self.row.layout_.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        for i, text in enumerate(self.labels[:MAX_CHIPS]):
+            chip = TokenChip(i, text, self.row)
+            chip.clicked.connect(lambda _=False, i=i: self.selected.emit(i))
+            chip.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            chip.customContextMenuRequested.connect(lambda pos, i=i: self._chip_menu(i))
+            self.row.layout_.addWidget(chip)
+            self.row.chips.append(chip)
+        if len(self.labels) > MAX_CHIPS:
+            self.row.layout_.addWidget(QLabel(f"… +{len(self.labels) - MAX_CHIPS} more"))
+        self.row.layout_.addStretch(1)
+        self.add_menu.clear()
+        for token_id, word in enumerate(self.vocab):
+            self.add_menu.addAction(word, lambda t=token_id: self.insertRequested.emit(len(self.labels), t))
+        chip_h = self.row.chips[0].sizeHint().height() if self.row.chips else 28
+        self.scroll.setFixedHeight(chip_h + 8 + self.scroll.horizontalScrollBar().sizeHint().height())
+
+    def _chip_menu(self, index: int) -> None:
+        menu = QMenu(self)
+        replace = menu.addMenu("Replace with")
+        for token_id, word in enumerate(self.vocab):
+            replace.addAction(word, lambda t=token_id: self.replaceRequested.emit(index, t))
+        insert = menu.addMenu("Insert after")
+        for token_id, word in enumerate(self.vocab):
+            insert.addAction(word, lambda t=token_id: self.insertRequested.emit(index + 1, t))
+        menu.addSeparator()
+        menu.addAction("Remove", lambda: self.removeRequested.emit(index))
+        menu.exec(self.row.chips[index].mapToGlobal(self.row.chips[index].rect().bottomLeft()))
