@@ -9,7 +9,7 @@ import math
 import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
                                QScrollArea, QStackedWidget, QVBoxLayout, QWidget)
 
@@ -21,7 +21,7 @@ from widgets.stations import STATION_CLASSES
 from widgets.token_strip import TokenStrip
 
 from . import notes
-from .state import STATION_TITLES, STATIONS, LabState
+from .state import STATION_SHORT, STATION_TITLES, STATIONS, LabState
 
 STYLE = """
 QMainWindow, QWidget { font-size: 10pt; }
@@ -32,7 +32,7 @@ QToolButton#tokenChip { border: 1px solid #c4c7c5; border-radius: 10px; padding:
     background: #f1f3f4; font-size: 11pt; }
 QToolButton#tokenChip:checked { background: #e8710a; color: white; border-color: #e8710a; }
 QToolButton#tokenChip:hover { border-color: #1a73e8; }
-QPushButton#stationButton { padding: 4px 8px; border: 1px solid #dadce0; border-radius: 4px; background: #fff; }
+QPushButton#stationButton { padding: 4px 6px; border: 1px solid #dadce0; border-radius: 4px; background: #fff; }
 QPushButton#stationButton:checked { background: #1a73e8; color: white; border-color: #1a73e8; }
 QGroupBox { font-weight: bold; margin-top: 10px; }
 QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
@@ -47,7 +47,12 @@ class MainWindow(QMainWindow):
         self.state = state if state is not None else LabState(parent=self)
         self.setWindowTitle("QKV Lab")
         self.setStyleSheet(STYLE)
-        self.resize(1440, 900)
+        screen = QGuiApplication.primaryScreen()
+        avail = screen.availableGeometry() if screen else None
+        if avail is not None and avail.width() > 200:
+            self.resize(min(1440, avail.width()), min(900, avail.height()))
+        else:
+            self.resize(1440, 900)
         self.last_render_ms = float("nan")
 
         # -- central: token strip, messages, station bar, the active station ----------------------
@@ -59,7 +64,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.tokens)
         self.messages = MessageBar()
         column.addWidget(self.messages)
-        self.station_bar = StationBar(STATIONS, STATION_TITLES)
+        self.station_bar = StationBar(STATIONS, STATION_TITLES, short=STATION_SHORT)
         column.addWidget(self.station_bar)
         self.stack = QStackedWidget()
         self.stations = {cls.key: cls() for cls in STATION_CLASSES}
@@ -73,7 +78,7 @@ class MainWindow(QMainWindow):
         scroll = QScrollArea()
         scroll.setWidget(self.controls)
         scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(260)
+        scroll.setMinimumWidth(250)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         left = QDockWidget("Controls", self)
         left.setObjectName("controlsDock")
@@ -84,7 +89,7 @@ class MainWindow(QMainWindow):
         right = QDockWidget("Notes", self)
         right.setObjectName("notesDock")
         right.setWidget(self.notes)
-        right.setMinimumWidth(250)
+        right.setMinimumWidth(210)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, right)
         self.docks = {"controls": left, "notes": right}
 
@@ -107,6 +112,11 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.cancel_button.hide()
         self._busy_timer = QTimer(self, singleShot=True, interval=250, timeout=self._show_busy)
+        self._awaiting_paint = False
+        self._render_t0 = 0.0
+        self._paint_timeout = QTimer(self, singleShot=True, interval=500, timeout=self._on_painted)
+        for station in self.stations.values():
+            station.canvas.painted.connect(self._on_painted)
 
         self._make_menus()
         self._wire()
@@ -232,20 +242,29 @@ class MainWindow(QMainWindow):
         self._update_notes()
 
     def _on_result(self, result) -> None:
-        t0 = time.perf_counter()
+        self._render_t0 = time.perf_counter()
         sel = self.state.selection
         for station in self.stations.values():
             station.show_result(result, sel)          # hidden stations only remember it
-        current = self.stack.currentWidget()
-        current.canvas.viewport().repaint()           # paint now, so the time is real
-        self.last_render_ms = (time.perf_counter() - t0) * 1e3
+        # `rendered` fires when the active station has really painted (or soon after, if the
+        # window is hidden and Qt skips painting).
+        self._awaiting_paint = True
+        self._paint_timeout.start()
         trace = result.trace
         self.controls.backend_in_use.setText(trace.backend_label)
         self.status_backend.setText(f"backend {trace.backend_label}")
-        self.status_times.setText(f"compute {trace.timing_ms.get('forward', result.compute_ms):.1f} ms · "
-                                  f"render {self.last_render_ms:.1f} ms")
         self._update_sizes()
         self._update_notes()
+
+    def _on_painted(self) -> None:
+        if not self._awaiting_paint:
+            return
+        self._awaiting_paint = False
+        self._paint_timeout.stop()
+        self.last_render_ms = (time.perf_counter() - self._render_t0) * 1e3
+        result = self.state.result
+        compute = result.trace.timing_ms.get("forward", result.compute_ms) if result else float("nan")
+        self.status_times.setText(f"compute {compute:.1f} ms · render {self.last_render_ms:.1f} ms")
         self.rendered.emit(self.last_render_ms)
 
     def _update_sizes(self) -> None:

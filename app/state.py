@@ -25,6 +25,10 @@ STATION_TITLES = {
     "scores": "Scores", "softmax": "Softmax row", "weighted_sum": "Weighted V",
     "heads": "Heads → W_O", "mlp": "MLP & residual",
 }
+STATION_SHORT = {
+    "embeddings": "Embed", "layernorm": "LayerNorm", "projections": "Q·K·V", "scores": "Scores",
+    "softmax": "Softmax", "weighted_sum": "Σ p·v", "heads": "Heads·W_O", "mlp": "MLP",
+}
 DEFAULT_TEXT = "the cat sat on the mat"
 # Larger presets start with a longer text from the toy words (their weights are random anyway).
 LONG_TEXT = ("the big red dog saw a cat and the cat ran to the mat it is a big mat and the dog sat "

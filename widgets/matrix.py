@@ -12,27 +12,70 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QTransform
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from .theme import LIGHT, Palette, colormap, text_colour_for
 
 MAX_CELLS_FOR_VALUES = 1024
-MAX_TICKS = 24
+# Larger matrices are drawn from every k-th row/column (a 12288 × 12288 W_O would need 600 MB
+# of pixels); coordinates, highlights and tooltips stay in the full matrix's indices.
+MAX_DISPLAY = 2048
 
 
-def tick_list(labels: Sequence[str], max_ticks: int = MAX_TICKS) -> list[tuple[int, str]]:
-    """Every label when few; otherwise every k-th. Plain indices get round steps (0, 5, 10, …),
-    words get 'index:word' so a thinned axis still says where it is."""
-    n = len(labels)
+NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 50_000,
+              100_000, 200_000, 500_000, 1_000_000)
+
+
+def tick_list(labels: Sequence[str], step: int = 1, with_index: bool | None = None) -> list[tuple[int, str]]:
+    """(position, text) for every `step`-th label. Thinned word labels read 'index:word'."""
     numeric = all(lab == str(i) for i, lab in enumerate(labels))
-    limit = 10 if numeric else max_ticks
-    if n <= limit:
-        return [(i, labels[i]) for i in range(n)]
-    raw = n / limit
-    step = next(s for s in (2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000,
-                            20_000, 50_000, 100_000) if s >= raw) if raw <= 100_000 else math.ceil(raw)
-    return [(i, labels[i] if numeric else f"{i}:{labels[i]}") for i in range(0, n, step)]
+    if with_index is None:
+        with_index = step > 1 and not numeric
+    return [(i, f"{i}:{labels[i]}" if with_index else labels[i]) for i in range(0, len(labels), step)]
+
+
+class LabelAxis(pg.AxisItem):
+    """An axis of cell labels (tokens or indices) that thins itself to what fits in its pixels."""
+
+    def __init__(self, orientation: str, **kw):
+        super().__init__(orientation, **kw)
+        self.labels: list[str] = []
+        self.enableAutoSIPrefix(False)
+
+    def set_labels(self, labels: Sequence[str]) -> None:
+        labels = list(labels)
+        if labels != self.labels:
+            self.labels = labels
+            self.picture = None
+            self.update()
+
+    def _step(self, minVal: float, maxVal: float, size: float) -> int:
+        n = len(self.labels)
+        px_per_cell = size / max(maxVal - minVal, 1e-9)
+        metrics = QFontMetricsF(self.style["tickFont"] or QFont())
+        for step in NICE_STEPS:
+            if step > 1 and step >= n:
+                return step
+            texts = [t for _, t in tick_list(self.labels, step)]
+            if self.orientation in ("left", "right"):
+                need = metrics.height() * 1.05
+            else:
+                need = max((metrics.horizontalAdvance(t) for t in texts), default=0.0) + 10
+            if need <= px_per_cell * step:
+                return step
+        return NICE_STEPS[-1]
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph's name
+        if not self.labels or size <= 0:
+            return []
+        lo, hi = sorted((minVal, maxVal))                 # an inverted axis gives them reversed
+        step = self._step(lo, hi, size)
+        return [(step, [i for i in range(0, len(self.labels), step) if lo <= i <= hi])]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        texts = dict(tick_list(self.labels, int(spacing)))
+        return [texts.get(int(round(v)), "") for v in values]
 
 
 def decimals_for(values: np.ndarray) -> int | None:
@@ -130,7 +173,8 @@ class MatrixPlot:
         self.kind = kind
         self.palette = palette
         self.name = title
-        self.plot: pg.PlotItem = layout.addPlot(row=row, col=col, rowspan=rowspan, colspan=colspan)
+        self.plot: pg.PlotItem = layout.addPlot(row=row, col=col, rowspan=rowspan, colspan=colspan,
+                                                axisItems={"left": LabelAxis("left"), "bottom": LabelAxis("bottom")})
         self.plot.setTitle(title, size="11pt", color=palette.foreground)
         self.plot.invertY(True)
         self.plot.setMenuEnabled(False)
@@ -152,7 +196,7 @@ class MatrixPlot:
         self.plot.addItem(self.hatch)
 
         self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setTransform(QTransform().translate(-0.5, -0.5))  # cell (i, j) centred on (j, i)
+        # setRect in set_data places cell (i, j) centred on (j, i)
         self.plot.addItem(self.image)
         self.cmap = colormap(kind)
         self.image.setColorMap(self.cmap)
@@ -184,6 +228,8 @@ class MatrixPlot:
         self.col_labels: list[str] = []
         self.show_values = True
         self.masked_text = "−∞"
+        self._axes_key: tuple | None = None
+        self.decimation = (1, 1)
 
     # -- data ----------------------------------------------------------------------------------
     def set_data(self, values: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *,
@@ -196,21 +242,27 @@ class MatrixPlot:
         rows, cols = values.shape
         self.values, self.masked = values, masked
         self.row_labels, self.col_labels = list(row_labels), list(col_labels)
-        display = values.astype(np.float32, copy=True)                    # [rows, cols] for drawing
+        sr, sc = max(1, math.ceil(rows / MAX_DISPLAY)), max(1, math.ceil(cols / MAX_DISPLAY))
+        self.decimation = (sr, sc)
+        display = values[::sr, ::sc].astype(np.float32, copy=True)        # [rows/sr, cols/sc] for drawing
         if masked is not None:
-            display[masked] = np.nan
+            display[masked[::sr, ::sc]] = np.nan
         display[~np.isfinite(display)] = np.nan
         self.levels = levels if levels is not None else self.auto_levels(display)
         if rows == 0 or cols == 0:
             self.image.clear()
         else:
             self.image.setImage(display, levels=self.levels, autoLevels=False)
+            self.image.setRect(QRectF(-0.5, -0.5, cols, rows))           # full-matrix coordinates
         if self.bar is not None:
             self.bar.setLevels(self.levels)
         self.hatch.setRect(QRectF(-0.5, -0.5, cols, rows) if masked is not None and masked.any() else QRectF())
-        self.plot.getAxis("left").setTicks([tick_list(self.row_labels)])
-        self.plot.getAxis("bottom").setTicks([tick_list(self.col_labels)])
-        self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+        # Axes repaint slowly (text): only touch them when their labels or extent really change.
+        self.plot.getAxis("left").set_labels(self.row_labels)
+        self.plot.getAxis("bottom").set_labels(self.col_labels)
+        if (rows, cols) != self._axes_key:
+            self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+            self._axes_key = (rows, cols)
         self._update_text()
 
     def auto_levels(self, display: np.ndarray) -> tuple[float, float]:
@@ -277,7 +329,9 @@ class MatrixPlot:
         c = self.col_labels[j] if j < len(self.col_labels) else str(j)
         shown = "−∞ (masked)" if masked and not np.isfinite(v) else (
             f"{v:.6g} (masked)" if masked else f"{v:.6g}")
-        return f"{self.name}\nrow {i} ({r}) · column {j} ({c})\n= {shown}"
+        note = "" if self.decimation == (1, 1) else (
+            f"\n(drawn from every {self.decimation[0]}th row / {self.decimation[1]}th column)")
+        return f"{self.name}\nrow {i} ({r}) · column {j} ({c})\n= {shown}{note}"
 
 
 def connect_mouse(widget: pg.GraphicsLayoutWidget, plots: Callable[[], Sequence[MatrixPlot]],

@@ -55,8 +55,10 @@ class StationBar(QWidget):
 
     chosen = Signal(str)
 
-    def __init__(self, keys: Sequence[str], titles: dict[str, str], parent: QWidget | None = None):
+    def __init__(self, keys: Sequence[str], titles: dict[str, str], parent: QWidget | None = None,
+                 short: dict[str, str] | None = None):
         super().__init__(parent)
+        short = short or titles
         self.keys = list(keys)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
@@ -70,7 +72,7 @@ class StationBar(QWidget):
         self.group.setExclusive(True)
         self.buttons: dict[str, QPushButton] = {}
         for n, key in enumerate(self.keys, start=1):
-            button = QPushButton(f"{n} {titles[key].replace('&', '&&')}")
+            button = QPushButton(short[key].replace("&", "&&"))
             button.setCheckable(True)
             button.setObjectName("stationButton")
             button.setToolTip(f"{titles[key]} (Ctrl+{n})")

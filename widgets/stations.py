@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
 from compute import explain
 
-from .matrix import MatrixPlot, connect_mouse, format_value, tick_list
+from .matrix import LabelAxis, MatrixPlot, connect_mouse, format_value
 from .theme import LIGHT, Palette
 
 SUB = {"h": "h", "i": "i"}
@@ -22,6 +22,16 @@ SUB = {"h": "h", "i": "i"}
 
 def _idx(n: int) -> list[str]:
     return [str(i) for i in range(n)]
+
+
+class Canvas(pg.GraphicsLayoutWidget):
+    """A GraphicsLayoutWidget that says when it has finished painting (render timing)."""
+
+    painted = Signal()
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        self.painted.emit()
 
 
 class Station(QWidget):
@@ -48,7 +58,7 @@ class Station(QWidget):
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setWordWrap(True)
         layout.addWidget(self.header)
-        self.canvas = pg.GraphicsLayoutWidget()
+        self.canvas = Canvas()
         self.canvas.setBackground(palette.background)
         self.canvas.ci.setSpacing(14)
         layout.addWidget(self.canvas, 1)
@@ -319,8 +329,8 @@ class SoftmaxRowStation(Station):
     formula = "pattern[h, i, j] = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij)"
 
     def build(self):
-        self.scores_plot = self.canvas.addPlot(row=0, col=0)
-        self.probs_plot = self.canvas.addPlot(row=1, col=0)
+        self.scores_plot = self.canvas.addPlot(row=0, col=0, axisItems={"bottom": LabelAxis("bottom")})
+        self.probs_plot = self.canvas.addPlot(row=1, col=0, axisItems={"bottom": LabelAxis("bottom")})
         for plot in (self.scores_plot, self.probs_plot):
             plot.setMenuEnabled(False)
             plot.setMouseEnabled(x=False, y=False)
@@ -356,9 +366,8 @@ class SoftmaxRowStation(Station):
         pbrush = [pg.mkBrush(self.palette.accent if j == int(np.argmax(probs)) else "#4292c6") if allowed[j]
                   else pg.mkBrush("#dadce0") for j in range(T)] if T else []
         self.prob_bars.setOpts(x=x, height=probs, width=0.7, brushes=pbrush, pens=[pg.mkPen(None)] * T)
-        ticks = [tick_list([f"{lab}" for lab in labels])]
         for plot in (self.scores_plot, self.probs_plot):
-            plot.getAxis("bottom").setTicks(ticks)
+            plot.getAxis("bottom").set_labels(labels)
             plot.setXRange(-0.6, max(T - 0.4, 0.6), padding=0)
         word = labels[sel.query] if T else ""
         self.scores_plot.setTitle(f"attn_scores[h, i, :] for query i = {sel.query} (“{word}”) — grey: masked, −∞",
@@ -489,7 +498,7 @@ class MLPStation(Station):
         self.post = self.matrix(0, 2, "mlp_post = GELU(mlp_pre)", roles=("query", None), col_axis="d_mlp")
         self.out = self.matrix(1, 0, "mlp_out", roles=("query", None), row_axis="token", col_axis="d_model")
         self.resid = self.matrix(1, 1, "resid_post", roles=("query", None), col_axis="d_model")
-        self.logit_plot = self.canvas.addPlot(row=1, col=2)
+        self.logit_plot = self.canvas.addPlot(row=1, col=2, axisItems={"left": LabelAxis("left")})
         self.logit_plot.setMenuEnabled(False)
         self.logit_plot.setMouseEnabled(x=False, y=False)
         self.logit_plot.hideButtons()
@@ -524,7 +533,7 @@ class MLPStation(Station):
             names = [result.token_label(int(t)) for t in d["top_ids"]]
             self.logit_bars.setOpts(x0=np.zeros(n), y=np.arange(n), height=0.7, width=probs,
                                     brush=pg.mkBrush("#4292c6"), pen=pg.mkPen(None))
-            self.logit_plot.getAxis("left").setTicks([[(k, names[k]) for k in range(n)]])
+            self.logit_plot.getAxis("left").set_labels(names)
             self.logit_plot.setXRange(0, max(float(probs.max()) * 1.1, 0.05), padding=0)
             self.logit_plot.setYRange(-0.6, n - 0.4, padding=0)
             word = labels[sel.query] if labels else ""

@@ -142,9 +142,10 @@ class TokenStrip(QWidget):
         self.add_button.setMenu(self.add_menu)
         outer.addWidget(self.add_button)
         self.edit = QLineEdit(self)
-        self.edit.setPlaceholderText("type a sentence, Enter")
+        self.edit.setPlaceholderText("type words, Enter")
+        self.edit.setToolTip("type a sentence from the vocabulary and press Enter (Ctrl+L)")
         self.edit.setClearButtonEnabled(True)
-        self.edit.setMinimumWidth(190)
+        self.edit.setFixedWidth(150)
         self.edit.returnPressed.connect(lambda: self.textSubmitted.emit(self.edit.text()))
         outer.addWidget(self.edit)
         self.count = QLabel(self)
@@ -158,7 +159,8 @@ class TokenStrip(QWidget):
         if labels != self.labels or vocab != self.vocab:
             self.labels, self.vocab = labels, vocab
             self._rebuild()
-        self.count.setText(f"T = {len(labels)} / n_ctx {n_ctx}")
+        self.count.setText(f"T = {len(labels)}/{n_ctx}")
+        self.count.setToolTip(f"{len(labels)} tokens; the model accepts up to n_ctx = {n_ctx}")
         self.set_selected(selected)
 
     def set_selected(self, index: int) -> None:

@@ -1,0 +1,77 @@
+"""MatrixPlot and its helpers: labels, number formats, masked cells, large matrices."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+from widgets.matrix import LabelAxis, MatrixPlot, decimals_for, format_value, tick_list
+
+
+@pytest.fixture
+def canvas(qtbot):
+    w = pg.GraphicsLayoutWidget()
+    w.resize(600, 600)
+    qtbot.addWidget(w)
+    w.show()
+    return w
+
+
+def test_number_formats_adapt_to_the_matrix_scale():
+    assert decimals_for(np.array([0.5, -2.3])) == 2
+    assert decimals_for(np.array([0.06, -0.003])) == 3
+    assert decimals_for(np.array([0.006])) == 4
+    assert decimals_for(np.array([0.0006])) is None          # would need 5 decimals: scientific
+    assert decimals_for(np.array([1e-7])) is None
+    assert format_value(-np.inf) == "−∞" and format_value(0.0) == "0"
+    assert format_value(0.0123, 3) == "0.012" and format_value(-0.0004, 3) == "0"
+    assert format_value(123.4) == "123" and format_value(12.34) == "12.3" and format_value(1e-7, None) == "1.0e-07"
+
+
+def test_tick_lists_thin_words_with_their_index():
+    words = ["the", "cat", "sat", "on"]
+    assert tick_list(words) == [(0, "the"), (1, "cat"), (2, "sat"), (3, "on")]
+    assert tick_list(words, 2) == [(0, "0:the"), (2, "2:sat")]
+    assert tick_list([str(i) for i in range(30)], 10) == [(0, "0"), (10, "10"), (20, "20")]
+
+
+def test_label_axis_thins_to_fit_its_pixels(qapp):
+    axis = LabelAxis("bottom")
+    axis.set_labels([f"word{i}" for i in range(64)])
+    (step, values), = axis.tickValues(-0.5, 63.5, 2000)      # ~31 px per cell: every 2nd or so
+    assert step <= 5 and values[0] == 0
+    (step_small, _), = axis.tickValues(-0.5, 63.5, 200)
+    assert step_small > step
+    (step_inv, values_inv), = axis.tickValues(63.5, -0.5, 2000)   # inverted axes give reversed ranges
+    assert step_inv == step and values_inv == values
+
+
+def test_masked_cells_become_transparent_and_say_minus_infinity(canvas):
+    mp = MatrixPlot(canvas.ci, 0, 0, "attn_scores")
+    scores = np.array([[1.0, -np.inf], [0.5, 2.0]])
+    mp.set_data(scores, ["a", "b"], ["a", "b"], masked=np.isneginf(scores))
+    img = mp.image.image
+    assert np.isnan(img[0, 1]) and img[1, 1] == 2.0
+    assert mp.levels == (-2.0, 2.0)                           # symmetric, from the finite values
+    assert "−∞ (masked)" in mp.describe(0, 1) and "row 0 (a)" in mp.describe(0, 1)
+    assert not mp.hatch.rect().isEmpty()
+
+
+def test_huge_matrices_are_decimated_but_keep_their_coordinates(canvas):
+    mp = MatrixPlot(canvas.ci, 0, 0, "W_O")
+    big = np.arange(5000 * 3, dtype=np.float32).reshape(5000, 3)
+    mp.set_data(big, [str(i) for i in range(5000)], ["0", "1", "2"])
+    assert mp.decimation == (3, 1) and mp.image.image.shape == (1667, 3)
+    rect = mp.image.mapRectToParent(mp.image.boundingRect())
+    assert rect.height() == pytest.approx(5000) and rect.top() == pytest.approx(-0.5)
+    assert "every 3th row" in mp.describe(4000, 1) and "= 12001" in mp.describe(4000, 1)
+
+
+def test_highlights_follow_rows_and_columns(canvas):
+    mp = MatrixPlot(canvas.ci, 0, 0, "pattern", kind="sequential")
+    mp.set_data(np.eye(4), list("abcd"), list("abcd"), levels=(0, 1))
+    mp.highlight(row=2, col=1, cell=(2, 1))
+    assert mp._bands["row"].isVisible() and mp._bands["row"].rect().y() == 1.5
+    assert mp._bands["col"].rect().x() == 0.5 and mp._bands["cell"].isVisible()
+    mp.highlight(row=None, col=9)
+    assert not mp._bands["row"].isVisible() and not mp._bands["col"].isVisible()
