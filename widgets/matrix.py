@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsRectItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
 from .theme import LIGHT, Palette, colormap, text_colour_for
 
@@ -29,9 +29,10 @@ NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 500
 
 def tick_list(labels: Sequence[str], step: int = 1, with_index: bool | None = None) -> list[tuple[int, str]]:
     """(position, text) for every `step`-th label. Thinned word labels read 'index:word'."""
-    numeric = all(lab == str(i) for i, lab in enumerate(labels))
+    # Indices, and 'head·column' labels, already say where they are; words get their index.
+    self_describing = all(lab == str(i) or "·" in lab for i, lab in enumerate(labels))
     if with_index is None:
-        with_index = step > 1 and not numeric
+        with_index = step > 1 and not self_describing
     return [(i, f"{i}:{labels[i]}" if with_index else labels[i]) for i in range(0, len(labels), step)]
 
 
@@ -105,6 +106,30 @@ def format_value(v: float, decimals: int | None = 2) -> str:
     return "0" if float(text) == 0 else text
 
 
+def set_title(plot: pg.PlotItem, text: str, colour: str, size: str = "11pt") -> None:
+    """A plot title that is clipped rather than widen the whole layout beyond the window."""
+    label = plot.titleLabel
+    if not getattr(label, "_relaxed", False):
+        original = label.updateMin
+
+        def update_min() -> None:                     # keep the height, drop the minimum width
+            original()
+            label.setMinimumWidth(0)
+            label._sizeHint[Qt.SizeHint.MinimumSize] = (0, label._sizeHint[Qt.SizeHint.MinimumSize][1])
+            label.updateGeometry()
+
+        label.updateMin = update_min
+        label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape)
+        label._relaxed = True
+    plot.setTitle(text, size=size, color=colour)
+    # Centre the title over the whole plot (axis, image and colour bar), not just the image.
+    columns = plot.layout.columnCount()
+    if getattr(label, "_span", 1) != columns:
+        plot.layout.removeItem(label)
+        plot.layout.addItem(label, 0, 0, 1, columns)
+        label._span = columns
+
+
 class CellText(pg.GraphicsObject):
     """Numbers centred in each cell, drawn in screen pixels so they never stretch."""
 
@@ -175,7 +200,7 @@ class MatrixPlot:
         self.name = title
         self.plot: pg.PlotItem = layout.addPlot(row=row, col=col, rowspan=rowspan, colspan=colspan,
                                                 axisItems={"left": LabelAxis("left"), "bottom": LabelAxis("bottom")})
-        self.plot.setTitle(title, size="11pt", color=palette.foreground)
+        set_title(self.plot, title, palette.foreground)
         self.plot.invertY(True)
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
@@ -207,6 +232,7 @@ class MatrixPlot:
             self.bar.setImageItem(self.image, insert_in=self.plot)
             self.bar.getAxis("right").setTextPen(palette.foreground)
 
+        set_title(self.plot, title, palette.foreground)     # again: now spanning the colour bar too
         self.text = CellText()
         self.plot.addItem(self.text)
         self._bands = {}
@@ -230,6 +256,10 @@ class MatrixPlot:
         self.masked_text = "−∞"
         self._axes_key: tuple | None = None
         self.decimation = (1, 1)
+
+    def set_title(self, text: str) -> None:
+        self.name = text
+        set_title(self.plot, text, self.palette.foreground)
 
     # -- data ----------------------------------------------------------------------------------
     def set_data(self, values: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *,

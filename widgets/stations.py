@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
 from compute import explain
 
-from .matrix import LabelAxis, MatrixPlot, connect_mouse, format_value
+from .matrix import LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
 from .theme import LIGHT, Palette
 
 SUB = {"h": "h", "i": "i"}
@@ -307,11 +307,9 @@ class ScoresStation(Station):
         cfg = result.inputs.config
         forbidden = np.isneginf(d["attn_scores"])                      # where the mask said −∞
         shared = _sym(d["attn_scores_raw"], d["attn_scores_scaled"]) if sel.lock_scales else None
-        self.scaled.name = ("attn_scores_scaled = raw ÷ √%d" % cfg.d_head if cfg.scale_scores
-                            else "attn_scores_scaled (scaling off)")
-        self.scaled.plot.setTitle(self.scaled.name, size="11pt", color=self.palette.foreground)
-        self.masked.name = "attn_scores (masked: −∞)" if cfg.causal else "attn_scores (no mask)"
-        self.masked.plot.setTitle(self.masked.name, size="11pt", color=self.palette.foreground)
+        self.scaled.set_title("attn_scores_scaled = raw ÷ √%d" % cfg.d_head if cfg.scale_scores
+                              else "attn_scores_scaled (scaling off)")
+        self.masked.set_title("attn_scores (masked: −∞)" if cfg.causal else "attn_scores (no mask)")
         self.raw.set_data(d["attn_scores_raw"], labels, labels, levels=shared)
         self.scaled.set_data(d["attn_scores_scaled"], labels, labels, levels=shared)
         self.masked.set_data(d["attn_scores"], labels, labels, masked=forbidden, levels=shared)
@@ -370,10 +368,9 @@ class SoftmaxRowStation(Station):
             plot.getAxis("bottom").set_labels(labels)
             plot.setXRange(-0.6, max(T - 0.4, 0.6), padding=0)
         word = labels[sel.query] if T else ""
-        self.scores_plot.setTitle(f"attn_scores[h, i, :] for query i = {sel.query} (“{word}”) — grey: masked, −∞",
-                                  size="11pt", color=self.palette.foreground)
-        self.probs_plot.setTitle("pattern[h, i, :] — the weights on each key", size="11pt",
-                                 color=self.palette.foreground)
+        set_title(self.scores_plot, f"attn_scores[h, i, :] for query i = {sel.query} (“{word}”) — grey: "
+                  "masked, −∞", self.palette.foreground)
+        set_title(self.probs_plot, "pattern[h, i, :] — the weights on each key", self.palette.foreground)
         self.probs_plot.setYRange(0, 1.15, padding=0)
         for item in self.labels_items:
             self.probs_plot.removeItem(item)
@@ -464,8 +461,7 @@ class HeadsStation(Station):
         self.zc.set_data(d["z_concat"], labels, hd)
         self.wo.set_data(d["W_O"], hd, dm)
         levels = _sym(d["result"], d["attn_out"])
-        self.res.name = f"result[:, {sel.head}] = z_{sel.head} · W_O[{sel.head}]"
-        self.res.plot.setTitle(self.res.name, size="11pt", color=self.palette.foreground)
+        self.res.set_title(f"result[:, {sel.head}] = z_{sel.head} · W_O[{sel.head}]")
         self.res.set_data(d["result"], labels, dm, levels=levels)
         self.out.set_data(d["attn_out"], labels, dm, levels=levels)
         self.mid.set_data(d["resid_mid"], labels, dm)
@@ -473,7 +469,7 @@ class HeadsStation(Station):
             plot.removeItem(line)
         self.lines = []
         pen = pg.mkPen(self.palette.foreground, width=2)
-        for h in range(1, cfg.n_heads):
+        for h in range(1, cfg.n_heads if cfg.n_heads <= 16 else 1):      # 95 lines would hide the data
             edge = h * cfg.d_head - 0.5
             for mp, angle in ((self.zc, 90), (self.wo, 0)):
                 line = pg.InfiniteLine(pos=edge, angle=angle, pen=pen)
@@ -537,8 +533,7 @@ class MLPStation(Station):
             self.logit_plot.setXRange(0, max(float(probs.max()) * 1.1, 0.05), padding=0)
             self.logit_plot.setYRange(-0.6, n - 0.4, padding=0)
             word = labels[sel.query] if labels else ""
-            self.logit_plot.setTitle(f"next token after i = {sel.query} (“{word}”)", size="11pt",
-                                     color=self.palette.foreground)
+            set_title(self.logit_plot, f"next token after i = {sel.query} (“{word}”)", self.palette.foreground)
             self.logit_plot.setLabel("bottom", "softmax(logits) after the last layer")
 
     def shapes(self, result, sel):
