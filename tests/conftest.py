@@ -9,6 +9,12 @@ os.environ.setdefault("QKV_LAB_MEMORY_BUDGET_GIB", "8")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+# tests/cuda_kernels needs numba's CUDA simulator switched on before numba is first imported, so
+# it runs in a process of its own (tests/test_cuda_simulator.py starts it). Naming the folder
+# on the command line still runs it (under the simulator, or with NUMBA_ENABLE_CUDASIM=0 on a GPU).
+if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+    collect_ignore = ["cuda_kernels"]
+
 
 @pytest.fixture
 def rng(request):

@@ -5,6 +5,8 @@ import sys
 
 def test_importing_compute_imports_no_qt():
     code = ("import sys, compute, compute.backends.cpu, compute.backends.reference, cuda_kernels\n"
+            "import compute.backends.cuda, cuda_kernels.products, cuda_kernels.rows\n"
+            "import cuda_kernels.elementwise, cuda_kernels.source_map, cuda_kernels.ptx\n"
             "from compute import PRESETS, Weights, forward\n"
             "forward(PRESETS['toy'], Weights.random(PRESETS['toy'], 0), [1, 2], backend='cpu')\n"
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'PyQt5', 'PyQt6', 'pyqtgraph', 'shiboken6')]\n"

@@ -1,0 +1,91 @@
+"""Element-wise kernels: embeddings, GELU, the heads' sum, residual adds.
+
+Each thread starts at its (row t, column c) from cuda.grid(2) and strides by the grid size, so a
+launch of any size covers any array; the loop bounds are the bounds guards.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import cuda, float32
+
+from .target import SIMULATOR, cdiv, kernel
+
+THREADS = (4, 2) if SIMULATOR else (32, 8)          # block shape: (columns, rows)
+MAX_BLOCKS = (2, 2) if SIMULATOR else (1024, 1024)  # the grid-stride loops cover the rest
+GELU_C = np.float32(math.sqrt(2.0 / math.pi))
+GELU_A = np.float32(0.044715)
+
+
+@kernel
+def embed(tokens, W_E, W_pos, embed_out, resid_pre):
+    """embed[t] = W_E[tokens[t]];  resid_pre[t] = embed[t] + W_pos[t]  (the first block's input)."""
+    T, d_model = embed_out.shape
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, d_model, dc):
+            e = W_E[tokens[t], c]
+            embed_out[t, c] = e
+            resid_pre[t, c] = e + W_pos[t, c]
+
+
+@kernel
+def gelu(x, out):
+    """out = 0.5·x·(1 + tanh(sqrt(2/π)·(x + 0.044715·x³)))  (GPT-2's tanh approximation)."""
+    T, d = x.shape
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, d, dc):
+            v = x[t, c]
+            out[t, c] = float32(0.5) * v * (float32(1.0) + math.tanh(GELU_C * (v + GELU_A * v * v * v)))
+
+
+@kernel
+def sum_heads(result, b_O, attn_out):
+    """attn_out[t] = Σ_h result[t, h] + b_O: the heads' shares added back together."""
+    T, n_heads, d_model = result.shape
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, d_model, dc):
+            total = b_O[c]
+            for h in range(n_heads):
+                total += result[t, h, c]
+            attn_out[t, c] = total
+
+
+@kernel
+def add(a, b, out):
+    """out = a + b: the residual adds (resid_mid = resid_pre + attn_out, resid_post = resid_mid + mlp_out)."""
+    T, d = out.shape
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, d, dc):
+            out[t, c] = a[t, c] + b[t, c]
+
+
+# -- launch helpers --------------------------------------------------------------------------------
+def _grid(T: int, d: int):
+    """(grid, block) for a [T, d] output: one thread per element up to MAX_BLOCKS."""
+    bx, by = THREADS
+    return (min(cdiv(d, bx), MAX_BLOCKS[0]), min(cdiv(T, by), MAX_BLOCKS[1])), THREADS
+
+
+def launch_embed(tokens, W_E, W_pos, embed_out, resid_pre):
+    embed[_grid(*embed_out.shape)](tokens, W_E, W_pos, embed_out, resid_pre)
+
+
+def launch_gelu(x, out):
+    gelu[_grid(*out.shape)](x, out)
+
+
+def launch_sum_heads(result, b_O, attn_out):
+    sum_heads[_grid(*attn_out.shape)](result, b_O, attn_out)
+
+
+def launch_add(a, b, out):
+    add[_grid(*out.shape)](a, b, out)

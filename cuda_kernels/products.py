@@ -1,0 +1,235 @@
+"""Tiled shared-memory matrix products: Q/K/V, scores, pattern·v, each head's W_O share, MLP, logits.
+
+Every product kernel works the same way. A block of TILE×TILE threads computes one BLOCK×BLOCK
+tile of its output (BLOCK = TILE·REG); thread (ty, tx) owns the REG×REG outputs at rows
+ty + r·TILE and columns tx + c·TILE, so neighbouring threads touch neighbouring memory. The
+shared axis k is walked TILE at a time: the block copies an A slab [BLOCK, TILE] and a B slab
+[TILE, BLOCK] into shared memory and each thread accumulates its patch in float32 registers
+(`_tile_product`). Kernels differ only in which slices of which arrays they multiply and where
+the results go; that is where each kernel's equation lives.
+
+Grid of every product: (ceil(N / BLOCK), ceil(M / BLOCK), batch) blocks of (TILE, TILE) threads.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import cuda, float32
+
+from .target import SIMULATOR, cdiv, device_function, kernel
+
+# Tile sizes. On hardware 8×8 threads each own 8×8 outputs: 64×64 tiles, 16 FMAs per shared
+# load, ~100 registers a thread. The simulator runs one Python thread per CUDA thread, so it
+# gets 2×2 threads owning 4×4 outputs: 8×8 tiles from few threads. Tests may change the sizes
+# (`set_tiles`) under the simulator.
+TILE = 2 if SIMULATOR else 8       # threads per side of a block; also the depth of one k-step
+REG = 4 if SIMULATOR else 8        # outputs per thread per side
+BLOCK = TILE * REG                 # output tile per block side
+A_COLS = TILE + 1                  # A slab row length; +1 spreads column reads over the banks
+B_COLS = BLOCK + TILE              # B slab row length; +TILE spreads row writes over the banks
+
+B_AS_IS, B_TRANSPOSED = False, True
+NEG_INF = np.float32(-np.inf)
+
+
+def set_tiles(tile: int, reg: int) -> tuple[int, int]:
+    """Change the tile sizes (simulator only: compiled kernels keep the sizes they were built
+    with); returns the previous (TILE, REG)."""
+    global TILE, REG, BLOCK, A_COLS, B_COLS
+    if not SIMULATOR:
+        raise RuntimeError("tile sizes are fixed once kernels are compiled for a GPU")
+    old = (TILE, REG)
+    TILE, REG = tile, reg
+    BLOCK, A_COLS, B_COLS = tile * reg, tile + 1, tile * reg + tile
+    return old
+
+
+@device_function
+def _multiply_slabs(As, Bs, acc, ty, tx):
+    """acc[r, c] += Σ_kk As[ty + r·TILE, kk] · Bs[kk, tx + c·TILE]: one TILE-deep step."""
+    a = cuda.local.array(REG, float32)                          # [REG] this thread's A rows
+    b = cuda.local.array(REG, float32)                          # [REG] this thread's B columns
+    for kk in range(TILE):
+        for r in range(REG):
+            a[r] = As[ty + r * TILE, kk]
+        for c in range(REG):
+            b[c] = Bs[kk, tx + c * TILE]
+        for r in range(REG):
+            for c in range(REG):
+                acc[r, c] += a[r] * b[c]
+
+
+@device_function
+def _tile_product(A, B, b_transposed, k_end, acc):
+    """acc = this thread's REG×REG patch of A[:, :k_end] @ B[:k_end, :] (B given transposed, as
+    [N, K], when b_transposed) in the block's output tile; entries past an edge count as 0."""
+    As = cuda.shared.array((BLOCK, A_COLS), float32)            # A[row0:+BLOCK, k0:+TILE]
+    Bs = cuda.shared.array((TILE, B_COLS), float32)             # B[k0:+TILE, col0:+BLOCK]
+    ty, tx = cuda.threadIdx.y, cuda.threadIdx.x
+    row0, col0 = cuda.blockIdx.y * BLOCK, cuda.blockIdx.x * BLOCK
+    M = A.shape[0]
+    N = B.shape[0] if b_transposed else B.shape[1]
+    for r in range(REG):
+        for c in range(REG):
+            acc[r, c] = float32(0.0)
+    for k0 in range(0, k_end, TILE):
+        for s in range(REG):
+            i, k = row0 + ty + s * TILE, k0 + tx                # threads in a row read along k
+            As[ty + s * TILE, tx] = A[i, k] if i < M and k < k_end else float32(0.0)
+            if b_transposed:                                    # B[k, j] = Bᵀ[j, k], read along k
+                j, k = col0 + ty + s * TILE, k0 + tx
+                Bs[tx, ty + s * TILE] = B[j, k] if j < N and k < k_end else float32(0.0)
+            else:                                               # read along j
+                k, j = k0 + ty, col0 + tx + s * TILE
+                Bs[ty, tx + s * TILE] = B[k, j] if k < k_end and j < N else float32(0.0)
+        cuda.syncthreads()                                      # slabs complete
+        _multiply_slabs(As, Bs, acc, ty, tx)
+        cuda.syncthreads()                                      # slabs free for the next k0
+
+
+@device_function
+def _output_index(r, c):
+    """(row, column) in the output of this thread's acc[r, c]."""
+    return (cuda.blockIdx.y * BLOCK + cuda.threadIdx.y + r * TILE,
+            cuda.blockIdx.x * BLOCK + cuda.threadIdx.x + c * TILE)
+
+
+# -- kernels ---------------------------------------------------------------------------------------
+@kernel
+def project_qkv(ln1_out, W_QKV, b_QKV, qkv):
+    """qkv[p, i, h, e] = Σ_c ln1_out[i, c] · W_QKV[p, h, c, e] + b_QKV[p, h, e]  (p = Q, K, V)."""
+    n_heads = W_QKV.shape[1]
+    p, h = cuda.blockIdx.z // n_heads, cuda.blockIdx.z % n_heads
+    T, d_model = ln1_out.shape
+    d_head = W_QKV.shape[3]
+    acc = cuda.local.array((REG, REG), float32)
+    _tile_product(ln1_out, W_QKV[p, h], B_AS_IS, d_model, acc)   # ln1_out @ W[h]: [T, d_head]
+    for r in range(REG):
+        for c in range(REG):
+            i, e = _output_index(r, c)
+            if i < T and e < d_head:
+                qkv[p, i, h, e] = acc[r, c] + b_QKV[p, h, e]
+
+
+@kernel
+def scores(q, k, causal, mask, has_mask, scale_scores, attn_scores_raw, attn_scores_scaled,
+           attn_scores):
+    """raw[h, i, j] = q[i, h]·k[j, h]; scaled = raw / sqrt(d_head); masked = scaled or -inf (j forbidden)."""
+    # Forbidden: j > i when causal, mask[i, j] False when has_mask. Every raw score is computed,
+    # above the diagonal too: the Trace shows them all.
+    h = cuda.blockIdx.z
+    T, _, d_head = q.shape
+    acc = cuda.local.array((REG, REG), float32)
+    _tile_product(q[:, h, :], k[:, h, :], B_TRANSPOSED, d_head, acc)   # q_h @ k_hᵀ: [T, T]
+    scale = float32(1.0) / math.sqrt(float32(d_head)) if scale_scores else float32(1.0)
+    for r in range(REG):
+        for c in range(REG):
+            i, j = _output_index(r, c)
+            if i < T and j < T:
+                raw = acc[r, c]
+                scaled = raw * scale                            # ÷ sqrt(d_head)
+                attn_scores_raw[h, i, j] = raw
+                attn_scores_scaled[h, i, j] = scaled
+                attn_scores[h, i, j] = NEG_INF if causal and j > i else scaled
+    if has_mask:                               # the extra mask: a pass of its own keeps acc in registers
+        for r in range(REG):
+            for c in range(REG):
+                i, j = _output_index(r, c)
+                if i < T and j < T and not mask[i, j]:
+                    attn_scores[h, i, j] = NEG_INF
+
+
+@kernel
+def weighted_sum(pattern, v, causal, z):
+    """z[i, h, e] = Σ_j pattern[h, i, j] · v[j, h, e]: each head's mix of values, in z_concat's layout."""
+    # z is [T, n_heads, d_head], so z_concat [T, n_heads·d_head] is the same memory.
+    h = cuda.blockIdx.z
+    T, _, d_head = v.shape
+    row_end = (cuda.blockIdx.y + 1) * BLOCK
+    # Causal: rows < row_end attend to no key >= row_end, so those tiles of the pattern are 0.
+    k_end = min(T, row_end) if causal else T
+    acc = cuda.local.array((REG, REG), float32)
+    _tile_product(pattern[h], v[:, h, :], B_AS_IS, k_end, acc)    # pattern_h @ v_h: [T, d_head]
+    for r in range(REG):
+        for c in range(REG):
+            i, e = _output_index(r, c)
+            if i < T and e < d_head:
+                z[i, h, e] = acc[r, c]
+
+
+@kernel
+def head_results(z, W_O, result):
+    """result[i, h, j] = Σ_e z[i, h, e] · W_O[h, e, j]: head h's share of attn_out."""
+    h = cuda.blockIdx.z
+    T, _, d_head = z.shape
+    d_model = W_O.shape[2]
+    acc = cuda.local.array((REG, REG), float32)
+    _tile_product(z[:, h, :], W_O[h], B_AS_IS, d_head, acc)      # z_h @ W_O[h]: [T, d_model]
+    for r in range(REG):
+        for c in range(REG):
+            i, j = _output_index(r, c)
+            if i < T and j < d_model:
+                result[i, h, j] = acc[r, c]
+
+
+@kernel
+def matmul_bias(x, W, bias, out):
+    """out[i, j] = Σ_k x[i, k] · W[k, j] + bias[j]  (mlp_pre = ln2_out @ W_in + b_in, mlp_out)."""
+    M, K = x.shape
+    N = W.shape[1]
+    acc = cuda.local.array((REG, REG), float32)
+    _tile_product(x, W, B_AS_IS, K, acc)                         # x @ W: [M, N]
+    for r in range(REG):
+        for c in range(REG):
+            i, j = _output_index(r, c)
+            if i < M and j < N:
+                out[i, j] = acc[r, c] + bias[j]
+
+
+@kernel
+def unembed(x, W_E, logits):
+    """logits[i, v] = Σ_c x[i, c] · W_E[v, c]: ln_final_out @ W_Eᵀ (the unembedding is tied)."""
+    M, d_model = x.shape
+    d_vocab = W_E.shape[0]
+    acc = cuda.local.array((REG, REG), float32)
+    _tile_product(x, W_E, B_TRANSPOSED, d_model, acc)            # x @ W_Eᵀ: [M, d_vocab]
+    for r in range(REG):
+        for c in range(REG):
+            i, v = _output_index(r, c)
+            if i < M and v < d_vocab:
+                logits[i, v] = acc[r, c]
+
+
+# -- launch helpers --------------------------------------------------------------------------------
+def _grid(M: int, N: int, batch: int = 1):
+    """Launch shape for an [M, N] output per batch item: (grid, block)."""
+    return (cdiv(N, BLOCK), cdiv(M, BLOCK), batch), (TILE, TILE)
+
+
+def launch_project_qkv(ln1_out, W_QKV, b_QKV, qkv):
+    _, T, H, d_head = qkv.shape
+    project_qkv[_grid(T, d_head, 3 * H)](ln1_out, W_QKV, b_QKV, qkv)
+
+
+def launch_scores(q, k, causal, mask, has_mask, scale_scores, raw, scaled, masked):
+    T, H, _ = q.shape
+    scores[_grid(T, T, H)](q, k, causal, mask, has_mask, scale_scores, raw, scaled, masked)
+
+
+def launch_weighted_sum(pattern, v, causal, z):
+    T, H, d_head = z.shape
+    weighted_sum[_grid(T, d_head, H)](pattern, v, causal, z)
+
+
+def launch_head_results(z, W_O, result):
+    T, H, d_model = result.shape
+    head_results[_grid(T, d_model, H)](z, W_O, result)
+
+
+def launch_matmul_bias(x, W, bias, out):
+    matmul_bias[_grid(out.shape[0], out.shape[1])](x, W, bias, out)
+
+
+def launch_unembed(x, W_E, logits):
+    unembed[_grid(logits.shape[0], logits.shape[1])](x, W_E, logits)

@@ -1,0 +1,130 @@
+"""Row kernels: LayerNorm and the row softmax. One block per row, its threads striding along the row,
+their partial results combined by a tree reduction in shared memory (warp shuffles would be
+faster, but the simulator does not simulate them, and one code path is tested everywhere).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import cuda, float32
+
+from .target import SIMULATOR, kernel, device_function
+
+# Threads per row, a power of two (tree reduction). The simulator pays for every thread and barrier.
+ROW_THREADS = 2 if SIMULATOR else 128
+LN_EPS = np.float32(1e-5)
+NEG_INF = np.float32(-np.inf)
+
+
+def set_row_threads(n: int) -> int:
+    """Change ROW_THREADS (simulator only, a power of two); returns the previous value."""
+    global ROW_THREADS
+    if not SIMULATOR:
+        raise RuntimeError("ROW_THREADS is fixed once kernels are compiled for a GPU")
+    if n < 1 or n & (n - 1):
+        raise ValueError(f"ROW_THREADS must be a power of two, got {n}")
+    old, ROW_THREADS = ROW_THREADS, n
+    return old
+
+
+@device_function
+def _block_sum(partial, value):
+    """Σ of `value` over the block's threads, returned to every thread (float32 tree reduction in
+    the shared array `partial` [ROW_THREADS]; each reduction of a kernel has its own array, so no
+    barrier is needed after it)."""
+    tid = cuda.threadIdx.x
+    partial[tid] = value
+    cuda.syncthreads()
+    step = ROW_THREADS // 2
+    while step > 0:
+        if tid < step:
+            partial[tid] += partial[tid + step]
+        cuda.syncthreads()
+        step //= 2
+    return partial[0]
+
+
+@device_function
+def _block_max(partial, value):
+    """max of `value` over the block's threads, returned to every thread (as `_block_sum`)."""
+    tid = cuda.threadIdx.x
+    partial[tid] = value
+    cuda.syncthreads()
+    step = ROW_THREADS // 2
+    while step > 0:
+        if tid < step:
+            partial[tid] = max(partial[tid], partial[tid + step])
+        cuda.syncthreads()
+        step //= 2
+    return partial[0]
+
+
+@kernel
+def layer_norm(x, w, b, mean, var, out):
+    """out[t] = (x[t] - mean[t]) / sqrt(var[t] + eps) · w + b, mean and (biased) var over row t."""
+    t = cuda.blockIdx.x
+    T, d = x.shape
+    if t >= T:                             # whole block leaves together: no barrier is split
+        return
+    tid = cuda.threadIdx.x
+    sums = cuda.shared.array(ROW_THREADS, float32)                     # per-thread Σ x
+    squares = cuda.shared.array(ROW_THREADS, float32)                  # per-thread Σ (x - mean)²
+    s = float32(0.0)
+    for c in range(tid, d, ROW_THREADS):
+        s += x[t, c]
+    mu = _block_sum(sums, s) / float32(d)                             # mean[t]
+    ss = float32(0.0)
+    for c in range(tid, d, ROW_THREADS):   # two passes: Σ(x - mean)² does not cancel like Σx² - ...
+        diff = x[t, c] - mu
+        ss += diff * diff
+    sigma2 = _block_sum(squares, ss) / float32(d)                     # var[t], biased
+    inv_std = float32(1.0) / math.sqrt(sigma2 + LN_EPS)
+    for c in range(tid, d, ROW_THREADS):
+        out[t, c] = (x[t, c] - mu) * inv_std * w[c] + b[c]
+    if tid == 0:
+        mean[t] = mu
+        var[t] = sigma2
+
+
+@kernel
+def softmax_rows(attn_scores, causal, pattern):
+    """pattern[h, i, j] = exp(s_ij - max_j s_ij) / Σ_j exp(s_ij - max_j s_ij), s = attn_scores[h]."""
+    # A row with no allowed key (all -inf) is all zeros, as in PyTorch's SDPA. Causal: keys j > i
+    # are never exponentiated, and are written as exact zeros.
+    i, h = cuda.blockIdx.x, cuda.blockIdx.y
+    T = attn_scores.shape[2]
+    if i >= T:
+        return
+    tid = cuda.threadIdx.x
+    maxima = cuda.shared.array(ROW_THREADS, float32)                   # per-thread max
+    sums = cuda.shared.array(ROW_THREADS, float32)                     # per-thread Σ exp
+    limit = i + 1 if causal else T         # keys >= limit are masked by causality
+    m = NEG_INF
+    for j in range(tid, limit, ROW_THREADS):
+        m = max(m, attn_scores[h, i, j])
+    row_max = _block_max(maxima, m)
+    if row_max == NEG_INF:                 # fully masked row (same answer in every thread)
+        for j in range(tid, T, ROW_THREADS):
+            pattern[h, i, j] = float32(0.0)
+        return
+    s = float32(0.0)
+    for j in range(tid, limit, ROW_THREADS):
+        e = math.exp(attn_scores[h, i, j] - row_max)      # minus the max: no overflow; exp(-inf) = 0
+        pattern[h, i, j] = e
+        s += e
+    inv_total = float32(1.0) / _block_sum(sums, s)
+    for j in range(tid, limit, ROW_THREADS):   # each thread rescales the entries it wrote
+        pattern[h, i, j] *= inv_total
+    for j in range(limit + tid, T, ROW_THREADS):
+        pattern[h, i, j] = float32(0.0)
+
+
+# -- launch helpers --------------------------------------------------------------------------------
+def launch_layer_norm(x, w, b, mean, var, out):
+    layer_norm[x.shape[0], ROW_THREADS](x, w, b, mean, var, out)
+
+
+def launch_softmax_rows(attn_scores, causal, pattern):
+    H, T, _ = attn_scores.shape
+    softmax_rows[(T, H), ROW_THREADS](attn_scores, causal, pattern)

@@ -1,0 +1,187 @@
+"""The whole `cuda` backend against `reference` for every Trace name, its device state and its fallback.
+
+Under the simulator the models are small (every CUDA thread is a Python thread); the `gpu`
+tests repeat the comparison at real sizes on a real GPU.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from compute import (GLOBAL_NAMES, LAYER_NAMES, PRESETS, Config, Weights, forward, get_backend,
+                     resolve_backend, trace_shape)
+from compute.backends import BackendUnavailable
+from compute.backends import cuda as cuda_backend
+from cuda_kernels import SIMULATOR
+from cuda_kernels import products as P
+from tests.compute.helpers import assert_trace_matches, random_config
+
+from .helpers import TOL
+
+gpu = pytest.mark.gpu
+
+
+def _inputs(rng, cfg, T, bias_std=0.3):
+    weights = Weights.random(cfg, seed=int(rng.integers(0, 2**31)), bias_std=bias_std)
+    return weights, rng.integers(0, cfg.d_vocab, T)
+
+
+def _compare(cfg, weights, tokens, tol=TOL, attn_mask=None):
+    ref = forward(cfg, weights, tokens, backend="reference", attn_mask=attn_mask)
+    got = forward(cfg, weights, tokens, backend="cuda", attn_mask=attn_mask)
+    assert got.backend == "cuda", got.notice
+    assert got.dtype == np.float32
+    assert set(got.keys()) == set(ref.keys())
+    assert_trace_matches(got, ref, tol)             # every name of every layer, logits included
+    return got, ref
+
+
+# -- every name against the reference --------------------------------------------------------------
+@pytest.mark.parametrize("trial", range(5))
+def test_cuda_matches_reference_on_random_configs(rng, trial):
+    cfg = random_config(rng, n_ctx=8, n_layers=int(rng.integers(1, 3)), d_model=int(rng.integers(3, 13)),
+                        d_mlp=int(rng.integers(1, 20)))
+    weights, tokens = _inputs(rng, cfg, T=int(rng.integers(1, 9)))
+    _compare(cfg, weights, tokens)
+
+
+def test_toy_preset_every_name_and_shape(rng):
+    cfg = PRESETS["toy"]
+    weights, tokens = _inputs(rng, cfg, T=12, bias_std=0.02)
+    got, _ = _compare(cfg, weights, tokens)
+    assert got.backend_label == ("CUDA (simulated)" if SIMULATOR else got.backend_label)
+    for name in GLOBAL_NAMES:
+        assert got[name].shape == trace_shape(name, cfg, 12), name
+    for layer in range(cfg.n_layers):
+        for name in LAYER_NAMES:
+            assert got[name, layer].shape == trace_shape(name, cfg, 12), name
+        np.testing.assert_array_equal(got["z_concat", layer], got["z", layer].reshape(12, -1))
+        if layer + 1 < cfg.n_layers:
+            assert got["resid_pre", layer + 1] is got["resid_post", layer]
+    rows = got.logits_rows([0, 5, -1])                                     # on demand, a few rows
+    np.testing.assert_allclose(rows, got["logits"][[0, 5, -1]], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("causal, scale_scores", [(False, True), (True, False)])
+def test_switches(rng, causal, scale_scores):
+    cfg = Config(d_model=8, n_heads=2, d_head=5, n_ctx=8, d_vocab=11, n_layers=1, causal=causal,
+                 scale_scores=scale_scores)
+    weights, tokens = _inputs(rng, cfg, T=7)
+    got, _ = _compare(cfg, weights, tokens)
+    if not causal:
+        assert np.isfinite(got["attn_scores", 0]).all()
+    if not scale_scores:
+        np.testing.assert_array_equal(got["attn_scores_scaled", 0], got["attn_scores_raw", 0])
+
+
+def test_attn_mask_and_fully_masked_rows(rng):
+    cfg = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=12, n_layers=2, causal=True)
+    weights, tokens = _inputs(rng, cfg, T=7)
+    mask = rng.random((7, 7)) < 0.6
+    mask[3, :] = False                                                      # query 3 sees nothing
+    got, _ = _compare(cfg, weights, tokens, attn_mask=mask)
+    allowed = mask & np.tril(np.ones((7, 7), bool))                         # [T, T]
+    for layer in range(2):
+        assert (got["pattern", layer][:, 3] == 0).all() and (got["z", layer][3] == 0).all()
+        assert np.isneginf(got["attn_scores", layer][:, ~allowed]).all()
+        assert (got["pattern", layer][:, ~allowed] == 0).all()
+
+
+def test_one_token_and_no_tokens(rng):
+    cfg = PRESETS["toy"]
+    weights, _ = _inputs(rng, cfg, T=1)
+    got, _ = _compare(cfg, weights, [5])
+    assert (got["pattern", 1] == 1.0).all()
+    empty = forward(cfg, weights, [], backend="cuda")                       # no kernel launched
+    assert empty.backend == "cuda" and empty.T == 0
+    assert empty["pattern", 0].shape == (2, 0, 0) and empty["logits"].shape == (0, 16)
+
+
+# -- device state ----------------------------------------------------------------------------------
+def test_weights_stay_on_the_device_until_they_change(rng):
+    backend = get_backend("cuda")
+    cfg = Config(d_model=4, n_heads=1, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
+    weights, tokens = _inputs(rng, cfg, T=3)
+    forward(cfg, weights, tokens, backend="cuda")
+    uploads = backend.uploads
+    again = forward(cfg, weights, tokens[:2], backend="cuda")               # new T: same weights
+    assert backend.uploads == uploads and again.backend == "cuda"
+    other = Weights.random(cfg, seed=1)
+    forward(cfg, other, tokens, backend="cuda")
+    assert backend.uploads == uploads + 1
+
+
+def test_run_device_leaves_results_on_the_device(rng):
+    cfg = Config(d_model=4, n_heads=2, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
+    weights, tokens = _inputs(rng, cfg, T=4)
+    ws = get_backend("cuda").run_device(cfg, weights, tokens)
+    ref = forward(cfg, weights, tokens, backend="reference")
+    np.testing.assert_allclose(ws.pattern.copy_to_host(), ref["pattern", 0], atol=1e-6)
+
+
+# -- choice and fallback ---------------------------------------------------------------------------
+def test_auto_never_picks_the_simulator():
+    backend, notice = resolve_backend("auto")
+    if SIMULATOR:
+        assert backend.name == "cpu" and notice is None
+        assert get_backend("cuda").available() == (True, "")
+        assert not get_backend("cuda").on_real_gpu()
+        assert get_backend("cuda").label() == "CUDA (simulated)"
+    else:
+        assert backend.name == "cuda"
+
+
+@pytest.mark.parametrize("failure", ["launch", "memory"])
+def test_a_cuda_failure_falls_back_to_the_cpu_with_a_notice(rng, monkeypatch, failure):
+    cfg = Config(d_model=4, n_heads=1, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
+    weights, tokens = _inputs(rng, cfg, T=3)
+    errors = cuda_backend.cuda_errors()
+    error = (MemoryError("CUDA_ERROR_OUT_OF_MEMORY") if failure == "memory"
+             else next(e for e in errors if e.__name__ == "CudaSupportError")("launch failed: driver gone"))
+
+    def broken(*args):
+        raise error
+
+    monkeypatch.setattr(P, "launch_scores", broken)
+    trace = forward(cfg, weights, tokens, backend="cuda")
+    assert trace.backend == "cpu"
+    assert "CUDA failed" in trace.notice and "CPU" in trace.notice
+    assert ("out of GPU memory" if failure == "memory" else "driver gone") in trace.notice
+    monkeypatch.undo()                                                      # the next run uses CUDA again
+    assert forward(cfg, weights, tokens, backend="cuda").backend == "cuda"
+
+
+def test_a_bug_is_not_hidden_as_a_fallback(rng, monkeypatch):
+    cfg = Config(d_model=4, n_heads=1, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
+    weights, tokens = _inputs(rng, cfg, T=3)
+    monkeypatch.setattr(P, "launch_scores", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        forward(cfg, weights, tokens, backend="cuda")
+
+
+def test_not_enough_gpu_memory_is_a_clear_refusal(monkeypatch):
+    def too_little(need, what):
+        raise BackendUnavailable(f"out of GPU memory: {what} need {need} bytes")
+
+    monkeypatch.setattr(cuda_backend.CudaBackend, "_check_device_memory", staticmethod(too_little))
+    cfg = Config(d_model=4, n_heads=1, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
+    trace = forward(cfg, Weights.random(cfg, 0), [1, 2], backend="cuda")
+    assert trace.backend == "cpu" and "out of GPU memory" in trace.notice
+
+
+# -- real sizes, real GPU --------------------------------------------------------------------------
+@gpu
+@pytest.mark.parametrize("T", [256, 1024])
+def test_andrea_120m_one_block(rng, T):
+    cfg = PRESETS["andrea-120m"].replace(n_layers=1)
+    weights, tokens = _inputs(rng, cfg, T=T, bias_std=0.02)
+    _compare(cfg, weights, tokens, tol=2e-5)
+
+
+@gpu
+@pytest.mark.parametrize("trial", range(4))
+def test_random_configs_at_gpu_sizes(rng, trial):
+    cfg = random_config(rng, n_ctx=300, d_model=int(rng.integers(60, 200)), d_head=int(rng.integers(8, 80)),
+                        d_mlp=int(rng.integers(50, 400)))
+    weights, tokens = _inputs(rng, cfg, T=int(rng.integers(100, 301)))
+    _compare(cfg, weights, tokens, tol=1e-5)

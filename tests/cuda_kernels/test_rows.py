@@ -1,0 +1,81 @@
+"""LayerNorm and the row softmax against float64 numpy, with every reduction width under the simulator."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cuda_kernels import SIMULATOR
+from cuda_kernels import rows as R
+from compute.backends.reference import layer_norm, softmax_rows
+
+from .helpers import check, dev, differs, empty, f64, rand
+
+gpu = pytest.mark.gpu
+
+
+@pytest.fixture(params=[None, 1, 4, 8], ids=lambda n: f"row-threads-{n or 'default'}")
+def row_threads(request):
+    """The module's ROW_THREADS and (simulator only) other tree widths, 1 included."""
+    if request.param is None:
+        yield R.ROW_THREADS
+        return
+    if not SIMULATOR:
+        pytest.skip("ROW_THREADS is fixed once compiled for a GPU")
+    old = R.set_row_threads(request.param)
+    yield request.param
+    R.set_row_threads(old)
+
+
+@pytest.mark.parametrize("T, d", [(6, 13), (1, 1), pytest.param(300, 768, marks=gpu),
+                                  pytest.param(17, 12288, marks=gpu)])
+def test_layer_norm(rng, row_threads, T, d):
+    # An offset far from 0 catches the one-pass variance, Σx²/d - mean², which cancels.
+    x = rand(rng, T, d) + np.float32(rng.uniform(-50, 50))
+    w, b = rand(rng, d) + 1, rand(rng, d)
+    mean, var, out = empty(T), empty(T), empty(T, d)
+    R.launch_layer_norm(dev(x), dev(w), dev(b), mean, var, out)
+    exp_mean, exp_var, exp_out = layer_norm(f64(x), f64(w), f64(b))
+    check(mean, exp_mean)
+    if d > 1:
+        unbiased = exp_var * d / (d - 1)
+        check(var, exp_var, wrong=unbiased)                               # biased, as GPT-2
+    else:
+        check(var, exp_var)
+    check(out, exp_out)
+
+
+def _masked_scores(rng, H, T, causal, big):
+    """Random scores with -inf holes, one row fully masked; finite above the diagonal even when
+    causal (the kernel itself must ignore those keys)."""
+    s = rand(rng, H, T, T, scale=40.0 if big else 3.0)      # 40: exp without the max overflows
+    s[rng.random((H, T, T)) < 0.3] = -np.inf
+    s[:, min(2, T - 1), :] = -np.inf
+    allowed = np.isfinite(s) & (np.tril(np.ones((T, T), bool)) if causal else True)
+    expected = softmax_rows(np.where(allowed, f64(s), -np.inf))
+    return s, expected
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("big", [False, True], ids=["moderate", "large-scores"])
+@pytest.mark.parametrize("H, T", [(2, 9), pytest.param(12, 1024, marks=gpu)])
+def test_softmax_rows(rng, row_threads, H, T, causal, big):
+    s, expected = _masked_scores(rng, H, T, causal, big)
+    pattern = empty(H, T, T)
+    R.launch_softmax_rows(dev(s), causal, pattern)
+    got = pattern.copy_to_host()
+    check(got, expected)
+    assert np.isfinite(got).all()
+    assert (got[:, min(2, T - 1)] == 0).all()                               # fully masked row: zeros
+    if causal:
+        assert (got[:, np.triu(np.ones((T, T), bool), 1)] == 0).all()       # exactly 0, never exp'd
+        assert differs(got, softmax_rows(f64(s)))                           # the causal limit matters
+
+
+def test_softmax_rows_sum_to_one_and_keep_order(rng):
+    H, T = 1, 7
+    s = rand(rng, H, T, T)
+    pattern = empty(H, T, T)
+    R.launch_softmax_rows(dev(s), False, pattern)
+    got = pattern.copy_to_host()
+    np.testing.assert_allclose(got.sum(-1), 1.0, atol=1e-6)
+    np.testing.assert_array_equal(np.argsort(got, -1), np.argsort(s, -1))   # monotone in the score

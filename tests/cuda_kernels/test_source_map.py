@@ -1,0 +1,50 @@
+"""The kernel-source map the app's code view reads: every station, its kernel, its key line."""
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from cuda_kernels import KERNEL_SOURCE, STATIONS, kernel_source
+
+EXPECTED = {"embeddings", "ln1", "projections", "scores", "softmax", "weighted_sum", "heads_W_O",
+            "mlp", "residual"}
+
+
+def test_every_station_has_a_kernel_and_one_key_line():
+    assert set(STATIONS) == EXPECTED
+    for station in STATIONS:
+        src = kernel_source(station)
+        lines = src.source.splitlines()
+        assert 1 <= src.key_line <= len(lines)
+        assert KERNEL_SOURCE[station][1] in lines[src.key_line - 1]
+        assert lines[0].lstrip().startswith("@kernel") and f"def {src.kernel}(" in src.source
+        # the line number in the file points at the same text
+        with open(src.path, encoding="utf-8") as fh:
+            file_lines = fh.read().splitlines()
+        assert file_lines[src.first_line - 1 + src.key_line - 1] == lines[src.key_line - 1]
+
+
+def test_the_scores_key_line_is_the_scaling():
+    src = kernel_source("scores")
+    line = src.source.splitlines()[src.key_line - 1]
+    assert "raw * scale" in line
+    assert "math.sqrt(float32(d_head))" in src.source                     # scale = 1/sqrt(d_head)
+
+
+def test_every_kernel_has_a_one_line_equation_docstring():
+    from cuda_kernels import elementwise, products, rows
+
+    for module in (products, rows, elementwise):
+        for name, obj in vars(module).items():
+            fn = getattr(obj, "py_func", None)
+            if fn is None or name.startswith("_"):
+                continue
+            doc = inspect.getdoc(fn) or ""
+            assert len(doc.splitlines()) == 1, f"{module.__name__}.{name}: want a one-line docstring"
+            assert "=" in doc, f"{name}: the docstring states the equation"
+
+
+def test_unknown_station_names_the_stations():
+    with pytest.raises(KeyError, match="stations: embeddings"):
+        kernel_source("attention")
