@@ -10,8 +10,11 @@ No Qt here (tests assert it). Public API (DESIGN.md section 4):
 """
 from . import memory, progress
 from .backends import BACKEND_NAMES, BackendUnavailable, get_backend, register_backend
+from .checkpoint import (CheckpointError, CheckpointTokenizer, checkpoint_config, load_checkpoint,
+                         trained_toy_info, trained_toy_weights)
 from .config import LIMITS, PRESET_NOTES, PRESETS, Config, ConfigError
 from .forward import forward, resolve_backend, warm_up
+from .generate import Prediction, generate, next_token_probs, top_predictions
 from .memory import MemoryEstimate
 from .names import GLOBAL_NAMES, LAYER_NAMES, trace_shape, weight_shapes
 from .tokenizer import ToyTokenizer, VocabularyError, toy_tokenizer
@@ -21,9 +24,27 @@ from .weights import Weights, WeightsError
 
 estimate_memory = memory.estimate
 
+# name -> module, imported on first access (module __getattr__ below).
+_TORCH_NAMES = {
+    "TorchModel": ".torch_model", "torch_trace": ".torch_model",
+    "RepeatTask": ".training", "TrainControl": ".training", "TrainResult": ".training",
+    "Evaluation": ".training", "train_toy": ".training", "evaluate": ".training",
+}
+
 __all__ = [
     "BACKEND_NAMES", "BackendUnavailable", "Cancelled", "Config", "ConfigError", "GLOBAL_NAMES", "LAYER_NAMES",
     "LIMITS", "MemoryEstimate", "PRESETS", "PRESET_NOTES", "ToyTokenizer", "Trace", "VocabularyError",
     "Weights", "WeightsError", "estimate_memory", "forward", "get_backend", "memory", "progress",
     "register_backend", "resolve_backend", "toy_tokenizer", "trace_shape", "warm_up", "weight_shapes",
-]
+    "CheckpointError", "CheckpointTokenizer", "checkpoint_config", "load_checkpoint", "trained_toy_info",
+    "trained_toy_weights", "Prediction", "generate", "next_token_probs", "top_predictions",
+]  # the _TORCH_NAMES are left out so that `from compute import *` stays free of torch
+
+
+def __getattr__(name: str):
+    """Training and the torch model import torch (~1 s), so they load on first use only."""
+    if name in _TORCH_NAMES:
+        import importlib
+
+        return getattr(importlib.import_module(_TORCH_NAMES[name], __name__), name)
+    raise AttributeError(f"module 'compute' has no attribute {name!r}")
