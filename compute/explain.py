@@ -4,6 +4,8 @@ Each is a direct restatement of one equation with the Trace's own numbers.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .trace import Trace
@@ -20,18 +22,67 @@ def weighted_terms(trace: Trace, layer: int, head: int, query: int) -> tuple[np.
     return terms, trace["z", layer][query, head]                          # [T, d_head], [d_head]
 
 
-def top_predictions(trace: Trace, position: int, k: int = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The k most likely next tokens at `position`: ids [k], logits [k], probabilities [k]."""
-    logits = np.asarray(trace.logits_rows([position])[0], dtype=np.float64)  # [d_vocab]
-    k = min(k, logits.shape[0])
-    top = np.argsort(-logits, kind="stable")[:k]                          # [k]
-    probs = np.exp(logits - logits.max())                                 # [d_vocab]
-    probs /= probs.sum()
-    return top, logits[top], probs[top]
-
-
 def row_entropy(p: np.ndarray) -> float:
     """Shannon entropy (nats) of one probability row; 0 log 0 counts as 0."""
     p = np.asarray(p, dtype=np.float64)
     nz = p[p > 0]
     return float(-(nz * np.log(nz)).sum())
+
+
+@dataclass(frozen=True)
+class DotTrace:
+    """One cell written out as its multiplication pairs: cell = Σ_c left[c]·right[c] (+ bias).
+
+    For q/k/v: left = ln1_out[i], right = W_{Q,K,V}[h][:, c]; for a score: left = q_i, right = k_j,
+    then the scaling, the mask decision and the probability the softmax gave the cell.
+    """
+
+    name: str                         # "q", "k", "v" or "attn_scores"
+    layer: int
+    head: int
+    row: int                          # token i
+    col: int                          # d_head column c, or key j for a score
+    left_name: str
+    right_name: str
+    left: np.ndarray                  # [n]
+    right: np.ndarray                 # [n]
+    products: np.ndarray              # [n] left * right
+    running: np.ndarray               # [n] running sum of the products
+    bias: float
+    total: float                      # Σ products + bias, in float64
+    cell: float                       # the value the Trace holds for this cell
+    scale: float | None = None        # scores: 1/sqrt(d_head), or 1 with scaling off
+    scaled: float | None = None
+    masked: bool | None = None
+    probability: float | None = None
+
+
+def projection_trace(trace: Trace, weights, name: str, layer: int, head: int, row: int, col: int) -> DotTrace:
+    """q/k/v[row, head, col] = Σ_c ln1_out[row, c] · W[head, c, col] + b[head, col]."""
+    if name not in ("q", "k", "v"):
+        raise ValueError(f"projection_trace explains q, k or v, not {name!r}")
+    letter = name.upper()
+    left = np.asarray(trace["ln1_out", layer][row], dtype=np.float64)     # [d_model]
+    right = np.asarray(weights[f"blocks.{layer}.attn.W_{letter}"][head][:, col], dtype=np.float64)  # [d_model]
+    products = left * right                                               # [d_model]
+    bias = float(weights[f"blocks.{layer}.attn.b_{letter}"][head, col])
+    return DotTrace(name=name, layer=layer, head=head, row=row, col=col,
+                    left_name=f"ln1_out[{row}]", right_name=f"W_{letter}[{head}][:, {col}]",
+                    left=left, right=right, products=products, running=np.cumsum(products), bias=bias,
+                    total=float(products.sum()) + bias, cell=float(trace[name, layer][row, head, col]))
+
+
+def score_trace(trace: Trace, layer: int, head: int, row: int, col: int) -> DotTrace:
+    """attn_scores_raw[head, i, j] = Σ_c q_i[c] · k_j[c]; then ÷ sqrt(d_head), mask, softmax."""
+    cfg = trace.cfg
+    left = np.asarray(trace["q", layer][row, head], dtype=np.float64)     # [d_head]
+    right = np.asarray(trace["k", layer][col, head], dtype=np.float64)    # [d_head]
+    products = left * right                                               # [d_head]
+    total = float(products.sum())
+    scale = 1.0 / float(np.sqrt(cfg.d_head)) if cfg.scale_scores else 1.0
+    return DotTrace(name="attn_scores", layer=layer, head=head, row=row, col=col,
+                    left_name=f"q[{row}, {head}]", right_name=f"k[{col}, {head}]", left=left, right=right,
+                    products=products, running=np.cumsum(products), bias=0.0, total=total,
+                    cell=float(trace["attn_scores_raw", layer][head, row, col]), scale=scale,
+                    scaled=total * scale, masked=bool(np.isneginf(trace["attn_scores", layer][head, row, col])),
+                    probability=float(trace["pattern", layer][head, row, col]))

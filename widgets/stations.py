@@ -13,6 +13,7 @@ from PySide6.QtGui import QCursor, QFont
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
 from compute import explain
+from compute.generate import top_predictions
 
 from .matrix import LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
 from .theme import LIGHT, Palette
@@ -510,8 +511,9 @@ class MLPStation(Station):
         data = {"ln2_out": t["ln2_out", L], "mlp_pre": t["mlp_pre", L], "mlp_post": t["mlp_post", L],
                 "mlp_out": t["mlp_out", L], "resid_post": t["resid_post", L]}
         if t.T:
-            ids, logits, probs = explain.top_predictions(t, sel.query, k=8)
-            data.update(top_ids=ids, top_logits=logits, top_probs=probs)
+            top = top_predictions(t, sel.query, k=8)
+            data.update(top_ids=np.array([p.token for p in top]), top_logits=np.array([p.logit for p in top]),
+                        top_probs=np.array([p.prob for p in top]))
         return data
 
     def draw(self, result, sel, d):

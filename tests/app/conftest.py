@@ -1,6 +1,8 @@
 """Fixtures for the window tests (Qt offscreen is set in tests/conftest.py)."""
 from __future__ import annotations
 
+import gc
+
 import pyqtgraph as pg
 import pytest
 
@@ -19,6 +21,8 @@ def window(qtbot):
     win.show()
     with qtbot.waitSignal(win.rendered, timeout=60_000):
         state.start()
+    gc.collect()
+    gc.freeze()          # as main.py does after start-up: a full collection must not stall the UI
     yield win
     state.runner.shutdown()
 

@@ -1,0 +1,96 @@
+"""For each station: the code that computed it, read from the running source, and its key line.
+
+The app's code view shows this. `station_source(backend, station)` returns the function (or CUDA
+kernel) text with the line that does the station's key step (e.g. the multiplication by
+1/sqrt(d_head)). Long functions are cut to a window around that line.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+from .backends import cpu, cpu_kernels, reference
+
+STATIONS = ("embeddings", "layernorm", "projections", "scores", "softmax", "weighted_sum", "heads", "mlp")
+WINDOW = 14   # lines shown either side of the key line for long functions
+
+
+def _py(fn):
+    """The plain Python function behind a numba kernel (cpu twin or njit) or a method."""
+    fn = getattr(fn, "parallel", fn)
+    return getattr(fn, "py_func", fn)
+
+
+# backend -> station -> (function, marker): the marker is part of the one line doing the key step.
+_MAP = {
+    "reference": {
+        "embeddings": (reference.ReferenceBackend.run, 'resid = embed + pos_embed'),
+        "layernorm": (reference.layer_norm, "out = (x - mean[:, None]) / np.sqrt(var[:, None] + LN_EPS)"),
+        "projections": (reference.ReferenceBackend.run, 'q = np.einsum("td,hde->the", ln1_out'),
+        "scores": (reference.ReferenceBackend.run, "attn_scores_scaled = attn_scores_raw * scale"),
+        "softmax": (reference.softmax_rows, "e = np.exp(scores - row_max)"),
+        "weighted_sum": (reference.ReferenceBackend.run, "z = (pattern @ v.transpose(1, 0, 2))"),
+        "heads": (reference.ReferenceBackend.run, 'attn_out = result.sum(axis=1)'),
+        "mlp": (reference.gelu, "return 0.5 * x * (1.0 + np.tanh("),
+    },
+    "cpu": {
+        "embeddings": (cpu.CpuBackend._run, "embed = np.take(weights"),
+        "layernorm": (cpu_kernels.layer_norm, "out[t, c] = (x[t, c] - mean) * inv * w[c] + b[c]"),
+        "projections": (cpu.CpuBackend._run, "qkv = matmul(ln1_out, prep.W_QKV[layer]"),
+        "scores": (cpu_kernels.scale_mask_softmax, "s = raw[h, i, j] * scale"),
+        "softmax": (cpu_kernels.scale_mask_softmax, "e = exp32(masked[h, i, j] - row_max)"),
+        "weighted_sum": (cpu.CpuBackend._run, "matmul(pattern[:, r0:r1, :r1], vh[:, :r1]"),
+        "heads": (cpu.CpuBackend._run, 'result = matmul(zh, wb["attn.W_O"]'),
+        "mlp": (cpu.CpuBackend._run, "K.gelu_inner(mlp_pre, mlp_post)"),
+    },
+}
+# The CUDA kernels' own map (cuda_kernels.source_map) names two stations differently.
+_CUDA_NAMES = {"layernorm": "ln1", "heads": "heads_W_O"}
+
+
+@dataclass(frozen=True)
+class SourceView:
+    backend: str
+    station: str
+    function: str                     # e.g. "scale_mask_softmax"
+    path: str                         # source file
+    first_line: int                   # file line number of lines[0]
+    lines: tuple[str, ...]            # the shown text, one entry per line
+    key_line: int                     # index into `lines` (0-based) of the key step
+
+    @property
+    def key_text(self) -> str:
+        return self.lines[self.key_line]
+
+    @property
+    def key_file_line(self) -> int:
+        return self.first_line + self.key_line
+
+
+def _view(backend: str, station: str, fn, marker: str) -> SourceView:
+    fn = _py(fn)
+    lines, first = inspect.getsourcelines(fn)
+    hits = [n for n, line in enumerate(lines) if marker in line]
+    if len(hits) != 1:
+        raise LookupError(f"{backend}/{station}: marker {marker!r} occurs {len(hits)} times in {fn.__name__}")
+    key = hits[0]
+    lo = max(0, key - WINDOW) if len(lines) > 2 * WINDOW + 8 else 0
+    hi = min(len(lines), key + WINDOW + 1) if lo else len(lines)
+    return SourceView(backend=backend, station=station, function=fn.__qualname__,
+                      path=inspect.getsourcefile(fn) or "", first_line=first + lo,
+                      lines=tuple(line.rstrip("\n") for line in lines[lo:hi]), key_line=key - lo)
+
+
+def station_source(backend: str, station: str) -> SourceView:
+    """The code of `backend` ("reference", "cpu" or "cuda") that computes `station`."""
+    if station not in STATIONS:
+        raise KeyError(f"no station {station!r}; stations: {', '.join(STATIONS)}")
+    if backend == "cuda":
+        from cuda_kernels.source_map import KERNEL_SOURCE
+
+        fn, marker = KERNEL_SOURCE[_CUDA_NAMES.get(station, station)]
+        return _view("cuda", station, fn, marker)
+    if backend not in _MAP:
+        raise KeyError(f"no source map for backend {backend!r}")
+    fn, marker = _MAP[backend][station]
+    return _view(backend, station, fn, marker)
