@@ -11,17 +11,20 @@ import time
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
-                               QScrollArea, QStackedWidget, QVBoxLayout, QWidget)
+                               QScrollArea, QStackedWidget, QTabWidget, QVBoxLayout, QWidget)
 
-from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory
+from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
 
+from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
+from widgets.instruments import CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
 from widgets.panels import MessageBar, NotesPanel, StationBar
 from widgets.stations import STATION_CLASSES
 from widgets.token_strip import TokenStrip
 
 from . import notes
-from .state import STATION_SHORT, STATION_TITLES, STATIONS, LabState
+from .instruments import Instruments
+from .state import INSTRUMENT_PAGES, STATION_SHORT, STATION_TITLES, STATIONS, LabState
 
 STYLE = """
 QMainWindow, QWidget { font-size: 10pt; }
@@ -32,8 +35,11 @@ QToolButton#tokenChip { border: 1px solid #c4c7c5; border-radius: 10px; padding:
     background: #f1f3f4; font-size: 11pt; }
 QToolButton#tokenChip:checked { background: #e8710a; color: white; border-color: #e8710a; }
 QToolButton#tokenChip:hover { border-color: #1a73e8; }
-QPushButton#stationButton { padding: 4px 6px; border: 1px solid #dadce0; border-radius: 4px; background: #fff; }
-QPushButton#stationButton:checked { background: #1a73e8; color: white; border-color: #1a73e8; }
+QToolBar#stationBar { border: none; spacing: 3px; }
+QToolButton#stationButton, QToolButton#pageButton { padding: 3px 6px; border: 1px solid #dadce0;
+    border-radius: 4px; background: #fff; color: #5f6368; }
+QToolButton#stationButton:checked { background: #1a73e8; color: white; border-color: #1a73e8; font-weight: bold; }
+QToolButton#pageButton:checked { background: #e8710a; color: white; border-color: #e8710a; font-weight: bold; }
 QGroupBox { font-weight: bold; margin-top: 10px; }
 QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
 """
@@ -64,12 +70,18 @@ class MainWindow(QMainWindow):
         column.addWidget(self.tokens)
         self.messages = MessageBar()
         column.addWidget(self.messages)
-        self.station_bar = StationBar(STATIONS, STATION_TITLES, short=STATION_SHORT)
+        self.station_bar = StationBar(STATIONS, STATION_TITLES, short=STATION_SHORT, pages=INSTRUMENT_PAGES)
         column.addWidget(self.station_bar)
         self.stack = QStackedWidget()
         self.stations = {cls.key: cls() for cls in STATION_CLASSES}
-        for key in STATIONS:
-            self.stack.addWidget(self.stations[key])
+        self.stations["head_lens"] = HeadLens()
+        self.stations["mask"] = MaskView()
+        self.sqrt_lab = SqrtDkLab(sqrt_dk.D_K_STOPS)
+        self.kv_view = KVCacheView()
+        self.pages = dict(self.stations, sqrt_dk=self.sqrt_lab, kv_cache=self.kv_view)
+        for key in STATIONS + INSTRUMENT_PAGES:
+            self.stack.addWidget(self.pages[key])
+        self.instruments = Instruments(self.state, self)
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
 
@@ -86,12 +98,21 @@ class MainWindow(QMainWindow):
         left.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
         self.notes = NotesPanel()
-        right = QDockWidget("Notes", self)
+        self.trace_panel = TracePanel()
+        self.code_view = CodeView()
+        self.calibrator = CalibratorPanel()
+        self.tabs = QTabWidget()
+        for widget, title in ((self.notes, "Notes"), (self.trace_panel, "Trace"), (self.code_view, "Code"),
+                              (self.calibrator, "Calibrator")):
+            self.tabs.addTab(widget, title)
+        right = QDockWidget("Instruments", self)
         right.setObjectName("notesDock")
-        right.setWidget(self.notes)
+        right.setWidget(self.tabs)
         right.setMinimumWidth(210)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, right)
         self.docks = {"controls": left, "notes": right}
+        # Qt sizes docks from their contents; give the views the room (after the first layout).
+        QTimer.singleShot(0, lambda: self.resizeDocks([left, right], [260, 300], Qt.Orientation.Horizontal))
 
         # -- status bar ----------------------------------------------------------------------------------
         bar = self.statusBar()
@@ -115,6 +136,7 @@ class MainWindow(QMainWindow):
         self._awaiting_paint = False
         self._render_t0 = 0.0
         self._paint_timeout = QTimer(self, singleShot=True, interval=500, timeout=self._on_painted)
+        self._play_timer = QTimer(self, interval=2000, timeout=self._play_step)
         for station in self.stations.values():
             station.canvas.painted.connect(self._on_painted)
 
@@ -157,7 +179,8 @@ class MainWindow(QMainWindow):
             ("Previous head", "Alt+Up", lambda: self._step("head", -1, self.state.inputs.config.n_heads)),
             ("Next layer", "Ctrl+Down", lambda: self._step("layer", +1, self.state.inputs.config.n_layers)),
             ("Previous layer", "Ctrl+Up", lambda: self._step("layer", -1, self.state.inputs.config.n_layers)),
-            ("Cancel computation", "Esc", self.state.cancel),
+            ("Cancel computation / stop playing", "Esc", self._escape),
+            ("Play / pause the stations", "F5", lambda: self.station_bar.play.toggle()),
         ):
             act = QAction(text, self)
             act.setShortcut(QKeySequence(keys))
@@ -170,6 +193,10 @@ class MainWindow(QMainWindow):
         help_menu = menu.addMenu("&Help")
         help_menu.addAction("Keyboard shortcuts", self._show_shortcuts)
         help_menu.addAction("About QKV Lab", self._show_about)
+
+    def _escape(self) -> None:
+        self.station_bar.play.setChecked(False)
+        self.state.cancel()
 
     def _step(self, field: str, delta: int, count: int) -> None:
         value = getattr(self.state.selection, field)
@@ -207,15 +234,73 @@ class MainWindow(QMainWindow):
         c.lockScalesChanged.connect(lambda on: s.select(lock_scales=on))
         c.showValuesChanged.connect(lambda on: s.select(show_values=on))
         self.station_bar.chosen.connect(lambda k: s.select(station=k))
+        self.station_bar.playToggled.connect(self._play)
+        self.station_bar.speedChanged.connect(lambda sec: self._play_timer.setInterval(int(sec * 1000)))
         for station in self.stations.values():
             station.hovered.connect(lambda pair: s.select(hover=pair))
             station.clicked.connect(self._on_cell_clicked)
+            station.traced.connect(self._on_traced)
+        # instruments
+        ins = self.instruments
+        self.stations["head_lens"].headsChosen.connect(lambda la, ha, lb, hb: s.select(lens=((la, ha), (lb, hb))))
+        self.sqrt_lab.dkChosen.connect(lambda d_k: s.select(d_k=d_k))
+        ins.sqrtReady.connect(self.sqrt_lab.show_numbers)
+        ins.unmaskedReady.connect(self.stations["mask"].set_unmasked)
+        self.kv_view.prefillRequested.connect(ins.kv_prefill)
+        self.kv_view.stepRequested.connect(ins.kv_step)
+        self.kv_view.resetRequested.connect(ins.kv_reset)
+        ins.generationChanged.connect(lambda gen: self._show_generation())
+        self.trace_panel.cleared.connect(lambda: s.select(trace=None))
+        self.code_view.backendChosen.connect(lambda which: self._update_code())
+        self.calibrator.applyRequested.connect(ins.calibrate)
+        self.calibrator.suggestRequested.connect(self._suggest_experiment)
+        self.calibrator.undoRequested.connect(ins.undo_experiment)
+        ins.calibrated.connect(self.calibrator.show_outcome)
         s.inputsChanged.connect(self._on_inputs)
         s.resultChanged.connect(self._on_result)
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
         s.busyChanged.connect(self._on_busy)
         s.progressChanged.connect(self._on_progress)
+
+    def _on_traced(self, target) -> None:
+        """A click on q, k, v or a score: explain it in the Trace tab and keep its pairs lit."""
+        name, row, col = target
+        self.state.select(trace=(name, row, col))
+        self.tabs.setCurrentWidget(self.trace_panel)
+
+    def _suggest_experiment(self) -> None:
+        change, question = self.instruments.suggest()
+        self.calibrator.choose_change(change)
+        self.calibrator.set_prediction(question, None)
+
+    def _play(self, on: bool) -> None:
+        if on:
+            if self.state.selection.station not in STATIONS:
+                self.state.select(station=STATIONS[0])
+            self._play_timer.start()
+        else:
+            self._play_timer.stop()
+
+    def _play_step(self) -> None:
+        """Time controller: the next station; at the last one, stop there."""
+        current = self.state.selection.station
+        if current == STATIONS[-1]:
+            self.station_bar.play.setChecked(False)
+            return
+        self.station_bar.step(+1)
+
+    def _show_generation(self) -> None:
+        gen, sel = self.instruments.generation, self.state.selection
+        labels = self.state.labels(gen.tokens) if gen is not None else []
+        layer = min(sel.layer, gen.cfg.n_layers - 1) if gen is not None else 0
+        head = min(sel.head, gen.cfg.n_heads - 1) if gen is not None else 0
+        self.kv_view.show_generation(gen, list(labels), layer, head)
+
+    def _update_code(self) -> None:
+        view, note = self.instruments.code_for(self.state.selection.station, self.code_view.which.currentText(),
+                                               self.state.result)
+        self.code_view.show_source(view, note)
 
     def _on_cell_clicked(self, pair) -> None:
         query, key = pair
@@ -235,11 +320,27 @@ class MainWindow(QMainWindow):
         self.controls.set_selection(sel)
         self.tokens.set_selected(sel.query)
         self.station_bar.set_current(sel.station)
-        target = self.stations[sel.station]
+        target = self.pages[sel.station]
         if self.stack.currentWidget() is not target:
             self.stack.setCurrentWidget(target)
-        target.show_selection(sel)
+        if sel.station in self.stations:
+            self.stations[sel.station].show_selection(sel)
+        elif sel.station == "sqrt_dk":
+            self.sqrt_lab.set_dk(sel.d_k)
+            self.instruments.request_sqrt(sel.d_k)
+        elif sel.station == "kv_cache":
+            if self.instruments.generation is None and self.state.result is not None:
+                self.instruments.kv_prefill()             # opening the page runs the prompt once
+            self._show_generation()
+        self._update_instrument_tabs()
         self._update_notes()
+
+    def _update_instrument_tabs(self) -> None:
+        s = self.state
+        self.trace_panel.show_trace(self.instruments.dot_trace(s.result, s.selection))
+        self._update_code()
+        sel = s.selection
+        self.calibrator.set_context(s.labels(), sel.query, sel.head, sel.layer)
 
     def _on_result(self, result) -> None:
         self._render_t0 = time.perf_counter()
@@ -250,6 +351,11 @@ class MainWindow(QMainWindow):
         # window is hidden and Qt skips painting).
         self._awaiting_paint = True
         self._paint_timeout.start()
+        gen = self.instruments.generation
+        if gen is not None and (gen.prompt != list(result.inputs.tokens[:len(gen.prompt)])
+                                or gen.cfg != result.inputs.config):
+            self.instruments.kv_reset()                  # the cached rows belong to other inputs
+        self._update_instrument_tabs()
         trace = result.trace
         self.controls.backend_in_use.setText(trace.backend_label)
         self.status_backend.setText(f"backend {trace.backend_label}")
@@ -304,6 +410,7 @@ SHORTCUTS = [
     ("Alt+Up / Alt+Down", "previous / next head"),
     ("Ctrl+Up / Ctrl+Down", "previous / next layer"),
     ("Ctrl+L", "type a sentence"),
-    ("Esc", "cancel a long computation"),
+    ("F5", "play / pause: step through the stations"),
+    ("Esc", "stop playing; cancel a long computation"),
     ("Ctrl+Q", "quit"),
 ]

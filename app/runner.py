@@ -111,8 +111,13 @@ class Runner(QObject):
     def _get_weights(self, inputs) -> Weights:
         key = inputs.weights_key()
         if key not in self._weights:
-            if inputs.weights != "random":
-                raise WeightsError(f"unknown weights source {inputs.weights!r}")
             self._weights.clear()                          # free the old set before making the new
-            self._weights[key] = Weights.random(inputs.config, inputs.seed)
+            self._weights[key] = make_weights(inputs)
         return self._weights[key]
+
+
+def make_weights(inputs) -> Weights:
+    """The weights an Inputs names (shared by the runner and the headless `qkv-lab export`)."""
+    if inputs.weights != "random":
+        raise WeightsError(f"unknown weights source {inputs.weights!r}")
+    return Weights.random(inputs.config, inputs.seed)

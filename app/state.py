@@ -20,14 +20,19 @@ from compute.tokenizer import VocabularyError
 
 STATIONS: tuple[str, ...] = ("embeddings", "layernorm", "projections", "scores", "softmax",
                              "weighted_sum", "heads", "mlp")
+# Instrument pages share the central area with the stations but are not steps of the block.
+INSTRUMENT_PAGES: tuple[str, ...] = ("head_lens", "sqrt_dk", "mask", "kv_cache")
+PAGES: tuple[str, ...] = STATIONS + INSTRUMENT_PAGES
 STATION_TITLES = {
     "embeddings": "Embeddings", "layernorm": "LayerNorm", "projections": "Q · K · V",
     "scores": "Scores", "softmax": "Softmax row", "weighted_sum": "Weighted V",
     "heads": "Heads → W_O", "mlp": "MLP & residual",
+    "head_lens": "Head lens", "sqrt_dk": "√d_k lab", "mask": "The mask", "kv_cache": "KV cache",
 }
 STATION_SHORT = {
     "embeddings": "Embed", "layernorm": "LayerNorm", "projections": "Q·K·V", "scores": "Scores",
     "softmax": "Softmax", "weighted_sum": "Σ p·v", "heads": "Heads·W_O", "mlp": "MLP",
+    "head_lens": "Head lens", "sqrt_dk": "√d_k lab", "mask": "Mask", "kv_cache": "KV cache",
 }
 DEFAULT_TEXT = "the cat sat on the mat"
 # Larger presets start with a longer text from the toy words (their weights are random anyway).
@@ -74,6 +79,12 @@ class Selection:
     station: str = "scores"
     lock_scales: bool = False
     show_values: bool = True
+    trace: tuple | None = None                  # dot-product trace: (name, row, col) in layer/head
+    lens: tuple = ((0, 1), (1, 1))              # head lens: (layer, head) of A and of B (clamped)
+    d_k: int = 64                               # the sqrt(d_k) lab's d_k
+    theme: str = "light"                        # "light" | "dark" (widgets.theme.PALETTES)
+    colormap: str = "blues"                     # sequential maps: widgets.theme.SEQUENTIAL_MAPS
+    diverging: str = "diverging"                # signed maps: widgets.theme.DIVERGING_MAPS
 
 
 @dataclass(frozen=True)
@@ -290,15 +301,22 @@ class LabState(QObject):
 
     def _clamped(self, s: Selection) -> Selection:
         cfg, T = self._inputs.config, len(self._inputs.tokens)
+        lens = tuple((min(max(la, 0), cfg.n_layers - 1), min(max(ha, 0), cfg.n_heads - 1)) for la, ha in s.lens)
+        trace = s.trace
+        if trace is not None:
+            name, row, col = trace
+            limit = T if name == "attn_scores" else cfg.d_head
+            if not (0 <= row < T and 0 <= col < limit):
+                trace = None
         return dataclasses.replace(
-            s,
+            s, lens=lens, trace=trace,
             layer=min(max(s.layer, 0), cfg.n_layers - 1),
             head=min(max(s.head, 0), cfg.n_heads - 1),
             query=min(max(s.query, 0), max(T - 1, 0)),
             key=None if s.key is None or T == 0 else min(max(s.key, 0), T - 1),
             hover=None if s.hover is None or T == 0 or any(x is not None and x >= T for x in s.hover)
             else s.hover,
-            station=s.station if s.station in STATIONS else STATIONS[0],
+            station=s.station if s.station in PAGES else STATIONS[0],
         )
 
     def _clamp_selection(self) -> None:

@@ -86,3 +86,17 @@ def score_trace(trace: Trace, layer: int, head: int, row: int, col: int) -> DotT
                     cell=float(trace["attn_scores_raw", layer][head, row, col]), scale=scale,
                     scaled=total * scale, masked=bool(np.isneginf(trace["attn_scores", layer][head, row, col])),
                     probability=float(trace["pattern", layer][head, row, col]))
+
+
+@dataclass(frozen=True)
+class RowSummary:
+    """What the calibrator measures about one softmax row."""
+
+    top_key: int                      # argmax_j pattern[h, i, j]
+    top_weight: float                 # its weight
+    entropy: float                    # nats
+
+
+def row_summary(trace: Trace, layer: int, head: int, query: int) -> RowSummary:
+    p = np.asarray(trace["pattern", layer][head, query], dtype=np.float64)   # [T]
+    return RowSummary(top_key=int(np.argmax(p)), top_weight=float(p.max()), entropy=row_entropy(p))

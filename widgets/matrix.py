@@ -17,6 +17,9 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
 from .theme import LIGHT, Palette, colormap, text_colour_for
 
+# Highlight bands: (key, palette colour, width in px before line scaling)
+BANDS = (("row", "accent", 2.5), ("col", "accent2", 2.0), ("cell", "foreground", 2.0))
+
 MAX_CELLS_FOR_VALUES = 1024
 # Larger matrices are drawn from every k-th row/column (a 12288 × 12288 W_O would need 600 MB
 # of pixels); coordinates, highlights and tooltips stay in the full matrix's indices.
@@ -138,6 +141,9 @@ class CellText(pg.GraphicsObject):
         self._values: np.ndarray | None = None
         self._masked: np.ndarray | None = None
         self._colours: list[list[QColor]] = []
+        self.max_px = 15                              # largest number size; figures raise it with the font
+        self.px_scale = 1.0                           # > 1 while a figure renders into a larger image
+        self.masked_colour = QColor("#3c4043")
         self.setZValue(5)
 
     def set_values(self, values: np.ndarray | None, colours=None, masked=None, masked_text: str = "−∞") -> None:
@@ -160,17 +166,18 @@ class CellText(pg.GraphicsObject):
             return
         tr = p.transform()
         cell_w, cell_h = abs(tr.m11()), abs(tr.m22())
-        if cell_h < 14 or cell_w < 14:
+        ps = self.px_scale
+        if cell_h < 14 * ps or cell_w < 14 * ps:
             return
         rows, cols = self._values.shape
         texts = [[self._masked_text if (self._masked is not None and self._masked[i, j])
                   else format_value(float(self._values[i, j]), self._decimals) for j in range(cols)]
                  for i in range(rows)]
         font = QFont()
-        font.setPixelSize(int(max(9, min(cell_h * 0.38, 15))))
+        font.setPixelSize(int(max(9 * ps, min(cell_h * 0.38, self.max_px * ps))))
         widest = max((len(t) for row in texts for t in row), default=1)
         metrics = QFontMetricsF(font)
-        while metrics.horizontalAdvance("8" * widest) > cell_w * 0.92 and font.pixelSize() > 9:
+        while metrics.horizontalAdvance("8" * widest) > cell_w * 0.92 and font.pixelSize() > 9 * ps:
             font.setPixelSize(font.pixelSize() - 1)
             metrics = QFontMetricsF(font)
         if metrics.horizontalAdvance("8" * widest) > cell_w * 0.98:
@@ -183,7 +190,7 @@ class CellText(pg.GraphicsObject):
                 masked = self._masked is not None and self._masked[i, j]
                 text = texts[i][j]
                 centre = tr.map(QPointF(j, i))
-                p.setPen(QColor("#3c4043") if masked else self._colours[i][j])
+                p.setPen(self.masked_colour if masked else self._colours[i][j])
                 p.drawText(QRectF(centre.x() - cell_w / 2, centre.y() - cell_h / 2, cell_w, cell_h),
                            Qt.AlignmentFlag.AlignCenter, text)
         p.restore()
@@ -198,6 +205,7 @@ class MatrixPlot:
         self.kind = kind
         self.palette = palette
         self.name = title
+        self.title_size = "11pt"
         self.plot: pg.PlotItem = layout.addPlot(row=row, col=col, rowspan=rowspan, colspan=colspan,
                                                 axisItems={"left": LabelAxis("left"), "bottom": LabelAxis("bottom")})
         set_title(self.plot, title, palette.foreground)
@@ -236,9 +244,8 @@ class MatrixPlot:
         self.text = CellText()
         self.plot.addItem(self.text)
         self._bands = {}
-        for key, colour, width in (("row", palette.accent, 2.5), ("col", palette.accent2, 2.0),
-                                   ("cell", palette.foreground, 2.0)):
-            pen = QPen(QColor(colour), width)
+        for key, colour, width in BANDS:
+            pen = QPen(QColor(getattr(palette, colour)), width)
             pen.setCosmetic(True)
             item = QGraphicsRectItem()
             item.setPen(pen)
@@ -247,6 +254,7 @@ class MatrixPlot:
             item.setVisible(False)
             self.plot.addItem(item)
             self._bands[key] = item
+        self.trace_name: str | None = None             # set when a click may explain a cell
         self.values: np.ndarray | None = None          # what is shown (exact numbers, for tooltips)
         self.masked: np.ndarray | None = None
         self.levels: tuple[float, float] = (0.0, 1.0)
@@ -259,7 +267,48 @@ class MatrixPlot:
 
     def set_title(self, text: str) -> None:
         self.name = text
-        set_title(self.plot, text, self.palette.foreground)
+        set_title(self.plot, text, self.palette.foreground, self.title_size)
+
+    def apply_style(self, palette: Palette | None = None, cmap: str | None = None,
+                    font_pt: float | None = None, line_scale: float = 1.0) -> None:
+        """Restyle in place (theme, colour map, font size, line width); the data stays.
+        Themes, presentation mode and exported figures use it; nothing else changes."""
+        pal = self.palette = palette or self.palette
+        tick_font = None
+        if font_pt is not None:
+            tick_font = QFont()
+            tick_font.setPointSizeF(font_pt)
+            self.title_size = f"{font_pt * 1.1:.1f}pt"
+            self.text.max_px = max(15, round(font_pt * 96 / 72))
+        for side in ("left", "bottom"):
+            axis = self.plot.getAxis(side)
+            axis.setTextPen(pal.foreground)
+            axis.setPen(pg.mkPen(pal.grid, width=line_scale))
+            if tick_font is not None:
+                axis.setStyle(tickFont=tick_font)
+            if axis.labelText:
+                style = dict(axis.labelStyle or {}, color=pal.muted)
+                if font_pt is not None:
+                    style["font-size"] = f"{font_pt:.1f}pt"
+                axis.setLabel(axis.labelText, **style)
+        self.hatch.setBrush(QBrush(QColor(pal.masked), Qt.BrushStyle.BDiagPattern))
+        for key, colour, width in BANDS:
+            pen = QPen(QColor(getattr(pal, colour)), width * line_scale)
+            pen.setCosmetic(True)
+            self._bands[key].setPen(pen)
+        if cmap is not None:
+            self.cmap = colormap(cmap)
+            self.image.setColorMap(self.cmap)
+            if self.bar is not None:
+                self.bar.setColorMap(self.cmap)
+        if self.bar is not None:
+            axis = self.bar.getAxis("right")
+            axis.setTextPen(pal.foreground)
+            if tick_font is not None:
+                axis.setStyle(tickFont=tick_font)
+        self.text.masked_colour = QColor(pal.muted)
+        set_title(self.plot, self.name, pal.foreground, self.title_size)
+        self._update_text()
 
     # -- data ----------------------------------------------------------------------------------
     def set_data(self, values: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *,

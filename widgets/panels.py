@@ -4,8 +4,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QButtonGroup, QFrame, QHBoxLayout, QLabel, QPushButton, QTextBrowser,
-                               QToolButton, QWidget)
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QTextBrowser, QToolBar, QToolButton,
+                               QWidget)
 
 LEVEL_STYLE = {
     "error": "background:#fce8e6; color:#a50e0e; border:1px solid #f28b82;",
@@ -50,49 +51,72 @@ class MessageBar(QFrame):
         return self.label.text() if self.isVisible() else ""
 
 
-class StationBar(QWidget):
-    """◀ [Embeddings] [LayerNorm] … [MLP] ▶ — the time line of a block."""
+class StationBar(QToolBar):
+    """◀ Embed · LayerNorm · … · MLP ▶ Play — the stations of a block in order (the time
+    controller), then the instrument pages. The active one is highlighted, the others dimmed.
+    A QToolBar, so on a narrow screen what does not fit goes into its » overflow menu."""
 
     chosen = Signal(str)
+    playToggled = Signal(bool)
+    speedChanged = Signal(float)          # seconds per station
 
     def __init__(self, keys: Sequence[str], titles: dict[str, str], parent: QWidget | None = None,
-                 short: dict[str, str] | None = None):
+                 short: dict[str, str] | None = None, pages: Sequence[str] = ()):
         super().__init__(parent)
         short = short or titles
         self.keys = list(keys)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 2, 4, 2)
-        layout.setSpacing(3)
-        self.prev = QToolButton()
-        self.prev.setText("◀")
+        self.pages = list(pages)
+        self.setMovable(False)
+        self.setObjectName("stationBar")
+        self.prev = self.addAction("◀", lambda: self.step(-1))
         self.prev.setToolTip("previous station (Ctrl+Left)")
-        self.prev.clicked.connect(lambda: self.step(-1))
-        layout.addWidget(self.prev)
-        self.group = QButtonGroup(self)
+        self.group = QActionGroup(self)
         self.group.setExclusive(True)
-        self.buttons: dict[str, QPushButton] = {}
-        for n, key in enumerate(self.keys, start=1):
-            button = QPushButton(short[key].replace("&", "&&"))
-            button.setCheckable(True)
-            button.setObjectName("stationButton")
-            button.setToolTip(f"{titles[key]} (Ctrl+{n})")
-            button.clicked.connect(lambda _=False, k=key: self.chosen.emit(k))
-            self.group.addButton(button)
-            self.buttons[key] = button
-            layout.addWidget(button)
-        self.next = QToolButton()
-        self.next.setText("▶")
-        self.next.setToolTip("next station (Ctrl+Right)")
-        self.next.clicked.connect(lambda: self.step(+1))
-        layout.addWidget(self.next)
-        layout.addStretch(1)
+        self.buttons: dict[str, QAction] = {}
+        for n, key in enumerate(self.keys + self.pages, start=1):
+            if self.pages and key == self.pages[0]:
+                self._add_time_controls()
+            action = QAction(short[key].replace("&", "&&"), self)
+            action.setCheckable(True)
+            action.setToolTip(f"{titles[key]} (Ctrl+{n})" if n <= 9 else titles[key])
+            action.triggered.connect(lambda _=False, k=key: self.chosen.emit(k))
+            self.group.addAction(action)
+            self.addAction(action)
+            self.widgetForAction(action).setObjectName("stationButton" if key in self.keys else "pageButton")
+            self.buttons[key] = action
+        if not self.pages:
+            self._add_time_controls()
         self.current = self.keys[0]
+
+    def _add_time_controls(self) -> None:
+        self.next = self.addAction("▶", lambda: self.step(+1))
+        self.next.setToolTip("next station (Ctrl+Right)")
+        self.play = self.addAction("Play")
+        self.play.setCheckable(True)
+        self.play.setToolTip("play through the stations (F5); F5 or Esc pauses")
+        self.play.toggled.connect(self._play_toggled)
+        self.speed = QComboBox()
+        for seconds in (1.0, 2.0, 4.0, 8.0):
+            self.speed.addItem(f"{seconds:g} s", seconds)
+        self.speed.setCurrentIndex(1)
+        self.speed.setToolTip("time per station while playing")
+        self.speed.currentIndexChanged.connect(lambda i: self.speedChanged.emit(self.speed.currentData()))
+        self.addWidget(self.speed)
+        self.addSeparator()
+
+    def _play_toggled(self, on: bool) -> None:
+        self.play.setText("Pause" if on else "Play")
+        self.playToggled.emit(on)
 
     def set_current(self, key: str) -> None:
         self.current = key
         self.buttons[key].setChecked(True)
 
     def step(self, delta: int) -> None:
+        """The next/previous station of the block (from an instrument page: back to the first)."""
+        if self.current not in self.keys:
+            self.chosen.emit(self.keys[0])
+            return
         i = (self.keys.index(self.current) + delta) % len(self.keys)
         self.chosen.emit(self.keys[i])
 

@@ -40,6 +40,7 @@ class Station(QWidget):
 
     hovered = Signal(object)            # (query|None, key|None) or None
     clicked = Signal(object)            # (query|None, key|None)
+    traced = Signal(object)             # (name, row, col): explain this cell (dot-product trace)
     key = ""
     title = ""
     formula = ""
@@ -140,9 +141,43 @@ class Station(QWidget):
     def header_html(self, result, sel) -> str:
         cfg = result.inputs.config
         where = f"layer {sel.layer}, head {sel.head}" if cfg.n_layers else ""
-        return (f"<b style='font-size:13pt'>{self.title}</b>&nbsp;&nbsp;"
-                f"<span style='font-size:11pt'>{self.formula}</span>"
-                f"<br><span style='color:{self.palette.muted}'>{self.shapes(result, sel)} · {where}</span>")
+        f = self.font_scale
+        return (f"<b style='font-size:{13 * f:.0f}pt'>{self.title}</b>&nbsp;&nbsp;"
+                f"<span style='font-size:{11 * f:.0f}pt'>{self.formula}</span>"
+                f"<br><span style='color:{self.palette.muted}; font-size:{10 * f:.0f}pt'>"
+                f"{self.shapes(result, sel)} · {where}</span>")
+
+    # -- appearance: themes and presentation mode (no new data, no recompute) -------------------------
+    font_scale = 1.0
+    title_size = "11pt"
+
+    def apply_style(self, palette: Palette | None = None, sequential: str | None = None,
+                    diverging: str | None = None, font_pt: float | None = None, line_scale: float = 1.0) -> None:
+        """Restyle every plot in place: palette, colour maps by kind, font size, line width."""
+        if palette is not None:
+            self.palette = palette
+            self.canvas.setBackground(palette.background)
+        if font_pt is not None:
+            self.font_scale = font_pt / 10.0
+            self.title_size = f"{font_pt * 1.1:.1f}pt"
+        for mp in self.plots:
+            cmap = sequential if mp.kind == "sequential" else diverging
+            mp.apply_style(self.palette, cmap=cmap, font_pt=font_pt, line_scale=line_scale)
+        mine = {id(mp.plot) for mp in self.plots}
+        for item in self.canvas.ci.items:             # plain plots (bars): axes and their text
+            if isinstance(item, pg.PlotItem) and id(item) not in mine:
+                for side in ("left", "bottom"):
+                    axis = item.getAxis(side)
+                    axis.setTextPen(self.palette.foreground)
+                    if font_pt is not None:
+                        font = QFont()
+                        font.setPointSizeF(font_pt)
+                        axis.setStyle(tickFont=font)
+                for child in item.items:
+                    if isinstance(child, pg.TextItem):
+                        child.setColor(self.palette.foreground)
+        self._drawn_for = None                        # titles and headers are written at draw time
+        self._refresh()
 
     def shapes(self, result, sel) -> str:
         return ""
@@ -170,6 +205,8 @@ class Station(QWidget):
         pair = self._roles_to_pair(mp, cell)
         if pair != (None, None):
             self.clicked.emit(pair)
+        if getattr(mp, "trace_name", None):
+            self.traced.emit((mp.trace_name, cell[0], cell[1]))
 
 
 def _sym(*arrays: np.ndarray) -> tuple[float, float]:
@@ -258,8 +295,27 @@ class ProjectionStation(Station):
                              col_axis="d_head")
         self.k = self.matrix(1, 2, "k[:, h]  (key j)", roles=("key", None), col_axis="d_head")
         self.v = self.matrix(1, 3, "v[:, h]  (value j)", roles=("key", None), col_axis="d_head")
+        for mp, name in ((self.q, "q"), (self.k, "k"), (self.v, "v")):
+            mp.trace_name = name                       # a click explains the cell
         for col, stretch in enumerate((5, 4, 4, 4)):
             self.canvas.ci.layout.setColumnStretchFactor(col, stretch)
+
+    def highlight(self, sel) -> None:
+        super().highlight(sel)
+        if sel.trace is None:
+            return
+        name, row, col = sel.trace
+        if name in ("q", "k", "v"):
+            # the pairs: ln1_out's row times the weight matrix's column
+            self.x.highlight(row=row)
+            weights = {"q": self.wq, "k": self.wk, "v": self.wv}
+            for key, mp in weights.items():
+                mp.highlight(col=col if key == name else None)
+            out = {"q": self.q, "k": self.k, "v": self.v}[name]
+            out.highlight(row=row, cell=(row, col))
+        elif name == "attn_scores":
+            self.q.highlight(row=row)                  # q_i · k_j, pair by pair
+            self.k.highlight(row=col)
 
     def content(self, result, sel):
         t, w, L, h = result.trace, result.weights, sel.layer, sel.head
@@ -297,6 +353,8 @@ class ScoresStation(Station):
         self.masked = self.matrix(1, 0, "attn_scores (masked)", roles=roles, row_axis="query i", col_axis="key j")
         self.pattern = self.matrix(1, 1, "pattern = softmax(attn_scores)", kind="sequential", roles=roles,
                                    col_axis="key j")
+        for mp in (self.raw, self.scaled, self.masked, self.pattern):
+            mp.trace_name = "attn_scores"
 
     def content(self, result, sel):
         t, L, h = result.trace, sel.layer, sel.head
@@ -370,8 +428,9 @@ class SoftmaxRowStation(Station):
             plot.setXRange(-0.6, max(T - 0.4, 0.6), padding=0)
         word = labels[sel.query] if T else ""
         set_title(self.scores_plot, f"attn_scores[h, i, :] for query i = {sel.query} (“{word}”) — grey: "
-                  "masked, −∞", self.palette.foreground)
-        set_title(self.probs_plot, "pattern[h, i, :] — the weights on each key", self.palette.foreground)
+                  "masked, −∞", self.palette.foreground, self.title_size)
+        set_title(self.probs_plot, "pattern[h, i, :] — the weights on each key", self.palette.foreground,
+                  self.title_size)
         self.probs_plot.setYRange(0, 1.15, padding=0)
         for item in self.labels_items:
             self.probs_plot.removeItem(item)
@@ -535,7 +594,8 @@ class MLPStation(Station):
             self.logit_plot.setXRange(0, max(float(probs.max()) * 1.1, 0.05), padding=0)
             self.logit_plot.setYRange(-0.6, n - 0.4, padding=0)
             word = labels[sel.query] if labels else ""
-            set_title(self.logit_plot, f"next token after i = {sel.query} (“{word}”)", self.palette.foreground)
+            set_title(self.logit_plot, f"next token after i = {sel.query} (“{word}”)", self.palette.foreground,
+                      self.title_size)
             self.logit_plot.setLabel("bottom", "softmax(logits) after the last layer")
 
     def shapes(self, result, sel):

@@ -23,6 +23,15 @@ class Palette:
 LIGHT = Palette()
 DARK = Palette(background="#1e1f22", foreground="#e8eaed", muted="#9aa0a6", panel="#2a2b2f",
                accent="#fbbc04", accent2="#8ab4f8", masked="#5f6368", grid="#3c4043")
+# Projectors wash out greys: presentation mode uses pure black/white and saturated highlights.
+CONTRAST_LIGHT = Palette(background="#ffffff", foreground="#000000", muted="#202124", panel="#ffffff",
+                         accent="#d93025", accent2="#1a0dab", masked="#5f6368", grid="#000000")
+CONTRAST_DARK = Palette(background="#000000", foreground="#ffffff", muted="#e8eaed", panel="#000000",
+                        accent="#ffd600", accent2="#00e5ff", masked="#9aa0a6", grid="#ffffff")
+# Publication figures: white paper, black ink.
+FIGURE = Palette(background="#ffffff", foreground="#000000", muted="#303134", panel="#ffffff",
+                 accent="#d93025", accent2="#1a73e8", masked="#80868b", grid="#5f6368")
+PALETTES = {"light": LIGHT, "dark": DARK}
 
 
 def _blues() -> pg.ColorMap:
@@ -37,9 +46,17 @@ COLORMAPS = {
     "diverging": lambda: pg.colormap.get("CET-D1A"),
     "diverging-cb": lambda: pg.colormap.get("CET-CBD1"),
     "sequential": _blues,
+    "blues": _blues,
     "viridis": lambda: pg.colormap.get("viridis"),
     "cividis": lambda: pg.colormap.get("cividis"),
 }
+
+
+# The choices offered for each kind of matrix (names are COLORMAPS keys).
+SEQUENTIAL_MAPS = ("blues", "viridis", "cividis")
+DIVERGING_MAPS = ("diverging", "diverging-cb")
+COLORMAP_TITLES = {"blues": "Blues (white = 0)", "viridis": "viridis", "cividis": "cividis",
+                   "diverging": "blue–white–red", "diverging-cb": "blue–white–yellow (colour-blind safe)"}
 
 
 def colormap(kind: str) -> pg.ColorMap:

@@ -1,0 +1,252 @@
+"""The instruments' app side: it asks compute for the numbers each instrument shows, runs the
+slow ones off the UI thread, keeps the calibrator's experiment and score, and drives the KV-cache
+generation. Widgets get finished numbers; every state change still goes through LabState."""
+from __future__ import annotations
+
+import dataclasses
+import html
+import random
+import threading
+from types import SimpleNamespace
+
+from PySide6.QtCore import QObject, Signal
+
+from compute import ConfigError, explain, forward, kvcache, memory, source_map, sqrt_dk
+
+from .state import LabResult, LabState
+
+LAB_SAMPLES = 20_000            # q·k samples per d_k (fewer at large d_k: see _sqrt_numbers)
+LAB_ROWS = 256                  # softmax rows for the gradient measurement
+UNMASKED_MAX_BYTES = 2 << 30    # compute the mask view's unmasked twin only up to this size
+
+
+class Background(QObject):
+    """Run a function on a daemon thread; `done(tag, value, error)` arrives on the UI thread."""
+
+    done = Signal(object, object, object)
+
+    def run(self, tag, fn) -> None:
+        def work():
+            try:
+                value, error = fn(), None
+            except Exception as exc:  # noqa: BLE001 - shown to the user as a message
+                value, error = None, exc
+            self.done.emit(tag, value, error)
+
+        threading.Thread(target=work, daemon=True, name=f"qkv-{tag[0]}").start()
+
+
+class Instruments(QObject):
+    unmaskedReady = Signal(object)          # LabResult computed with causal=False
+    sqrtReady = Signal(object)              # namespace of sqrt(d_k) lab numbers
+    generationChanged = Signal(object)      # compute.kvcache.Generation or None
+    calibrated = Signal(str, int, int, bool)  # outcome html, correct, total, can undo
+
+    def __init__(self, state: LabState, parent: QObject | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.background = Background(self)
+        self.background.done.connect(self._done)
+        self._sqrt_cache: dict[int, SimpleNamespace] = {}
+        self._unmasked_for = None
+        self.generation: kvcache.Generation | None = None
+        self._generation_weights = None
+        self.correct = 0
+        self.total = 0
+        self._pending = None                # calibrator experiment waiting for its result
+        self._undo_index: int | None = None
+        state.resultChanged.connect(self._on_result)
+        state.selectionChanged.connect(self._on_selection)
+
+    # -- dot-product trace --------------------------------------------------------------------------
+    def dot_trace(self, result: LabResult | None, sel):
+        """The DotTrace of the selected cell, or None."""
+        if result is None or sel.trace is None:
+            return None
+        name, row, col = sel.trace
+        t = result.trace
+        try:
+            if name == "attn_scores":
+                return explain.score_trace(t, sel.layer, sel.head, row, col)
+            return explain.projection_trace(t, result.weights, name, sel.layer, sel.head, row, col)
+        except (IndexError, KeyError):
+            return None
+
+    # -- code view ------------------------------------------------------------------------------------
+    def code_for(self, station: str, which: str, result: LabResult | None):
+        """(SourceView or None, note) for the code view."""
+        in_use = result.trace.backend if result is not None else "cpu"
+        backend = in_use if which == "backend in use" else which
+        if station not in source_map.STATIONS:
+            return None, f"“{station}” is an instrument, not a step of the block: its numbers come from " \
+                         f"compute/{'sqrt_dk' if station == 'sqrt_dk' else 'kvcache' if station == 'kv_cache' else 'explain'}.py."
+        try:
+            view = source_map.station_source(backend, station)
+        except (KeyError, LookupError, ImportError) as exc:
+            return None, f"no source for {backend}: {exc}"
+        note = "this backend computed the views" if backend == in_use else f"(the views were computed by {in_use})"
+        return view, note
+
+    # -- sqrt(d_k) lab ------------------------------------------------------------------------------------
+    def request_sqrt(self, d_k: int) -> None:
+        if d_k in self._sqrt_cache:
+            self.sqrtReady.emit(self._sqrt_cache[d_k])
+            return
+        self.background.run(("sqrt", d_k), lambda: self._sqrt_numbers(d_k))
+
+    @staticmethod
+    def _sqrt_numbers(d_k: int) -> SimpleNamespace:
+        n = min(LAB_SAMPLES, max(2000, (1 << 24) // d_k))              # bounded work per d_k
+        curve = []
+        for stop in sqrt_dk.D_K_STOPS:                                  # the whole curve, cheaply
+            s = sqrt_dk.dot_product_spread(stop, n=2000, seed=7)
+            curve.append((stop, s.std_raw, s.std_scaled))
+        note = ("At d_model = 4096 with one head (d_k = 4096) the unscaled spread is about 64: "
+                "exp(64) ≈ 6·10²⁷, so one key takes all the weight." if d_k == 4096 else
+                "Slide to 4096 for the d_model = 4096 case.")
+        return SimpleNamespace(spread=sqrt_dk.dot_product_spread(d_k, n=n, seed=1),
+                               row=sqrt_dk.softmax_row(d_k, T=16, seed=2),
+                               grads=sqrt_dk.softmax_gradients(d_k, T=16, rows=LAB_ROWS, seed=3),
+                               curve=curve, grad_rows=LAB_ROWS, note=note)
+
+    # -- the mask --------------------------------------------------------------------------------------------
+    def request_unmasked(self) -> None:
+        """The current inputs computed once more without the causal mask (for the mask view)."""
+        result = self.state.result
+        if result is None or self._unmasked_for == id(result):
+            return
+        self._unmasked_for = id(result)
+        inputs = result.inputs
+        cfg = inputs.config.replace(causal=False)
+        if memory.estimate(cfg, len(inputs.tokens)).compute > UNMASKED_MAX_BYTES:
+            self.state.message.emit("info", "The mask view compares with an unmasked run only up to "
+                                            f"{memory.fmt_bytes(UNMASKED_MAX_BYTES)} of intermediates.")
+            return
+        weights = result.weights
+
+        def run():
+            trace = forward(cfg, weights, inputs.tokens, backend=inputs.backend)
+            return dataclasses.replace(result, trace=trace, inputs=dataclasses.replace(inputs, config=cfg))
+
+        self.background.run(("unmasked", id(result)), run)
+
+    # -- KV cache -------------------------------------------------------------------------------------------
+    def kv_prefill(self) -> None:
+        result = self.state.result
+        if result is None:
+            return
+        try:
+            self.generation = kvcache.prefill(result.inputs.config, result.weights, result.inputs.tokens)
+        except ConfigError as exc:
+            self.state.message.emit("error", str(exc))
+            self.generation = None
+        self._generation_weights = result.weights
+        self.generationChanged.emit(self.generation)
+
+    def kv_step(self) -> None:
+        if self.generation is None:
+            self.kv_prefill()
+            if self.generation is None:
+                return
+        try:
+            kvcache.decode_step(self.generation, self._generation_weights)
+        except ConfigError as exc:
+            self.state.message.emit("error", str(exc))
+            return
+        self.generationChanged.emit(self.generation)
+
+    def kv_reset(self) -> None:
+        self.generation = None
+        self.generationChanged.emit(None)
+
+    # -- calibrator -------------------------------------------------------------------------------------------
+    def suggest(self) -> tuple[str, str]:
+        change = random.choice(["scaling_off", "d_head_x4", "mask_off", "move_token", "switch_head"])
+        question = "sharper" if change in ("scaling_off", "d_head_x4") else "top_key"
+        return change, question
+
+    def calibrate(self, change: str, question: str, prediction) -> None:
+        s = self.state
+        result, sel = s.result, s.selection
+        if result is None or s.busy:
+            s.message.emit("info", "Wait for the current computation, then try again.")
+            return
+        before = explain.row_summary(result.trace, sel.layer, sel.head, sel.query)
+        cfg = s.inputs.config
+        self._undo_index = s.undo_stack.index()
+        self._pending = dict(change=change, question=question, prediction=prediction, before=before,
+                             query=sel.query, labels=result.labels)
+        if change == "switch_head":
+            s.select(head=(sel.head + 1) % cfg.n_heads)
+            self._undo_index = None
+            self._measure(s.result)
+            return
+        if change == "scaling_off":
+            ok = s.set_config(scale_scores=not cfg.scale_scores)
+        elif change == "d_head_x4":
+            ok = s.set_config(d_head=cfg.d_head * 4)
+        elif change == "mask_off":
+            ok = s.set_config(causal=not cfg.causal)
+        elif change == "move_token":
+            ok = sel.query > 0 and s.move_token(sel.query, 0)
+            if ok:
+                s.select(query=self._pending["query"])        # same position, new token order
+        else:
+            ok = False
+        if not ok:
+            self._pending = None
+            self.calibrated.emit("That change cannot be made here (see the message).", self.correct, self.total,
+                                 False)
+
+    def undo_experiment(self) -> None:
+        if self._undo_index is not None and self.state.undo_stack.index() > self._undo_index:
+            self.state.undo_stack.setIndex(self._undo_index)
+        self._undo_index = None
+        self.calibrated.emit("The change is undone.", self.correct, self.total, False)
+
+    def _measure(self, result: LabResult) -> None:
+        p = self._pending
+        self._pending = None
+        sel = self.state.selection
+        after = explain.row_summary(result.trace, sel.layer, sel.head, p["query"])
+        labels = result.labels
+        if p["question"] == "top_key":
+            right = after.top_key == p["prediction"]
+            guess = f"key {p['prediction']} “{labels[p['prediction']]}”"
+            seen = f"key {after.top_key} “{labels[after.top_key]}” takes the most weight ({after.top_weight:.2f})"
+        else:
+            sharper = after.top_weight > p["before"].top_weight + 1e-9
+            right = sharper == p["prediction"]
+            guess = "sharper" if p["prediction"] else "flatter or the same"
+            seen = (f"the top weight went {p['before'].top_weight:.2f} → {after.top_weight:.2f}, entropy "
+                    f"{p['before'].entropy:.2f} → {after.entropy:.2f} nats: "
+                    + ("sharper" if sharper else "flatter or the same"))
+        self.total += 1
+        self.correct += int(right)
+        mark = "<b style='color:#188038'>✓ right</b>" if right else "<b style='color:#d93025'>✗ not this time</b>"
+        self.calibrated.emit(f"You predicted: <b>{html.escape(guess)}</b>.<br>Measured: {html.escape(seen)}.<br>{mark}",
+                             self.correct, self.total, self._undo_index is not None)
+
+    # -- plumbing ---------------------------------------------------------------------------------------------
+    def _on_result(self, result: LabResult) -> None:
+        if self._pending is not None and result.inputs == self.state.inputs:
+            self._measure(result)
+        if self.state.selection.station == "mask":
+            self.request_unmasked()
+
+    def _on_selection(self, sel) -> None:
+        if sel.station == "mask":
+            self.request_unmasked()
+
+    def _done(self, tag, value, error) -> None:
+        kind = tag[0]
+        if error is not None:
+            self.state.message.emit("error", f"{kind}: {error}")
+            return
+        if kind == "sqrt":
+            self._sqrt_cache[tag[1]] = value
+            self.sqrtReady.emit(value)
+        elif kind == "unmasked":
+            current = self.state.result
+            if current is not None and id(current) == tag[1]:
+                self.unmaskedReady.emit(value)

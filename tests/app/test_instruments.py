@@ -1,0 +1,193 @@
+"""Each teaching instrument driven through its widget, its numbers checked independently."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtTest import QTest
+
+from compute import Weights, forward
+
+from .conftest import wait_render
+
+
+def _station(qtbot, win, key):
+    win.state.select(station=key)
+    page = win.pages[key]
+    qtbot.waitUntil(page.isVisible, timeout=5000)
+    if hasattr(page, "_refresh"):
+        page._refresh()
+    return page
+
+
+def _click_cell(station, mp, i, j):
+    scene = mp.plot.getViewBox().mapViewToScene(QPointF(j, i))
+    QTest.mouseClick(station.canvas.viewport(), Qt.MouseButton.LeftButton, pos=station.canvas.mapFromScene(scene))
+
+
+def _reference(win, **changes):
+    inputs = win.state.inputs
+    cfg = inputs.config.replace(**changes) if changes else inputs.config
+    return forward(cfg, win.state.result.weights, inputs.tokens, backend="reference")
+
+
+def test_clicking_q_explains_the_cell_and_lights_its_pairs(qtbot, window):
+    win = window
+    proj = _station(qtbot, win, "projections")
+    _click_cell(proj, proj.q, 4, 2)
+    qtbot.waitUntil(lambda: win.state.selection.trace == ("q", 4, 2), timeout=5000)
+    panel = win.trace_panel
+    assert win.tabs.currentWidget() is panel
+    dot = panel.dot
+    ref = _reference(win)
+    L, h = win.state.selection.layer, win.state.selection.head
+    W_Q = win.state.result.weights[f"blocks.{L}.attn.W_Q"][h].astype(np.float64)
+    np.testing.assert_allclose(dot.products, ref["ln1_out", L][4] * W_Q[:, 2], atol=1e-6)   # independent
+    assert dot.total == pytest.approx(ref["q", L][4, h, 2], abs=1e-5)
+    assert panel.table.rowCount() == 8 and "equals the Trace" in panel.summary.text()
+    proj._refresh()
+    assert proj.x._bands["row"].isVisible() and proj.x._bands["row"].rect().y() == 3.5     # ln1_out row 4
+    assert proj.wq._bands["col"].isVisible() and proj.wq._bands["col"].rect().x() == 1.5   # W_Q column 2
+    assert not proj.wk._bands["col"].isVisible()
+    panel.cleared.emit()
+    assert win.state.selection.trace is None and panel.table.rowCount() == 0
+
+
+def test_clicking_a_score_traces_it_to_its_probability(qtbot, window):
+    win = window
+    scores = _station(qtbot, win, "scores")
+    _click_cell(scores, scores.pattern, 5, 1)
+    qtbot.waitUntil(lambda: win.state.selection.trace == ("attn_scores", 5, 1), timeout=5000)
+    dot = win.trace_panel.dot
+    ref = _reference(win)
+    h = win.state.selection.head
+    assert dot.total == pytest.approx(ref["attn_scores_raw", 0][h, 5, 1], abs=1e-5)
+    assert dot.scaled == pytest.approx(ref["attn_scores_raw", 0][h, 5, 1] / 2, abs=1e-5)
+    assert dot.probability == pytest.approx(ref["pattern", 0][h, 5, 1], abs=1e-6)
+    assert "allowed by the mask" in win.trace_panel.summary.text()
+    win.state.select(trace=("attn_scores", 1, 5))
+    assert "forbidden" in win.trace_panel.summary.text() and win.trace_panel.dot.probability == 0.0
+
+
+def test_code_view_shows_the_line_that_scales(qtbot, window):
+    win = window
+    _station(qtbot, win, "scores")
+    win.tabs.setCurrentWidget(win.code_view)
+    code = win.code_view
+    assert "* scale" in code.key_line_text and "cpu_kernels.py" in code.where.text()
+    code.which.setCurrentText("reference")
+    code.which.activated.emit(code.which.currentIndex())
+    assert "attn_scores_raw * scale" in code.key_line_text
+    code.which.setCurrentText("cuda")
+    code.which.activated.emit(code.which.currentIndex())
+    assert "raw * scale" in code.key_line_text and "products.py" in code.where.text()
+    win.state.select(station="mlp")
+    code.which.setCurrentText("backend in use")
+    code.which.activated.emit(code.which.currentIndex())
+    assert "gelu" in code.key_line_text
+
+
+def test_head_lens_shows_two_heads_and_their_difference(qtbot, window):
+    win = window
+    lens = _station(qtbot, win, "head_lens")
+    spins = lens.spins
+    spins[0].setValue(1)
+    spins[1].setValue(0)
+    spins[2].setValue(0)
+    spins[3].setValue(1)
+    assert win.state.selection.lens == ((1, 0), (0, 1))
+    lens._refresh()
+    ref = _reference(win)
+    np.testing.assert_allclose(lens.rows["pattern"][0].values, ref["pattern", 1][0], atol=1e-6)
+    np.testing.assert_allclose(lens.rows["k"][1].values, ref["k", 0][:, 1], atol=1e-5)
+    np.testing.assert_allclose(lens.rows["result"][2].values, ref["result", 1][:, 0] - ref["result", 0][:, 1], atol=1e-5)
+    a, b, _ = lens.rows["v"]
+    assert a.levels == b.levels                                       # one colour scale for A and B
+
+
+def test_sqrt_dk_lab_measures_sqrt_dk(qtbot, window):
+    win = window
+    lab = _station(qtbot, win, "sqrt_dk")
+    lab.slider.setValue(lab.stops.index(64))
+    qtbot.waitUntil(lambda: lab.numbers is not None and lab.numbers.spread.d_k == 64, timeout=60_000)
+    n = lab.numbers
+    assert len(n.spread.raw) == 20_000
+    assert abs(n.spread.std_raw - 8.0) / 8.0 < 0.05 and abs(n.spread.std_scaled - 1.0) < 0.05
+    lab.slider.setValue(lab.stops.index(4096))
+    qtbot.waitUntil(lambda: lab.numbers.spread.d_k == 4096, timeout=60_000)
+    g = lab.numbers.grads
+    assert abs(lab.numbers.spread.std_raw - 64) / 64 < 0.05
+    assert g.stalled_raw > 0.5 and g.grad_scores_raw < 0.01 * g.grad_scores_scaled
+    assert "85%" in lab.grads.text() or f"{g.stalled_raw:.0%}" in lab.grads.text()
+
+
+def test_mask_view_compares_with_the_unmasked_run(qtbot, window):
+    win = window
+    mask = _station(qtbot, win, "mask")
+    qtbot.waitUntil(lambda: mask.unmasked is not None, timeout=30_000)
+    mask._refresh()
+    ref = _reference(win, causal=False)
+    L, h = win.state.selection.layer, win.state.selection.head
+    np.testing.assert_allclose(mask.without.values, ref["pattern", L][h], atol=1e-5)
+    P = ref["pattern", L][h]
+    assert mask.answer_share == pytest.approx(np.mean([P[i, i + 1] for i in range(5)]), abs=1e-5)
+    assert (mask.with_mask.values[np.triu_indices(6, 1)] == 0).all()
+
+
+def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
+    win = window
+    kv = _station(qtbot, win, "kv_cache")
+    qtbot.waitUntil(lambda: win.instruments.generation is not None, timeout=10_000)
+    kv.step.click()
+    kv.step.click()
+    gen = win.instruments.generation
+    assert len(gen.tokens) == 8 and len(gen.steps) == 2
+    full = forward(win.state.inputs.config, win.state.result.weights, gen.tokens, backend="reference")
+    np.testing.assert_allclose(kv.k.values, full["k", 0][:, 0], atol=1e-9)     # the cache is the real k
+    assert kv.k._bands["row"].rect().y() == 6.5                                  # the new row is marked
+    assert gen.steps[-1].next_token == int(np.argmax(full["logits"][7]))
+    assert f"{gen.macs_saved:,}" in kv.counter.text()
+    kv.reset.click()
+    assert win.instruments.generation is None
+
+
+def test_time_controller_plays_through_the_stations_and_stops(qtbot, window):
+    win = window
+    win.state.select(station="embeddings")
+    win._play_timer.setInterval(30)
+    seen = []
+    win.state.selectionChanged.connect(lambda s: seen.append(s.station))
+    win.station_bar.play.setChecked(True)
+    qtbot.waitUntil(lambda: not win.station_bar.play.isChecked(), timeout=10_000)
+    order = [s for i, s in enumerate(seen) if i == 0 or seen[i - 1] != s]
+    assert order[-1] == "mlp" and "scores" in order and order.index("scores") < order.index("mlp")
+    assert win.station_bar.buttons["mlp"].isChecked()
+
+
+def test_calibrator_measures_the_prediction(qtbot, window):
+    win = window
+    s = win.state
+    cal = win.calibrator
+    sel = s.selection
+    before = float(s.result.trace["pattern", sel.layer][sel.head, sel.query].max())
+    cal.choose_change("scaling_off")
+    cal.set_prediction("sharper", True)
+    with qtbot.waitSignal(win.instruments.calibrated, timeout=30_000):
+        cal.apply.click()
+    after_ref = forward(s.inputs.config, s.result.weights, s.inputs.tokens, backend="reference")
+    after = float(after_ref["pattern", sel.layer][sel.head, sel.query].max())
+    assert not s.inputs.config.scale_scores
+    expected_right = after > before
+    assert win.instruments.total == 1 and win.instruments.correct == int(expected_right)
+    assert "Measured" in cal.outcome.text()
+    assert f"{win.instruments.correct} of 1" in cal.score.text()
+    cal.undo.click()
+    qtbot.waitUntil(lambda: s.inputs.config.scale_scores and not s.busy, timeout=10_000)
+    # a key question after switching heads, checked against the reference
+    cal.choose_change("switch_head")
+    cal.set_prediction("top_key", 0)
+    with qtbot.waitSignal(win.instruments.calibrated, timeout=10_000):
+        cal.apply.click()
+    ref = forward(s.inputs.config, s.result.weights, s.inputs.tokens, backend="reference")
+    top = int(np.argmax(ref["pattern", s.selection.layer][s.selection.head, s.selection.query]))
+    assert win.instruments.total == 2 and (f"key {top} " in cal.outcome.text())

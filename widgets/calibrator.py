@@ -1,0 +1,112 @@
+"""Calibrator: choose a change, predict its effect, apply it, see the measurement beside the
+prediction. The widget collects the choice and the prediction and shows what app/ measured."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout,
+                               QWidget)
+
+CHANGES = {
+    "scaling_off": "Turn the 1/√d_head scaling off",
+    "d_head_x4": "Multiply d_head by 4",
+    "mask_off": "Turn the causal mask off",
+    "move_token": "Move the query's token to the front",
+    "switch_head": "Switch to the next head",
+}
+QUESTIONS = {
+    "top_key": "Which key will get query i's largest weight?",
+    "sharper": "Will query i's row get sharper (a larger top weight)?",
+}
+
+
+class CalibratorPanel(QWidget):
+    applyRequested = Signal(str, str, object)     # change, question, prediction (key index or bool)
+    suggestRequested = Signal()
+    undoRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        intro = QLabel("Predict first, then test: pick a change, say what you expect, and let the lab measure.")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        box = QGroupBox("Experiment")
+        form = QFormLayout(box)
+        self.change = QComboBox()
+        for key, text in CHANGES.items():
+            self.change.addItem(text, key)
+        suggest = QPushButton("Suggest one")
+        suggest.clicked.connect(self.suggestRequested)
+        row = QHBoxLayout()
+        row.addWidget(self.change, 1)
+        row.addWidget(suggest)
+        form.addRow("1. change", row)
+        self.question = QComboBox()
+        for key, text in QUESTIONS.items():
+            self.question.addItem(text, key)
+        self.question.currentIndexChanged.connect(self._question_changed)
+        form.addRow("2. question", self.question)
+        self.answer = QComboBox()
+        form.addRow("your answer", self.answer)
+        for combo in (self.change, self.question, self.answer):   # long texts must not widen the dock
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(12)
+        layout.addWidget(box)
+        self.query_note = QLabel()
+        self.query_note.setObjectName("note")
+        self.query_note.setWordWrap(True)
+        layout.addWidget(self.query_note)
+        buttons = QHBoxLayout()
+        self.apply = QPushButton("3. Apply and test")
+        self.apply.setDefault(True)
+        self.apply.clicked.connect(self._apply)
+        self.undo = QPushButton("Undo the change")
+        self.undo.setEnabled(False)
+        self.undo.clicked.connect(self.undoRequested)
+        buttons.addWidget(self.apply)
+        buttons.addWidget(self.undo)
+        layout.addLayout(buttons)
+        self.outcome = QLabel()
+        self.outcome.setWordWrap(True)
+        self.outcome.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.outcome)
+        self.score = QLabel("score: no predictions yet")
+        self.score.setObjectName("note")
+        layout.addWidget(self.score)
+        layout.addStretch(1)
+        self.labels: list[str] = []
+        self._question_changed()
+
+    def set_context(self, labels, query: int, head: int, layer: int) -> None:
+        """The tokens and the query the prediction is about (from the current selection)."""
+        if list(labels) != self.labels:
+            self.labels = list(labels)
+            self._question_changed()
+        word = labels[query] if 0 <= query < len(labels) else ""
+        self.query_note.setText(f"query i = {query} (“{word}”), layer {layer}, head {head} — pick another "
+                                "query by clicking a token chip.")
+
+    def set_prediction(self, question: str, answer) -> None:
+        self.question.setCurrentIndex(self.question.findData(question))
+        self.answer.setCurrentIndex(max(0, self.answer.findData(answer)))
+
+    def choose_change(self, change: str) -> None:
+        self.change.setCurrentIndex(self.change.findData(change))
+
+    def _question_changed(self) -> None:
+        self.answer.clear()
+        if self.question.currentData() == "top_key":
+            for j, word in enumerate(self.labels):
+                self.answer.addItem(f"key {j} “{word}”", j)
+        else:
+            self.answer.addItem("yes, sharper", True)
+            self.answer.addItem("no, flatter or the same", False)
+
+    def _apply(self) -> None:
+        self.applyRequested.emit(self.change.currentData(), self.question.currentData(), self.answer.currentData())
+
+    def show_outcome(self, html: str, correct: int, total: int, can_undo: bool) -> None:
+        self.outcome.setText(html)
+        self.score.setText(f"score this session: {correct} of {total} predictions right")
+        self.undo.setEnabled(can_undo)

@@ -1,0 +1,518 @@
+"""Teaching instruments: the dot-product trace, the code view, the head lens, the sqrt(d_k) lab,
+the mask view and the KV-cache view. Like the stations they draw what app/ hands them (Trace
+values, or numbers app/ got from compute.explain, compute.sqrt_dk and compute.kvcache) and emit
+intents; they compute nothing themselves."""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
+                               QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem, QTextEdit,
+                               QVBoxLayout, QWidget)
+
+from .matrix import LabelAxis, MatrixPlot, format_value, set_title
+from .stations import Station, _idx, _sym
+from .theme import LIGHT
+
+
+def _fmt(v: float) -> str:
+    return f"{v:+.4f}"
+
+
+# -- 1. dot-product trace (dock) ------------------------------------------------------------------
+class TracePanel(QWidget):
+    """A clicked cell written out as its multiplication pairs, running sum, bias and result."""
+
+    cleared = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.title = QLabel("Click a cell of q, k or v (Q·K·V station) or a score (Scores station) to see "
+                            "the multiplications that make it.")
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.title)
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["left", "right", "product", "running Σ"])
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setDefaultSectionSize(20)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setFont(QFont("monospace", 9))
+        layout.addWidget(self.table, 1)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.summary)
+        clear = QPushButton("Clear trace")
+        clear.clicked.connect(self.cleared)
+        layout.addWidget(clear)
+        self.dot = None
+
+    def show_trace(self, dot) -> None:
+        """`dot` is a compute.explain.DotTrace, or None to clear."""
+        self.dot = dot
+        if dot is None:
+            self.table.setRowCount(0)
+            self.summary.setText("")
+            return
+        n = len(dot.products)
+        if dot.name == "attn_scores":
+            self.title.setText(f"<b>attn_scores_raw[h={dot.head}, i={dot.row}, j={dot.col}]</b> (layer {dot.layer}) = "
+                               f"Σ<sub>c</sub> {dot.left_name}[c] · {dot.right_name}[c] — {n} pairs")
+        else:
+            self.title.setText(f"<b>{dot.name}[{dot.row}, h={dot.head}, c={dot.col}]</b> (layer {dot.layer}) = "
+                               f"Σ<sub>d</sub> {dot.left_name}[d] · {dot.right_name}[d] + bias — {n} pairs")
+        self.table.setRowCount(n)
+        self.table.setVerticalHeaderLabels([str(c) for c in range(n)])
+        for c in range(n):
+            for col, value in enumerate((dot.left[c], dot.right[c], dot.products[c], dot.running[c])):
+                item = QTableWidgetItem(_fmt(float(value)))
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(c, col, item)
+        ok = abs(dot.total - dot.cell) <= 1e-4 * max(1.0, abs(dot.cell))
+        check = "✓ equals the Trace" if ok else "✗ differs from the Trace"
+        if dot.name == "attn_scores":
+            mask = ("forbidden by the mask → −∞ → probability 0" if dot.masked
+                    else "allowed by the mask (j ≤ i)" if dot.row >= dot.col else "allowed (no causal mask)")
+            text = (f"Σ of the {n} products = <b>{dot.total:.5f}</b> (Trace: {dot.cell:.5f} {check})<br>"
+                    f"× {dot.scale:.5f} (1/√d_head) = <b>{dot.scaled:.5f}</b><br>"
+                    f"mask: {mask}<br>pattern[h, i, j] after the softmax = <b>{dot.probability:.5f}</b>")
+        else:
+            text = (f"Σ of the {n} products = {dot.total - dot.bias:.5f}<br>+ bias {dot.bias:+.5f}<br>"
+                    f"= <b>{dot.total:.5f}</b> (Trace: {dot.cell:.5f} {check})")
+        self.summary.setText(text)
+
+
+# -- 8. code view (dock) -----------------------------------------------------------------------------
+class CodeView(QWidget):
+    """The source that computed the active station, with the key line highlighted."""
+
+    backendChosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("code of"))
+        self.which = QComboBox()
+        self.which.addItems(["backend in use", "reference", "cpu", "cuda"])
+        self.which.setToolTip("whose code to show: the backend that computed this view, or another")
+        self.which.activated.connect(lambda i: self.backendChosen.emit(self.which.currentText()))
+        row.addWidget(self.which, 1)
+        layout.addLayout(row)
+        self.where = QLabel()
+        self.where.setWordWrap(True)
+        self.where.setObjectName("note")
+        layout.addWidget(self.where)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        font = QFont("monospace", 9)
+        font.setStyleHint(QFont.StyleHint.TypeWriter)
+        self.text.setFont(font)
+        layout.addWidget(self.text, 1)
+        self.view = None
+
+    def show_source(self, view, note: str = "") -> None:
+        """`view` is a compute.source_map.SourceView (or None with a note saying why)."""
+        self.view = view
+        if view is None:
+            self.where.setText(note)
+            self.text.setPlainText("")
+            return
+        path = view.path.split("/main/")[-1] if "/main/" in view.path else view.path
+        self.where.setText(f"{view.backend} backend · {path} · {view.function} · line {view.key_file_line}"
+                           + (f"<br>{note}" if note else ""))
+        width = len(str(view.first_line + len(view.lines)))
+        self.text.setPlainText("\n".join(f"{view.first_line + n:>{width}}  {line}"
+                                         for n, line in enumerate(view.lines)))
+        block = self.text.document().findBlockByNumber(view.key_line)
+        sel = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor("#fde293"))
+        fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        sel.format = fmt
+        sel.cursor = QTextCursor(block)
+        self.text.setExtraSelections([sel])
+        cursor = QTextCursor(block)
+        self.text.setTextCursor(cursor)
+        self.text.centerCursor()
+
+    @property
+    def key_line_text(self) -> str:
+        return "" if self.view is None else self.view.key_text
+
+
+# -- 2. head lens (page) --------------------------------------------------------------------------------
+class HeadLens(Station):
+    """Two heads side by side, with shared colour scales, and their difference."""
+
+    key = "head_lens"
+    title = "Head lens"
+    formula = "compare two heads: their k, v, pattern and share of attn_out, and A − B"
+    headsChosen = Signal(int, int, int, int)        # layer A, head A, layer B, head B
+
+    def __init__(self, palette=LIGHT, parent=None):
+        super().__init__(palette, parent)
+        bar = QHBoxLayout()
+        self.spins = []
+        for label in ("A: layer", "head", "  B: layer", "head"):
+            bar.addWidget(QLabel(label))
+            spin = QSpinBox()
+            spin.setKeyboardTracking(False)
+            spin.valueChanged.connect(self._emit)
+            bar.addWidget(spin)
+            self.spins.append(spin)
+        bar.addStretch(1)
+        self.layout().insertLayout(1, bar)
+        self._updating = False
+
+    def build(self):
+        self.rows = {}
+        for r, name in enumerate(("k", "v", "pattern", "result")):
+            kind = "sequential" if name == "pattern" else "diverging"
+            roles = ("query", "key") if name == "pattern" else ("key" if name in "kv" else "query", None)
+            a = self.matrix(r, 0, f"{name} · A", kind=kind, roles=roles)
+            b = self.matrix(r, 1, f"{name} · B", kind=kind, roles=roles)
+            d = self.matrix(r, 2, f"{name} · A − B", roles=roles)
+            self.rows[name] = (a, b, d)
+
+    def _emit(self) -> None:
+        if not self._updating:
+            self.headsChosen.emit(*(s.value() for s in self.spins))
+
+    def _data_key(self, result, sel):
+        return (id(result), sel.lens, sel.query, sel.show_values)
+
+    def content(self, result, sel):
+        t = result.trace
+        (la, ha), (lb, hb) = sel.lens
+        data = {}
+        for tag, (layer, head) in (("A", (la, ha)), ("B", (lb, hb))):
+            data[f"k_{tag}"] = t["k", layer][:, head]
+            data[f"v_{tag}"] = t["v", layer][:, head]
+            data[f"pattern_{tag}"] = t["pattern", layer][head]
+            data[f"result_{tag}"] = t["result", layer][:, head]
+        return data
+
+    def draw(self, result, sel, d):
+        cfg, labels = result.inputs.config, result.labels
+        self._updating = True
+        for spin, hi, value in zip(self.spins, (cfg.n_layers - 1, cfg.n_heads - 1) * 2,
+                                   (sel.lens[0][0], sel.lens[0][1], sel.lens[1][0], sel.lens[1][1])):
+            spin.setMaximum(hi)
+            spin.setValue(value)
+        self._updating = False
+        (la, ha), (lb, hb) = sel.lens
+        cols = {"k": _idx(cfg.d_head), "v": _idx(cfg.d_head), "pattern": labels, "result": _idx(cfg.d_model)}
+        for name, (a, b, diff) in self.rows.items():
+            A, B = d[f"{name}_A"], d[f"{name}_B"]
+            masked = np.isneginf(result.trace["attn_scores", la][ha]) if name == "pattern" else None
+            levels = (0.0, 1.0) if name == "pattern" else _sym(A, B)      # one scale for A and B
+            a.set_title(f"{name} · layer {la} head {ha}")
+            b.set_title(f"{name} · layer {lb} head {hb}")
+            a.set_data(A, labels, cols[name], masked=masked, levels=levels, masked_text="0")
+            b.set_data(B, labels, cols[name], masked=masked, levels=levels, masked_text="0")
+            diff.set_data(np.asarray(A, np.float64) - np.asarray(B, np.float64), labels, cols[name])
+
+    def shapes(self, result, sel):
+        return "rows: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; one colour scale per row for A and B"
+
+    def header_html(self, result, sel):
+        return super().header_html(result, sel).split("·  layer")[0].rsplit(" · layer", 1)[0]
+
+
+# -- 4. the mask (page) --------------------------------------------------------------------------------
+class MaskView(Station):
+    """The pattern with and without the causal mask, and where the 'answer' would be."""
+
+    key = "mask"
+    title = "The mask"
+    formula = "without the mask, query i can see key i+1 — the very token it has to predict"
+
+    def build(self):
+        roles = ("query", "key")
+        self.with_mask = self.matrix(0, 0, "pattern with the causal mask", kind="sequential", roles=roles,
+                                     row_axis="query i", col_axis="key j")
+        self.without = self.matrix(0, 1, "pattern without it", kind="sequential", roles=roles, col_axis="key j")
+        self.answer_boxes: list = []
+        self.stats = QLabel()
+        self.stats.setWordWrap(True)
+        self.stats.setTextFormat(Qt.TextFormat.RichText)
+        self.layout().addWidget(self.stats)
+
+    def _data_key(self, result, sel):
+        return (id(result), id(self.unmasked), sel.layer, sel.head, sel.show_values)
+
+    unmasked = None
+
+    def set_unmasked(self, result) -> None:
+        """The same inputs computed with causal=False (app/ computes it on demand)."""
+        self.unmasked = result
+        self._refresh()
+
+    def content(self, result, sel):
+        t, L, h = result.trace, sel.layer, sel.head
+        data = {"pattern": t["pattern", L][h]}
+        if self.unmasked is not None and self.unmasked.trace.T == t.T:
+            data["pattern_unmasked"] = self.unmasked.trace["pattern", L][h]
+        return data
+
+    def draw(self, result, sel, d):
+        labels = result.labels
+        T = len(labels)
+        forbidden = np.triu(np.ones((T, T), bool), k=1)
+        self.with_mask.set_data(d["pattern"], labels, labels, masked=forbidden, levels=(0, 1), masked_text="0")
+        for plot, box in self.answer_boxes:
+            plot.removeItem(box)
+        self.answer_boxes = []
+        if "pattern_unmasked" not in d:
+            self.without.set_data(np.zeros((T, T)), labels, labels, levels=(0, 1))
+            self.stats.setText("computing the unmasked pattern…")
+            return
+        P = d["pattern_unmasked"]
+        self.without.set_data(P, labels, labels, levels=(0, 1))
+        if T <= 64:
+            pen = pg.mkPen("#d93025", width=2)
+            for i in range(T - 1):          # the 'answer' cell: the next token
+                box = pg.QtWidgets.QGraphicsRectItem(i + 1 - 0.5, i - 0.5, 1, 1)
+                pen.setCosmetic(True)
+                box.setPen(pen)
+                box.setZValue(12)
+                self.without.plot.addItem(box)
+                self.answer_boxes.append((self.without.plot, box))
+        answer = float(np.mean([P[i, i + 1] for i in range(T - 1)])) if T > 1 else 0.0
+        future = float(P[forbidden].sum() / max(T, 1))
+        self.answer_share, self.future_share = answer, future
+        self.stats.setText(
+            f"<span style='color:#d93025'>Red boxes</span>: key j = i+1, the token query i must predict. "
+            f"Without the mask, query rows put <b>{answer:.1%}</b> of their weight on it on average, and "
+            f"<b>{future:.1%}</b> on all future keys; with the mask: 0%. Trained without the mask, a model "
+            f"would learn to read the answer there — and fail at generation, where the next token does not "
+            f"exist yet.")
+
+    def shapes(self, result, sel):
+        return f"[T, T] = [{result.trace.T}, {result.trace.T}]"
+
+
+# -- 3. the sqrt(d_k) lab (page) ----------------------------------------------------------------------
+class SqrtDkLab(QWidget):
+    """Spread of q·k for random unit-variance vectors against sqrt(d_k); softmax rows and gradients
+    with and without the scaling. The numbers come in through `show_numbers`."""
+
+    dkChosen = Signal(int)
+    key = "sqrt_dk"
+
+    def __init__(self, stops, palette=LIGHT, parent=None):
+        super().__init__(parent)
+        self.stops = list(stops)
+        self.palette = palette
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        self.header = QLabel()
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setWordWrap(True)
+        layout.addWidget(self.header)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("d_k"))
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, len(self.stops) - 1)
+        self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.slider.setTickInterval(1)
+        self.slider.setPageStep(1)
+        self.slider.valueChanged.connect(lambda i: self.dkChosen.emit(self.stops[i]))
+        row.addWidget(self.slider, 1)
+        self.dk_label = QLabel()
+        self.dk_label.setMinimumWidth(80)
+        row.addWidget(self.dk_label)
+        layout.addLayout(row)
+        body = QHBoxLayout()
+        self.canvas = pg.GraphicsLayoutWidget()
+        self.canvas.setBackground(palette.background)
+        body.addWidget(self.canvas, 1)
+        self.grads = QLabel()
+        self.grads.setTextFormat(Qt.TextFormat.RichText)
+        self.grads.setWordWrap(True)
+        self.grads.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.grads.setFixedWidth(230)
+        body.addWidget(self.grads)
+        layout.addLayout(body, 1)
+        self.hist_raw = self._plot(0, 0, "q·k without scaling")
+        self.hist_scaled = self._plot(0, 1, "q·k / √d_k")
+        self.row_raw = self._plot(1, 0, "softmax row, unscaled", labels=True)
+        self.row_scaled = self._plot(1, 1, "softmax row, scaled", labels=True)
+        self.curve = self._plot(2, 0, "spread of q·k against d_k")
+        self.curve.setLogMode(x=True, y=True)
+        self.canvas.removeItem(self.curve)
+        self.canvas.addItem(self.curve, row=2, col=0, colspan=2)
+        self.numbers = None
+
+    def _plot(self, r, c, title, labels=False):
+        plot = self.canvas.addPlot(row=r, col=c, axisItems={"bottom": LabelAxis("bottom")} if labels else None)
+        plot.setMenuEnabled(False)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.hideButtons()
+        set_title(plot, title, self.palette.foreground)
+        for side in ("left", "bottom"):
+            plot.getAxis(side).setTextPen(self.palette.foreground)
+        return plot
+
+    def set_dk(self, d_k: int) -> None:
+        index = self.stops.index(d_k) if d_k in self.stops else 0
+        if self.slider.value() != index:
+            self.slider.blockSignals(True)
+            self.slider.setValue(index)
+            self.slider.blockSignals(False)
+
+    def show_numbers(self, n) -> None:
+        """n: a namespace with spread (compute.sqrt_dk.Spread), row (RowStats), grads (Gradients),
+        curve [(d_k, std_raw, std_scaled)] and d_model_note."""
+        self.numbers = n
+        d_k = n.spread.d_k
+        self.set_dk(d_k)
+        self.dk_label.setText(f"d_k = {d_k:,}")
+        self.header.setText(
+            f"<b style='font-size:13pt'>The √d_k lab</b>&nbsp;&nbsp;q, k with unit-variance entries: q·k sums "
+            f"{d_k:,} products, so its spread is about √{d_k:,} = <b>{n.spread.sqrt_d_k:.1f}</b>; measured "
+            f"<b>{n.spread.std_raw:.2f}</b> over {len(n.spread.raw):,} samples. Divided by √d_k: "
+            f"<b>{n.spread.std_scaled:.3f}</b>.")
+        for plot, values, colour in ((self.hist_raw, n.spread.raw, "#d93025"),
+                                     (self.hist_scaled, n.spread.raw / n.spread.sqrt_d_k, "#1a73e8")):
+            plot.clear()
+            counts, edges = np.histogram(values, bins=60)
+            plot.addItem(pg.PlotDataItem(edges, counts, stepMode="center", fillLevel=0,
+                                         brush=pg.mkBrush(colour + "80"), pen=pg.mkPen(colour)))
+            spread = n.spread.sqrt_d_k if plot is self.hist_raw else 1.0
+            for x in (-spread, spread):
+                plot.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen("#202124", style=Qt.PenStyle.DashLine)))
+        set_title(self.hist_raw, f"q·k without scaling (dashed: ±√d_k = ±{n.spread.sqrt_d_k:.1f})",
+                  self.palette.foreground)
+        self.curve.clear()
+        dks = np.array([c[0] for c in n.curve], float)
+        self.curve.addItem(pg.PlotDataItem(dks, np.sqrt(dks), pen=pg.mkPen("#202124", width=2), name="√d_k"))
+        # PlotDataItems (not bare scatter items) so the log axes transform them too
+        self.curve.addItem(pg.PlotDataItem(dks, [c[1] for c in n.curve], pen=None, symbol="o",
+                                           symbolBrush="#d93025", symbolSize=9))
+        self.curve.addItem(pg.PlotDataItem(dks, [c[2] for c in n.curve], pen=None, symbol="o",
+                                           symbolBrush="#1a73e8", symbolSize=9))
+        self.curve.addItem(pg.PlotDataItem([d_k], [n.spread.std_raw], pen=None, symbol="o", symbolSize=17,
+                                           symbolPen=pg.mkPen("#e8710a", width=3), symbolBrush=None))
+        self.curve.setLabel("bottom", "d_k")
+        self.curve.setLabel("left", "std")
+        set_title(self.curve, "std of q·k (red) and of q·k/√d_k (blue); line: √d_k", self.palette.foreground)
+        keys = [str(j) for j in range(n.row.T)]
+        for plot, row, mx, ent in ((self.row_raw, n.row.row_raw, n.row.max_raw, n.row.entropy_raw),
+                                   (self.row_scaled, n.row.row_scaled, n.row.max_scaled, n.row.entropy_scaled)):
+            plot.clear()
+            plot.addItem(pg.BarGraphItem(x=np.arange(n.row.T), height=row, width=0.7, brush="#4292c6"))
+            plot.getAxis("bottom").set_labels(keys)
+            plot.setYRange(0, 1.05, padding=0)
+            which = "unscaled" if plot is self.row_raw else "scaled"
+            set_title(plot, f"softmax row, {which}: max {mx:.2f}, entropy {ent:.2f} nats", self.palette.foreground)
+        g = n.grads
+        self.grads.setText(
+            f"<b>Gradients through the softmax</b><br>(torch autograd, {n.grad_rows} rows of {n.row.T} keys)<br><br>"
+            f"median ‖∂L/∂scores‖ per row<br>&nbsp;&nbsp;unscaled: <b>{g.grad_scores_raw:.2e}</b><br>"
+            f"&nbsp;&nbsp;scaled: <b>{g.grad_scores_scaled:.2e}</b><br><br>"
+            f"rows passing back almost nothing (&lt; 1e-3)<br>&nbsp;&nbsp;unscaled: <b>{g.stalled_raw:.0%}</b>"
+            f"&nbsp;&nbsp;scaled: <b>{g.stalled_scaled:.0%}</b><br><br>{n.note}")
+
+
+# -- 5. KV cache (page) ------------------------------------------------------------------------------------
+class KVCacheView(QWidget):
+    """Generation step by step: cached K and V rows grow, one new query row per decode step."""
+
+    key = "kv_cache"
+    prefillRequested = Signal()
+    stepRequested = Signal()
+    resetRequested = Signal()
+
+    def __init__(self, palette=LIGHT, parent=None):
+        super().__init__(parent)
+        self.palette = palette
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        self.header = QLabel()
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setWordWrap(True)
+        layout.addWidget(self.header)
+        row = QHBoxLayout()
+        self.prefill = QPushButton("Prefill the prompt")
+        self.step = QPushButton("Decode one token ▶")
+        self.reset = QPushButton("Reset")
+        self.prefill.clicked.connect(self.prefillRequested)
+        self.step.clicked.connect(self.stepRequested)
+        self.reset.clicked.connect(self.resetRequested)
+        for b in (self.prefill, self.step, self.reset):
+            row.addWidget(b)
+        row.addStretch(1)
+        layout.addLayout(row)
+        self.counter = QLabel()
+        self.counter.setTextFormat(Qt.TextFormat.RichText)
+        self.counter.setWordWrap(True)
+        layout.addWidget(self.counter)
+        self.canvas = pg.GraphicsLayoutWidget()
+        self.canvas.setBackground(palette.background)
+        layout.addWidget(self.canvas, 1)
+        self.k = MatrixPlot(self.canvas.ci, 0, 0, "K cache (layer, head)", palette=palette)
+        self.v = MatrixPlot(self.canvas.ci, 0, 1, "V cache", palette=palette)
+        self.q = MatrixPlot(self.canvas.ci, 0, 2, "new query row q", palette=palette)
+        self.p = MatrixPlot(self.canvas.ci, 0, 3, "its pattern row", kind="sequential", palette=palette)
+        lay = self.canvas.ci.layout
+        for c, s in enumerate((4, 4, 4, 2)):
+            lay.setColumnStretchFactor(c, s)
+        self.state = None
+
+    def show_generation(self, gen, labels, layer: int, head: int, note: str = "") -> None:
+        """gen: compute.kvcache.Generation or None; labels: token words of gen.tokens."""
+        self.state = gen
+        self.step.setEnabled(gen is not None)
+        if gen is None:
+            self.header.setText("<b style='font-size:13pt'>KV cache</b>&nbsp;&nbsp;Prefill runs the prompt once "
+                                "and keeps every layer's k and v; each decode step then computes one new row.")
+            self.counter.setText(note)
+            for mp in (self.k, self.v, self.q, self.p):
+                mp.set_data(np.zeros((0, 0)), [], [])
+            return
+        t = len(gen.tokens)
+        K = gen.caches[layer].k[:, head]                                    # [t, d_head]
+        V = gen.caches[layer].v[:, head]
+        dh = _idx(K.shape[1])
+        fresh = np.zeros_like(K, dtype=bool)
+        if gen.steps:
+            fresh[-1] = True
+        reused = np.zeros_like(K, dtype=bool) if not gen.steps else ~fresh   # hatched: reused from the cache
+        self.k.set_data(K, labels, dh)
+        self.v.set_data(V, labels, dh)
+        for mp in (self.k, self.v):
+            mp.highlight(row=t - 1 if gen.steps else None)
+        if gen.steps:
+            step = gen.steps[-1]
+            self.q.set_data(step.q[layer][head][None, :], [f"{step.position}:{labels[-1]}"], dh)
+            self.p.set_data(step.pattern[layer][head][:, None], labels, ["p"], levels=(0, 1))
+        else:
+            self.q.set_data(np.zeros((0, 0)), [], [])
+            self.p.set_data(np.zeros((0, 0)), [], [])
+        prompt = " ".join(labels[: len(gen.prompt)])
+        made = " ".join(labels[len(gen.prompt):])
+        self.header.setText(
+            f"<b style='font-size:13pt'>KV cache</b>&nbsp;&nbsp;prompt: <b>{html.escape(prompt)}</b>"
+            f"{' → generated: <b style=color:#e8710a>' + html.escape(made) + '</b>' if made else ''}"
+            f"<br><span style='color:{self.palette.muted}'>layer {layer}, head {head} · {t} cached rows; "
+            f"the orange row is new this step, the others are reused as they are</span>")
+        if gen.steps:
+            s = gen.steps[-1]
+            self.counter.setText(
+                f"step {len(gen.steps)}: with the cache <b>{s.macs_cached:,}</b> multiply-adds; recomputing all "
+                f"{t} positions would take <b>{s.macs_recompute:,}</b> ({s.macs_recompute / s.macs_cached:.1f}×). "
+                f"Saved so far: <b>{gen.macs_saved:,}</b>. {note}")
+        else:
+            self.counter.setText(f"prefill: {gen.prefill_macs:,} multiply-adds for {t} positions at once. {note}")
