@@ -144,6 +144,12 @@ class MainWindow(QMainWindow):
         self._wire()
         self._on_inputs(self.state.inputs)
         self._on_selection(self.state.selection)
+        # Sessions, recent files, export, themes, presentation mode (File and View menus).
+        from .file_actions import install
+        self.file_actions = install(self)
+        # Weights, checkpoints, training (Model menu and the Train tab).
+        from .model_actions import install as install_model
+        self.model_actions = install_model(self)
 
     def closeEvent(self, event) -> None:
         self.state.runner.shutdown()
@@ -311,10 +317,20 @@ class MainWindow(QMainWindow):
 
     def _on_inputs(self, inputs) -> None:
         note = PRESET_NOTES.get(inputs.preset, "")
-        self.controls.set_inputs(inputs, note)
-        self.tokens.set_tokens(self.state.labels(), self.state.tokenizer.vocab, inputs.config.n_ctx,
+        self.controls.set_inputs(inputs, note, self.state.weights_label(inputs),
+                                 trained_fits=inputs.config.same_shapes(PRESETS["toy"]))
+        self.tokens.set_tokens(self.state.labels(), self._menu_vocabulary(), inputs.config.n_ctx,
                                self.state.selection.query)
         self._update_sizes()
+
+    def _menu_vocabulary(self) -> list[str]:
+        """Words for the token strip's menus: the whole vocabulary when it is small enough to list
+        (the toy's 16 words); a 50,257-token vocabulary is typed instead."""
+        tok = self.state.tokenizer
+        size = getattr(tok, "size", 0)
+        if size > 256:
+            return []
+        return list(tok.vocab) if hasattr(tok, "vocab") else list(tok.labels(range(size)))
 
     def _on_selection(self, sel) -> None:
         self.controls.set_selection(sel)
@@ -412,5 +428,11 @@ SHORTCUTS = [
     ("Ctrl+L", "type a sentence"),
     ("F5", "play / pause: step through the stations"),
     ("Esc", "stop playing; cancel a long computation"),
+    ("Ctrl+N / Ctrl+O", "new session / open a session"),
+    ("Ctrl+S / Ctrl+Shift+S", "save the session / save as"),
+    ("Ctrl+E / Ctrl+Shift+E", "export a figure or data / all intermediates (NPZ)"),
+    ("Ctrl+Shift+D", "dark theme on / off"),
+    ("F11", "presentation mode (its own keys: F1 there)"),
+    ("F1 or ?", "shortcut cheat sheet"),
     ("Ctrl+Q", "quit"),
 ]

@@ -11,10 +11,13 @@ import threading
 import time
 import traceback
 from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from compute import BackendUnavailable, Cancelled, ConfigError, Weights, WeightsError, forward, progress
+from compute import (BackendUnavailable, Cancelled, CheckpointError, ConfigError, Weights, WeightsError, forward,
+                     load_checkpoint, progress, trained_toy_weights)
 
 
 class Runner(QObject):
@@ -30,6 +33,7 @@ class Runner(QObject):
         self._cancel_id: int | None = None
         self._weights: OrderedDict[tuple, Weights] = OrderedDict()
         self._stopping = False
+        self.registry: dict[str, WeightsEntry] = {}       # named in-memory weights (LabState fills it)
         self._thread = threading.Thread(target=self._loop, name="qkv-runner", daemon=True)
         self._thread.start()
 
@@ -93,7 +97,7 @@ class Runner(QObject):
         except Cancelled:
             self.failed.emit(request_id, "Computation cancelled.", True)
             return
-        except (ConfigError, WeightsError, BackendUnavailable) as exc:
+        except (ConfigError, WeightsError, CheckpointError, BackendUnavailable) as exc:
             self.failed.emit(request_id, str(exc), False)
             return
         except MemoryError:
@@ -112,12 +116,41 @@ class Runner(QObject):
         key = inputs.weights_key()
         if key not in self._weights:
             self._weights.clear()                          # free the old set before making the new
-            self._weights[key] = make_weights(inputs)
+            self._weights[key] = make_weights(inputs, self.registry)
         return self._weights[key]
 
 
-def make_weights(inputs) -> Weights:
-    """The weights an Inputs names (shared by the runner and the headless `qkv-lab export`)."""
-    if inputs.weights != "random":
-        raise WeightsError(f"unknown weights source {inputs.weights!r}")
-    return Weights.random(inputs.config, inputs.seed)
+@dataclass
+class WeightsEntry:
+    """Weights kept in memory under an Inputs.weights name, with the tokenizer that goes with them."""
+
+    weights: Weights
+    tokenizer: object | None = None          # encode/decode/label(s); None: the toy vocabulary
+    label: str = ""
+
+
+def make_weights(inputs, registry: dict | None = None) -> Weights:
+    """The weights an Inputs names (shared by the runner and the headless `qkv-lab export`):
+    "random" (from the seed), "trained" (the shipped toy weights), "custom:<n>" (made in this
+    session, e.g. by training), a .safetensors file, or a Hugging Face GPT-2 checkpoint folder.
+    Files and folders are validated against the config; a folder's tokenizer goes to `registry`."""
+    source = inputs.weights
+    if registry is not None and source in registry:
+        return registry[source].weights
+    cfg = inputs.config
+    if source == "random":
+        return Weights.random(cfg, inputs.seed)
+    if source == "trained":
+        weights = trained_toy_weights()
+    elif source.startswith("custom:"):
+        raise WeightsError("these weights were made in an earlier session and not saved; use "
+                           "File › Save weights to keep trained weights", source)
+    elif Path(source).expanduser().is_dir():
+        _, weights, tokenizer = load_checkpoint(Path(source).expanduser())
+        if registry is not None:
+            registry[source] = WeightsEntry(weights, tokenizer, Path(source).name)
+    else:
+        weights = Weights.load(Path(source).expanduser(), cfg=cfg)
+    if not weights.cfg.same_shapes(cfg):
+        raise WeightsError(f"they are for {weights.cfg.describe()}, not for {cfg.describe()}", source)
+    return weights

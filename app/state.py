@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from compute import PRESETS, Config, ConfigError, memory, toy_tokenizer
+from compute import PRESETS, Config, ConfigError, WeightsError, memory, toy_tokenizer, trained_toy_weights
 from compute.tokenizer import VocabularyError
 
 STATIONS: tuple[str, ...] = ("embeddings", "layernorm", "projections", "scores", "softmax",
@@ -48,6 +48,17 @@ def preset_tokens(name: str) -> tuple[int, ...]:
     return tuple(words[: cfg.n_ctx])
 
 
+def preset_weights(name: str) -> str:
+    """The toy preset starts with the trained weights (patterns with a story); others are random."""
+    if name == "toy":
+        try:
+            trained_toy_weights()
+            return "trained"
+        except (WeightsError, OSError):
+            return "random"                          # the asset is missing or damaged: still usable
+    return "random"
+
+
 def preset_config(name: str) -> Config:
     """The preset as the lab runs it: GPT-3 175B is shown one block at a time."""
     cfg = PRESETS[name]
@@ -60,7 +71,9 @@ class Inputs:
     tokens: tuple[int, ...]
     preset: str = "toy"
     seed: int = 0
-    weights: str = "random"        # "random": Weights.random(config, seed)
+    # "random": Weights.random(config, seed) · "trained": the shipped toy weights · "custom:<n>":
+    # made in this session (training) · a .safetensors path · a GPT-2 checkpoint folder
+    weights: str = "random"
     backend: str = "auto"
 
     def weights_key(self) -> tuple:
@@ -140,14 +153,16 @@ class LabState(QObject):
         super().__init__(parent)
         from .runner import Runner
 
-        self.tokenizer = toy_tokenizer()
         self.undo_stack = QUndoStack(self)
-        self._inputs = Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"))
+        self._inputs = Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"),
+                              weights=preset_weights("toy"))
+        self._custom = 0
         self._selection = Selection(query=len(self._inputs.tokens) - 1)   # the last token sees them all
         self._result: LabResult | None = None
         self._latest_request = 0
         self._busy = False
         self.runner = runner if runner is not None else Runner(self)
+        self.registry = self.runner.registry       # in-memory weights by name, shared with the runner
         self.runner.finished.connect(self._on_finished)
         self.runner.failed.connect(self._on_failed)
         self.runner.progress.connect(self._on_progress)
@@ -168,6 +183,22 @@ class LabState(QObject):
     @property
     def busy(self) -> bool:
         return self._busy
+
+    @property
+    def tokenizer(self):
+        """The tokenizer of the weights in use (a checkpoint's own), else the toy vocabulary."""
+        entry = self.registry.get(self._inputs.weights)
+        return entry.tokenizer if entry is not None and entry.tokenizer is not None else toy_tokenizer()
+
+    def weights_label(self, inputs: Inputs | None = None) -> str:
+        inputs = inputs or self._inputs
+        source = inputs.weights
+        if source == "random":
+            return f"random (seed {inputs.seed})"
+        if source == "trained":
+            return "trained on the repeat task"
+        entry = self.registry.get(source)
+        return entry.label if entry is not None and entry.label else source
 
     def labels(self, tokens=None) -> tuple[str, ...]:
         return tuple(self.tokenizer.labels(self._inputs.tokens if tokens is None else tokens))
@@ -231,14 +262,21 @@ class LabState(QObject):
             return False
         name = ", ".join(f"{k}={v}" for k, v in fields.items())
         key = "config:" + ",".join(sorted(fields)) if merge else None
-        return self.edit(text or f"Set {name}", merge_key=key, config=cfg, preset="custom")
+        changes = dict(config=cfg, preset="custom")
+        if not cfg.same_shapes(self._inputs.config) and self._inputs.weights != "random":
+            # Loaded or trained weights have one shape: new sizes need new weights.
+            changes["weights"] = "random"
+            self.message.emit("info", f"New sizes need new weights: drawn at random from seed {self._inputs.seed} "
+                                      f"(the {self.weights_label()} weights have the old shapes).")
+        return self.edit(text or f"Set {name}", merge_key=key, **changes)
 
     def load_preset(self, name: str) -> bool:
         if name not in PRESETS:
             self.message.emit("error", f"no preset named {name!r}")
             return False
         tokens = preset_tokens(name)
-        ok = self.edit(f"Load preset {name}", config=preset_config(name), tokens=tokens, preset=name)
+        ok = self.edit(f"Load preset {name}", config=preset_config(name), tokens=tokens, preset=name,
+                       weights=preset_weights(name))
         if ok:
             self.select(query=len(tokens) - 1, key=None, hover=None)
         return ok
@@ -286,7 +324,30 @@ class LabState(QObject):
         return self.set_tokens(toks, f"Remove “{self.tokenizer.label(tok)}”")
 
     def set_seed(self, seed: int) -> bool:
-        return self.edit(f"Weight seed {seed}", seed=int(seed))
+        """Random weights from this seed (also the way back from trained or loaded weights)."""
+        return self.edit(f"Random weights, seed {seed}", seed=int(seed), weights="random")
+
+    def set_weights(self, source: str, text: str | None = None) -> bool:
+        """Use other weights: "random", "trained", a registered name, a file or a folder."""
+        return self.edit(text or f"Use {source} weights", weights=source)
+
+    def register_weights(self, weights, tokenizer=None, label: str = "") -> str:
+        """Keep weights made in this session (training, a loaded folder) under a new name."""
+        from .runner import WeightsEntry
+
+        self._custom += 1
+        name = f"custom:{self._custom}"
+        self.registry[name] = WeightsEntry(weights, tokenizer, label or name)
+        return name
+
+    def push_inputs(self, old: Inputs, new: Inputs, text: str) -> None:
+        """One undo step from `old` to `new` (after live previews that were not undoable)."""
+        self._inputs = old
+        self.undo_stack.push(_InputsCommand(self, old, new, text))
+
+    def preview(self, **changes: Any) -> None:
+        """Show inputs without an undo step (live training updates); push_inputs ends it."""
+        self._apply(dataclasses.replace(self._inputs, **changes))
 
     def set_backend(self, backend: str) -> bool:
         return self.edit(f"Backend {backend}", backend=backend)

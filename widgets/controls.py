@@ -24,6 +24,7 @@ class Controls(QWidget):
     layerChosen = Signal(int)
     headChosen = Signal(int)
     seedChanged = Signal(int)
+    weightsChosen = Signal(str)                 # "trained" | "random"
     backendChosen = Signal(str)
     lockScalesChanged = Signal(bool)
     showValuesChanged = Signal(bool)
@@ -71,6 +72,11 @@ class Controls(QWidget):
         self.scale.toggled.connect(lambda on: self._emit_config("scale_scores", on, False))
         form.addRow(self.causal)
         form.addRow(self.scale)
+        self.weights = QComboBox()
+        self.weights.setToolTip("trained: the toy model trained on repeating sequences (patterns with a "
+                                "story); random: drawn from the seed below")
+        self.weights.activated.connect(lambda i: self.weightsChosen.emit(self.weights.currentData() or ""))
+        form.addRow("weights", self.weights)
         self.seed = _spin(0, 2**31 - 1, "random weights are drawn from this seed")
         self.seed.valueChanged.connect(lambda v: None if self._updating else self.seedChanged.emit(v))
         form.addRow("weight seed", self.seed)
@@ -132,9 +138,17 @@ class Controls(QWidget):
         self.configChanged.emit("d_head", value, self.d_head_slider.isSliderDown())
 
     # -- state -> view ---------------------------------------------------------------------------
-    def set_inputs(self, inputs, preset_note: str = "") -> None:
+    def set_inputs(self, inputs, preset_note: str = "", weights_label: str = "", trained_fits: bool = True) -> None:
         self._updating = True
         try:
+            self.weights.clear()
+            if trained_fits:
+                self.weights.addItem("trained (toy task)", "trained")
+            self.weights.addItem(f"random (seed {inputs.seed})", "random")
+            if inputs.weights not in ("trained", "random"):
+                self.weights.addItem(weights_label or inputs.weights, "")
+            self.weights.setCurrentIndex(max(0, self.weights.findData(inputs.weights if inputs.weights in
+                                                                      ("trained", "random") else "")))
             cfg = inputs.config
             index = self.preset.findText(inputs.preset)
             self.preset.setCurrentIndex(index if index >= 0 else self.preset.count() - 1)

@@ -151,6 +151,13 @@ class Station(QWidget):
     font_scale = 1.0
     title_size = "11pt"
 
+    def text_font(self, scale: float = 1.0, bold: bool = False) -> QFont:
+        """Labels drawn in a plot (values over bars): 10 pt, times presentation mode's scale."""
+        font = QFont()
+        font.setPointSizeF(10 * scale * self.font_scale)
+        font.setBold(bold)
+        return font
+
     def apply_style(self, palette: Palette | None = None, sequential: str | None = None,
                     diverging: str | None = None, font_pt: float | None = None, line_scale: float = 1.0) -> None:
         """Restyle every plot in place: palette, colour maps by kind, font size, line width."""
@@ -440,12 +447,14 @@ class SoftmaxRowStation(Station):
                 item = pg.TextItem(format_value(float(probs[j])) if allowed[j] else "0", anchor=(0.5, 1),
                                    color=self.palette.foreground)
                 item.setPos(j, float(probs[j]) + 0.01)
+                item.setFont(self.text_font())
                 self.probs_plot.addItem(item)
                 self.labels_items.append(item)
         total = float(probs.sum()) if T else 0.0
         ent = abs(explain.row_entropy(probs)) if T else 0.0
         self.sum_text.setText(f"Σ_j = {total:.3f}   max = {probs.max() if T else 0:.3f}   entropy = {ent:.2f} nats")
         self.sum_text.setPos(max(T - 0.5, 0.5), 1.14)
+        self.sum_text.setFont(self.text_font(1.2, bold=True))
 
     def shapes(self, result, sel):
         return f"one row of [T, T], T = {result.trace.T}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QMimeData, QPoint, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QDrag, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QMenu, QScrollArea, QSizePolicy,
                                QToolButton, QWidget)
@@ -188,19 +188,29 @@ class TokenStrip(QWidget):
             self.row.layout_.addWidget(QLabel(f"… +{len(self.labels) - MAX_CHIPS} more"))
         self.row.layout_.addStretch(1)
         self.add_menu.clear()
+        self.add_button.setVisible(bool(self.vocab))      # large vocabularies are typed, not listed
         for token_id, word in enumerate(self.vocab):
             self.add_menu.addAction(word, lambda t=token_id: self.insertRequested.emit(len(self.labels), t))
+        self._fit_height()
+
+    def _fit_height(self) -> None:
         chip_h = self.row.chips[0].sizeHint().height() if self.row.chips else 28
         self.scroll.setFixedHeight(chip_h + 8 + self.scroll.horizontalScrollBar().sizeHint().height())
 
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            QTimer.singleShot(0, self, self._fit_height)   # a new style sheet (presentation) sizes chips anew
+
     def _chip_menu(self, index: int) -> None:
         menu = QMenu(self)
-        replace = menu.addMenu("Replace with")
-        for token_id, word in enumerate(self.vocab):
-            replace.addAction(word, lambda t=token_id: self.replaceRequested.emit(index, t))
-        insert = menu.addMenu("Insert after")
-        for token_id, word in enumerate(self.vocab):
-            insert.addAction(word, lambda t=token_id: self.insertRequested.emit(index + 1, t))
-        menu.addSeparator()
+        if self.vocab:
+            replace = menu.addMenu("Replace with")
+            for token_id, word in enumerate(self.vocab):
+                replace.addAction(word, lambda t=token_id: self.replaceRequested.emit(index, t))
+            insert = menu.addMenu("Insert after")
+            for token_id, word in enumerate(self.vocab):
+                insert.addAction(word, lambda t=token_id: self.insertRequested.emit(index + 1, t))
+            menu.addSeparator()
         menu.addAction("Remove", lambda: self.removeRequested.emit(index))
         menu.exec(self.row.chips[index].mapToGlobal(self.row.chips[index].rect().bottomLeft()))

@@ -12,6 +12,20 @@ from app.state import LabState
 pg.setConfigOptions(antialias=True, background="w", foreground="k")
 
 
+@pytest.fixture(autouse=True)
+def settings(tmp_path):
+    """Every window test gets a fresh INI store: never the user's preferences."""
+    from app.settings import Settings
+
+    store = Settings.at(tmp_path / "settings.ini")
+    Settings.install(store)
+    yield store
+    Settings.install(None)
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.setPalette(QApplication.style().standardPalette())   # a dark theme must not leak
+
+
 @pytest.fixture
 def window(qtbot):
     state = LabState()

@@ -13,6 +13,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QDrag, QDropEvent
 from PySide6.QtTest import QTest
 
+from app.runner import make_weights
 from app.state import STATIONS
 from compute import Weights, forward
 
@@ -33,7 +34,8 @@ def _expected_content(win, key):
     """What a station should show, recomputed from scratch with the reference backend."""
     s = win.state
     cfg, inputs = s.inputs.config, s.inputs
-    ref = forward(cfg, Weights.random(cfg, inputs.seed), inputs.tokens, backend="reference")
+    weights = make_weights(inputs)                         # independently of the runner's cache
+    ref = forward(cfg, weights, inputs.tokens, backend="reference")
     fake = type(s.result)(request_id=0, inputs=inputs, trace=ref, weights=s.result.weights,
                           labels=s.result.labels, compute_ms=0.0, token_label=s.result.token_label)
     return win.stations[key].content(fake, s.selection)
@@ -226,6 +228,7 @@ def test_rapid_edits_coalesce_and_stale_results_are_dropped(qtbot, window):
     qtbot.waitUntil(lambda: not s.busy and s.result.inputs.seed == 20, timeout=30_000)
     assert shown[-1] == 20 and len(shown) < 20
     assert shown == sorted(shown)                          # never an older result after a newer one
+    assert s.inputs.weights == "random"                    # a new seed means random weights
     expected = forward(s.inputs.config, Weights.random(s.inputs.config, 20), s.inputs.tokens, backend="reference")
     np.testing.assert_allclose(s.result.trace["pattern", 1], expected["pattern", 1], atol=1e-5)
 

@@ -1,0 +1,326 @@
+"""Export: a view or composed figure to PNG / SVG / PDF, the Trace to NPZ, one matrix to CSV.
+
+Used by the window's File ▸ Export menu and by `qkv-lab export` (headless). Everything is written
+to a temporary file next to the target and renamed into place, so a failure never leaves a
+partial file and never clobbers an existing one. Problems raise `ExportError` with a message
+meant for the user.
+
+NPZ layout (`numpy.load(path)`): per-layer Trace names as "name/layer" ("pattern/0" is
+[n_heads, T, T] of layer 0), whole-model names as they are ("tokens", "embed", "logits"), and
+"meta" (a JSON string: format, config, tokens, labels, weights reference, backend, dtype,
+selection, names). CSV: one matrix with the token (or index) labels as the first row and column.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import shiboken6
+from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt
+from PySide6.QtGui import QFontInfo, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtSvg import QSvgGenerator
+
+from compute import GLOBAL_NAMES, LAYER_NAMES
+from widgets.figure import (FigureStyle, FigureWidget, canonical, figure_spec, is_single, natural_size,
+                            view_names)
+
+from . import files
+
+FIGURE_FORMATS = (".png", ".svg", ".pdf")
+DATA_FORMATS = (".npz", ".csv")
+FORMATS = FIGURE_FORMATS + DATA_FORMATS
+NPZ_FORMAT = "qkv-lab-trace"
+NPZ_VERSION = 1
+# logits are [T, d_vocab]: at T=1024 with a real vocabulary that is 200 MB and 79 GFLOP.
+MAX_LOGITS_ELEMENTS = 1 << 25
+MAX_PNG_PIXELS = 20_000                     # longest side
+SCREEN_DPI = 96                             # logical px per inch of a figure
+
+
+class ExportError(Exception):
+    """A problem the user can fix (bad path, unknown view, wrong format); the message says which."""
+
+
+# -- names -------------------------------------------------------------------------------------------
+def format_of(path: str | os.PathLike) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise ExportError(f"cannot tell the format of {str(path)!r}: end the file name with one of "
+                          f"{', '.join(FORMATS)}")
+    return suffix
+
+
+def check_view(view: str) -> str:
+    name = canonical(view)
+    if name not in view_names():
+        raise ExportError(f"no view named {view!r}; choose one of {', '.join(view_names())}")
+    return name
+
+
+def npz_key(name: str, layer: int | None = None) -> str:
+    """The NPZ key of a Trace name: "pattern/0" for a layer, "logits" for a whole-model name."""
+    return name if layer is None else f"{name}/{layer}"
+
+
+# -- files ---------------------------------------------------------------------------------------------
+def write_atomically(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
+    """Call write(tmp) for a temporary file beside `path`, then rename it over `path`.
+
+    Any failure removes the temporary file and raises ExportError: no partial file, and an
+    existing file at `path` stays as it was."""
+    path = Path(path).expanduser()
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise ExportError(f"cannot write {str(path)!r}: it is a folder")
+    if folder.exists() and not folder.is_dir():
+        raise ExportError(f"cannot write {str(path)!r}: {str(folder)!r} is a file, not a folder")
+    if not folder.is_dir():
+        raise ExportError(f"cannot write {str(path)!r}: the folder {str(folder)!r} does not exist")
+    try:
+        tmp = files.temp_beside(path)
+    except OSError as exc:
+        raise ExportError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        write(tmp)
+        if tmp.stat().st_size == 0:
+            raise ExportError(f"cannot write {str(path)!r}: nothing was written")
+        files.replace(tmp, path)
+    except ExportError:
+        tmp.unlink(missing_ok=True)
+        raise
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ExportError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+# -- figures ----------------------------------------------------------------------------------------
+def build_figure(result, sel, view: str, style: FigureStyle, size: tuple[int, int] | None = None) -> FigureWidget:
+    """A laid-out, never-shown FigureWidget of the view, ready to render."""
+    from PySide6.QtWidgets import QApplication
+
+    spec = figure_spec(check_view(view), result, sel)
+    widget = FigureWidget()
+    widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    widget.show_figure(spec, style)
+    w, h = size or natural_size(spec, style)
+    widget.resize(int(w), int(h))
+    widget.show()
+    # Axes size themselves from the text they drew last: paint once, let the layout settle.
+    for _ in range(2):
+        QApplication.processEvents()
+        widget.grab()
+    QApplication.processEvents()
+    return widget
+
+
+def _render(widget, painter: QPainter) -> None:
+    widget.render(painter)
+
+
+def write_png(widget, path: Path, width: int | None = None, dpi: float | None = None) -> None:
+    w, h = widget.width(), widget.height()
+    if width is not None and dpi is not None:
+        raise ExportError("give either a width or a DPI for a PNG, not both")
+    scale = (width / w) if width else ((dpi / SCREEN_DPI) if dpi else 2.0)
+    px_w, px_h = max(1, round(w * scale)), max(1, round(h * scale))
+    if max(px_w, px_h) > MAX_PNG_PIXELS:
+        raise ExportError(f"a {px_w}×{px_h} PNG is too large (at most {MAX_PNG_PIXELS} px a side); "
+                          "choose a smaller width or DPI")
+    image = QImage(px_w, px_h, QImage.Format.Format_ARGB32)
+    image.fill(widget.backgroundBrush().color())
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    # The scene, not the widget: QWidget.render clips a scaled painter to the logical size.
+    source = widget.mapToScene(widget.viewport().rect()).boundingRect()
+    with widget.rendering_at(px_w / w):
+        widget.scene().render(painter, QRectF(0, 0, px_w, px_h), source)
+    painter.end()
+    effective_dpi = dpi if dpi else SCREEN_DPI * px_w / w
+    dots_per_metre = round(effective_dpi / 0.0254)
+    image.setDotsPerMeterX(dots_per_metre)
+    image.setDotsPerMeterY(dots_per_metre)
+    if not image.save(str(path), "PNG"):
+        raise ExportError(f"cannot write PNG to {str(path)!r}")
+
+
+def write_svg(widget, path: Path, title: str = "") -> None:
+    # pyqtgraph's SVGExporter fails on Qt >= 6.11; this recipe keeps text as text (STACK.md).
+    gen = QSvgGenerator()
+    gen.setFileName(str(path))
+    gen.setResolution(int(widget.logicalDpiX()))
+    gen.setSize(widget.size())
+    gen.setViewBox(widget.rect())
+    gen.setTitle(title)
+    gen.setDescription("QKV Lab figure")
+    painter = QPainter()
+    if not painter.begin(gen):
+        raise ExportError(f"cannot write SVG to {str(path)!r}")
+    _render(widget, painter)
+    painter.end()
+    # Qt writes its generic family name ("Sans Serif"), which no browser knows: name the font
+    # actually used, then common fallbacks, so the text keeps its look (and stays text).
+    text = path.read_text(encoding="utf-8")
+    family = QFontInfo(widget.font()).family()
+    fallbacks = f"'{family}', 'DejaVu Sans', Helvetica, Arial, sans-serif"
+    text = re.sub(r'font-family="([^"]*)"', lambda m: f'font-family="{fallbacks}"', text)
+    path.write_text(text, encoding="utf-8")
+
+
+def write_pdf(widget, path: Path, title: str = "") -> None:
+    # Vector PDF: resolution 96 so one logical px is one device unit; page = figure, no margins.
+    writer = QPdfWriter(str(path))
+    writer.setResolution(SCREEN_DPI)
+    writer.setTitle(title)
+    writer.setCreator("QKV Lab")
+    points = QSizeF(widget.width() * 72.0 / SCREEN_DPI, widget.height() * 72.0 / SCREEN_DPI)
+    writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize.Unit.Point, "figure", QPageSize.SizeMatchPolicy.ExactMatch),
+                                     QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise ExportError(f"cannot write PDF to {str(path)!r}")
+    _render(widget, painter)
+    painter.end()
+
+
+# -- data -----------------------------------------------------------------------------------------
+def weights_reference(inputs) -> dict:
+    """How to get the weights again: {"kind": "random", "seed": 0}, or a file with its sha256."""
+    from .session import weights_reference as ref
+
+    return ref(inputs)
+
+
+def npz_arrays(result, sel=None, include_logits: bool | None = None) -> tuple[dict[str, np.ndarray], dict]:
+    """Every Trace name as an NPZ key, and the metadata dict."""
+    trace, inputs = result.trace, result.inputs
+    cfg = inputs.config
+    arrays: dict[str, np.ndarray] = {}
+    notes = []
+    for name in GLOBAL_NAMES:
+        if name == "logits":
+            big = trace.T * cfg.d_vocab > MAX_LOGITS_ELEMENTS
+            if include_logits is False or (include_logits is None and big):
+                notes.append(f"logits omitted ([{trace.T}, {cfg.d_vocab}] is too large); "
+                             "recompute them as ln_final_out @ W_E.T")
+                continue
+        arrays[npz_key(name)] = np.asarray(trace[name])
+    for layer in range(cfg.n_layers):
+        for name in LAYER_NAMES:
+            arrays[npz_key(name, layer)] = np.asarray(trace[name, layer])
+    meta = {
+        "format": NPZ_FORMAT, "version": NPZ_VERSION,
+        "key_format": "per-layer names are 'name/layer' (e.g. 'pattern/0'); whole-model names have no layer",
+        "config": cfg.to_dict(), "preset": inputs.preset,
+        "tokens": [int(t) for t in inputs.tokens], "labels": list(result.labels),
+        "weights": weights_reference(inputs), "backend": trace.backend_label, "dtype": str(trace.dtype),
+        "names": sorted(arrays), "notes": notes,
+    }
+    if sel is not None:
+        meta["selection"] = {"layer": sel.layer, "head": sel.head, "query": sel.query}
+    return arrays, meta
+
+
+def write_npz(result, sel, path: Path) -> dict:
+    arrays, meta = npz_arrays(result, sel)
+    arrays = {**arrays, "meta": np.array(json.dumps(meta))}
+    with open(path, "wb") as fh:            # a file object: numpy does not append ".npz"
+        np.savez_compressed(fh, **arrays)
+    return meta
+
+
+def csv_text(result, sel, view: str) -> str:
+    view = check_view(view)
+    if not is_single(view):
+        raise ExportError(f"a CSV file holds one matrix; {view!r} is a composed figure. "
+                          f"Choose a single view such as pattern, attn_scores or q")
+    panel = figure_spec(view, result, sel).panels[0]
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    corner = f"{panel.row_axis or 'row'} \\ {panel.col_axis or 'column'}"
+    out.writerow([corner, *panel.cols])
+    # str() of a numpy scalar is the shortest text that reads back to the same float32/float64.
+    for label, row in zip(panel.rows, np.asarray(panel.values)):
+        out.writerow([label, *(str(x) if np.isfinite(x) else ("-inf" if x < 0 else "inf" if x > 0 else "nan")
+                               for x in row)])
+    return buf.getvalue()
+
+
+# -- one entry point ---------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class ExportRequest:
+    path: str
+    view: str = "pattern"
+    style: FigureStyle = FigureStyle()
+    width: int | None = None                # PNG: pixel width
+    dpi: float | None = None                # PNG: dots per inch (figure size at 96 px per inch)
+    size: tuple[int, int] | None = None     # figure size in logical px (default: suits the view)
+
+
+def export(result, sel, request: ExportRequest) -> Path:
+    """Write one export; the format comes from the file's suffix. Raises ExportError."""
+    if result is None:
+        raise ExportError("nothing to export yet: the first computation has not finished")
+    suffix = format_of(request.path)
+    if request.width is not None and request.width < 16:
+        raise ExportError(f"width {request.width} px is too small (at least 16)")
+    if request.dpi is not None and not 10 <= request.dpi <= 2400:
+        raise ExportError(f"{request.dpi:g} DPI is out of range (10 to 2400)")
+    if request.size is not None and (min(request.size) < 50 or max(request.size) > 10_000):
+        raise ExportError(f"figure size {request.size[0]}×{request.size[1]} px is out of range (50 to 10000)")
+    if (request.width is not None or request.dpi is not None) and suffix != ".png":
+        raise ExportError("width and DPI apply to PNG files only; SVG and PDF are vector (use the figure size)")
+    if suffix == ".npz":
+        return write_atomically(request.path, lambda tmp: write_npz(result, sel, tmp))
+    if suffix == ".csv":
+        text = csv_text(result, sel, request.view)
+        return write_atomically(request.path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    view = check_view(request.view)
+    widget = build_figure(result, sel, view, request.style, request.size)
+    try:
+        title = widget.spec.title
+        if suffix == ".png":
+            return write_atomically(request.path, lambda tmp: write_png(widget, tmp, request.width, request.dpi))
+        if suffix == ".svg":
+            return write_atomically(request.path, lambda tmp: write_svg(widget, tmp, title))
+        return write_atomically(request.path, lambda tmp: write_pdf(widget, tmp, title))
+    finally:
+        widget.hide()
+        shiboken6.delete(widget)        # now, not at interpreter exit (the CLI has no event loop)
+
+
+# -- headless results (the CLI) -------------------------------------------------------------------------
+def headless_result(inputs, tokenizer=None):
+    """Compute a LabResult synchronously, without LabState or a window (qkv-lab export)."""
+    import time
+
+    from compute import forward, toy_tokenizer
+
+    from .runner import make_weights
+    from .state import LabResult
+
+    t0 = time.perf_counter()
+    registry: dict = {}
+    weights = make_weights(inputs, registry)
+    entry = registry.get(inputs.weights)             # a checkpoint folder brings its own tokenizer
+    tokenizer = tokenizer or (entry.tokenizer if entry is not None and entry.tokenizer is not None
+                              else toy_tokenizer())
+    trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
+    return LabResult(request_id=0, inputs=inputs, trace=trace, weights=weights,
+                     labels=tuple(tokenizer.labels(inputs.tokens)), compute_ms=(time.perf_counter() - t0) * 1e3,
+                     notice=trace.notice, token_label=tokenizer.label)
+
+
+__all__ = ["DATA_FORMATS", "ExportError", "ExportRequest", "FIGURE_FORMATS", "FORMATS", "build_figure", "csv_text",
+           "export", "format_of", "headless_result", "npz_arrays", "npz_key", "write_atomically"]

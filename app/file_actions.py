@@ -1,0 +1,299 @@
+"""File ▸ sessions, recent files and export; View ▸ theme, colour maps and presentation mode.
+
+`install(window)` adds these to a MainWindow (one call in its __init__). Every action goes through
+LabState (sessions are undoable edits; colours are view state) or writes files via app.export /
+app.session; a problem becomes a message in the window, never an exception.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QDialog, QFileDialog, QMenu
+from shiboken6 import isValid
+
+from widgets.export_dialog import ExportDialog
+from widgets.figure import COMPOSED_VIEWS
+from widgets.theme import COLORMAP_TITLES, DIVERGING_MAPS, SEQUENTIAL_MAPS
+
+from . import session as sessions
+from .export import FORMATS, ExportError, ExportRequest, export
+from .presentation import Appearance, Presentation, set_dark
+from .settings import Settings
+from .state import preset_config, preset_tokens
+
+FILTERS = {".png": "PNG image (*.png)", ".svg": "SVG vector image (*.svg)", ".pdf": "PDF document (*.pdf)",
+           ".npz": "NumPy archive (*.npz)", ".csv": "CSV table (*.csv)"}
+SESSION_FILTER = "QKV Lab sessions (*.qkvlab);;All files (*)"
+
+
+def default_view(station: str) -> str:
+    """The figure that matches what is on screen (a station's composed figure)."""
+    return station if station in COMPOSED_VIEWS else "pattern"
+
+
+def _menu(window, title: str) -> QMenu:
+    for action in window.menuBar().actions():
+        if action.menu() is not None and action.text().replace("&", "") == title:
+            return action.menu()
+    return window.menuBar().addMenu(f"&{title}")
+
+
+class FileActions(QObject):
+    def __init__(self, window, settings: Settings):
+        super().__init__(window)
+        self.window = window
+        self.state = window.state
+        self.settings = settings
+        self.path: Path | None = None           # the session file this window shows, if any
+        self.appearance = Appearance(window)
+        self.presentation = Presentation(window, self.appearance)
+        self._make_menus()
+        window.installEventFilter(self)
+        self.state.undo_stack.cleanChanged.connect(self._update_title)   # a method: disconnected with us
+        self._update_title()
+
+    # -- menus ---------------------------------------------------------------------------------------
+    def _action(self, text: str, slot, keys=None, checkable: bool = False) -> QAction:
+        act = QAction(text, self.window)
+        if isinstance(keys, QKeySequence.StandardKey):
+            act.setShortcuts(keys)
+        elif keys:
+            act.setShortcut(QKeySequence(keys))
+        act.setCheckable(checkable)
+        act.triggered.connect(slot)
+        return act
+
+    def _make_menus(self) -> None:
+        w = self.window
+        file_menu = _menu(w, "File")
+        quit_action = next((a for a in file_menu.actions() if "Quit" in a.text()), None)
+        self.new_action = self._action("&New session", self.new_session, QKeySequence.StandardKey.New)
+        self.open_action = self._action("&Open session…", lambda: self.open_session(), QKeySequence.StandardKey.Open)
+        self.recent_menu = QMenu("Open &recent", w)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.save_action = self._action("&Save session", self.save, QKeySequence.StandardKey.Save)
+        self.save_as_action = self._action("Save session &as…", self.save_as, "Ctrl+Shift+S")
+        self.restore_action = self._action("Start with the last session", self._set_restore, checkable=True)
+        self.restore_action.setChecked(self.settings.restore_last)
+        self.restore_action.setToolTip("off: start clean (also: qkv-lab --clean)")
+        self.export_action = self._action("&Export figure or data…", self.export_dialog, "Ctrl+E")
+        self.export_npz_action = self._action("Export all intermediates (NPZ)…", self.export_npz, "Ctrl+Shift+E")
+        items = [self.new_action, self.open_action, self.recent_menu, self.save_action, self.save_as_action,
+                 self.restore_action, None, self.export_action, self.export_npz_action, None]
+        for item in items:
+            if item is None:
+                file_menu.insertSeparator(quit_action) if quit_action else file_menu.addSeparator()
+            elif isinstance(item, QMenu):
+                file_menu.insertMenu(quit_action, item) if quit_action else file_menu.addMenu(item)
+            else:
+                file_menu.insertAction(quit_action, item) if quit_action else file_menu.addAction(item)
+
+        view = _menu(w, "View")
+        view.addSeparator()
+        self.present_action = self._action("&Presentation mode", self.presentation.toggle, "F11", checkable=True)
+        self.presentation.toggled.connect(self.present_action.setChecked)
+        self.sheet_action = self._action("Shortcut cheat sheet", self.presentation.show_sheet)
+        self.sheet_action.setToolTip("F1 or ?")
+        self.dark_action = self._action("&Dark theme", self._toggle_dark, "Ctrl+Shift+D", checkable=True)
+        view.addAction(self.present_action)
+        view.addAction(self.sheet_action)
+        view.addAction(self.dark_action)
+        self.colour_groups = {}
+        for field, title, names in (("colormap", "Colour map (0…1: pattern, variance)", SEQUENTIAL_MAPS),
+                                    ("diverging", "Colour map (signed values)", DIVERGING_MAPS)):
+            menu = view.addMenu(title)
+            group = QActionGroup(menu)
+            for name in names:
+                act = QAction(COLORMAP_TITLES[name], menu, checkable=True)
+                act.setData(name)
+                act.triggered.connect(lambda _=False, f=field, n=name: self.state.select(**{f: n}))
+                group.addAction(act)
+                menu.addAction(act)
+            self.colour_groups[field] = group
+        self.state.selectionChanged.connect(self._sync_view_menu)
+        self._sync_view_menu(self.state.selection)
+
+    def _sync_view_menu(self, sel) -> None:
+        self.dark_action.setChecked(sel.theme == "dark")
+        if self.settings.theme != sel.theme:
+            self.settings.theme = sel.theme        # the preference for the next start
+        for field, group in self.colour_groups.items():
+            for act in group.actions():
+                act.setChecked(act.data() == getattr(sel, field))
+
+    def _toggle_dark(self, on: bool) -> None:
+        set_dark(self.state, on)
+
+    def _set_restore(self, on: bool) -> None:
+        self.settings.restore_last = on
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.settings.recent_files()
+        for n, path in enumerate(files, start=1):
+            act = self.recent_menu.addAction(f"&{n}  {Path(path).name}")
+            act.setToolTip(path)
+            act.setStatusTip(path)
+            act.triggered.connect(lambda _=False, p=path: self.open_session(p))
+        if not files:
+            self.recent_menu.addAction("(no sessions yet)").setEnabled(False)
+        self.recent_menu.addSeparator()
+        self.recent_menu.addAction("Clear the list", self.settings.clear_recent).setEnabled(bool(files))
+
+    def _update_title(self, *_args) -> None:
+        if not (isValid(self.window) and isValid(self.state.undo_stack)):
+            return                                  # emitted while the window is torn down
+        name = self.path.name if self.path else "untitled"
+        self.window.setWindowTitle(f"{name}[*] — QKV Lab")
+        self.window.setWindowModified(not self.state.undo_stack.isClean())
+
+    def _folder(self) -> str:
+        folder = self.settings.last_folder
+        return folder if folder and os.path.isdir(folder) else str(Path.home())
+
+    # -- sessions ---------------------------------------------------------------------------------------
+    def new_session(self) -> bool:
+        """The toy preset with its sentence and seed 0, as one undoable step."""
+        tokens = preset_tokens("toy")
+        ok = self.state.edit("New session", config=preset_config("toy"), tokens=tokens, preset="toy", seed=0,
+                             weights="random")
+        if ok:
+            self.state.select(layer=0, head=0, query=len(tokens) - 1, key=None, hover=None, station="scores")
+            self.path = None
+            self._update_title()
+        return ok
+
+    def open_session(self, path: str | os.PathLike | None = None) -> bool:
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.window, "Open session", self._folder(), SESSION_FILTER)
+            if not path:
+                return False
+        path = Path(path)
+        try:
+            data = sessions.load_session(path)
+        except sessions.SessionError as exc:
+            self.state.message.emit("error", f"Could not open the session — {exc}. Nothing changed.")
+            if "file not found" in str(exc):
+                self.settings.remove_recent(str(path.expanduser().resolve()))
+            return False
+        if not sessions.apply_session(self.state, data, path.name):
+            return False
+        self.path = path
+        self.settings.add_recent(path)
+        self.settings.last_folder = str(path.parent)
+        if not data.warnings:
+            self.state.message.emit("info", f"Opened {path.name}.")
+        self.state.undo_stack.setClean()
+        self._update_title()
+        return True
+
+    def save(self) -> bool:
+        return self.save_to(self.path) if self.path else self.save_as()
+
+    def save_as(self) -> bool:
+        start = str(self.path) if self.path else os.path.join(self._folder(), "session.qkvlab")
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save session", start, SESSION_FILTER)
+        return self.save_to(path) if path else False
+
+    def save_to(self, path) -> bool:
+        try:
+            written = sessions.save_session(path, self.state)
+        except sessions.SessionError as exc:
+            self.state.message.emit("error", f"{exc}. Nothing was written; the session is still open.")
+            return False
+        self.path = written
+        self.settings.add_recent(written)
+        self.settings.last_folder = str(written.parent)
+        self.state.undo_stack.setClean()
+        self._update_title()
+        self.state.message.emit("info", f"Saved {written.name}.")
+        return True
+
+    def autosave(self) -> None:
+        """Keep the session for the next start (File ▸ Start with the last session)."""
+        try:
+            self.settings.last_session = sessions.dumps(self.state)
+            self.settings.set("sessions/last_path", str(self.path) if self.path else "")
+            self.settings.sync()
+        except Exception as exc:  # noqa: BLE001 - closing must never fail on this
+            print(f"qkv-lab: could not keep the session for next time: {exc}")
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if obj is self.window and event.type() == QEvent.Type.Close:
+            self.autosave()
+        return False
+
+    # -- export ---------------------------------------------------------------------------------------------
+    def export_dialog(self) -> bool:
+        result = self.state.result
+        if result is None:
+            self.state.message.emit("error", "Nothing to export yet: the first computation has not finished.")
+            return False
+        sel = self.state.selection
+        dialog = ExportDialog(result, sel, default_view(sel.station), self.settings.export_defaults(), self.window)
+        try:
+            if dialog.exec() != QDialog.DialogCode.Accepted:
+                return False
+            self.settings.set_export_defaults(dialog.defaults())
+            opts = dialog.options()
+        finally:
+            dialog.deleteLater()
+        name = f"{opts['view']}-L{sel.layer}H{sel.head}{opts['suffix']}"
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export", os.path.join(self._folder(), name),
+                                              FILTERS[opts["suffix"]])
+        if not path:
+            return False
+        if Path(path).suffix.lower() not in FORMATS:
+            path += opts["suffix"]
+        return self.export_to(path, opts["view"], opts["style"], opts["width"], opts["dpi"])
+
+    def export_npz(self) -> bool:
+        sel = self.state.selection
+        start = os.path.join(self._folder(), f"trace-{self.state.inputs.preset}.npz")
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export all intermediates", start, FILTERS[".npz"])
+        if not path:
+            return False
+        return self.export_to(path if path.lower().endswith(".npz") else path + ".npz", default_view(sel.station))
+
+    def export_to(self, path, view: str, style=None, width=None, dpi=None, size=None) -> bool:
+        from widgets.figure import FigureStyle
+
+        request = ExportRequest(str(path), view=view, style=style or FigureStyle(), width=width, dpi=dpi, size=size)
+        try:
+            written = export(self.state.result, self.state.selection, request)
+        except ExportError as exc:
+            self.state.message.emit("error", f"Export failed: {exc}")
+            return False
+        self.settings.last_folder = str(written.parent)
+        self.state.message.emit("info", f"Exported {written.name}.")
+        return True
+
+
+def restore_last_session(window, settings: Settings) -> bool:
+    """At start-up: reopen what was on screen when the window last closed (no undo entry).
+    A broken record is dropped with a message; the lab then starts clean."""
+    text = settings.last_session
+    if not text:
+        return False
+    try:
+        data = sessions.parse_session(text, "the last session")
+    except sessions.SessionError as exc:
+        settings.last_session = None
+        window.state.message.emit("warning", f"{exc} — starting clean.")
+        return False
+    if not sessions.apply_session(window.state, data, "the last session", undoable=False):
+        return False
+    actions = getattr(window, "file_actions", None)
+    last_path = settings.get("sessions/last_path", "", str)
+    if actions is not None and last_path and os.path.isfile(last_path):
+        actions.path = Path(last_path)
+        actions._update_title()
+    return True
+
+
+def install(window, settings: Settings | None = None) -> FileActions:
+    """Add sessions, export, themes and presentation mode to a MainWindow."""
+    return FileActions(window, settings or Settings.current())

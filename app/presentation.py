@@ -1,0 +1,338 @@
+"""Appearance (light/dark theme, colour maps) and presentation mode for the lecture hall.
+
+`Appearance` turns the view state (Selection.theme / colormap / diverging) and presentation mode
+into looks: the Qt palette and style sheet of the window, and each view's palette, colour maps,
+fonts and line widths (widgets' `apply_style`). Nothing here recomputes anything.
+
+`Presentation` is the lecture mode: full screen, chrome hidden (menus, docks, status bar), large
+fonts, thick lines, high contrast, and keys for everything (SHORTCUTS; F1 shows the sheet).
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
+from PySide6.QtWidgets import QApplication, QDockWidget, QWidget
+
+from widgets.matrix import MatrixPlot
+from widgets.overlay import CheatSheet
+from widgets.theme import CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, Palette
+
+from .state import STATIONS
+
+PRESENTATION_FONT_PT = 15.0
+PRESENTATION_LINES = 2.0
+
+DARK_QSS = """
+QLabel#note, QLabel#stripTitle, QLabel#tokenCount { color: #9aa0a6; }
+QToolButton#tokenChip { background: #303134; color: #e8eaed; border-color: #5f6368; }
+QToolButton#tokenChip:checked { background: #e8710a; color: #ffffff; border-color: #e8710a; }
+QToolButton#stationButton, QToolButton#pageButton { background: #303134; color: #bdc1c6; border-color: #5f6368; }
+QToolButton#stationButton:checked { background: #8ab4f8; color: #202124; border-color: #8ab4f8; }
+QToolButton#pageButton:checked { background: #fbbc04; color: #202124; border-color: #fbbc04; }
+"""
+
+PRESENT_QSS = """
+QMainWindow, QWidget {{ font-size: {ui:.0f}pt; }}
+QToolButton#tokenChip {{ font-size: {chip:.0f}pt; padding: 4px 14px; border-width: 2px; border-radius: 16px; }}
+QToolButton#stationButton, QToolButton#pageButton {{ font-size: {ui:.0f}pt; padding: 6px 12px; border-width: 2px; }}
+"""
+PRESENT_CONTRAST_QSS = {
+    "light": "QToolButton#tokenChip { background: #ffffff; color: #000000; border-color: #000000; }\n"
+             "QToolButton#tokenChip:checked { background: #d93025; color: #ffffff; border-color: #d93025; }\n",
+    "dark": "QToolButton#tokenChip { background: #000000; color: #ffffff; border-color: #ffffff; }\n"
+            "QToolButton#tokenChip:checked { background: #ffd600; color: #000000; border-color: #ffd600; }\n",
+}
+
+# What the keys do in presentation mode (also shown by F1 / ?). The window's own shortcuts
+# (Ctrl+1…8, Ctrl+Left/Right, Alt+arrows, Ctrl+Z …) keep working there too.
+SHORTCUTS = [
+    ("F11", "presentation mode on / off"),
+    ("F1  or  ?", "this cheat sheet"),
+    ("Esc", "leave (a first Esc stops Play or a computation)"),
+    ("Page Down / Page Up", "next / previous station (a clicker)"),
+    ("1 … 8", "go to station n"),
+    ("Right / Left", "next / previous token (the query row)"),
+    ("Home / End", "first / last token"),
+    ("Down / Up", "next / previous head"),
+    ("Shift+Down / Shift+Up", "next / previous layer"),
+    ("V", "numbers in the cells on / off"),
+    ("L", "lock the colour scales on / off"),
+    ("D", "dark / light"),
+    ("+ / −", "larger / smaller text"),
+]
+
+
+def dark_qpalette() -> QPalette:
+    p = QPalette()
+    colours = {
+        QPalette.ColorRole.Window: "#1e1f22", QPalette.ColorRole.WindowText: "#e8eaed",
+        QPalette.ColorRole.Base: "#2a2b2f", QPalette.ColorRole.AlternateBase: "#303134",
+        QPalette.ColorRole.Text: "#e8eaed", QPalette.ColorRole.Button: "#303134",
+        QPalette.ColorRole.ButtonText: "#e8eaed", QPalette.ColorRole.BrightText: "#ffffff",
+        QPalette.ColorRole.Highlight: "#8ab4f8", QPalette.ColorRole.HighlightedText: "#202124",
+        QPalette.ColorRole.ToolTipBase: "#303134", QPalette.ColorRole.ToolTipText: "#e8eaed",
+        QPalette.ColorRole.PlaceholderText: "#9aa0a6", QPalette.ColorRole.Link: "#8ab4f8",
+        QPalette.ColorRole.Mid: "#3c4043", QPalette.ColorRole.Dark: "#17181a", QPalette.ColorRole.Light: "#5f6368",
+    }
+    for role, colour in colours.items():
+        p.setColor(role, QColor(colour))
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#80868b"))
+    return p
+
+
+def set_dark(state, on: bool) -> None:
+    """Dark or light theme (view state). Blues (white = 0) means nothing on a dark page: viridis."""
+    changes = {"theme": "dark" if on else "light"}
+    if on and state.selection.colormap == "blues":
+        changes["colormap"] = "viridis"
+    state.select(**changes)
+
+
+class Appearance(QObject):
+    """Applies theme, colour maps and presentation looks to the window and every view."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.base_style = window.styleSheet()
+        self.presenting = False
+        self.font_pt = PRESENTATION_FONT_PT
+        self._applied: tuple | None = None
+        self._styled = False                   # the views still have their built-in look
+        window.state.selectionChanged.connect(self._on_selection)    # a method: disconnected with us
+        self.apply()
+
+    def _on_selection(self, _sel) -> None:
+        self.apply()
+
+    def palette(self) -> Palette:
+        dark = self.window.state.selection.theme == "dark"
+        if self.presenting:
+            return CONTRAST_DARK if dark else CONTRAST_LIGHT
+        return DARK if dark else LIGHT
+
+    def key(self) -> tuple:
+        sel = self.window.state.selection
+        return (sel.theme, sel.colormap, sel.diverging, self.presenting, self.font_pt if self.presenting else None)
+
+    def pages(self) -> list[QWidget]:
+        w = self.window
+        pages = getattr(w, "pages", None) or getattr(w, "stations", {})
+        return list(dict.fromkeys(pages.values()))
+
+    def apply(self, force: bool = False) -> None:
+        key = self.key()
+        if key == self._applied and not force:
+            return
+        self._applied = key
+        sel = self.window.state.selection
+        default_look = key == ("light", "blues", "diverging", False, None)
+        self._style_window(sel.theme)
+        if default_look and not self._styled:
+            return                             # nothing to undo: keep the views' built-in look
+        self._styled = True
+        pal = self.palette()
+        font_pt = self.font_pt if self.presenting else QApplication.font().pointSizeF() or 10.0
+        lines = PRESENTATION_LINES if self.presenting else 1.0
+        for page in self.pages():
+            restyle(page, pal, sel.colormap, sel.diverging, font_pt, lines)
+
+    def _style_window(self, theme: str) -> None:
+        w = self.window
+        style = self.base_style
+        # App-wide, so docks, dialogs and menus follow too.
+        if theme == "dark":
+            QApplication.setPalette(dark_qpalette())
+            style += DARK_QSS
+        else:
+            QApplication.setPalette(QApplication.style().standardPalette())
+        if self.presenting:
+            style += PRESENT_QSS.format(ui=self.font_pt, chip=self.font_pt * 1.15)
+            style += PRESENT_CONTRAST_QSS[theme]
+        w.setStyleSheet(style)
+
+
+def restyle(page: QWidget, palette: Palette, sequential: str, diverging: str, font_pt: float, lines: float) -> None:
+    """A view's look: its own apply_style if it has one, else every MatrixPlot it holds."""
+    if hasattr(page, "apply_style"):
+        page.apply_style(palette, sequential=sequential, diverging=diverging, font_pt=font_pt, line_scale=lines)
+        return
+    if isinstance(getattr(page, "palette", None), Palette):
+        page.palette = palette
+    for value in list(vars(page).values()):
+        if isinstance(value, MatrixPlot):
+            value.apply_style(palette, cmap=sequential if value.kind == "sequential" else diverging,
+                              font_pt=font_pt, line_scale=lines)
+    canvas = getattr(page, "canvas", None)
+    if canvas is not None and hasattr(canvas, "setBackground"):
+        canvas.setBackground(palette.background)
+
+
+class Presentation(QObject):
+    """Full screen, no chrome, big type, high contrast, keys for everything."""
+
+    toggled = Signal(bool)
+
+    def __init__(self, window, appearance: Appearance):
+        super().__init__(window)
+        self.window = window
+        self.appearance = appearance
+        self.active = False
+        self._saved = None
+        self._play_just_stopped = False
+        self.sheet = CheatSheet(window)
+        self.keys: list[QShortcut] = []        # enabled only while presenting
+        s = window.state
+        cfg = lambda: s.inputs.config  # noqa: E731
+        bindings = [
+            ("PgDown", lambda: self._station(+1)), ("PgUp", lambda: self._station(-1)),
+            ("Right", lambda: self._token(+1)), ("Left", lambda: self._token(-1)),
+            ("Home", lambda: self._token_at(0)), ("End", lambda: self._token_at(-1)),
+            ("Down", lambda: self._cycle("head", +1, cfg().n_heads)),
+            ("Up", lambda: self._cycle("head", -1, cfg().n_heads)),
+            ("Shift+Down", lambda: self._cycle("layer", +1, cfg().n_layers)),
+            ("Shift+Up", lambda: self._cycle("layer", -1, cfg().n_layers)),
+            ("V", lambda: s.select(show_values=not s.selection.show_values)),
+            ("L", lambda: s.select(lock_scales=not s.selection.lock_scales)),
+            ("D", lambda: set_dark(s, s.selection.theme != "dark")),
+            ("+", lambda: self.zoom(+1)), ("=", lambda: self.zoom(+1)), ("-", lambda: self.zoom(-1)),
+        ]
+        bindings += [(str(n), lambda k=key: s.select(station=k)) for n, key in enumerate(STATIONS, start=1)]
+        for keys, fn in bindings:
+            self.keys.append(self._shortcut(keys, fn, enabled=False))
+        self._shortcut("?", self.show_sheet)
+        self._shortcut("F1", self.show_sheet)
+        # Esc already cancels a computation / stops Play (the window's action); when neither is
+        # happening, it also leaves presentation mode.
+        for action in window.findChildren(type(window.undo_action)):
+            if action.shortcut() == QKeySequence("Esc"):
+                action.triggered.connect(self._escape)
+        play = getattr(getattr(window, "station_bar", None), "play", None)
+        if play is not None:
+            play.toggled.connect(self._play_toggled)
+
+    def _shortcut(self, keys: str, fn, enabled: bool = True) -> QShortcut:
+        sc = QShortcut(QKeySequence(keys), self.window)
+        sc.setContext(Qt.ShortcutContext.WindowShortcut)
+        sc.activated.connect(fn)
+        sc.setEnabled(enabled)
+        return sc
+
+    # -- the mode -----------------------------------------------------------------------------------
+    def toggle(self) -> None:
+        self.leave() if self.active else self.enter()
+
+    def enter(self) -> None:
+        if self.active:
+            return
+        w = self.window
+        self._saved = {"state": w.saveState(), "geometry": w.saveGeometry(), "menubar": w.menuBar().isVisible(),
+                       "statusbar": w.statusBar().isVisible(), "maximized": w.isMaximized()}
+        for dock in w.findChildren(QDockWidget):
+            dock.hide()
+        w.menuBar().hide()
+        w.statusBar().hide()
+        # The menus' shortcuts must keep working with the menu bar hidden.
+        self._menu_actions = [a for a in _menu_actions(w.menuBar()) if not a.shortcut().isEmpty()]
+        w.addActions(self._menu_actions)
+        self.active = True
+        for sc in self.keys:
+            sc.setEnabled(True)
+        self.appearance.presenting = True
+        self.appearance.apply()
+        w.showFullScreen()
+        QTimer.singleShot(300, self, self._cover_screen)
+        w.state.message.emit("info", "Presentation mode — F1 or ? lists the keys; Esc or F11 leaves.")
+        self.toggled.emit(True)
+
+    def leave(self) -> None:
+        if not self.active:
+            return
+        w = self.window
+        self.active = False
+        for sc in self.keys:
+            sc.setEnabled(False)
+        for action in self._menu_actions:
+            w.removeAction(action)
+        self.sheet.close_sheet()
+        self.appearance.presenting = False
+        self.appearance.apply()
+        saved = self._saved or {}
+        w.showNormal()
+        if saved.get("geometry") is not None:
+            w.restoreGeometry(saved["geometry"])
+        if saved.get("maximized"):
+            w.showMaximized()
+        w.menuBar().setVisible(saved.get("menubar", True))
+        w.statusBar().setVisible(saved.get("statusbar", True))
+        if saved.get("state") is not None:
+            w.restoreState(saved["state"])       # the docks as they were
+        self.toggled.emit(False)
+
+    def _cover_screen(self) -> None:
+        """Without a window manager (a kiosk, Xvfb) full screen is only a flag: size it by hand."""
+        w, screen = self.window, self.window.screen()
+        if self.active and screen is not None and w.geometry() != screen.geometry():
+            w.setGeometry(screen.geometry())
+
+    def zoom(self, step: int) -> None:
+        self.appearance.font_pt = min(32.0, max(10.0, self.appearance.font_pt + 2 * step))
+        self.appearance.apply()
+
+    def show_sheet(self) -> None:
+        if self.sheet.isVisible():
+            self.sheet.close_sheet()
+            return
+        from .main_window import SHORTCUTS as WINDOW_KEYS
+
+        size = self.appearance.font_pt if self.active else 12.0
+        self.sheet.set_sections([("Presentation mode", SHORTCUTS), ("Everywhere", WINDOW_KEYS)], size)
+        self.sheet.open()
+
+    # -- keys ---------------------------------------------------------------------------------------------
+    def _escape(self) -> None:
+        if self.sheet.isVisible():
+            self.sheet.close_sheet()
+        elif self.active and not self.window.state.busy and not self._play_just_stopped:
+            self.leave()
+
+    def _play_toggled(self, on: bool) -> None:
+        if not on:                               # this same Esc stopped Play: stay in the mode
+            self._play_just_stopped = True
+            QTimer.singleShot(0, lambda: setattr(self, "_play_just_stopped", False))
+
+    def _station(self, delta: int) -> None:
+        bar = getattr(self.window, "station_bar", None)
+        if bar is not None:
+            bar.step(delta)
+
+    def _token(self, delta: int) -> None:
+        s = self.window.state
+        T = len(s.inputs.tokens)
+        if T:
+            s.select(query=(s.selection.query + delta) % T, key=None, hover=None)
+
+    def _token_at(self, index: int) -> None:
+        s = self.window.state
+        T = len(s.inputs.tokens)
+        if T:
+            s.select(query=index % T, key=None, hover=None)
+
+    def _cycle(self, field: str, delta: int, count: int) -> None:
+        s = self.window.state
+        s.select(**{field: (getattr(s.selection, field) + delta) % max(count, 1)})
+
+
+def _menu_actions(menubar) -> list:
+    out = []
+    for action in menubar.actions():
+        menu = action.menu()
+        if menu is None:
+            continue
+        for sub in menu.actions():
+            if sub.menu() is not None:
+                out.extend(a for a in sub.menu().actions() if not a.isSeparator())
+            elif not sub.isSeparator():
+                out.append(sub)
+    return out

@@ -1,0 +1,100 @@
+"""Training in the app: compute.training.train_toy on a worker thread, its snapshots shown live.
+
+Each snapshot becomes the weights in use without an undo step (a preview), so the audience
+watches the pattern form; when the run ends, the whole run is one undo step from the weights
+before training to the final ones, which stay available (and can be saved) for the session.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from PySide6.QtCore import QObject, Signal
+
+from compute import ConfigError, PRESETS
+
+
+class Trainer(QObject):
+    snapshot = Signal(int, float, object)       # step, loss, Weights (queued to the UI thread)
+    finished = Signal(object, object)           # TrainResult or None, error text or None
+    started = Signal(int)                       # total steps
+
+    def __init__(self, state, parent: QObject | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.control = None
+        self._thread: threading.Thread | None = None
+        self._before = None                      # Inputs before the run (the undo target)
+        self._total = 0
+        self._t0 = 0.0
+        self._latest = None
+        self._live_name: str | None = None
+        self.snapshot.connect(self._on_snapshot)
+        self.finished.connect(self._on_finished)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, seed: int, steps: int, every: int) -> bool:
+        from compute.training import TrainControl, train_toy   # torch loads only when training
+
+        if self.running:
+            return False
+        cfg = self.state.inputs.config
+        if not cfg.same_shapes(PRESETS["toy"]) or not cfg.causal:
+            self.state.message.emit("error", "Training runs on the toy model's sizes with the causal mask "
+                                             "(load the toy preset first).")
+            return False
+        self._before = self.state.inputs
+        self.control = TrainControl()
+        self._total, self._t0 = steps, time.perf_counter()
+        control = self.control
+
+        def run():
+            try:
+                result = train_toy(seed=seed, steps=steps, cfg=cfg, every=every, control=control,
+                                   callback=lambda step, loss, w: self.snapshot.emit(step, loss, w))
+                self.finished.emit(result, None)
+            except (ConfigError, ValueError, RuntimeError) as exc:
+                self.finished.emit(None, str(exc))
+
+        self._thread = threading.Thread(target=run, daemon=True, name="qkv-train")
+        self._thread.start()
+        self.started.emit(steps)
+        return True
+
+    def pause(self, on: bool) -> None:
+        if self.control is not None:
+            (self.control.pause if on else self.control.resume)()
+
+    def stop(self) -> None:
+        if self.control is not None:
+            self.control.stop()
+
+    def _on_snapshot(self, step: int, loss: float, weights) -> None:
+        self._latest = (step, loss)
+        name = self.state.register_weights(weights, label=f"training, step {step}")
+        self.state.preview(weights=name)
+        if self._live_name is not None:
+            self.state.registry.pop(self._live_name, None)   # previews are not in the undo history
+        self._live_name = name
+
+    def _on_finished(self, result, error) -> None:
+        before = self._before
+        self._thread = None
+        self._live_name = None
+        if error is not None or result is None:
+            self.state.message.emit("error", f"Training stopped: {error}")
+            if before is not None:
+                self.state.preview(**{f: getattr(before, f) for f in ("weights", "seed")})
+            return
+        rec = result.record
+        name = self.state.register_weights(
+            result.weights, label=f"trained here: seed {rec['seed']}, {rec['steps_done']} steps")
+        new = self.state.inputs.__class__(**{**before.__dict__, "weights": name})
+        self.state.push_inputs(before, new, f"Train {rec['steps_done']} steps (seed {rec['seed']})")
+        self.last_record = rec
+        self.state.message.emit("info", f"Training {'stopped' if rec['stopped'] else 'finished'} after "
+                                        f"{rec['steps_done']} steps in {rec['wall_s']:.0f} s; final loss "
+                                        f"{rec['final_loss']:.3f}. Undo returns to the weights before.")

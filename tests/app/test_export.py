@@ -1,0 +1,249 @@
+"""Exports are real files: PNG of the asked size, SVG with text as text, PDF that renders, NPZ/CSV
+with the Trace's numbers; failures leave nothing behind; the CLI end to end in a subprocess."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QImage
+
+import app.export as export_module
+from app.export import ExportError, ExportRequest, build_figure, csv_text, export, headless_result
+from app.session import session_dict
+from app.state import Inputs, Selection, preset_config, preset_tokens
+from widgets.figure import COMPOSED_VIEWS, SINGLE_VIEWS, FigureStyle, figure_spec, natural_size
+
+ROOT = Path(__file__).resolve().parents[2]
+WORDS = ["the", "cat", "sat", "on", "the", "mat"]
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def result(qapp):
+    inputs = Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"), seed=3, weights="random",
+                    backend="reference")
+    return headless_result(inputs)
+
+
+SEL = Selection(layer=1, head=1, query=5)
+
+
+def _svg_texts(path) -> list[str]:
+    return [(e.text or "").strip() for e in ET.parse(path).iter(SVG + "text")]
+
+
+def test_png_has_the_asked_width_or_dpi(result, tmp_path):
+    path = export(result, SEL, ExportRequest(str(tmp_path / "p.png"), view="pattern", width=1000))
+    image = QImage(str(path))
+    assert image.width() == 1000 and image.height() > 500
+    w, h = natural_size(figure_spec("pattern", result, SEL), FigureStyle())
+    path = export(result, SEL, ExportRequest(str(tmp_path / "d.png"), view="pattern", dpi=192))
+    image = QImage(str(path))
+    assert (image.width(), image.height()) == (2 * w, 2 * h)
+    assert abs(image.dotsPerMeterX() * 0.0254 - 192) < 1            # slides software sizes it right
+    assert image.pixelColor(2, 2).name() == "#ffffff"                 # figure mode: white paper
+
+
+def test_svg_is_xml_and_keeps_token_labels_and_numbers_as_text(result, tmp_path):
+    path = export(result, SEL, ExportRequest(str(tmp_path / "f.svg"), view="pattern"))
+    texts = _svg_texts(path)
+    assert texts.count("the") >= 4 and all(w in texts for w in WORDS)   # both axes
+    assert "pattern = softmax(attn_scores)" in texts and "query i" in texts and "key j" in texts
+    assert "1.00" in texts                                            # values in cells
+    assert "“the cat sat on the mat”" in texts
+    raw = path.read_text(encoding="utf-8")
+    assert "sans-serif" in raw and 'font-family="Sans Serif"' not in raw
+
+
+def test_pdf_is_a_page_of_the_figure_and_renders(result, tmp_path):
+    path = export(result, SEL, ExportRequest(str(tmp_path / "f.pdf"), view="scores"))
+    data = path.read_bytes()
+    assert data.startswith(b"%PDF")
+    w, h = natural_size(figure_spec("scores", result, SEL), FigureStyle())
+    box = data.split(b"/MediaBox [", 1)[1].split(b"]", 1)[0].split()
+    assert [float(v) for v in box] == pytest.approx([0, 0, w * 0.75, h * 0.75], abs=1)   # points
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("pdftoppm (Debian poppler-utils) is not installed")
+    subprocess.run(["pdftoppm", "-png", "-r", "48", str(path), str(tmp_path / "page")], check=True, timeout=60)
+    image = QImage(str(tmp_path / "page-1.png"))
+    assert abs(image.width() - w * 0.5) <= 2                          # page = figure, no margins
+    dark = sum(1 for x in range(0, image.width(), 3) for y in range(0, image.height(), 3)
+               if image.pixelColor(x, y).lightness() < 200)
+    assert dark > 200, "the rendered page is blank"
+
+
+def test_every_view_has_a_spec_and_the_composed_ones_draw(result):
+    for name in SINGLE_VIEWS:
+        spec = figure_spec(name, result, SEL)
+        assert len(spec.panels) == 1 and spec.panels[0].values.ndim == 2, name
+    t, w = result.trace, result.weights
+    np.testing.assert_array_equal(figure_spec("pattern", result, SEL).data()["pattern"], t["pattern", 1][1])
+    np.testing.assert_array_equal(figure_spec("W_Q", result, SEL).data()["W_Q"], w["blocks.1.attn.W_Q"][1])
+    np.testing.assert_array_equal(figure_spec("ln1", result, SEL).data()["ln1_out"], t["ln1_out", 1])
+    np.testing.assert_array_equal(figure_spec("q", result, SEL).data()["q"], t["q", 1][:, 1])
+    for name in COMPOSED_VIEWS:
+        assert figure_spec(name, result, SEL).panels, name
+    block = build_figure(result, SEL, "block", FigureStyle())
+    assert len(block.plots) == 15
+    np.testing.assert_array_equal(block.plots["z"].values, t["z", 1][:, 1])
+    assert block.plots["pattern"].row_labels == WORDS
+    block.deleteLater()
+
+
+def test_npz_holds_every_name_with_config_and_tokens(result, tmp_path):
+    path = export(result, SEL, ExportRequest(str(tmp_path / "t.npz")))
+    with np.load(path) as npz:
+        keys = set(npz.files)
+        meta = json.loads(str(npz["meta"]))
+        np.testing.assert_array_equal(npz["pattern/1"], result.trace["pattern", 1])
+        np.testing.assert_array_equal(npz["tokens"], result.trace["tokens"])
+        assert npz["logits"].shape == (6, 16)
+    assert {"embed", "pos_embed", "ln_final_out", "logits", "resid_pre/0", "q/1", "attn_scores/0", "z_concat/1",
+            "resid_post/1"} <= keys
+    assert meta["config"]["d_model"] == 8 and meta["tokens"] == list(preset_tokens("toy"))
+    assert meta["labels"] == WORDS and meta["weights"] == {"kind": "random", "seed": 3}
+
+
+def test_csv_is_one_labelled_matrix(result, tmp_path):
+    path = export(result, SEL, ExportRequest(str(tmp_path / "s.csv"), view="attn_scores"))
+    rows = [line.split(",") for line in path.read_text().splitlines()]
+    assert rows[0] == ["query i \\ key j", *WORDS] and [r[0] for r in rows[1:]] == WORDS
+    assert rows[1][2] == "-inf"                                      # masked: exact, not a display value
+    np.testing.assert_allclose(float(rows[6][1]), result.trace["attn_scores", 1][1][5, 0])
+    with pytest.raises(ExportError, match="one matrix"):
+        csv_text(result, SEL, "block")
+
+
+def test_bad_requests_say_why(result, tmp_path):
+    cases = [(ExportRequest(str(tmp_path / "x.svg"), width=800), "PNG files only"),
+             (ExportRequest(str(tmp_path / "x.gif")), "end the file name with"),
+             (ExportRequest(str(tmp_path / "x.svg"), view="nope"), "no view named 'nope'"),
+             (ExportRequest(str(tmp_path / "missing" / "x.svg")), "does not exist"),
+             (ExportRequest(str(tmp_path / "x.png"), width=100_000), "too large")]
+    (tmp_path / "afile").write_text("")
+    cases.append((ExportRequest(str(tmp_path / "afile" / "x.svg")), "is a file, not a folder"))
+    for request, text in cases:
+        with pytest.raises(ExportError, match=text):
+            export(result, SEL, request)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_a_failed_write_leaves_no_partial_file_and_keeps_the_old_one(result, tmp_path, monkeypatch):
+    target = tmp_path / "fig.svg"
+    target.write_text("the old figure")
+
+    def broken(widget, path, title=""):
+        Path(path).write_text("<svg half written")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(export_module, "write_svg", broken)
+    with pytest.raises(ExportError, match="No space left"):
+        export(result, SEL, ExportRequest(str(target), view="pattern"))
+    assert target.read_text() == "the old figure"
+    assert [p.name for p in tmp_path.iterdir()] == ["fig.svg"]
+
+
+# -- the CLI, end to end -------------------------------------------------------------------------------
+def _cli(*args, cwd):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    return subprocess.run([sys.executable, str(ROOT / "main.py"), "export", *args], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=cwd)
+
+
+def test_cli_writes_an_svg_of_the_asked_view(tmp_path):
+    run = _cli("--preset", "toy", "--tokens", "the cat sat on the mat", "--view", "pattern", "--layer", "0",
+               "--head", "1", "-o", "fig.svg", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    texts = _svg_texts(tmp_path / "fig.svg")
+    assert all(w in texts for w in WORDS) and "pattern · toy · layer 0 · head 1" in texts
+
+
+def test_cli_exports_a_session_to_pdf(tmp_path):
+    inputs = Inputs(config=preset_config("toy"), tokens=(5, 6, 3, 0, 10), seed=2)
+    sel = Selection(layer=1, head=0, query=4, station="scores", colormap="cividis")
+    (tmp_path / "talk.qkvlab").write_text(json.dumps(session_dict(inputs, sel, ["a", "dog", "on", "the", "red"])))
+    run = _cli("--session", "talk.qkvlab", "--view", "attn_scores", "-o", "fig.pdf", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "fig.pdf").read_bytes().startswith(b"%PDF")
+    assert "layer 1, head 0, T=5" in run.stdout
+
+
+def test_cli_bad_arguments_exit_2_with_usage_and_write_nothing(tmp_path):
+    run = _cli("--view", "nope", "-o", "fig.svg", cwd=tmp_path)
+    assert run.returncode == 2 and "usage: qkv-lab export" in run.stderr and "no view named 'nope'" in run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_unwritable_path_exits_1_and_leaves_no_file(tmp_path):
+    run = _cli("--view", "pattern", "-o", str(tmp_path / "no" / "such" / "fig.pdf"), cwd=tmp_path)
+    assert run.returncode == 1 and "cannot write" in run.stderr and "does not exist" in run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, text", [
+    (["--layer", "9", "-o", "f.svg"], "this model has layers 0..1"),
+    (["--tokens", "the zebra", "-o", "f.svg"], "zebra"),
+    (["-o", "f.txt"], "end the file name with"),
+    (["--view", "block", "-o", "f.csv"], "one matrix"),
+    (["--width", "300", "-o", "f.pdf"], "for PNG files"),
+    (["--preset", "gpt9", "-o", "f.svg"], "invalid choice"),
+    (["--size", "big", "-o", "f.svg"], "WIDTHxHEIGHT"),
+    (["--view", "pattern"], "-o/--output"),
+])
+def test_cli_argument_errors_in_process(args, text, capsys, tmp_path, monkeypatch):
+    import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main.main(["export", *args])
+    assert exit_info.value.code == 2
+    assert text in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_help_lists_the_view_names(capsys):
+    import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main.main(["export", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for name in ("embed", "ln1", "W_Q", "attn_scores_raw", "attn_scores_scaled", "pattern", "z_concat", "attn_out",
+                 "mlp_out", "logits", "block", "all_heads", "scores"):
+        assert name in out
+
+
+def test_the_window_exports_what_is_on_screen_through_the_dialog(qtbot, window, tmp_path, monkeypatch, settings):
+    from PySide6.QtWidgets import QDialog, QFileDialog
+
+    from widgets.export_dialog import ExportDialog
+
+    win = window
+    win.state.select(station="softmax", head=1)
+    chosen = {}
+
+    def fake_exec(dialog):
+        chosen["view"] = dialog.view.currentData()                   # the station's own figure
+        dialog.format.setCurrentIndex(dialog.format.findData(".png"))
+        dialog.width.setValue(900)
+        dialog.sequential.setCurrentIndex(dialog.sequential.findData("cividis"))
+        assert dialog.preview.plots["pattern"].cmap.name == "cividis"   # the preview follows
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ExportDialog, "exec", fake_exec)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "row"), ""))
+    assert win.file_actions.export_dialog()
+    assert chosen["view"] == "softmax"
+    assert QImage(str(tmp_path / "row.png")).width() == 900
+    assert "Exported row.png" in win.messages.text
+    assert settings.export_defaults()["sequential"] == "cividis"     # remembered for next time
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "nope" / "x.npz"), ""))
+    assert not win.file_actions.export_npz()
+    assert "Export failed" in win.messages.text and "does not exist" in win.messages.text

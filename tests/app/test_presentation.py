@@ -1,0 +1,90 @@
+"""Presentation mode (keys only, big type, no chrome) and the light / dark themes."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QDockWidget
+
+from widgets.theme import CONTRAST_LIGHT, DARK
+
+from .conftest import wait_render
+
+
+def _key(win, key, modifier=Qt.KeyboardModifier.NoModifier):
+    QTest.keyClick(win, key, modifier)
+
+
+def test_presentation_mode_hides_chrome_and_drives_everything_by_keys(qtbot, window):
+    win, s = window, window.state
+    actions = win.file_actions
+    docks = [d for d in win.findChildren(QDockWidget) if d.isVisible()]
+    assert docks
+    win.activateWindow()
+    _key(win, Qt.Key.Key_F11)
+    qtbot.waitUntil(lambda: win.isFullScreen(), timeout=5000)
+    p = actions.presentation
+    assert p.active and actions.present_action.isChecked()
+    assert not win.menuBar().isVisible() and not win.statusBar().isVisible()
+    assert not any(d.isVisible() for d in docks)
+    scores = win.stations["scores"]
+    assert scores.palette == CONTRAST_LIGHT
+    assert scores.pattern.plot.getAxis("left").style["tickFont"].pointSizeF() == 15
+    assert scores.pattern._bands["row"].pen().widthF() == 5.0            # thicker lines
+    start = s.selection
+    _key(win, Qt.Key.Key_PageDown)
+    assert s.selection.station == "softmax"
+    _key(win, Qt.Key.Key_PageUp)
+    _key(win, Qt.Key.Key_Left)
+    assert s.selection.query == start.query - 1
+    _key(win, Qt.Key.Key_Home)
+    assert s.selection.query == 0
+    _key(win, Qt.Key.Key_Down)
+    assert s.selection.head == (start.head + 1) % 2
+    _key(win, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    assert s.selection.layer == 1
+    _key(win, Qt.Key.Key_3)
+    assert s.selection.station == "projections"
+    _key(win, Qt.Key.Key_V)
+    assert s.selection.show_values is False
+    _key(win, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)   # a menu shortcut, menu bar hidden
+    assert s.selection.station == "scores"
+    _key(win, Qt.Key.Key_F1)                                           # the cheat sheet
+    assert p.sheet.isVisible() and "Page Down" in p.sheet.label.text()
+    _key(p.sheet, Qt.Key.Key_A)
+    assert not p.sheet.isVisible()
+    _key(win, Qt.Key.Key_Escape)                                       # nothing running: leave
+    qtbot.waitUntil(lambda: not win.isFullScreen(), timeout=5000)
+    assert not p.active and win.menuBar().isVisible() and all(d.isVisible() for d in docks)
+    assert scores.pattern.plot.getAxis("left").style["tickFont"].pointSizeF() < 15
+    _key(win, Qt.Key.Key_PageDown)                                     # plain keys are free again
+    assert s.selection.station == "scores"
+
+
+def test_dark_theme_restyles_views_and_is_remembered(qtbot, window, settings):
+    win, s = window, window.state
+    scores = win.stations["scores"]
+    win.file_actions.dark_action.trigger()
+    assert s.selection.theme == "dark" and s.selection.colormap == "viridis"     # blues means nothing on dark
+    assert settings.theme == "dark"
+    assert scores.palette == DARK and scores.canvas.backgroundBrush().color() == QColor(DARK.background)
+    assert QApplication.palette().window().color() == QColor("#1e1f22")
+    assert scores.pattern.cmap.name == "viridis"
+    s.select(diverging="diverging-cb")
+    assert "CBD1" in scores.raw.cmap.name
+    assert all(a.isChecked() == (a.data() == "diverging-cb") for a in win.file_actions.colour_groups["diverging"].actions())
+    win.file_actions.dark_action.trigger()
+    assert s.selection.theme == "light" and settings.theme == "light"
+    assert QApplication.palette().window().color().lightness() > 200
+    assert scores.canvas.backgroundBrush().color() == QColor("#ffffff")
+
+
+def test_undo_redo_still_name_the_edit(qtbot, window):
+    win, s = window, window.state
+    wait_render(qtbot, win, lambda: s.set_text("a big dog"))
+    assert win.undo_action.text() == "Undo Type “a big dog”"
+    wait_render(qtbot, win, lambda: QTest.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier))
+    assert win.redo_action.text() == "Redo Type “a big dog”"
+    wait_render(qtbot, win, lambda: QTest.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+                                                   | Qt.KeyboardModifier.ShiftModifier))
+    assert s.labels() == ("a", "big", "dog")
