@@ -111,8 +111,7 @@ class MainWindow(QMainWindow):
         right.setMinimumWidth(210)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, right)
         self.docks = {"controls": left, "notes": right}
-        # Qt sizes docks from their contents; give the views the room (after the first layout).
-        QTimer.singleShot(0, lambda: self.resizeDocks([left, right], [260, 300], Qt.Orientation.Horizontal))
+        self._docks_sized = False
 
         # -- status bar ----------------------------------------------------------------------------------
         bar = self.statusBar()
@@ -150,6 +149,14 @@ class MainWindow(QMainWindow):
         # Weights, checkpoints, training (Model menu and the Train tab).
         from .model_actions import install as install_model
         self.model_actions = install_model(self)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._docks_sized:
+            # Qt sizes docks from their contents; give the views the room once the window is laid out.
+            self._docks_sized = True
+            QTimer.singleShot(0, lambda: self.resizeDocks(list(self.docks.values()), [250, 290],
+                                                          Qt.Orientation.Horizontal))
 
     def closeEvent(self, event) -> None:
         self.state.runner.shutdown()
