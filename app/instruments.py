@@ -171,6 +171,9 @@ class Instruments(QObject):
         if result is None or s.busy:
             s.message.emit("info", "Wait for the current computation, then try again.")
             return
+        if prediction is None:
+            s.message.emit("info", "Choose your answer first: predicting is the point.")
+            return
         before = explain.row_summary(result.trace, sel.layer, sel.head, sel.query)
         cfg = s.inputs.config
         self._undo_index = s.undo_stack.index()

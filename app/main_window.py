@@ -264,6 +264,7 @@ class MainWindow(QMainWindow):
         self.kv_view.resetRequested.connect(ins.kv_reset)
         ins.generationChanged.connect(lambda gen: self._show_generation())
         self.trace_panel.cleared.connect(lambda: s.select(trace=None))
+        self.tabs.currentChanged.connect(lambda _i: self._update_instrument_tabs())
         self.code_view.backendChosen.connect(lambda which: self._update_code())
         self.calibrator.applyRequested.connect(ins.calibrate)
         self.calibrator.suggestRequested.connect(self._suggest_experiment)
@@ -359,9 +360,13 @@ class MainWindow(QMainWindow):
         self._update_notes()
 
     def _update_instrument_tabs(self) -> None:
+        """Keep the instrument tabs current; the code view (reading source) only when it is shown."""
         s = self.state
-        self.trace_panel.show_trace(self.instruments.dot_trace(s.result, s.selection))
-        self._update_code()
+        current = self.tabs.currentWidget()
+        if current is self.trace_panel or s.selection.trace is not None:
+            self.trace_panel.show_trace(self.instruments.dot_trace(s.result, s.selection))
+        if current is self.code_view:
+            self._update_code()
         sel = s.selection
         self.calibrator.set_context(s.labels(), sel.query, sel.head, sel.layer)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .backends import cpu, cpu_kernels, reference
 
@@ -81,8 +82,10 @@ def _view(backend: str, station: str, fn, marker: str) -> SourceView:
                       lines=tuple(line.rstrip("\n") for line in lines[lo:hi]), key_line=key - lo)
 
 
+@lru_cache(maxsize=64)
 def station_source(backend: str, station: str) -> SourceView:
-    """The code of `backend` ("reference", "cpu" or "cuda") that computes `station`."""
+    """The code of `backend` ("reference", "cpu" or "cuda") that computes `station` (read once:
+    the source does not change while the app runs)."""
     if station not in STATIONS:
         raise KeyError(f"no station {station!r}; stations: {', '.join(STATIONS)}")
     if backend == "cuda":

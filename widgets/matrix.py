@@ -357,20 +357,16 @@ class MatrixPlot:
         if v is None or not self.show_values or v.size > MAX_CELLS_FOR_VALUES or v.size == 0:
             self.text.set_values(None)
             return
+        # Black or white text per cell, from the luminance of the cell's colour (vectorised).
         lo, hi = self.levels
-        span = (hi - lo) or 1.0
-        lut = self.cmap.getLookupTable(nPts=256, alpha=False)
-        colours = []
-        for i in range(v.shape[0]):
-            row = []
-            for j in range(v.shape[1]):
-                x = v[i, j]
-                if not np.isfinite(x) or (self.masked is not None and self.masked[i, j]):
-                    row.append(QColor("#000000"))
-                    continue
-                k = int(np.clip((x - lo) / span * 255, 0, 255))
-                row.append(text_colour_for(tuple(int(c) for c in lut[k][:3])))
-            colours.append(row)
+        lut = self.cmap.getLookupTable(nPts=256, alpha=False).astype(np.float64) / 255.0  # [256, 3]
+        lum = lut @ np.array([0.2126, 0.7152, 0.0722])                                    # [256]
+        with np.errstate(invalid="ignore"):
+            finite = np.where(np.isfinite(v), np.asarray(v, np.float64), lo)                 # [rows, cols]
+            k = np.clip((finite - lo) / ((hi - lo) or 1.0) * 255, 0, 255)
+        dark_text = lum[k.astype(np.int64)] > 0.5                                         # [rows, cols]
+        black, white = QColor("#000000"), QColor("#ffffff")
+        colours = [[black if d else white for d in row] for row in dark_text]
         self.text.set_values(v, colours, self.masked, self.masked_text)
 
     def set_show_values(self, on: bool) -> None:
