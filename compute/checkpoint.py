@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import struct
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -41,6 +40,7 @@ import numpy as np
 
 from . import memory
 from .config import PRESETS, Config, ConfigError
+from .safetensors_header import HeaderError, read_header
 from .weights import Weights, WeightsError
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -67,7 +67,6 @@ IGNORED_SUFFIXES = (".attn.bias", ".attn.masked_bias")
 _ITEMSIZE = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "U16": 2, "I16": 2, "F16": 2,
              "BF16": 2, "U32": 4, "I32": 4, "F32": 4, "U64": 8, "I64": 8, "F64": 8}
 _FLOATS = ("F16", "BF16", "F32", "F64")
-_MAX_HEADER = 100 << 20
 
 
 class CheckpointError(ValueError):
@@ -245,68 +244,20 @@ def _config_from_json(folder: Path) -> Config:
 _Entry = tuple[str, tuple[int, ...], Path, int, int]
 
 
-def _no_duplicates(pairs):
-    seen = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ValueError(f"the tensor name {key!r} appears more than once")
-        seen[key] = value
-    return seen
-
-
 def _read_header(path: Path, folder: Path) -> dict[str, _Entry]:
     """Names, dtypes, shapes and byte ranges of one safetensors file, every field validated
     (the safetensors library would accept duplicate names and hide them)."""
     where = path.name
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as fh:
-            head = fh.read(8)
-            if len(head) < 8:
-                raise CheckpointError(f"{where} is too short to be a safetensors file ({size} bytes)", folder)
-            (n,) = struct.unpack("<Q", head)
-            if n > min(_MAX_HEADER, size - 8):
-                raise CheckpointError(f"{where}: header length {n} does not fit a file of {size} bytes "
-                                      "(not a safetensors file, or truncated)", folder)
-            header = fh.read(n)
+        header = read_header(path, _ITEMSIZE, " (not a dtype safetensors knows)")
     except FileNotFoundError:
         raise CheckpointError(f"{where} is missing", folder) from None
     except OSError as exc:
         raise CheckpointError(f"{where} cannot be read: {exc.strerror or exc}", folder) from None
-    try:
-        parsed = json.loads(header.decode("utf-8"), object_pairs_hook=_no_duplicates)
-    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors too
-        raise CheckpointError(f"{where}: the header is not valid ({exc})", folder) from None
-    if not isinstance(parsed, dict):
-        raise CheckpointError(f"{where}: the header is not a JSON object", folder)
-    parsed.pop("__metadata__", None)
-    data_start, data_len = 8 + n, size - 8 - n
-    entries: dict[str, _Entry] = {}
-    problems = []
-    for name, info in parsed.items():
-        dtype = info.get("dtype") if isinstance(info, dict) else None
-        shape = info.get("shape") if isinstance(info, dict) else None
-        offsets = info.get("data_offsets") if isinstance(info, dict) else None
-        if dtype not in _ITEMSIZE:
-            problems.append(f"{name} has an unknown dtype {dtype!r}")
-            continue
-        if (not isinstance(shape, list)
-                or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)):
-            problems.append(f"{name} has an invalid shape {shape!r}")
-            continue
-        if (not isinstance(offsets, list) or len(offsets) != 2
-                or not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)):
-            problems.append(f"{name} has invalid data_offsets {offsets!r}")
-            continue
-        begin, end = offsets
-        if not 0 <= begin <= end <= data_len or end - begin != math.prod(shape) * _ITEMSIZE[dtype]:
-            problems.append(f"{name}: data_offsets {offsets} do not match shape {shape} and the "
-                            f"{data_len} bytes of data (truncated or corrupted)")
-            continue
-        entries[name] = (dtype, tuple(shape), path, data_start + begin, end - begin)
-    if problems:
-        raise CheckpointError([f"{where}: {p}" for p in problems], folder)
-    return entries
+    except HeaderError as exc:
+        raise CheckpointError([f"{where}: {p}" for p in exc.problems], folder) from None
+    return {name: (e.dtype, e.shape, path, header.data_start + e.begin, e.end - e.begin)
+            for name, e in header.entries.items()}
 
 
 def _weight_files(folder: Path) -> list[Path]:

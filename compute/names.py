@@ -15,6 +15,13 @@ LAYER_NAMES: tuple[str, ...] = (
 GLOBAL_NAMES: tuple[str, ...] = ("tokens", "embed", "pos_embed", "ln_final_out", "logits")
 
 
+def layer_values(layer: int, namespace: dict) -> dict:
+    """{(name, layer): namespace[name]} for every per-layer name. The backends name their local
+    variables exactly like the Trace, so `layer_values(layer, locals())` collects a layer, and a
+    name a backend forgot is a KeyError at once."""
+    return {(name, layer): namespace[name] for name in LAYER_NAMES}
+
+
 def trace_shape(name: str, cfg: Config, T: int) -> tuple[int, ...]:
     """The shape of a Trace name for T tokens."""
     dm, H, dh = cfg.d_model, cfg.n_heads, cfg.d_head

@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from .config import Config, ConfigError
-from .names import weight_shapes
+from .names import layer_values, weight_shapes
 from .trace import Trace
 from .weights import Weights, WeightsError
 
@@ -153,17 +153,7 @@ class TorchModel(nn.Module):
             resid_post = resid_mid + mlp_out                                        # [B, T, d_model]
             resid = resid_post
             if keep:
-                for name, value in (
-                    ("resid_pre", resid_pre), ("ln1_mean", ln1_mean), ("ln1_var", ln1_var),
-                    ("ln1_out", ln1_out), ("q", q), ("k", k), ("v", v),
-                    ("attn_scores_raw", attn_scores_raw), ("attn_scores_scaled", attn_scores_scaled),
-                    ("attn_scores", attn_scores), ("pattern", pattern), ("z", z),
-                    ("z_concat", z_concat), ("result", result), ("attn_out", attn_out),
-                    ("resid_mid", resid_mid), ("ln2_mean", ln2_mean), ("ln2_var", ln2_var),
-                    ("ln2_out", ln2_out), ("mlp_pre", mlp_pre), ("mlp_post", mlp_post),
-                    ("mlp_out", mlp_out), ("resid_post", resid_post),
-                ):
-                    cache[(name, layer)] = value
+                cache.update(layer_values(layer, locals()))
 
         _, _, ln_final_out = layer_norm(resid, self.ln_final.w, self.ln_final.b)  # [B, T, d_model]
         logits = ln_final_out @ self.embed.W_E.T                                    # [B, T, d_vocab] (tied)

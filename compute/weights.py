@@ -11,7 +11,6 @@ import json
 import math
 import os
 import re
-import struct
 import tempfile
 import zlib
 from collections.abc import Iterator, Mapping
@@ -23,13 +22,14 @@ import numpy as np
 from . import memory, progress
 from .config import Config, ConfigError
 from .names import BLOCK_WEIGHTS, weight_shapes
+from .safetensors_header import Entry, HeaderError, read_header
 
 METADATA_KEY = "qkv_lab.config"
 FORMAT_KEY = "format"
 FORMAT = "qkv-lab-weights/1"
 # safetensors dtype codes we read, all converted to float32.
 _FLOAT_DTYPES = {"F16": np.float16, "F32": np.float32, "F64": np.float64}
-_MAX_HEADER = 100 << 20  # the safetensors spec's own header limit
+_ITEMSIZES = {code: np.dtype(t).itemsize for code, t in _FLOAT_DTYPES.items()}
 _uids = itertools.count(1)
 
 
@@ -209,27 +209,25 @@ class Weights(Mapping):
         path = Path(path)
         source = f"weights file {str(path)!r}"
         try:
-            size = path.stat().st_size
+            header = read_header(path, _ITEMSIZES, "; only F16, F32 and F64 are weights")
+            entries = {n: e for n, e in header.entries.items()}
+            empty = [n for n, e in entries.items() if math.prod(e.shape) == 0]
+            if empty:
+                raise WeightsError([f"{n} is empty (shape {list(entries[n].shape)})" for n in empty], source)
+            if cfg is None:
+                cfg = _config_from(header.metadata, entries, source)
+            _check_entries_against(cfg, entries, source)
+            tensors = {}
             with open(path, "rb") as fh:
-                head = fh.read(8)
-                if len(head) < 8:
-                    raise WeightsError(f"too short to be a safetensors file ({size} bytes)", source)
-                (header_len,) = struct.unpack("<Q", head)
-                if header_len > min(_MAX_HEADER, size - 8):
-                    raise WeightsError(f"header length {header_len} does not fit a file of {size} bytes "
-                                       "(not a safetensors file, or truncated)", source)
-                header_bytes = fh.read(header_len)
-                entries, metadata = _parse_header(header_bytes, size - 8 - header_len, source)
-                if cfg is None:
-                    cfg = _config_from(metadata, entries, source)
-                _check_entries_against(cfg, entries, source)
-                tensors = {}
-                for name, (dtype, shape, (begin, end)) in entries.items():
-                    fh.seek(8 + header_len + begin)
-                    raw = fh.read(end - begin)
-                    if len(raw) != end - begin:
+                for name, e in entries.items():
+                    fh.seek(header.data_start + e.begin)
+                    raw = fh.read(e.end - e.begin)
+                    if len(raw) != e.end - e.begin:
                         raise WeightsError(f"{name}: file ends before its data", source)
-                    tensors[name] = np.frombuffer(raw, dtype=np.dtype(dtype).newbyteorder("<")).reshape(shape)
+                    dtype = np.dtype(_FLOAT_DTYPES[e.dtype]).newbyteorder("<")
+                    tensors[name] = np.frombuffer(raw, dtype=dtype).reshape(e.shape)
+        except HeaderError as exc:
+            raise WeightsError(exc.problems, source) from None
         except FileNotFoundError:
             raise WeightsError("file not found", source) from None
         except IsADirectoryError:
@@ -271,78 +269,10 @@ def _atomic_write(path: Path, blob: bytes) -> None:
         raise
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _Duplicate(key)
-        seen[key] = value
-    return seen
-
-
-class _Duplicate(Exception):
-    pass
-
-
-Entries = dict[str, tuple[Any, tuple[int, ...], tuple[int, int]]]
-
-
-def _parse_header(header: bytes, data_len: int, source: str) -> tuple[Entries, dict[str, str]]:
-    """Validate the safetensors JSON header: names unique, dtypes float, offsets tiling the data."""
-    try:
-        parsed = json.loads(header.decode("utf-8"), object_pairs_hook=_no_duplicates)
-    except _Duplicate as dup:
-        raise WeightsError(f"the tensor name {dup.args[0]!r} appears more than once", source) from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        raise WeightsError("the header is not valid JSON (not a safetensors file, or corrupted)", source) from None
-    if not isinstance(parsed, dict):
-        raise WeightsError("the header is not a JSON object", source)
-    metadata = parsed.pop("__metadata__", None) or {}
-    if not isinstance(metadata, dict):
-        raise WeightsError("__metadata__ is not an object", source)
-    problems: list[str] = []
-    entries: Entries = {}
-    spans = []
-    for name, info in parsed.items():
-        if not isinstance(info, dict):
-            problems.append(f"{name}: entry is not an object")
-            continue
-        dtype, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
-        if dtype not in _FLOAT_DTYPES:
-            problems.append(f"{name} has dtype {dtype!r}; only F16, F32 and F64 are weights")
-            continue
-        if (not isinstance(shape, list)
-                or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)):
-            problems.append(f"{name} has an invalid shape {shape!r}")
-            continue
-        if (not isinstance(offsets, list) or len(offsets) != 2
-                or not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)):
-            problems.append(f"{name} has invalid data_offsets {offsets!r}")
-            continue
-        begin, end = offsets
-        n_bytes = math.prod(shape) * np.dtype(_FLOAT_DTYPES[dtype]).itemsize
-        if not 0 <= begin <= end <= data_len or end - begin != n_bytes:
-            problems.append(f"{name}: data_offsets {offsets} do not match shape {shape} "
-                            f"and {data_len} bytes of data (truncated or corrupted)")
-            continue
-        if n_bytes == 0:
-            problems.append(f"{name} is empty (shape {shape})")
-            continue
-        entries[name] = (_FLOAT_DTYPES[dtype], tuple(shape), (begin, end))
-        spans.append((begin, end, name))
-    spans.sort()
-    for (b0, e0, n0), (b1, e1, n1) in zip(spans, spans[1:]):
-        if b1 < e0:
-            problems.append(f"{n0} and {n1} overlap in the file")
-    if problems:
-        raise WeightsError(problems, source)
-    return entries, {str(k): v for k, v in metadata.items()}
-
-
 _BLOCK_RE = re.compile(r"^blocks\.(\d+)\.")
 
 
-def _config_from(metadata: dict[str, Any], entries: Entries, source: str) -> Config:
+def _config_from(metadata: dict[str, Any], entries: dict[str, Entry], source: str) -> Config:
     """The config a file was saved with, or one read off its tensor shapes."""
     stored = metadata.get(METADATA_KEY)
     if isinstance(stored, str):
@@ -353,10 +283,10 @@ def _config_from(metadata: dict[str, Any], entries: Entries, source: str) -> Con
         except (ConfigError, TypeError) as exc:
             raise WeightsError(f"the stored config is invalid: {exc}", source) from None
     try:
-        d_vocab, d_model = entries["embed.W_E"][1]
-        n_ctx = entries["pos_embed.W_pos"][1][0]
-        n_heads, _, d_head = entries["blocks.0.attn.W_Q"][1]
-        d_mlp = entries["blocks.0.mlp.W_in"][1][1]
+        d_vocab, d_model = entries["embed.W_E"].shape
+        n_ctx = entries["pos_embed.W_pos"].shape[0]
+        n_heads, _, d_head = entries["blocks.0.attn.W_Q"].shape
+        d_mlp = entries["blocks.0.mlp.W_in"].shape[1]
     except (KeyError, ValueError, IndexError):
         raise WeightsError("no stored config, and embed.W_E, pos_embed.W_pos, blocks.0.attn.W_Q or "
                            "blocks.0.mlp.W_in is missing or misshapen, so the shapes cannot be read "
@@ -369,7 +299,7 @@ def _config_from(metadata: dict[str, Any], entries: Entries, source: str) -> Con
         raise WeightsError(f"the tensor shapes give an impossible config: {exc}", source) from None
 
 
-def _check_entries_against(cfg: Config, entries: Entries, source: str) -> None:
+def _check_entries_against(cfg: Config, entries: dict[str, Entry], source: str) -> None:
     """Refuse before reading data if names or shapes do not match (keeps huge bad files cheap)."""
     expected = weight_shapes(cfg)
     problems = []
@@ -379,7 +309,8 @@ def _check_entries_against(cfg: Config, entries: Entries, source: str) -> None:
         problems.append(f"missing {_list(missing)}")
     if extra:
         problems.append(f"unexpected {_list(extra)} (not a name for {cfg.n_layers} layers)")
-    for name, (_, shape, _) in entries.items():
+    for name, entry in entries.items():
+        shape = entry.shape
         if name in expected and shape != expected[name]:
             problems.append(f"{name} has shape {shape}, expected {expected[name]} {_shape_hint(name, cfg)}")
     if problems:

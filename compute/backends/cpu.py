@@ -20,6 +20,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from ..config import Config
+from ..names import layer_values
 from ..weights import Weights
 from .. import memory, progress
 from . import cpu_kernels as K
@@ -215,17 +216,7 @@ class CpuBackend(Backend):
             resid = resid_post
             lap("mlp")
 
-            for name, value in (
-                ("resid_pre", resid_pre), ("ln1_mean", ln1_mean), ("ln1_var", ln1_var),
-                ("ln1_out", ln1_out), ("q", q), ("k", k), ("v", v),
-                ("attn_scores_raw", attn_scores_raw), ("attn_scores_scaled", attn_scores_scaled),
-                ("attn_scores", attn_scores), ("pattern", pattern), ("z", z),
-                ("z_concat", z_concat), ("result", result), ("attn_out", attn_out),
-                ("resid_mid", resid_mid), ("ln2_mean", ln2_mean), ("ln2_var", ln2_var),
-                ("ln2_out", ln2_out), ("mlp_pre", mlp_pre), ("mlp_post", mlp_post),
-                ("mlp_out", mlp_out), ("resid_post", resid_post),
-            ):
-                out[(name, layer)] = value
+            out.update(layer_values(layer, locals()))
 
         ln_final_out = new((T, dm))                               # [T, d_model]
         K.layer_norm(resid, weights["ln_final.w"], weights["ln_final.b"],

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import progress
 from ..config import Config
+from ..names import layer_values
 from ..weights import Weights
 from .base import Backend, BackendOutput, allowed_pairs
 
@@ -79,17 +80,8 @@ class ReferenceBackend(Backend):
             resid_post = resid_mid + mlp_out                                # [T, d_model]
             resid = resid_post
             progress.report(f"layer {layer}", (layer + 1) / cfg.n_layers)
-            for name, value in (
-                ("resid_pre", resid_pre), ("ln1_mean", ln1_mean), ("ln1_var", ln1_var),
-                ("ln1_out", ln1_out), ("q", q), ("k", k), ("v", v),
-                ("attn_scores_raw", attn_scores_raw), ("attn_scores_scaled", attn_scores_scaled),
-                ("attn_scores", attn_scores), ("pattern", pattern), ("z", z),
-                ("z_concat", z_concat), ("result", result), ("attn_out", attn_out),
-                ("resid_mid", resid_mid), ("ln2_mean", ln2_mean), ("ln2_var", ln2_var),
-                ("ln2_out", ln2_out), ("mlp_pre", mlp_pre), ("mlp_post", mlp_post),
-                ("mlp_out", mlp_out), ("resid_post", resid_post),
-            ):
-                out[(name, layer)] = np.ascontiguousarray(value)
+            values = layer_values(layer, locals())                          # every name, this layer
+            out.update({key: np.ascontiguousarray(value) for key, value in values.items()})
 
         _, _, ln_final_out = layer_norm(resid, W["ln_final.w"], W["ln_final.b"])  # [T, d_model]
         out["ln_final_out"] = ln_final_out
