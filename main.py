@@ -155,6 +155,8 @@ def export_main(argv: list[str]) -> int:
     if args.backend is not None:
         changes["backend"] = args.backend
     inputs = dataclasses.replace(inputs, **changes)
+    if not inputs.tokens:
+        ap.error("--tokens: no words: a figure needs at least one token")
     try:
         inputs.config.validate_tokens(inputs.tokens)
     except ConfigError as exc:

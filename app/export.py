@@ -272,6 +272,8 @@ def export(result, sel, request: ExportRequest) -> Path:
     """Write one export; the format comes from the file's suffix. Raises ExportError."""
     if result is None:
         raise ExportError("nothing to export yet: the first computation has not finished")
+    if result.trace.T == 0:
+        raise ExportError("there are no tokens to draw: add at least one")
     suffix = format_of(request.path)
     if request.width is not None and request.width < 16:
         raise ExportError(f"width {request.width} px is too small (at least 16)")

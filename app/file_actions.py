@@ -267,6 +267,9 @@ class FileActions(QObject):
         except ExportError as exc:
             self.state.message.emit("error", f"Export failed: {exc}")
             return False
+        except Exception as exc:  # noqa: BLE001 - a figure that cannot be drawn is a message, not a crash
+            self.state.message.emit("error", f"Export failed: {type(exc).__name__}: {exc}")
+            return False
         self.settings.last_folder = str(written.parent)
         self.state.message.emit("info", f"Exported {written.name}.")
         return True

@@ -18,6 +18,7 @@ from .state import LabResult, LabState
 LAB_SAMPLES = 20_000            # q·k samples per d_k (fewer at large d_k: see _sqrt_numbers)
 LAB_ROWS = 256                  # softmax rows for the gradient measurement
 UNMASKED_MAX_BYTES = 2 << 30    # compute the mask view's unmasked twin only up to this size
+KV_MAX_PARAMS = 150_000_000     # the KV-cache view works in float64: GPT-2-small-sized models at most
 
 
 class Background(QObject):
@@ -48,9 +49,11 @@ class Instruments(QObject):
         self.background = Background(self)
         self.background.done.connect(self._done)
         self._sqrt_cache: dict[int, SimpleNamespace] = {}
+        self._sqrt_running: set[int] = set()
         self._unmasked_for = None
         self.generation: kvcache.Generation | None = None
         self._generation_weights = None
+        self._kv_running = False
         self.correct = 0
         self.total = 0
         self._pending = None                # calibrator experiment waiting for its result
@@ -82,7 +85,7 @@ class Instruments(QObject):
                          f"compute/{'sqrt_dk' if station == 'sqrt_dk' else 'kvcache' if station == 'kv_cache' else 'explain'}.py."
         try:
             view = source_map.station_source(backend, station)
-        except (KeyError, LookupError, ImportError) as exc:
+        except (KeyError, LookupError, ImportError, OSError) as exc:
             return None, f"no source for {backend}: {exc}"
         note = "this backend computed the views" if backend == in_use else f"(the views were computed by {in_use})"
         return view, note
@@ -92,6 +95,9 @@ class Instruments(QObject):
         if d_k in self._sqrt_cache:
             self.sqrtReady.emit(self._sqrt_cache[d_k])
             return
+        if d_k in self._sqrt_running:
+            return
+        self._sqrt_running.add(d_k)
         self.background.run(("sqrt", d_k), lambda: self._sqrt_numbers(d_k))
 
     @staticmethod
@@ -113,9 +119,9 @@ class Instruments(QObject):
     def request_unmasked(self) -> None:
         """The current inputs computed once more without the causal mask (for the mask view)."""
         result = self.state.result
-        if result is None or self._unmasked_for == id(result):
+        if result is None or self._unmasked_for == result.request_id:
             return
-        self._unmasked_for = id(result)
+        self._unmasked_for = result.request_id
         inputs = result.inputs
         cfg = inputs.config.replace(causal=False)
         if memory.estimate(cfg, len(inputs.tokens)).compute > UNMASKED_MAX_BYTES:
@@ -128,35 +134,41 @@ class Instruments(QObject):
             trace = forward(cfg, weights, inputs.tokens, backend=inputs.backend)
             return dataclasses.replace(result, trace=trace, inputs=dataclasses.replace(inputs, config=cfg))
 
-        self.background.run(("unmasked", id(result)), run)
+        self.background.run(("unmasked", result.request_id), run)
 
     # -- KV cache -------------------------------------------------------------------------------------------
+    @property
+    def generation_weights(self):
+        return self._generation_weights
+
     def kv_prefill(self) -> None:
+        """Run the prompt once (off the UI thread) and keep every layer's k and v."""
         result = self.state.result
-        if result is None:
+        if result is None or self._kv_running:
             return
-        try:
-            self.generation = kvcache.prefill(result.inputs.config, result.weights, result.inputs.tokens)
-        except ConfigError as exc:
-            self.state.message.emit("error", str(exc))
-            self.generation = None
-        self._generation_weights = result.weights
-        self.generationChanged.emit(self.generation)
+        cfg = result.inputs.config
+        if memory.weight_count(cfg) > KV_MAX_PARAMS:
+            self.state.message.emit("info", f"The KV-cache view computes in float64 and is for models up to "
+                                            f"{KV_MAX_PARAMS / 1e6:.0f} M parameters; this one has "
+                                            f"{memory.weight_count(cfg) / 1e6:,.0f} M.")
+            return
+        weights, tokens = result.weights, result.inputs.tokens
+        self._kv_running = True
+        self.background.run(("kv", "prefill"), lambda: (kvcache.prefill(cfg, weights, tokens), weights))
 
     def kv_step(self) -> None:
         if self.generation is None:
             self.kv_prefill()
-            if self.generation is None:
-                return
-        try:
-            kvcache.decode_step(self.generation, self._generation_weights)
-        except ConfigError as exc:
-            self.state.message.emit("error", str(exc))
             return
-        self.generationChanged.emit(self.generation)
+        if self._kv_running:
+            return
+        gen, weights = self.generation, self._generation_weights
+        self._kv_running = True
+        self.background.run(("kv", "step"), lambda: (kvcache.decode_step(gen, weights), weights))
 
     def kv_reset(self) -> None:
         self.generation = None
+        self._generation_weights = None
         self.generationChanged.emit(None)
 
     # -- calibrator -------------------------------------------------------------------------------------------
@@ -200,6 +212,8 @@ class Instruments(QObject):
             self._pending = None
             self.calibrated.emit("That change cannot be made here (see the message).", self.correct, self.total,
                                  False)
+            return
+        self._pending["target"] = s.inputs              # only a result of exactly these inputs counts
 
     def undo_experiment(self) -> None:
         if self._undo_index is not None and self.state.undo_stack.index() > self._undo_index:
@@ -232,8 +246,15 @@ class Instruments(QObject):
 
     # -- plumbing ---------------------------------------------------------------------------------------------
     def _on_result(self, result: LabResult) -> None:
-        if self._pending is not None and result.inputs == self.state.inputs:
-            self._measure(result)
+        p = self._pending
+        if p is not None and "target" in p:
+            if result.inputs == p["target"]:
+                self._measure(result)
+            elif self.state.inputs != p["target"]:            # it failed or was cancelled: no score
+                self._pending = None
+                self._undo_index = None
+                self.calibrated.emit("The change could not be computed, so there is nothing to measure "
+                                     "(see the message).", self.correct, self.total, False)
         if self.state.selection.station == "mask":
             self.request_unmasked()
 
@@ -243,13 +264,24 @@ class Instruments(QObject):
 
     def _done(self, tag, value, error) -> None:
         kind = tag[0]
+        if kind == "kv":
+            self._kv_running = False
+            if error is None and tag[1] == "prefill":
+                self.generation, self._generation_weights = value
+            if error is None:
+                self.generationChanged.emit(self.generation)
         if error is not None:
-            self.state.message.emit("error", f"{kind}: {error}")
+            if isinstance(error, (ConfigError, MemoryError)):
+                self.state.message.emit("error", str(error) or "not enough memory")
+            else:
+                self.state.message.emit("error", f"{kind}: {type(error).__name__}: {error}")
             return
         if kind == "sqrt":
+            self._sqrt_running.discard(tag[1])
             self._sqrt_cache[tag[1]] = value
-            self.sqrtReady.emit(value)
+            if tag[1] == self.state.selection.d_k:          # a slider dragged on: only the latest
+                self.sqrtReady.emit(value)
         elif kind == "unmasked":
             current = self.state.result
-            if current is not None and id(current) == tag[1]:
+            if current is not None and current.request_id == tag[1]:
                 self.unmaskedReady.emit(value)

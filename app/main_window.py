@@ -13,6 +13,8 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
                                QScrollArea, QStackedWidget, QTabWidget, QVBoxLayout, QWidget)
 
+from shiboken6 import isValid
+
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
 
 from widgets.calibrator import CalibratorPanel
@@ -208,8 +210,11 @@ class MainWindow(QMainWindow):
         help_menu.addAction("About QKV Lab", self._show_about)
 
     def _escape(self) -> None:
-        self.station_bar.play.setChecked(False)
-        self.state.cancel()
+        """Esc stops playing if it plays; otherwise it cancels a computation (which steps back)."""
+        if self.station_bar.play.isChecked():
+            self.station_bar.play.setChecked(False)
+        elif self.state.busy:
+            self.state.cancel()
 
     def _step(self, field: str, delta: int, count: int) -> None:
         value = getattr(self.state.selection, field)
@@ -239,7 +244,7 @@ class MainWindow(QMainWindow):
         self.tokens.textSubmitted.connect(s.set_text)
         c = self.controls
         c.presetChosen.connect(s.load_preset)
-        c.configChanged.connect(lambda field, value, drag: s.set_config(merge=True, **{field: value}))
+        c.configChanged.connect(lambda field, value, drag: s.set_config(merge=drag, **{field: value}))
         c.layerChosen.connect(lambda v: s.select(layer=v))
         c.headChosen.connect(lambda v: s.select(head=v))
         c.seedChanged.connect(s.set_seed)
@@ -274,8 +279,20 @@ class MainWindow(QMainWindow):
         s.resultChanged.connect(self._on_result)
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
+        s.lockChanged.connect(self._on_lock)
+        s.undo_stack.canUndoChanged.connect(self._on_lock)      # after Qt's own update of the actions
+        s.undo_stack.canRedoChanged.connect(self._on_lock)
         s.busyChanged.connect(self._on_busy)
         s.progressChanged.connect(self._on_progress)
+
+    def _on_lock(self, _flag: bool = False) -> None:
+        """While training runs, the history is frozen (the views show the live weights): Undo and
+        Redo are disabled, also when the stack would enable them again."""
+        stack = self.state.undo_stack
+        if not isValid(stack) or not isValid(self.undo_action):
+            return                                        # tearing down
+        self.undo_action.setEnabled(stack.canUndo() and not self.state.locked)
+        self.redo_action.setEnabled(stack.canRedo() and not self.state.locked)
 
     def _on_traced(self, target) -> None:
         """A click on q, k, v or a score: explain it in the Trace tab and keep its pairs lit."""
@@ -381,9 +398,12 @@ class MainWindow(QMainWindow):
         self._paint_timeout.start()
         gen = self.instruments.generation
         if gen is not None and (gen.prompt != list(result.inputs.tokens[:len(gen.prompt)])
-                                or gen.cfg != result.inputs.config):
+                                or gen.cfg != result.inputs.config
+                                or result.weights is not self.instruments.generation_weights):
             self.instruments.kv_reset()                  # the cached rows belong to other inputs
         self._update_instrument_tabs()
+        self.tokens.set_tokens(result.labels, self._menu_vocabulary(), result.inputs.config.n_ctx,
+                               self.state.selection.query)
         trace = result.trace
         self.controls.backend_in_use.setText(trace.backend_label)
         self.status_backend.setText(f"backend {trace.backend_label}")

@@ -112,21 +112,27 @@ class ModelActions(QObject):
                 self.state.message.emit("error", f"Could not open {where}: {type(error).__name__}: {error}")
             return                                                   # nothing changed
         s = self.state
+        # The weights are named by their path (so sessions can point at the file or folder again)
+        # and kept in memory under it, with a checkpoint's tokenizer.
+        path = str(Path(where).expanduser().resolve())
         if kind == "weights":
             weights = value
             cfg = weights.cfg
-            name = s.register_weights(weights, label=Path(where).name)
+            s.register_weights(weights, label=Path(where).name, name=path)
             tokens = s.inputs.tokens if len(s.inputs.tokens) <= cfg.n_ctx and max(s.inputs.tokens, default=0) < cfg.d_vocab \
                 else tuple(t % cfg.d_vocab for t in preset_tokens("toy"))[: cfg.n_ctx]
-            s.edit(f"Open weights {Path(where).name}", config=cfg, tokens=tuple(tokens), weights=name, preset="custom")
+            s.edit(f"Open weights {Path(where).name}", config=cfg, tokens=tuple(tokens), weights=path, preset="custom")
+            s.prune_registry()                          # a refused edit keeps nothing in memory
             return
         cfg, weights, tokenizer = value
-        name = s.register_weights(weights, tokenizer, label=Path(where).name)
+        s.register_weights(weights, tokenizer, label=Path(where).name, name=path)
         try:
             ids = tokenizer.encode("the cat sat on the mat . the cat sat on the mat .")[: cfg.n_ctx]
         except Exception:  # noqa: BLE001 - a tokenizer that cannot encode plain text: start from id 0
             ids = [0]
-        if s.edit(f"Open model {Path(where).name}", config=cfg, tokens=tuple(ids), weights=name, preset="custom"):
+        ok = s.edit(f"Open model {Path(where).name}", config=cfg, tokens=tuple(ids), weights=path, preset="custom")
+        s.prune_registry()
+        if ok:
             s.message.emit("info", f"Opened {Path(where).name}: {cfg.describe()}. Type text to tokenize it "
                                    "with the model's own tokenizer.")
 

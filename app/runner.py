@@ -46,9 +46,12 @@ class Runner(QObject):
             self._cond.notify()
 
     def cancel(self) -> None:
+        """Cancel what runs and what waits; a waiting request reports that it was cancelled."""
         with self._cond:
-            self._pending = None
+            dropped, self._pending = self._pending, None
             self._cancel_id = self._running_id
+        if dropped is not None:
+            self.failed.emit(dropped[0], "Computation cancelled.", True)
 
     def shutdown(self, timeout: float = 5.0) -> None:
         """Stop the worker (cancelling what runs) and wait for it."""
@@ -143,8 +146,8 @@ def make_weights(inputs, registry: dict | None = None) -> Weights:
     if source == "trained":
         weights = trained_toy_weights()
     elif source.startswith("custom:"):
-        raise WeightsError("these weights were made in an earlier session and not saved; use "
-                           "File › Save weights to keep trained weights", source)
+        raise WeightsError("these weights existed only in memory (made by training here, not saved to "
+                           "a file); use Model › Save weights to keep trained weights", source)
     elif Path(source).expanduser().is_dir():
         _, weights, tokenizer = load_checkpoint(Path(source).expanduser())
         if registry is not None:

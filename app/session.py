@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -85,15 +86,30 @@ def _file_sha256(path: Path) -> str:
     return _HASHES[key]
 
 
-def sha256_of(path: str | os.PathLike) -> str:
-    """sha256 of a file; of a folder, over its top-level files' names and hashes (sorted)."""
+def sha256_of(path: str | os.PathLike) -> str | None:
+    """sha256 of a file; of a folder, over its top-level files' names and hashes (sorted). None if
+    it cannot be read (the session then simply carries no hash). Remembered per file version, so
+    autosaving a session with a 500 MB checkpoint does not hash it again."""
     path = Path(path)
-    if path.is_dir():
-        h = hashlib.sha256()
-        for child in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
-            h.update(f"{child.name}\0{_file_sha256(child)}\n".encode())
-        return h.hexdigest()
-    return _file_sha256(path)
+    try:
+        if path.is_dir():
+            h = hashlib.sha256()
+            for child in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
+                h.update(f"{child.name}\0{_cached_sha256(child)}\n".encode())
+            return h.hexdigest()
+        return _cached_sha256(path)
+    except OSError:
+        return None
+
+
+def _cached_sha256(path: Path) -> str:
+    st = path.stat()
+    return _sha256_version(str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=64)
+def _sha256_version(path: str, mtime_ns: int, size: int) -> str:
+    return _file_sha256(Path(path))
 
 
 def _trained_file() -> Path | None:
@@ -130,7 +146,9 @@ def weights_reference(inputs: Inputs, base_dir: str | os.PathLike | None = None)
         except ValueError:                            # another drive on Windows
             pass
     if path.exists():
-        ref["sha256"] = sha256_of(path)
+        digest = sha256_of(path)
+        if digest is not None:
+            ref["sha256"] = digest
     return ref
 
 

@@ -108,6 +108,8 @@ class Settings:
             items = json.loads(raw) if isinstance(raw, str) else list(raw or [])
         except (TypeError, ValueError):
             return []
+        if not isinstance(items, list):                 # a hand-edited value: ignore it
+            return []
         return [str(p) for p in items if isinstance(p, str) and p][:RECENT_MAX]
 
     def add_recent(self, path: str | os.PathLike) -> list[str]:

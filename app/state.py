@@ -132,6 +132,7 @@ class _InputsCommand(QUndoCommand):
             return False
         self._new = other._new
         self.setText(other.text())
+        self.setObsolete(self._new == self._old)        # dragged back to the start: no step at all
         return True
 
     def redo(self) -> None:
@@ -148,6 +149,7 @@ class LabState(QObject):
     busyChanged = Signal(bool)
     progressChanged = Signal(str, float)  # stage, fraction
     message = Signal(str, str)            # level ("info" | "warning" | "error"), text
+    lockChanged = Signal(bool)            # edits refused (training runs) or accepted again
 
     def __init__(self, runner=None, parent: QObject | None = None):
         super().__init__(parent)
@@ -161,6 +163,8 @@ class LabState(QObject):
         self._result: LabResult | None = None
         self._latest_request = 0
         self._busy = False
+        self._shown_index = 0            # undo-stack index whose inputs the views show
+        self._locked: str | None = None  # why edits are refused right now (e.g. training runs)
         self.runner = runner if runner is not None else Runner(self)
         self.registry = self.runner.registry       # in-memory weights by name, shared with the runner
         self.runner.finished.connect(self._on_finished)
@@ -227,9 +231,14 @@ class LabState(QObject):
             self.inputsChanged.emit(self._inputs)      # controls snap back to the last good values
             return False
         self.undo_stack.push(_InputsCommand(self, self._inputs, new, text, merge_key))
+        self.prune_registry()
         return True
 
     def _check(self, new: Inputs) -> str | None:
+        if self._locked:
+            return self._locked
+        if not new.tokens:
+            return "The sequence needs at least one token: type a word or add one with +."
         try:
             new.config.validate_tokens(new.tokens)
             memory.check(new.config, len(new.tokens), include_weights=new.weights_key() != self._inputs.weights_key())
@@ -254,6 +263,8 @@ class LabState(QObject):
 
     def set_config(self, text: str | None = None, merge: bool = False, **fields: Any) -> bool:
         """Change Config fields (re-validated). New shapes mean new weights drawn from the seed."""
+        if "d_model" in fields and "d_mlp" not in fields and self._inputs.config.d_mlp == 4 * self._inputs.config.d_model:
+            fields["d_mlp"] = 4 * fields["d_model"]          # keep GPT-2's d_mlp = 4 · d_model
         try:
             cfg = self._inputs.config.replace(**fields)
         except ConfigError as exc:
@@ -331,19 +342,41 @@ class LabState(QObject):
         """Use other weights: "random", "trained", a registered name, a file or a folder."""
         return self.edit(text or f"Use {source} weights", weights=source)
 
-    def register_weights(self, weights, tokenizer=None, label: str = "") -> str:
-        """Keep weights made in this session (training, a loaded folder) under a new name."""
+    def register_weights(self, weights, tokenizer=None, label: str = "", name: str | None = None) -> str:
+        """Keep weights in memory under a name: a file or folder path they were loaded from, or a
+        new "custom:<n>" for weights made in this session (training)."""
         from .runner import WeightsEntry
 
-        self._custom += 1
-        name = f"custom:{self._custom}"
+        if name is None:
+            self._custom += 1
+            name = f"custom:{self._custom}"
         self.registry[name] = WeightsEntry(weights, tokenizer, label or name)
         return name
+
+    def lock(self, reason: str | None) -> None:
+        """Refuse edits with this reason (None: accept them again); undo/redo follow."""
+        self._locked = reason
+        self.lockChanged.emit(reason is not None)
+
+    @property
+    def locked(self) -> bool:
+        return self._locked is not None
 
     def push_inputs(self, old: Inputs, new: Inputs, text: str) -> None:
         """One undo step from `old` to `new` (after live previews that were not undoable)."""
         self._inputs = old
         self.undo_stack.push(_InputsCommand(self, old, new, text))
+        self.prune_registry()
+
+    def prune_registry(self) -> None:
+        """Forget in-memory weights that neither the inputs nor any undo step refer to any more."""
+        used = {self._inputs.weights}
+        for i in range(self.undo_stack.count()):
+            cmd = self.undo_stack.command(i)
+            if isinstance(cmd, _InputsCommand):
+                used.update((cmd._old.weights, cmd._new.weights))
+        for name in [n for n in self.registry if n not in used]:
+            del self.registry[name]
 
     def preview(self, **changes: Any) -> None:
         """Show inputs without an undo step (live training updates); push_inputs ends it."""
@@ -401,6 +434,7 @@ class LabState(QObject):
         result = dataclasses.replace(result, labels=self.labels(result.inputs.tokens),
                                      token_label=self.tokenizer.label)
         self._result = result
+        self._shown_index = self.undo_stack.index()
         self._set_busy(False)
         if result.notice:
             self.message.emit("warning", result.notice)
@@ -410,10 +444,14 @@ class LabState(QObject):
         if request_id != self._latest_request:
             return
         self._set_busy(False)
-        if self._result is not None and self._result.inputs != self._inputs and self.undo_stack.canUndo():
-            # The edit never produced a view: step back so controls and views agree again.
-            self.undo_stack.undo()
-            text += " — the previous settings are back (Redo tries again)"
+        if self._result is not None and self._result.inputs != self._inputs:
+            # The inputs never produced a view: go back to exactly the state on screen, whether the
+            # step was an edit, an undo, a redo (the stack moves back) or a preview (it does not).
+            if self.undo_stack.index() != self._shown_index:
+                self.undo_stack.setIndex(self._shown_index)
+                text += " — the settings on screen are back (Undo/Redo tries that step again)"
+            else:
+                self._apply(self._result.inputs)
         self.message.emit("info" if cancelled else "error", text)
 
     def _on_progress(self, request_id: int, stage: str, fraction: float) -> None:

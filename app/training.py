@@ -6,12 +6,13 @@ before training to the final ones, which stay available (and can be saved) for t
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
 from PySide6.QtCore import QObject, Signal
 
-from compute import ConfigError, PRESETS
+from compute import PRESETS
 
 
 class Trainer(QObject):
@@ -56,10 +57,12 @@ class Trainer(QObject):
                 result = train_toy(seed=seed, steps=steps, cfg=cfg, every=every, control=control,
                                    callback=lambda step, loss, w: self.snapshot.emit(step, loss, w))
                 self.finished.emit(result, None)
-            except (ConfigError, ValueError, RuntimeError) as exc:
-                self.finished.emit(None, str(exc))
+            except Exception as exc:  # noqa: BLE001 - the panel must hear about any end
+                self.finished.emit(None, f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc))
 
         self._thread = threading.Thread(target=run, daemon=True, name="qkv-train")
+        self.state.lock("Training is running: pause or stop it before editing (the views follow the "
+                        "weights as they train).")
         self._thread.start()
         self.started.emit(steps)
         return True
@@ -84,17 +87,23 @@ class Trainer(QObject):
         before = self._before
         self._thread = None
         self._live_name = None
-        if error is not None or result is None:
-            self.state.message.emit("error", f"Training stopped: {error}")
-            if before is not None:
-                self.state.preview(**{f: getattr(before, f) for f in ("weights", "seed")})
+        self.state.lock(None)
+        if error is not None or result is None or not result.record.get("steps_done"):
+            # Nothing trained (an error, or stopped before the first step): back to the weights before.
+            if before is not None and self.state.inputs != before:
+                self.state.preview(weights=before.weights, seed=before.seed)
+            self.state.prune_registry()
+            self.state.message.emit("error" if error else "info",
+                                    f"Training stopped: {error}" if error else "Training stopped before its first step.")
             return
         rec = result.record
         name = self.state.register_weights(
             result.weights, label=f"trained here: seed {rec['seed']}, {rec['steps_done']} steps")
-        new = self.state.inputs.__class__(**{**before.__dict__, "weights": name})
+        new = dataclasses.replace(before, weights=name)
         self.state.push_inputs(before, new, f"Train {rec['steps_done']} steps (seed {rec['seed']})")
         self.last_record = rec
+        loss = rec.get("final_loss")
         self.state.message.emit("info", f"Training {'stopped' if rec['stopped'] else 'finished'} after "
-                                        f"{rec['steps_done']} steps in {rec['wall_s']:.0f} s; final loss "
-                                        f"{rec['final_loss']:.3f}. Undo returns to the weights before.")
+                                        f"{rec['steps_done']} steps in {rec['wall_s']:.0f} s"
+                                        + (f"; final loss {loss:.3f}" if loss is not None else "")
+                                        + ". Undo returns to the weights before.")

@@ -100,3 +100,13 @@ class RowSummary:
 def row_summary(trace: Trace, layer: int, head: int, query: int) -> RowSummary:
     p = np.asarray(trace["pattern", layer][head, query], dtype=np.float64)   # [T]
     return RowSummary(top_key=int(np.argmax(p)), top_weight=float(p.max()), entropy=row_entropy(p))
+
+
+def mask_shares(pattern_unmasked: np.ndarray) -> dict[str, float]:
+    """What an unmasked pattern [T, T] gives away: the mean weight of query i on key i+1 (the
+    token it must predict) and the mean total weight on future keys j > i."""
+    P = np.asarray(pattern_unmasked, dtype=np.float64)                   # [T, T]
+    T = P.shape[0]
+    answer = float(np.mean(np.diagonal(P, offset=1))) if T > 1 else 0.0
+    future = float(P[np.triu_indices(T, k=1)].sum() / max(T, 1))
+    return {"answer_share": answer, "future_share": future}

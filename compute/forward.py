@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import memory
-from .backends import BACKEND_NAMES, Backend, BackendUnavailable, get_backend
+from .backends import Backend, BackendUnavailable, backend_names, get_backend
 from .config import Config, ConfigError
 from .trace import Trace
 from .weights import Weights, WeightsError
@@ -19,8 +19,9 @@ def resolve_backend(name: str) -> tuple[Backend, str | None]:
     "auto" takes CUDA only on a real GPU (the CUDA simulator says "available" but is no GPU),
     otherwise the CPU. An explicit "cuda" that cannot run here falls back to the CPU too.
     """
-    if name not in BACKEND_NAMES:
-        raise ConfigError("backend", name, f"must be one of {', '.join(BACKEND_NAMES)}")
+    known = backend_names()
+    if name not in known:
+        raise ConfigError("backend", name, f"must be one of {', '.join(known)}")
     if name in ("auto", "cuda"):
         try:
             cuda = get_backend("cuda")

@@ -49,7 +49,7 @@ class Generation:
     caches: list[LayerCache]
     steps: list[DecodeStep] = field(default_factory=list)
     prefill_macs: int = 0
-
+    W: dict = field(default_factory=dict, repr=False)     # float64 weights, converted once
     @property
     def cached_rows(self) -> int:
         return self.caches[0].k.shape[0] if self.caches else 0
@@ -110,7 +110,8 @@ def prefill(cfg: Config, weights: Weights, prompt) -> Generation:
     caches = [LayerCache(k=np.array(trace["k", layer]), v=np.array(trace["v", layer]))
               for layer in range(cfg.n_layers)]
     return Generation(cfg=cfg, prompt=list(ids), tokens=list(ids), caches=caches,
-                      prefill_macs=sequence_macs(cfg, len(ids), len(ids)))
+                      prefill_macs=sequence_macs(cfg, len(ids), len(ids)),
+                      W={n: a.astype(np.float64) for n, a in weights.items()})
 
 
 def decode_step(gen: Generation, weights: Weights, token: int | None = None) -> DecodeStep:
@@ -124,7 +125,7 @@ def decode_step(gen: Generation, weights: Weights, token: int | None = None) -> 
         raise ConfigError("tokens", f"{position + 1} tokens", f"n_ctx={cfg.n_ctx} is reached: no room to "
                                                                "generate another token", limit=cfg.n_ctx)
     cfg.validate_tokens([token])
-    W = {n: a.astype(np.float64) for n, a in weights.items()}
+    W = gen.W or {n: a.astype(np.float64) for n, a in weights.items()}
     x = W["embed.W_E"][token] + W["pos_embed.W_pos"][position]            # [d_model]
     qs, scores, patterns = [], [], []
     for layer in range(cfg.n_layers):

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .backends.reference import softmax_rows
+from .explain import row_entropy
+
 D_K_STOPS: tuple[int, ...] = (4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 
 
@@ -65,11 +68,6 @@ def dot_product_spread(d_k: int, n: int = 20_000, seed: int = 0) -> Spread:
                   sqrt_d_k=root)
 
 
-def _entropy(p: np.ndarray) -> float:
-    nz = p[p > 0]
-    return float(-(nz * np.log(nz)).sum())
-
-
 def softmax_row(d_k: int, T: int = 16, seed: int = 0) -> RowStats:
     """One query against T random keys: the softmax row with and without 1/sqrt(d_k)."""
     rng = np.random.default_rng([seed, d_k, T])
@@ -77,13 +75,10 @@ def softmax_row(d_k: int, T: int = 16, seed: int = 0) -> RowStats:
     K = rng.standard_normal((T, d_k))                                     # [T, d_k]
     s = K @ q                                                             # [T] raw scores
 
-    def softmax(x):
-        e = np.exp(x - x.max())
-        return e / e.sum()
-
-    raw, scaled = softmax(s), softmax(s / math.sqrt(d_k))
+    raw, scaled = softmax_rows(s), softmax_rows(s / math.sqrt(d_k))       # [T], [T]
     return RowStats(d_k=d_k, T=T, row_raw=raw, row_scaled=scaled, max_raw=float(raw.max()),
-                    max_scaled=float(scaled.max()), entropy_raw=_entropy(raw), entropy_scaled=_entropy(scaled))
+                    max_scaled=float(scaled.max()), entropy_raw=row_entropy(raw),
+                    entropy_scaled=row_entropy(scaled))
 
 
 def softmax_gradients(d_k: int, T: int = 16, rows: int = 64, seed: int = 0) -> Gradients:

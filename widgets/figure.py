@@ -23,7 +23,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 
 from compute import explain
 
-from .matrix import MatrixPlot
+from .matrix import MatrixPlot, idx_labels, symmetric_levels
 from .theme import DARK, DIVERGING_MAPS, FIGURE, SEQUENTIAL_MAPS, Palette
 
 ALIASES = {"ln1": "ln1_out", "ln2": "ln2_out"}
@@ -95,17 +95,11 @@ class FigureStyle:
 
 # -- picking the arrays ------------------------------------------------------------------------------
 def _idx(n: int) -> tuple[str, ...]:
-    return tuple(str(i) for i in range(n))
+    return tuple(idx_labels(n))
 
 
-def _sym(*arrays: np.ndarray) -> tuple[float, float]:
-    """Symmetric levels over the finite values of all arrays (one shared colour scale)."""
-    m = 0.0
-    for a in arrays:
-        finite = np.asarray(a)[np.isfinite(a)]
-        if finite.size:
-            m = max(m, float(np.abs(finite).max()))
-    return (-m, m) if m > 0 else (-1.0, 1.0)
+_sym = symmetric_levels
+
 
 
 def _vocab_labels(result, n: int) -> tuple[str, ...]:

@@ -14,8 +14,10 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QHea
                                QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem, QTextEdit,
                                QVBoxLayout, QWidget)
 
-from .matrix import LabelAxis, MatrixPlot, format_value, set_title
-from .stations import Station, _idx, _sym
+from compute import explain
+
+from .matrix import LabelAxis, MatrixPlot, format_value, idx_labels as _idx, set_title, symmetric_levels as _sym
+from .stations import Station
 from .theme import LIGHT
 
 
@@ -259,18 +261,27 @@ class MaskView(Station):
         self.unmasked = result
         self._refresh()
 
+    def show_result(self, result, sel) -> None:
+        if self.unmasked is not None and self.unmasked.request_id != result.request_id:
+            self.unmasked = None                      # it belonged to other inputs
+        super().show_result(result, sel)
+
     def content(self, result, sel):
         t, L, h = result.trace, sel.layer, sel.head
-        data = {"pattern": t["pattern", L][h]}
-        if self.unmasked is not None and self.unmasked.trace.T == t.T:
+        data = {"pattern": t["pattern", L][h], "forbidden": np.isneginf(t["attn_scores", L][h])}
+        if self.unmasked is not None and self.unmasked.request_id == result.request_id:
             data["pattern_unmasked"] = self.unmasked.trace["pattern", L][h]
+            data.update(explain.mask_shares(data["pattern_unmasked"]))
         return data
 
     def draw(self, result, sel, d):
         labels = result.labels
         T = len(labels)
-        forbidden = np.triu(np.ones((T, T), bool), k=1)
-        self.with_mask.set_data(d["pattern"], labels, labels, masked=forbidden, levels=(0, 1), masked_text="0")
+        forbidden = np.triu(np.ones((T, T), bool), k=1)          # what the causal mask forbids
+        self.with_mask.set_title("pattern with the causal mask" if result.inputs.config.causal
+                                 else "pattern (the mask is off now)")
+        self.with_mask.set_data(d["pattern"], labels, labels, masked=d["forbidden"], levels=(0, 1),
+                                masked_text="0")
         for plot, box in self.answer_boxes:
             plot.removeItem(box)
         self.answer_boxes = []
@@ -289,8 +300,7 @@ class MaskView(Station):
                 box.setZValue(12)
                 self.without.plot.addItem(box)
                 self.answer_boxes.append((self.without.plot, box))
-        answer = float(np.mean([P[i, i + 1] for i in range(T - 1)])) if T > 1 else 0.0
-        future = float(P[forbidden].sum() / max(T, 1))
+        answer, future = d["answer_share"], d["future_share"]
         self.answer_share, self.future_share = answer, future
         self.stats.setText(
             f"<span style='color:#d93025'>Red boxes</span>: key j = i+1, the token query i must predict. "

@@ -82,6 +82,21 @@ class LabelAxis(pg.AxisItem):
         return [texts.get(int(round(v)), "") for v in values]
 
 
+def idx_labels(n: int) -> list[str]:
+    """Axis labels for plain indices 0..n-1."""
+    return [str(i) for i in range(n)]
+
+
+def symmetric_levels(*arrays: np.ndarray) -> tuple[float, float]:
+    """Symmetric levels covering the finite values of all arrays (one shared colour scale)."""
+    m = 0.0
+    for a in arrays:
+        finite = np.asarray(a)[np.isfinite(a)]
+        if finite.size:
+            m = max(m, float(np.abs(finite).max()))
+    return (-m, m) if m > 0 else (-1.0, 1.0)
+
+
 def decimals_for(values: np.ndarray) -> int | None:
     """Decimals that give the largest value two significant digits (2..4), or None for
     scientific notation when even 4 decimals would print zeros."""

@@ -16,13 +16,11 @@ from compute import explain
 from compute.generate import top_predictions
 
 from .matrix import LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
+from .matrix import idx_labels as _idx
+from .matrix import symmetric_levels as _sym
 from .theme import LIGHT, Palette
 
 SUB = {"h": "h", "i": "i"}
-
-
-def _idx(n: int) -> list[str]:
-    return [str(i) for i in range(n)]
 
 
 class Canvas(pg.GraphicsLayoutWidget):
@@ -214,16 +212,6 @@ class Station(QWidget):
             self.clicked.emit(pair)
         if getattr(mp, "trace_name", None):
             self.traced.emit((mp.trace_name, cell[0], cell[1]))
-
-
-def _sym(*arrays: np.ndarray) -> tuple[float, float]:
-    """Symmetric levels covering the finite values of all arrays (one shared colour scale)."""
-    m = 0.0
-    for a in arrays:
-        finite = np.asarray(a)[np.isfinite(a)]
-        if finite.size:
-            m = max(m, float(np.abs(finite).max()))
-    return (-m, m) if m > 0 else (-1.0, 1.0)
 
 
 # -- 1. embeddings ---------------------------------------------------------------------------------
@@ -425,11 +413,16 @@ class SoftmaxRowStation(Station):
         scores, probs = d["attn_scores"], d["pattern"]
         allowed = np.isfinite(scores)
         shown = np.where(allowed, scores, 0.0)
+        top = int(np.argmax(probs)) if T else -1
         brushes = [pg.mkBrush("#1a73e8" if a else "#dadce0") for a in allowed]
-        self.score_bars.setOpts(x=x, height=shown, width=0.7, brushes=brushes, pens=[pg.mkPen(None)] * T)
-        pbrush = [pg.mkBrush(self.palette.accent if j == int(np.argmax(probs)) else "#4292c6") if allowed[j]
-                  else pg.mkBrush("#dadce0") for j in range(T)] if T else []
-        self.prob_bars.setOpts(x=x, height=probs, width=0.7, brushes=pbrush, pens=[pg.mkPen(None)] * T)
+        pbrush = [pg.mkBrush(self.palette.accent if j == top else "#4292c6") if allowed[j]
+                  else pg.mkBrush("#dadce0") for j in range(T)]
+        if T:
+            self.score_bars.setOpts(x=x, height=shown, width=0.7, brushes=brushes, pens=[pg.mkPen(None)] * T)
+            self.prob_bars.setOpts(x=x, height=probs, width=0.7, brushes=pbrush, pens=[pg.mkPen(None)] * T)
+        else:                                     # no tokens: empty bars (pyqtgraph fails on empty pens)
+            for bars in (self.score_bars, self.prob_bars):
+                bars.setOpts(x=[], height=[], width=0.7, brushes=None, pens=None)
         for plot in (self.scores_plot, self.probs_plot):
             plot.getAxis("bottom").set_labels(labels)
             plot.setXRange(-0.6, max(T - 0.4, 0.6), padding=0)

@@ -17,6 +17,11 @@ _instances: dict[str, Backend] = {}
 _lock = threading.Lock()
 
 
+def backend_names() -> tuple[str, ...]:
+    """"auto" and every registered backend (the built-in ones first)."""
+    return ("auto",) + tuple(_FACTORIES)
+
+
 def register_backend(name: str, factory: str) -> None:
     """Add a backend as "module:Class" (a Backend subclass with a no-argument constructor)."""
     with _lock:
@@ -40,4 +45,4 @@ def get_backend(name: str) -> Backend:
 
 
 __all__ = ["Backend", "BackendOutput", "BackendUnavailable", "allowed_pairs", "get_backend",
-           "register_backend", "BACKEND_NAMES"]
+           "register_backend", "backend_names", "BACKEND_NAMES"]

@@ -24,7 +24,7 @@ from cuda_kernels import elementwise as EW
 from cuda_kernels import products as P
 from cuda_kernels import rows as R
 
-from .. import memory
+from .. import memory, progress
 from ..config import Config
 from ..names import GLOBAL_NAMES, LAYER_NAMES, trace_shape
 from ..weights import Weights
@@ -259,6 +259,7 @@ class CudaBackend(Backend):
             out["pos_embed"] = weights["pos_embed.W_pos"][:T]               # [T, d_model] (exact: a view)
             resid_pre_host = fetch(ws.resid[0])                             # [T, d_model]
         for layer in range(L):
+            progress.report(f"layer {layer}", layer / max(L, 1))           # may raise Cancelled
             resid_pre, resid_post = ws.resid[layer % 2], ws.resid[(layer + 1) % 2]
             self._block(cfg, dw.blocks[layer], ws, resid_pre, resid_post, mask_d, has_mask)
             if copy_back:
@@ -325,14 +326,21 @@ class CudaBackend(Backend):
             x = np.ascontiguousarray(ln_final_out[rows])                    # [R, d_model]
             if x.shape[0] == 0:
                 return np.zeros((0, cfg.d_vocab), np.float32)               # [0, d_vocab]
-            try:
-                with self._lock:
-                    dw = self._device_weights(cfg, weights)
-                    logits = cuda.device_array((x.shape[0], cfg.d_vocab), np.float32)  # [R, d_vocab]
-                    P.launch_unembed(cuda.to_device(x), dw.W_E, logits)
-                    return logits.copy_to_host()                            # [R, d_vocab]
-            except (BackendUnavailable, *self._errors):
-                return x @ W_E.T                                            # [R, d_vocab] on the CPU
+            # On the device only when it is free and still holds these weights: a view asking for
+            # an old trace's logits must neither wait for a running forward pass nor evict the
+            # weights it uses (one row, the common request, is cheap on the CPU anyway).
+            if self._lock.acquire(blocking=False):
+                try:
+                    if self._weights is not None and self._weights.uid == weights.uid:
+                        dw = self._weights
+                        logits = cuda.device_array((x.shape[0], cfg.d_vocab), np.float32)  # [R, d_vocab]
+                        P.launch_unembed(cuda.to_device(x), dw.W_E, logits)
+                        return logits.copy_to_host()                        # [R, d_vocab]
+                except (BackendUnavailable, *self._errors):
+                    pass
+                finally:
+                    self._lock.release()
+            return x @ W_E.T                                                # [R, d_vocab] on the CPU
 
         return logits_fn
 

@@ -138,8 +138,10 @@ def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     win = window
     kv = _station(qtbot, win, "kv_cache")
     qtbot.waitUntil(lambda: win.instruments.generation is not None, timeout=10_000)
-    kv.step.click()
-    kv.step.click()
+    for n in (1, 2):                                       # each step runs off the UI thread
+        with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
+            kv.step.click()
+        assert len(win.instruments.generation.steps) == n
     gen = win.instruments.generation
     assert len(gen.tokens) == 8 and len(gen.steps) == 2
     full = forward(win.state.inputs.config, win.state.result.weights, gen.tokens, backend="reference")

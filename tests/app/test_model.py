@@ -41,7 +41,7 @@ def test_save_and_open_weights_round_trip(qtbot, window, tmp_path):
     wait_render(qtbot, win, lambda: win.state.set_seed(3))
     with qtbot.waitSignal(win.rendered, timeout=30_000):
         actions.open_weights(str(path))
-    assert win.state.inputs.weights.startswith("custom:")
+    assert win.state.inputs.weights == str(path.resolve())          # named by its path: sessions keep it
     np.testing.assert_array_equal(win.state.result.weights["blocks.0.attn.W_V"], trained_toy_weights()["blocks.0.attn.W_V"])
     bad = tmp_path / "bad.safetensors"
     bad.write_bytes(b"not a safetensors file")

@@ -49,13 +49,14 @@ def test_pool_never_reuses_an_array_someone_holds():
         pytest.skip("this interpreter does not count references the way the pool relies on")
     a = pool.empty((512, 1024))
     a[...] = 1.0
+    first = a.__array_interface__["data"][0]  # where the first buffer lives (no reference kept)
     view = a[::2]
     del a
     b = pool.empty((512, 1024))
     assert not np.shares_memory(b, view)      # the view keeps its base out of reuse
     del view
-    c = pool.empty((512, 1024))               # now the first buffer is free again
-    assert pool.hits == 1 and c is not b
+    c = pool.empty((512, 1024))               # now the first buffer is free again, and reused
+    assert pool.hits == 1 and c.__array_interface__["data"][0] == first
     small = pool.empty((4, 4))
     assert small.nbytes < 1 << 20 and pool.hits == 1
 
