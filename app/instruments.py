@@ -9,6 +9,7 @@ import random
 import threading
 from types import SimpleNamespace
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from compute import ConfigError, explain, forward, kvcache, memory, source_map, sqrt_dk
@@ -40,6 +41,7 @@ class Background(QObject):
 class Instruments(QObject):
     unmaskedReady = Signal(object)          # LabResult computed with causal=False
     sqrtReady = Signal(object)              # namespace of sqrt(d_k) lab numbers
+    sqrtComputing = Signal(int)             # d_k being measured (the lab says so meanwhile)
     generationChanged = Signal(object)      # compute.kvcache.Generation or None
     calibrated = Signal(str, int, int, bool)  # outcome html, correct, total, can undo
 
@@ -97,6 +99,7 @@ class Instruments(QObject):
             return
         if d_k in self._sqrt_running:
             return
+        self.sqrtComputing.emit(d_k)
         self._sqrt_running.add(d_k)
         self.background.run(("sqrt", d_k), lambda: self._sqrt_numbers(d_k))
 
@@ -110,7 +113,10 @@ class Instruments(QObject):
         note = ("At d_model = 4096 with one head (d_k = 4096) the unscaled spread is about 64: "
                 "exp(64) ≈ 6·10²⁷, so one key takes all the weight." if d_k == 4096 else
                 "Slide to 4096 for the d_model = 4096 case.")
-        return SimpleNamespace(spread=sqrt_dk.dot_product_spread(d_k, n=n, seed=1),
+        spread = sqrt_dk.dot_product_spread(d_k, n=n, seed=1)
+        return SimpleNamespace(spread=spread,
+                               hist_raw=np.histogram(spread.raw, bins=60),
+                               hist_scaled=np.histogram(spread.raw / spread.sqrt_d_k, bins=60),
                                row=sqrt_dk.softmax_row(d_k, T=16, seed=2),
                                grads=sqrt_dk.softmax_gradients(d_k, T=16, rows=LAB_ROWS, seed=3),
                                curve=curve, grad_rows=LAB_ROWS, note=note)

@@ -58,7 +58,10 @@ class MainWindow(QMainWindow):
         screen = QGuiApplication.primaryScreen()
         avail = screen.availableGeometry() if screen else None
         if avail is not None and avail.width() > 200:
-            self.resize(min(1440, avail.width()), min(900, avail.height()))
+            # A laptop gets the whole screen; a large one most of it.
+            w = avail.width() if avail.width() <= 1440 else min(1800, int(avail.width() * 0.9))
+            h = avail.height() if avail.height() <= 900 else min(1100, int(avail.height() * 0.9))
+            self.resize(w, h)
         else:
             self.resize(1440, 900)
         self.last_render_ms = float("nan")
@@ -105,7 +108,7 @@ class MainWindow(QMainWindow):
         self.calibrator = CalibratorPanel()
         self.tabs = QTabWidget()
         for widget, title in ((self.notes, "Notes"), (self.trace_panel, "Trace"), (self.code_view, "Code"),
-                              (self.calibrator, "Calibrator")):
+                              (self.calibrator, "Predict")):
             self.tabs.addTab(widget, title)
         right = QDockWidget("Instruments", self)
         right.setObjectName("notesDock")
@@ -182,6 +185,11 @@ class MainWindow(QMainWindow):
         for n, key in enumerate(STATIONS, start=1):
             act = QAction(f"{n}  {STATION_TITLES[key].replace('&', '&&')}", self)
             act.setShortcut(QKeySequence(f"Ctrl+{n}"))
+            act.triggered.connect(lambda _=False, k=key: self.state.select(station=k))
+            view.addAction(act)
+        view.addSeparator()
+        for key in INSTRUMENT_PAGES:                       # also reachable when the bar overflows
+            act = QAction(STATION_TITLES[key], self)
             act.triggered.connect(lambda _=False, k=key: self.state.select(station=k))
             view.addAction(act)
         view.addSeparator()
@@ -263,6 +271,7 @@ class MainWindow(QMainWindow):
         self.stations["head_lens"].headsChosen.connect(lambda la, ha, lb, hb: s.select(lens=((la, ha), (lb, hb))))
         self.sqrt_lab.dkChosen.connect(lambda d_k: s.select(d_k=d_k))
         ins.sqrtReady.connect(self.sqrt_lab.show_numbers)
+        ins.sqrtComputing.connect(self.sqrt_lab.set_computing)
         ins.unmaskedReady.connect(self.stations["mask"].set_unmasked)
         self.kv_view.prefillRequested.connect(ins.kv_prefill)
         self.kv_view.stepRequested.connect(ins.kv_step)

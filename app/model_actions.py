@@ -42,6 +42,16 @@ class ModelActions(QObject):
         menu.addSeparator()
         menu.addAction("T&rain the toy model…", self._show_train)
         window.controls.weightsChosen.connect(self._weights_chosen)
+        self._theme = None
+        self.state.selectionChanged.connect(self._theme_changed)
+
+    def _theme_changed(self, sel) -> None:
+        theme = getattr(sel, "theme", "light")
+        if theme != self._theme:
+            from widgets.theme import DARK, LIGHT
+
+            self._theme = theme
+            self.panel.apply_palette(DARK if theme == "dark" else LIGHT)
 
     def _weights_chosen(self, source: str) -> None:
         if source == "trained":

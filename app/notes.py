@@ -33,5 +33,5 @@ def render(station: str, inputs, selection) -> str:
     values = sizes(inputs, selection)
     fill = lambda text: text.format(**values)  # noqa: E731
     return (f"<h3>{note['title']}</h3>{fill(note['body'])}"
-            f"<p style='color:#5f6368'><b>Shapes now</b><br>{fill(note['shapes'])}</p>"
+            f"<p><b>Shapes now</b><br>{fill(note['shapes'])}</p>"
             f"<p><b>Try</b> {fill(note['try'])}</p>")

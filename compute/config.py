@@ -182,7 +182,7 @@ PRESETS: dict[str, Config] = {
 }
 
 PRESET_NOTES: dict[str, str] = {
-    "toy": "2 blocks, 2 heads, width 8, vocabulary 16: every number fits in its cell.",
+    "toy": "2 blocks, 2 heads, width 8, vocabulary 16: small enough to read every number.",
     "andrea-120m": "The course model: d_model 768, 12 heads of 64, T up to 1024. "
                    "Layers (12) and vocabulary (50,257) assumed equal to GPT-2 small.",
     "gpt2-small": "GPT-2 small's dimensions: 12 blocks, 12 heads of 64, width 768, context 1024.",

@@ -1,10 +1,15 @@
-"""Render every station of the lab offscreen to PNGs (a quick look while developing; the real-window
-check is ../shared/tools/screenshot.sh).  python tools/station_shots.py OUTDIR [--preset P] [--size WxH]"""
+"""Render every station and instrument page of the lab offscreen to PNGs (a quick look while
+developing; the real-window check is ../shared/tools/screenshot.sh).
+
+    python tools/station_shots.py OUTDIR [--preset P] [--size WxH] [--tokens TEXT] [--theme dark]
+                                          [--stations scores,sqrt_dk,...] [--tab code]
+"""
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -18,16 +23,20 @@ def main() -> int:
     ap.add_argument("--size", default="1440x900")
     ap.add_argument("--tokens")
     ap.add_argument("--stations", default="")
+    ap.add_argument("--theme", choices=("light", "dark"), default="light")
+    ap.add_argument("--tab", choices=("notes", "trace", "code", "predict", "train"), default="notes")
     args = ap.parse_args()
     import pyqtgraph as pg
-    from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
     pg.setConfigOptions(antialias=True, background="w", foreground="k")
     from app.main_window import MainWindow
-    from app.state import STATIONS, LabState
+    from app.presentation import set_dark
+    from app.settings import Settings
+    from app.state import PAGES, LabState
 
+    Settings.install(Settings.memory())                 # never the user's preferences
     state = LabState()
     if args.preset != "toy":
         state.load_preset(args.preset)
@@ -37,17 +46,36 @@ def main() -> int:
     win = MainWindow(state)
     win.resize(w, h)
     win.show()
-    loop = QEventLoop()
-    win.rendered.connect(lambda _: loop.quit())
+    if args.theme == "dark":
+        set_dark(state, True)
+
+    def settle(cond=lambda: True, seconds=120.0):
+        end = time.time() + seconds
+        while time.time() < end and not (cond() and not state.busy):
+            app.processEvents()
+            time.sleep(0.02)
+        for _ in range(10):
+            app.processEvents()
+
     state.start()
-    QTimer.singleShot(120_000, loop.quit)
-    loop.exec()
+    settle(lambda: state.result is not None)
+    tabs = {"notes": win.notes, "trace": win.trace_panel, "code": win.code_view, "predict": win.calibrator}
+    if args.tab == "train":
+        win.tabs.setCurrentWidget(win.model_actions.panel)
+    else:
+        win.tabs.setCurrentWidget(tabs[args.tab])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for key in (args.stations.split(",") if args.stations else STATIONS):
+    for key in (args.stations.split(",") if args.stations else PAGES):
         state.select(station=key)
-        app.processEvents()
-        path = out / f"{args.preset}-{key}.png"
+        if key == "sqrt_dk":
+            settle(lambda: win.sqrt_lab.numbers is not None)
+        elif key == "kv_cache":
+            settle(lambda: win.instruments.generation is not None, 30)
+        elif key == "mask":
+            settle(lambda: win.stations["mask"].unmasked is not None, 30)
+        settle()
+        path = out / f"{args.preset}-{args.theme}-{key}.png"
         win.grab().save(str(path))
         print(path)
     return 0

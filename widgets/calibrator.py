@@ -50,6 +50,7 @@ class CalibratorPanel(QWidget):
         for combo in (self.change, self.question, self.answer):   # long texts must not widen the dock
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(12)
+            combo.currentTextChanged.connect(lambda text, c=combo: c.setToolTip(text))   # the whole text
         layout.addWidget(box)
         self.query_note = QLabel()
         self.query_note.setObjectName("note")

@@ -99,7 +99,7 @@ class Controls(QWidget):
                              "÷√d_head shows as colour")
         self.lock.toggled.connect(lambda on: None if self._updating else self.lockScalesChanged.emit(on))
         vform.addRow(self.lock)
-        self.values = QCheckBox("numbers in cells")
+        self.values = QCheckBox("numbers in cells (where they fit)")
         self.values.setChecked(True)
         self.values.toggled.connect(lambda on: None if self._updating else self.showValuesChanged.emit(on))
         vform.addRow(self.values)

@@ -72,6 +72,8 @@ class TracePanel(QWidget):
             self.title.setText(f"<b>{dot.name}[{dot.row}, h={dot.head}, c={dot.col}]</b> (layer {dot.layer}) = "
                                f"Σ<sub>d</sub> {dot.left_name}[d] · {dot.right_name}[d] + bias — {n} pairs")
         self.table.setRowCount(n)
+        self.table.setHorizontalHeaderLabels([dot.left_name + "[·]", dot.right_name + "[·]", "product",
+                                              "running Σ"])
         self.table.setVerticalHeaderLabels([str(c) for c in range(n)])
         for c in range(n):
             for col, value in enumerate((dot.left[c], dot.right[c], dot.products[c], dot.running[c])):
@@ -79,16 +81,16 @@ class TracePanel(QWidget):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(c, col, item)
         ok = abs(dot.total - dot.cell) <= 1e-4 * max(1.0, abs(dot.cell))
-        check = "✓ equals the Trace" if ok else "✗ differs from the Trace"
+        check = "✓ the same" if ok else "✗ not the same"
         if dot.name == "attn_scores":
             mask = ("forbidden by the mask → −∞ → probability 0" if dot.masked
                     else "allowed by the mask (j ≤ i)" if dot.row >= dot.col else "allowed (no causal mask)")
-            text = (f"Σ of the {n} products = <b>{dot.total:.5f}</b> (Trace: {dot.cell:.5f} {check})<br>"
+            text = (f"Σ of the {n} products = <b>{dot.total:.5f}</b> (the view shows {dot.cell:.5f}: {check})<br>"
                     f"× {dot.scale:.5f} (1/√d_head) = <b>{dot.scaled:.5f}</b><br>"
                     f"mask: {mask}<br>pattern[h, i, j] after the softmax = <b>{dot.probability:.5f}</b>")
         else:
             text = (f"Σ of the {n} products = {dot.total - dot.bias:.5f}<br>+ bias {dot.bias:+.5f}<br>"
-                    f"= <b>{dot.total:.5f}</b> (Trace: {dot.cell:.5f} {check})")
+                    f"= <b>{dot.total:.5f}</b> (the view shows {dot.cell:.5f}: {check})")
         self.summary.setText(text)
 
 
@@ -116,7 +118,7 @@ class CodeView(QWidget):
         layout.addWidget(self.where)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)   # a narrow dock still shows whole lines
         font = QFont("monospace", 9)
         font.setStyleHint(QFont.StyleHint.TypeWriter)
         self.text.setFont(font)
@@ -129,6 +131,7 @@ class CodeView(QWidget):
         if view is None:
             self.where.setText(note)
             self.text.setPlainText("")
+            self.text.setExtraSelections([])
             return
         path = view.path.split("/main/")[-1] if "/main/" in view.path else view.path
         self.where.setText(f"{view.backend} backend · {path} · {view.function} · line {view.key_file_line}"
@@ -139,7 +142,9 @@ class CodeView(QWidget):
         block = self.text.document().findBlockByNumber(view.key_line)
         sel = QTextEdit.ExtraSelection()
         fmt = QTextCharFormat()
-        fmt.setBackground(QColor("#fde293"))
+        dark = self.text.palette().color(self.text.backgroundRole()).lightness() < 128
+        fmt.setBackground(QColor("#6b5300" if dark else "#fde293"))      # readable in both themes
+        fmt.setForeground(QColor("#ffffff" if dark else "#000000"))
         fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
         sel.format = fmt
         sel.cursor = QTextCursor(block)
@@ -294,7 +299,7 @@ class MaskView(Station):
         if T <= 64:
             pen = pg.mkPen("#d93025", width=2)
             for i in range(T - 1):          # the 'answer' cell: the next token
-                box = pg.QtWidgets.QGraphicsRectItem(i + 1 - 0.5, i - 0.5, 1, 1)
+                box = pg.QtWidgets.QGraphicsRectItem(i + 1 - 0.42, i - 0.42, 0.84, 0.84)   # one box per cell
                 pen.setCosmetic(True)
                 box.setPen(pen)
                 box.setZValue(12)
@@ -355,12 +360,15 @@ class SqrtDkLab(QWidget):
         self.grads.setFixedWidth(230)
         body.addWidget(self.grads)
         layout.addLayout(body, 1)
-        self.hist_raw = self._plot(0, 0, "q·k without scaling")
+        self.hist_raw = self._plot(0, 0, "q·k")
         self.hist_scaled = self._plot(0, 1, "q·k / √d_k")
-        self.row_raw = self._plot(1, 0, "softmax row, unscaled", labels=True)
-        self.row_scaled = self._plot(1, 1, "softmax row, scaled", labels=True)
-        self.curve = self._plot(2, 0, "spread of q·k against d_k")
+        self.row_raw = self._plot(1, 0, "softmax, unscaled", labels=True)
+        self.row_scaled = self._plot(1, 1, "softmax, scaled", labels=True)
+        self.curve = self._plot(2, 0, "std of q·k against d_k")
         self.curve.setLogMode(x=True, y=True)
+        # Powers of two only: pyqtgraph's automatic log ticks pile up at projector font sizes.
+        self.curve.getAxis("bottom").setTicks([[(np.log10(d), f"{d:,}") for d in (4, 16, 64, 256, 1024, 4096)]])
+        self.curve.getAxis("left").setTicks([[(np.log10(v), f"{v:g}") for v in (1, 2, 4, 8, 16, 32, 64)]])
         self.canvas.removeItem(self.curve)
         self.canvas.addItem(self.curve, row=2, col=0, colspan=2)
         self.numbers = None
@@ -373,7 +381,32 @@ class SqrtDkLab(QWidget):
         set_title(plot, title, self.palette.foreground)
         for side in ("left", "bottom"):
             plot.getAxis(side).setTextPen(self.palette.foreground)
+            plot.getAxis(side).setPen(self.palette.muted)
         return plot
+
+    def apply_style(self, palette=None, sequential=None, diverging=None, font_pt=None, line_scale=1.0) -> None:
+        """Theme and presentation: colours, axis text and sizes follow; the numbers stay."""
+        if palette is not None:
+            self.palette = palette
+            self.canvas.setBackground(palette.background)
+        font = None
+        if font_pt is not None:
+            font = QFont()
+            font.setPointSizeF(font_pt)
+            self.grads.setStyleSheet(f"font-size: {font_pt:.0f}pt;")
+        for plot in (self.hist_raw, self.hist_scaled, self.row_raw, self.row_scaled, self.curve):
+            for side in ("left", "bottom"):
+                axis = plot.getAxis(side)
+                axis.setTextPen(self.palette.foreground)
+                axis.setPen(self.palette.muted)
+                if font is not None:
+                    axis.setStyle(tickFont=font)
+        if self.numbers is not None:
+            self.show_numbers(self.numbers)
+
+    def set_computing(self, d_k: int) -> None:
+        self.dk_label.setText(f"d_k = {d_k:,}")
+        self.header.setText(f"<b style='font-size:13pt'>The √d_k lab</b>&nbsp;&nbsp;measuring d_k = {d_k:,} …")
 
     def set_dk(self, d_k: int) -> None:
         index = self.stops.index(d_k) if d_k in self.stops else 0
@@ -394,20 +427,19 @@ class SqrtDkLab(QWidget):
             f"{d_k:,} products, so its spread is about √{d_k:,} = <b>{n.spread.sqrt_d_k:.1f}</b>; measured "
             f"<b>{n.spread.std_raw:.2f}</b> over {len(n.spread.raw):,} samples. Divided by √d_k: "
             f"<b>{n.spread.std_scaled:.3f}</b>.")
-        for plot, values, colour in ((self.hist_raw, n.spread.raw, "#d93025"),
-                                     (self.hist_scaled, n.spread.raw / n.spread.sqrt_d_k, "#1a73e8")):
+        ink = self.palette.foreground
+        for plot, (counts, edges), spread, colour in (
+                (self.hist_raw, n.hist_raw, n.spread.sqrt_d_k, "#d93025"),
+                (self.hist_scaled, n.hist_scaled, 1.0, "#1a73e8")):
             plot.clear()
-            counts, edges = np.histogram(values, bins=60)
             plot.addItem(pg.PlotDataItem(edges, counts, stepMode="center", fillLevel=0,
                                          brush=pg.mkBrush(colour + "80"), pen=pg.mkPen(colour)))
-            spread = n.spread.sqrt_d_k if plot is self.hist_raw else 1.0
             for x in (-spread, spread):
-                plot.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen("#202124", style=Qt.PenStyle.DashLine)))
-        set_title(self.hist_raw, f"q·k without scaling (dashed: ±√d_k = ±{n.spread.sqrt_d_k:.1f})",
-                  self.palette.foreground)
+                plot.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen(ink, style=Qt.PenStyle.DashLine)))
+        set_title(self.hist_raw, f"q·k (dashed: ±√d_k = ±{n.spread.sqrt_d_k:.1f})", ink)
         self.curve.clear()
         dks = np.array([c[0] for c in n.curve], float)
-        self.curve.addItem(pg.PlotDataItem(dks, np.sqrt(dks), pen=pg.mkPen("#202124", width=2), name="√d_k"))
+        self.curve.addItem(pg.PlotDataItem(dks, np.sqrt(dks), pen=pg.mkPen(ink, width=2), name="√d_k"))
         # PlotDataItems (not bare scatter items) so the log axes transform them too
         self.curve.addItem(pg.PlotDataItem(dks, [c[1] for c in n.curve], pen=None, symbol="o",
                                            symbolBrush="#d93025", symbolSize=9))
@@ -415,9 +447,9 @@ class SqrtDkLab(QWidget):
                                            symbolBrush="#1a73e8", symbolSize=9))
         self.curve.addItem(pg.PlotDataItem([d_k], [n.spread.std_raw], pen=None, symbol="o", symbolSize=17,
                                            symbolPen=pg.mkPen("#e8710a", width=3), symbolBrush=None))
-        self.curve.setLabel("bottom", "d_k")
-        self.curve.setLabel("left", "std")
-        set_title(self.curve, "std of q·k (red) and of q·k/√d_k (blue); line: √d_k", self.palette.foreground)
+        self.curve.setLabel("left", "std", color=ink)
+        self.curve.setLabel("bottom", "d_k", color=ink)
+        set_title(self.curve, "std of q·k (red), of q·k/√d_k (blue); line √d_k", ink)
         keys = [str(j) for j in range(n.row.T)]
         for plot, row, mx, ent in ((self.row_raw, n.row.row_raw, n.row.max_raw, n.row.entropy_raw),
                                    (self.row_scaled, n.row.row_scaled, n.row.max_scaled, n.row.entropy_scaled)):
@@ -426,9 +458,11 @@ class SqrtDkLab(QWidget):
             plot.getAxis("bottom").set_labels(keys)
             plot.setYRange(0, 1.05, padding=0)
             which = "unscaled" if plot is self.row_raw else "scaled"
-            set_title(plot, f"softmax row, {which}: max {mx:.2f}, entropy {ent:.2f} nats", self.palette.foreground)
+            set_title(plot, f"softmax, {which}: max {mx:.2f}", ink)
         g = n.grads
         self.grads.setText(
+            f"<b>One softmax row of {n.row.T} keys</b><br>entropy unscaled <b>{n.row.entropy_raw:.2f}</b>, "
+            f"scaled <b>{n.row.entropy_scaled:.2f}</b> nats (uniform: {np.log(n.row.T):.2f})<br><br>"
             f"<b>Gradients through the softmax</b><br>(torch autograd, {n.grad_rows} rows of {n.row.T} keys)<br><br>"
             f"median ‖∂L/∂scores‖ per row<br>&nbsp;&nbsp;unscaled: <b>{g.grad_scores_raw:.2e}</b><br>"
             f"&nbsp;&nbsp;scaled: <b>{g.grad_scores_scaled:.2e}</b><br><br>"
@@ -472,13 +506,15 @@ class KVCacheView(QWidget):
         self.canvas = pg.GraphicsLayoutWidget()
         self.canvas.setBackground(palette.background)
         layout.addWidget(self.canvas, 1)
-        self.k = MatrixPlot(self.canvas.ci, 0, 0, "K cache (layer, head)", palette=palette)
+        self.k = MatrixPlot(self.canvas.ci, 0, 0, "K cache (rows: positions)", palette=palette)
         self.v = MatrixPlot(self.canvas.ci, 0, 1, "V cache", palette=palette)
-        self.q = MatrixPlot(self.canvas.ci, 0, 2, "new query row q", palette=palette)
-        self.p = MatrixPlot(self.canvas.ci, 0, 3, "its pattern row", kind="sequential", palette=palette)
+        self.p = MatrixPlot(self.canvas.ci, 0, 2, "its pattern", kind="sequential", palette=palette)
+        self.q = MatrixPlot(self.canvas.ci, 1, 0, "the new query row q (after a decode step)", palette=palette)
         lay = self.canvas.ci.layout
-        for c, s in enumerate((4, 4, 4, 2)):
-            lay.setColumnStretchFactor(c, s)
+        for c, stretch in enumerate((4, 4, 1)):
+            lay.setColumnStretchFactor(c, stretch)
+        lay.setRowStretchFactor(0, 8)
+        lay.setRowStretchFactor(1, 1)
         self.state = None
 
     def show_generation(self, gen, labels, layer: int, head: int, note: str = "") -> None:

@@ -74,10 +74,14 @@ class LabelAxis(pg.AxisItem):
         if not self.labels or size <= 0:
             return []
         lo, hi = sorted((minVal, maxVal))                 # an inverted axis gives them reversed
+        if "" in self.labels:                             # sparse labels: the blanks are the thinning
+            return [(1, [i for i, lab in enumerate(self.labels) if lab and lo <= i <= hi])]
         step = self._step(lo, hi, size)
         return [(step, [i for i in range(0, len(self.labels), step) if lo <= i <= hi])]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        if "" in self.labels:
+            return [self.labels[int(round(v))] if 0 <= int(round(v)) < len(self.labels) else "" for v in values]
         texts = dict(tick_list(self.labels, int(spacing)))
         return [texts.get(int(round(v)), "") for v in values]
 
@@ -159,6 +163,7 @@ class CellText(pg.GraphicsObject):
         self.max_px = 15                              # largest number size; figures raise it with the font
         self.px_scale = 1.0                           # > 1 while a figure renders into a larger image
         self.masked_colour = QColor("#3c4043")
+        self.masked_background = QColor(255, 255, 255, 200)   # behind "−∞", over the hatch
         self.setZValue(5)
 
     def set_values(self, values: np.ndarray | None, colours=None, masked=None, masked_text: str = "−∞") -> None:
@@ -189,10 +194,10 @@ class CellText(pg.GraphicsObject):
                   else format_value(float(self._values[i, j]), self._decimals) for j in range(cols)]
                  for i in range(rows)]
         font = QFont()
-        font.setPixelSize(int(max(9 * ps, min(cell_h * 0.38, self.max_px * ps))))
+        font.setPixelSize(int(max(10 * ps, min(cell_h * 0.38, self.max_px * ps))))   # ≥ 10 px: legible
         widest = max((len(t) for row in texts for t in row), default=1)
         metrics = QFontMetricsF(font)
-        while metrics.horizontalAdvance("8" * widest) > cell_w * 0.92 and font.pixelSize() > 9 * ps:
+        while metrics.horizontalAdvance("8" * widest) > cell_w * 0.92 and font.pixelSize() > 10 * ps:
             font.setPixelSize(font.pixelSize() - 1)
             metrics = QFontMetricsF(font)
         if metrics.horizontalAdvance("8" * widest) > cell_w * 0.98:
@@ -205,9 +210,14 @@ class CellText(pg.GraphicsObject):
                 masked = self._masked is not None and self._masked[i, j]
                 text = texts[i][j]
                 centre = tr.map(QPointF(j, i))
+                box = QRectF(centre.x() - cell_w / 2, centre.y() - cell_h / 2, cell_w, cell_h)
+                if masked and text:                   # keep the hatch from striking the "−∞" through
+                    tw, th = metrics.horizontalAdvance(text) + 4.0, metrics.height()
+                    p.setPen(Qt.PenStyle.NoPen)
+                    p.setBrush(self.masked_background)
+                    p.drawRect(QRectF(centre.x() - tw / 2, centre.y() - th / 2, tw, th))
                 p.setPen(self.masked_colour if masked else self._colours[i][j])
-                p.drawText(QRectF(centre.x() - cell_w / 2, centre.y() - cell_h / 2, cell_w, cell_h),
-                           Qt.AlignmentFlag.AlignCenter, text)
+                p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
         p.restore()
 
 
@@ -279,6 +289,7 @@ class MatrixPlot:
         self.masked_text = "−∞"
         self._axes_key: tuple | None = None
         self.decimation = (1, 1)
+        self._line_scale = 1.0
 
     def set_title(self, text: str) -> None:
         self.name = text
@@ -289,6 +300,7 @@ class MatrixPlot:
         """Restyle in place (theme, colour map, font size, line width); the data stays.
         Themes, presentation mode and exported figures use it; nothing else changes."""
         pal = self.palette = palette or self.palette
+        self._line_scale = line_scale
         tick_font = None
         if font_pt is not None:
             tick_font = QFont()
@@ -322,13 +334,19 @@ class MatrixPlot:
             if tick_font is not None:
                 axis.setStyle(tickFont=tick_font)
         self.text.masked_colour = QColor(pal.muted)
+        bg = QColor(pal.background)
+        bg.setAlpha(200)
+        self.text.masked_background = bg
         set_title(self.plot, self.name, pal.foreground, self.title_size)
         self._update_text()
 
     # -- data ----------------------------------------------------------------------------------
     def set_data(self, values: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *,
                  masked: np.ndarray | None = None, levels: tuple[float, float] | None = None,
-                 masked_text: str = "−∞") -> None:
+                 masked_text: str = "−∞", row_ticks: Sequence[str] | None = None,
+                 col_ticks: Sequence[str] | None = None) -> None:
+        """Show `values` [rows, cols]; labels name rows and columns in tooltips and on the axes
+        (row_ticks / col_ticks, if given, label the axes instead: "" leaves a position blank)."""
         values = np.asarray(values)
         self.masked_text = masked_text
         if values.ndim == 1:
@@ -352,8 +370,8 @@ class MatrixPlot:
             self.bar.setLevels(self.levels)
         self.hatch.setRect(QRectF(-0.5, -0.5, cols, rows) if masked is not None and masked.any() else QRectF())
         # Axes repaint slowly (text): only touch them when their labels or extent really change.
-        self.plot.getAxis("left").set_labels(self.row_labels)
-        self.plot.getAxis("bottom").set_labels(self.col_labels)
+        self.plot.getAxis("left").set_labels(self.row_labels if row_ticks is None else row_ticks)
+        self.plot.getAxis("bottom").set_labels(self.col_labels if col_ticks is None else col_ticks)
         if (rows, cols) != self._axes_key:
             self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
             self._axes_key = (rows, cols)
@@ -391,6 +409,9 @@ class MatrixPlot:
     # -- highlights ------------------------------------------------------------------------------
     def highlight(self, row: int | None = None, col: int | None = None, cell: tuple[int, int] | None = None) -> None:
         rows, cols = (0, 0) if self.values is None else self.values.shape
+        # Outlines no thicker than a quarter of a cell: at T = 64 a 2.5 px line would hide the row.
+        sx, sy = self.plot.getViewBox().viewPixelSize()
+        cell_px = min(1.0 / sx if sx else 99.0, 1.0 / sy if sy else 99.0)
         for key, rect in (("row", QRectF(-0.5, (row or 0) - 0.5, cols, 1)),
                           ("col", QRectF((col or 0) - 0.5, -0.5, 1, rows)),
                           ("cell", QRectF((cell or (0, 0))[1] - 0.5, (cell or (0, 0))[0] - 0.5, 1, 1))):
@@ -398,8 +419,13 @@ class MatrixPlot:
             visible = index is not None and (
                 (key == "row" and 0 <= row < rows) or (key == "col" and 0 <= col < cols)
                 or (key == "cell" and 0 <= cell[0] < rows and 0 <= cell[1] < cols))
-            self._bands[key].setRect(rect)
-            self._bands[key].setVisible(bool(visible))
+            band = self._bands[key]
+            pen = band.pen()
+            base = dict((k, w) for k, _c, w in BANDS)[key] * self._line_scale
+            pen.setWidthF(max(1.0, min(base, cell_px / 4)))
+            band.setPen(pen)
+            band.setRect(rect)
+            band.setVisible(bool(visible))
 
     # -- mouse -------------------------------------------------------------------------------------
     def cell_at(self, scene_pos) -> tuple[int, int] | None:

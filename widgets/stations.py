@@ -232,9 +232,10 @@ class EmbeddingsStation(Station):
 
     def draw(self, result, sel, d):
         labels, cols = result.labels, _idx(result.inputs.config.d_model)
-        self.embed.set_data(d["embed"], labels, cols)
-        self.pos.set_data(d["pos_embed"], labels, cols)
-        self.sum.set_data(d["resid_pre"], labels, cols)
+        shared = _sym(d["embed"], d["pos_embed"], d["resid_pre"]) if sel.lock_scales else None
+        self.embed.set_data(d["embed"], labels, cols, levels=shared)
+        self.pos.set_data(d["pos_embed"], labels, cols, levels=shared)
+        self.sum.set_data(d["resid_pre"], labels, cols, levels=shared)
 
     def shapes(self, result, sel):
         return f"[T, d_model] = [{result.trace.T}, {result.inputs.config.d_model}]"
@@ -272,6 +273,9 @@ class LayerNormStation(Station):
 
     def shapes(self, result, sel):
         return f"[T, d_model] = [{result.trace.T}, {result.inputs.config.d_model}], ε = 1e-5, biased variance"
+
+    def header_html(self, result, sel):
+        return super().header_html(result, sel).replace(f", head {sel.head}", "")   # no heads here
 
 
 # -- 3. projections --------------------------------------------------------------------------------
@@ -367,7 +371,10 @@ class ScoresStation(Station):
         self.raw.set_data(d["attn_scores_raw"], labels, labels, levels=shared)
         self.scaled.set_data(d["attn_scores_scaled"], labels, labels, levels=shared)
         self.masked.set_data(d["attn_scores"], labels, labels, masked=forbidden, levels=shared)
-        self.pattern.set_data(d["pattern"], labels, labels, masked=forbidden, levels=(0.0, 1.0), masked_text="0")
+        # Long rows spread their weight thin (≈ 1/T): past 32 tokens the scale runs to the largest weight.
+        top = float(d["pattern"].max()) if d["pattern"].size else 1.0
+        p_levels = (0.0, 1.0) if len(labels) <= 32 or top <= 0 else (0.0, top)
+        self.pattern.set_data(d["pattern"], labels, labels, masked=forbidden, levels=p_levels, masked_text="0")
 
     def shapes(self, result, sel):
         T = result.trace.T
@@ -498,7 +505,7 @@ class WeightedSumStation(Station):
 class HeadsStation(Station):
     key = "heads"
     title = "Heads → W_O"
-    formula = "z_concat = [z_0 | z_1 | …] · attn_out = Σ_h z_h · W_O[h] + b_O · resid_mid = resid_pre + attn_out"
+    formula = "z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h] + b_O;&nbsp; resid_mid = resid_pre + attn_out"
 
     def build(self):
         self.zc = self.matrix(0, 0, "z_concat (heads side by side)", roles=("query", None), row_axis="token",
@@ -518,10 +525,13 @@ class HeadsStation(Station):
 
     def draw(self, result, sel, d):
         cfg, labels = result.inputs.config, result.labels
+        # Columns of the concatenation: named "h0", "h1", … at each head's first column (tooltips
+        # still say head and column).
         hd = [f"{c // cfg.d_head}·{c % cfg.d_head}" for c in range(cfg.d_concat)]
+        hd_ticks = [f"h{c // cfg.d_head}" if c % cfg.d_head == 0 else "" for c in range(cfg.d_concat)]
         dm = _idx(cfg.d_model)
-        self.zc.set_data(d["z_concat"], labels, hd)
-        self.wo.set_data(d["W_O"], hd, dm)
+        self.zc.set_data(d["z_concat"], labels, hd, col_ticks=hd_ticks)
+        self.wo.set_data(d["W_O"], hd, dm, row_ticks=hd_ticks)
         levels = _sym(d["result"], d["attn_out"])
         self.res.set_title(f"result[:, {sel.head}] = z_{sel.head} · W_O[{sel.head}]")
         self.res.set_data(d["result"], labels, dm, levels=levels)
@@ -548,7 +558,7 @@ class HeadsStation(Station):
 class MLPStation(Station):
     key = "mlp"
     title = "MLP & residual"
-    formula = "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out · resid_post = resid_mid + mlp_out"
+    formula = "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; resid_post = resid_mid + mlp_out"
 
     def build(self):
         self.ln2 = self.matrix(0, 0, "ln2_out", roles=("query", None), row_axis="token", col_axis="d_model")
@@ -593,7 +603,7 @@ class MLPStation(Station):
             self.logit_bars.setOpts(x0=np.zeros(n), y=np.arange(n), height=0.7, width=probs,
                                     brush=pg.mkBrush("#4292c6"), pen=pg.mkPen(None))
             self.logit_plot.getAxis("left").set_labels(names)
-            self.logit_plot.setXRange(0, max(float(probs.max()) * 1.1, 0.05), padding=0)
+            self.logit_plot.setXRange(0, max(float(probs.max()) * 1.15, 1e-12), padding=0)
             self.logit_plot.setYRange(-0.6, n - 0.4, padding=0)
             word = labels[sel.query] if labels else ""
             set_title(self.logit_plot, f"next token after i = {sel.query} (“{word}”)", self.palette.foreground,

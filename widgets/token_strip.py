@@ -167,6 +167,8 @@ class TokenStrip(QWidget):
         self.selected_index = index
         for chip in self.row.chips:
             chip.setChecked(chip.index == index)
+            if chip.index == index:
+                self.scroll.ensureWidgetVisible(chip, 40, 0)      # the query chip stays in sight
 
     def _rebuild(self) -> None:
         for chip in self.row.chips:

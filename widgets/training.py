@@ -69,12 +69,23 @@ class TrainPanel(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setMinimumHeight(160)
         self.curve = self.plot.plot(pen=pg.mkPen("#1a73e8", width=2))
+        self.hint = pg.TextItem("press Train: the loss appears here", color="#5f6368", anchor=(0.5, 0.5))
+        self.plot.addItem(self.hint)
+        self.hint.setPos(0.5, 0.5)
         layout.addWidget(self.plot, 1)
         self.save = QPushButton("Save weights…")
         self.save.clicked.connect(self.saveRequested)
         layout.addWidget(self.save)
         self.losses: list[tuple[int, float]] = []
         self.set_running(False)
+
+    def apply_palette(self, palette) -> None:
+        """Follow the light or dark theme (the loss curve's background, axes and text)."""
+        self.plot.setBackground(palette.background)
+        for side in ("left", "bottom"):
+            axis = self.plot.getAxis(side)
+            axis.setTextPen(palette.foreground)
+            axis.setPen(palette.muted)
 
     def _pause_toggled(self, on: bool) -> None:
         self.pause.setText("Resume" if on else "Pause")
@@ -93,6 +104,7 @@ class TrainPanel(QWidget):
             self.pause.blockSignals(False)
 
     def reset_curve(self) -> None:
+        self.hint.hide()
         self.losses = []
         self.curve.setData([], [])
         self.progress.setValue(0)

@@ -44,7 +44,7 @@ def test_clicking_q_explains_the_cell_and_lights_its_pairs(qtbot, window):
     W_Q = win.state.result.weights[f"blocks.{L}.attn.W_Q"][h].astype(np.float64)
     np.testing.assert_allclose(dot.products, ref["ln1_out", L][4] * W_Q[:, 2], atol=1e-6)   # independent
     assert dot.total == pytest.approx(ref["q", L][4, h, 2], abs=1e-5)
-    assert panel.table.rowCount() == 8 and "equals the Trace" in panel.summary.text()
+    assert panel.table.rowCount() == 8 and "✓ the same" in panel.summary.text()
     proj._refresh()
     assert proj.x._bands["row"].isVisible() and proj.x._bands["row"].rect().y() == 3.5     # ln1_out row 4
     assert proj.wq._bands["col"].isVisible() and proj.wq._bands["col"].rect().x() == 1.5   # W_Q column 2
