@@ -34,6 +34,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--preset", default=None, help="preset to start with (toy, andrea-120m, gpt2-small, gpt3-175b)")
     ap.add_argument("--tokens", help="text to start with (toy vocabulary words)")
     ap.add_argument("--station", default=None, help="station to show first")
+    ap.add_argument("--layer", type=int, default=None, help="layer to show first")
+    ap.add_argument("--head", type=int, default=None, help="head to show first")
     ap.add_argument("--session", metavar="FILE", help="open this .qkvlab session")
     ap.add_argument("--clean", action="store_true", help="start clean: do not reopen the last session")
     ap.add_argument("--theme", choices=("light", "dark"), help="light or dark (default: as last time)")
@@ -244,6 +246,14 @@ def main(argv: list[str] | None = None) -> int:
     elif not (args.clean or args.smoke or args.preset or args.tokens) and settings.restore_last:
         restore_last_session(window, settings)
     state.select(station=args.station or state.selection.station)
+    for name in ("layer", "head"):
+        value = getattr(args, name)
+        if value is not None:
+            limit = getattr(state.inputs.config, "n_layers" if name == "layer" else "n_heads")
+            if not 0 <= value < limit:
+                print(f"qkv-lab: --{name} {value} is outside 0..{limit - 1}", file=sys.stderr)
+                return 2
+            state.select(**{name: value})
     if args.theme:                                     # after the session: the command line wins
         from app.presentation import set_dark
         set_dark(state, args.theme == "dark")
