@@ -201,6 +201,19 @@ def export_main(argv: list[str]) -> int:
     return 0
 
 
+def install_translator(app) -> None:
+    """Qt's translation system: assets/i18n/qkv_lab_<language>.qm, if there is one for the
+    language of QKV_LAB_LANGUAGE or the system (texts marked with tr() in widgets/i18n.py)."""
+    from PySide6.QtCore import QTranslator
+
+    from app.notes import language
+
+    translator = QTranslator(app)
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets", "i18n")
+    if translator.load(f"qkv_lab_{language()}", folder):
+        app.installTranslator(translator)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["export"]:
@@ -211,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    install_translator(app)
     app.setApplicationName("QKV Lab")
     app.setOrganizationName("QKV Lab")
     pg.setConfigOptions(antialias=True, background="w", foreground="k", imageAxisOrder="row-major")

@@ -1,17 +1,41 @@
-"""Scanner notes: the texts of assets/station_notes.json filled in with the current sizes."""
+"""Scanner notes: the texts of assets/station_notes.json filled in with the current sizes.
+
+Translations sit beside it as station_notes.<language>.json (same keys; e.g. station_notes.sv.json
+for Swedish); the language comes from QKV_LAB_LANGUAGE or the system locale, English otherwise.
+A translation may leave notes out: those fall back to English one by one.
+"""
 from __future__ import annotations
 
 import json
+import locale
 import math
+import os
 from functools import lru_cache
 from pathlib import Path
 
-NOTES_FILE = Path(__file__).resolve().parent.parent / "assets" / "station_notes.json"
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+NOTES_FILE = ASSETS / "station_notes.json"
 
 
-@lru_cache(maxsize=4)
-def load(path: str = str(NOTES_FILE)) -> dict:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+def language() -> str:
+    """Two-letter language code: QKV_LAB_LANGUAGE, else the system locale, else "en"."""
+    code = os.environ.get("QKV_LAB_LANGUAGE") or (locale.getlocale()[0] or "en")
+    return code.replace("-", "_").split("_")[0].lower() or "en"
+
+
+@lru_cache(maxsize=8)
+def load(path: str = str(NOTES_FILE), lang: str | None = None) -> dict:
+    """The notes: English, overlaid by the translation for `lang` where one exists."""
+    notes = json.loads(Path(path).read_text(encoding="utf-8"))
+    lang = language() if lang is None else lang
+    translated = Path(path).with_name(f"{Path(path).stem}.{lang}.json")
+    if lang != "en" and translated.is_file():
+        try:
+            notes.update({k: v for k, v in json.loads(translated.read_text(encoding="utf-8")).items()
+                          if isinstance(v, dict) and {"title", "body", "shapes", "try"} <= v.keys()})
+        except (OSError, ValueError):
+            pass                                      # a broken translation: English stays
+    return notes
 
 
 def sizes(inputs, selection) -> dict[str, str]:

@@ -6,6 +6,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout,
                                QWidget)
 
+from .i18n import tr
+
 CHANGES = {
     "scaling_off": "Turn the 1/√d_head scaling off",
     "d_head_x4": "Multiply d_head by 4",
@@ -28,25 +30,25 @@ class CalibratorPanel(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        intro = QLabel("Predict first, then test: pick a change, say what you expect, and let the lab measure.")
+        intro = QLabel(tr("Predict first, then test: pick a change, say what you expect, and let the lab measure."))
         intro.setWordWrap(True)
         layout.addWidget(intro)
-        box = QGroupBox("Experiment")
+        box = QGroupBox(tr("Experiment"))
         form = QFormLayout(box)
         self.change = QComboBox()
         for key, text in CHANGES.items():
             self.change.addItem(text, key)
-        suggest = QPushButton("Let the lab suggest one")
+        suggest = QPushButton(tr("Let the lab suggest one"))
         suggest.clicked.connect(self.suggestRequested)
-        form.addRow("1. change", self.change)
-        form.addRow("", suggest)
+        form.addRow(tr("1. change"), self.change)
+        form.addRow(tr(""), suggest)
         self.question = QComboBox()
         for key, text in QUESTIONS.items():
             self.question.addItem(text, key)
         self.question.currentIndexChanged.connect(self._question_changed)
-        form.addRow("2. question", self.question)
+        form.addRow(tr("2. question"), self.question)
         self.answer = QComboBox()
-        form.addRow("your answer", self.answer)
+        form.addRow(tr("your answer"), self.answer)
         for combo in (self.change, self.question, self.answer):   # long texts must not widen the dock
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(12)
@@ -57,10 +59,10 @@ class CalibratorPanel(QWidget):
         self.query_note.setWordWrap(True)
         layout.addWidget(self.query_note)
         buttons = QHBoxLayout()
-        self.apply = QPushButton("3. Apply, test")
+        self.apply = QPushButton(tr("3. Apply, test"))
         self.apply.setDefault(True)
         self.apply.clicked.connect(self._apply)
-        self.undo = QPushButton("Undo change")
+        self.undo = QPushButton(tr("Undo change"))
         self.undo.setEnabled(False)
         self.undo.clicked.connect(self.undoRequested)
         buttons.addWidget(self.apply)
@@ -70,7 +72,7 @@ class CalibratorPanel(QWidget):
         self.outcome.setWordWrap(True)
         self.outcome.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.outcome)
-        self.score = QLabel("score: no predictions yet")
+        self.score = QLabel(tr("score: no predictions yet"))
         self.score.setObjectName("note")
         layout.addWidget(self.score)
         layout.addStretch(1)

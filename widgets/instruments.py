@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QHea
 
 from compute import explain
 
+from .i18n import tr
 from .matrix import LabelAxis, MatrixPlot, format_value, idx_labels as _idx, set_title, symmetric_levels as _sym
 from .stations import Station
 from .theme import LIGHT
@@ -52,7 +53,7 @@ class TracePanel(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
-        clear = QPushButton("Clear trace")
+        clear = QPushButton(tr("Clear trace"))
         clear.clicked.connect(self.cleared)
         layout.addWidget(clear)
         self.dot = None
@@ -105,10 +106,10 @@ class CodeView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         row = QHBoxLayout()
-        row.addWidget(QLabel("code of"))
+        row.addWidget(QLabel(tr("code of")))
         self.which = QComboBox()
         self.which.addItems(["backend in use", "reference", "cpu", "cuda"])
-        self.which.setToolTip("whose code to show: the backend that computed this view, or another")
+        self.which.setToolTip(tr("whose code to show: the backend that computed this view, or another"))
         self.which.activated.connect(lambda i: self.backendChosen.emit(self.which.currentText()))
         row.addWidget(self.which, 1)
         layout.addLayout(row)
@@ -337,7 +338,7 @@ class SqrtDkLab(QWidget):
         self.header.setWordWrap(True)
         layout.addWidget(self.header)
         row = QHBoxLayout()
-        row.addWidget(QLabel("d_k"))
+        row.addWidget(QLabel(tr("d_k")))
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, len(self.stops) - 1)
         self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
@@ -489,9 +490,9 @@ class KVCacheView(QWidget):
         self.header.setWordWrap(True)
         layout.addWidget(self.header)
         row = QHBoxLayout()
-        self.prefill = QPushButton("Prefill the prompt")
-        self.step = QPushButton("Decode one token ▶")
-        self.reset = QPushButton("Reset")
+        self.prefill = QPushButton(tr("Prefill the prompt"))
+        self.step = QPushButton(tr("Decode one token ▶"))
+        self.reset = QPushButton(tr("Reset"))
         self.prefill.clicked.connect(self.prefillRequested)
         self.step.clicked.connect(self.stepRequested)
         self.reset.clicked.connect(self.resetRequested)

@@ -8,6 +8,8 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QTextBrowser, QToolBar, QToolButton,
                                QWidget)
 
+from .i18n import tr
+
 LEVEL_STYLE = {
     "error": "background:#fce8e6; color:#a50e0e; border:1px solid #f28b82;",
     "warning": "background:#fef7e0; color:#7a4f01; border:1px solid #fdd663;",
@@ -29,7 +31,7 @@ class MessageBar(QFrame):
         close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
-        close.setToolTip("dismiss")
+        close.setToolTip(tr("dismiss"))
         close.clicked.connect(self.hide)
         layout.addWidget(close)
         self.level = ""
@@ -69,7 +71,7 @@ class StationBar(QToolBar):
         self.setMovable(False)
         self.setObjectName("stationBar")
         self.prev = self.addAction("◀", lambda: self.step(-1))
-        self.prev.setToolTip("previous station (Ctrl+Left)")
+        self.prev.setToolTip(tr("previous station (Ctrl+Left)"))
         self.group = QActionGroup(self)
         self.group.setExclusive(True)
         self.buttons: dict[str, QAction] = {}
@@ -90,16 +92,16 @@ class StationBar(QToolBar):
 
     def _add_time_controls(self) -> None:
         self.next = self.addAction("▶", lambda: self.step(+1))
-        self.next.setToolTip("next station (Ctrl+Right)")
+        self.next.setToolTip(tr("next station (Ctrl+Right)"))
         self.play = self.addAction("Play")
         self.play.setCheckable(True)
-        self.play.setToolTip("play through the stations (F5); F5 or Esc pauses")
+        self.play.setToolTip(tr("play through the stations (F5); F5 or Esc pauses"))
         self.play.toggled.connect(self._play_toggled)
         self.speed = QComboBox()
         for seconds in (1.0, 2.0, 4.0, 8.0):
             self.speed.addItem(f"{seconds:g} s", seconds)
         self.speed.setCurrentIndex(1)
-        self.speed.setToolTip("time per station while playing")
+        self.speed.setToolTip(tr("time per station while playing"))
         self.speed.currentIndexChanged.connect(lambda i: self.speedChanged.emit(self.speed.currentData()))
         self.addWidget(self.speed)
         self.addSeparator()

@@ -9,6 +9,8 @@ from PySide6.QtGui import QDrag, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QMenu, QScrollArea, QSizePolicy,
                                QToolButton, QWidget)
 
+from .i18n import tr
+
 MIME = "application/x-qkv-token-index"
 MAX_CHIPS = 256   # longer sequences show their first chips and a count; typing still edits all
 
@@ -121,7 +123,7 @@ class TokenStrip(QWidget):
         outer = QHBoxLayout(self)
         outer.setContentsMargins(6, 4, 6, 4)
         outer.setSpacing(8)
-        title = QLabel("tokens")
+        title = QLabel(tr("tokens"))
         title.setObjectName("stripTitle")
         outer.addWidget(title)
         self.row = _ChipRow(self)
@@ -136,14 +138,14 @@ class TokenStrip(QWidget):
         outer.addWidget(self.scroll, 1)
         self.add_button = QToolButton(self)
         self.add_button.setText("+")
-        self.add_button.setToolTip("add a word at the end")
+        self.add_button.setToolTip(tr("add a word at the end"))
         self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.add_menu = QMenu(self)
         self.add_button.setMenu(self.add_menu)
         outer.addWidget(self.add_button)
         self.edit = QLineEdit(self)
-        self.edit.setPlaceholderText("type words, Enter")
-        self.edit.setToolTip("type a sentence from the vocabulary and press Enter (Ctrl+L)")
+        self.edit.setPlaceholderText(tr("type words, Enter"))
+        self.edit.setToolTip(tr("type a sentence from the vocabulary and press Enter (Ctrl+L)"))
         self.edit.setClearButtonEnabled(True)
         self.edit.setFixedWidth(150)
         self.edit.returnPressed.connect(lambda: self.textSubmitted.emit(self.edit.text()))

@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QVBoxLayout,
                                QWidget)
 
+from .i18n import tr
+
 
 class TrainPanel(QWidget):
     startRequested = Signal(int, int, int)      # seed, steps, update every
@@ -29,7 +31,7 @@ class TrainPanel(QWidget):
         form = QFormLayout()
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
-        self.seed.setToolTip("training starts from the random weights of this seed, and draws its data from it")
+        self.seed.setToolTip(tr("training starts from the random weights of this seed, and draws its data from it"))
         self.steps = QSpinBox()
         self.steps.setRange(10, 100_000)
         self.steps.setSingleStep(500)
@@ -37,19 +39,19 @@ class TrainPanel(QWidget):
         self.every = QSpinBox()
         self.every.setRange(10, 5000)
         self.every.setValue(100)
-        self.every.setToolTip("redraw the views after this many steps")
-        form.addRow("seed", self.seed)
-        form.addRow("steps", self.steps)
-        form.addRow("update views every", self.every)
+        self.every.setToolTip(tr("redraw the views after this many steps"))
+        form.addRow(tr("seed"), self.seed)
+        form.addRow(tr("steps"), self.steps)
+        form.addRow(tr("update views every"), self.every)
         layout.addLayout(form)
         row = QHBoxLayout()
-        self.start = QPushButton("Train")
+        self.start = QPushButton(tr("Train"))
         self.start.clicked.connect(lambda: self.startRequested.emit(self.seed.value(), self.steps.value(),
                                                                      self.every.value()))
-        self.pause = QPushButton("Pause")
+        self.pause = QPushButton(tr("Pause"))
         self.pause.setCheckable(True)
         self.pause.toggled.connect(self._pause_toggled)
-        self.stop = QPushButton("Stop")
+        self.stop = QPushButton(tr("Stop"))
         self.stop.clicked.connect(self.stopRequested)
         for b in (self.start, self.pause, self.stop):
             row.addWidget(b)
@@ -57,7 +59,7 @@ class TrainPanel(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         layout.addWidget(self.progress)
-        self.status = QLabel("not training")
+        self.status = QLabel(tr("not training"))
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.status)
@@ -73,7 +75,7 @@ class TrainPanel(QWidget):
         self.plot.addItem(self.hint)
         self.hint.setPos(0.5, 0.5)
         layout.addWidget(self.plot, 1)
-        self.save = QPushButton("Save weights…")
+        self.save = QPushButton(tr("Save weights…"))
         self.save.clicked.connect(self.saveRequested)
         layout.addWidget(self.save)
         self.losses: list[tuple[int, float]] = []

@@ -23,7 +23,8 @@ def settings(tmp_path):
     Settings.install(None)
     from PySide6.QtWidgets import QApplication
 
-    QApplication.setPalette(QApplication.style().standardPalette())   # a dark theme must not leak
+    if QApplication.instance() is not None:
+        QApplication.setPalette(QApplication.style().standardPalette())   # a dark theme must not leak
 
 
 @pytest.fixture
