@@ -35,7 +35,9 @@ class Trainer(QObject):
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        # True until the UI thread has handled `finished` (not just until the worker exits), so
+        # nothing sees "not running" while the run's undo step is still on its way.
+        return self._thread is not None
 
     def start(self, seed: int, steps: int, every: int) -> bool:
         from compute.training import TrainControl, train_toy   # torch loads only when training
