@@ -36,13 +36,13 @@ _MAP = {
     },
     "cpu": {
         "embeddings": (cpu.CpuBackend._run, "embed = np.take(weights"),
-        "layernorm": (cpu_kernels.layer_norm, "out[t, c] = (x[t, c] - mean) * inv * w[c] + b[c]"),
+        "layernorm": (cpu_kernels.layer_norm, "out[t, c] = (x[t, c] - mean32) * inv32 * w[c] + b[c]"),
         "projections": (cpu.CpuBackend._run, "qkv = matmul(ln1_out, prep.W_QKV[layer]"),
         "scores": (cpu_kernels.scale_mask_softmax, "s = raw[h, i, j] * scale"),
         "softmax": (cpu_kernels.scale_mask_softmax, "e = exp32(masked[h, i, j] - row_max)"),
         "weighted_sum": (cpu.CpuBackend._run, "matmul(pattern[:, r0:r1, :r1], vh[:, :r1]"),
         "heads": (cpu.CpuBackend._run, 'result = matmul(zh, wb["attn.W_O"]'),
-        "mlp": (cpu.CpuBackend._run, "K.gelu_inner(mlp_pre, mlp_post)"),
+        "mlp": (cpu_kernels.bias_gelu, "tanh_u = one - two / (exp32(two * u) + one)"),
     },
 }
 # The CUDA kernels' own map (cuda_kernels.source_map) names two stations differently.

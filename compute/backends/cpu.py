@@ -109,8 +109,9 @@ class CpuBackend(Backend):
         with _KERNEL_LOCK:
             K.layer_norm(x, x[0], x[0], m, v, o)
             K.scale_mask_softmax(raw, np.float32(1.0), True, np.ones((1, 1), np.bool_), False, s1, s2, s3)
-            K.gelu_inner(x, o)
-            K.gelu_outer(x, o)
+            K.bias_gelu(x, x[0], o)
+            heads = np.empty((2, 2, 2), np.float32)                       # [H=2, T=2, dh=2]
+            K.bias_split_heads(np.ones((2, 12), np.float32), np.ones(12, np.float32), heads, heads.copy(), heads.copy())
             K.add_rows(x, x, o)
             K.add_bias(o, x[0])
             K.sum_heads_plus_bias(res, x[0], o)
@@ -143,7 +144,8 @@ class CpuBackend(Backend):
         mask = np.ones((1, 1), np.bool_) if attn_mask is None else np.ascontiguousarray(attn_mask, np.bool_)
         out: dict = {"tokens": tokens}
 
-        embed = np.take(weights["embed.W_E"], tokens, axis=0, out=new((T, dm)))  # [T, d_model]
+        # mode="clip" (ids were validated by forward): "raise" would copy through a buffer
+        embed = np.take(weights["embed.W_E"], tokens, axis=0, out=new((T, dm)), mode="clip")  # [T, d_model]
         pos_embed = weights["pos_embed.W_pos"][:T]                          # [T, d_model] (read-only view)
         resid = new((T, dm))                                      # [T, d_model]
         K.add_rows(embed, pos_embed, resid)
@@ -159,14 +161,12 @@ class CpuBackend(Backend):
             lap("ln1")
 
             qkv = matmul(ln1_out, prep.W_QKV[layer], out=new((T, 3 * hd)))  # [T, 3*H*dh] one product
-            K.add_bias(qkv, prep.b_QKV[layer])
+            # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
+            qh, kh, vh = new((H, T, dh)), new((H, T, dh)), new((H, T, dh))  # [H, T, dh] each
+            K.bias_split_heads(qkv, prep.b_QKV[layer], qh, kh, vh)
             q = qkv[:, 0 * hd:1 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
             k = qkv[:, 1 * hd:2 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
             v = qkv[:, 2 * hd:3 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
-            # Head-major copies (3 small arrays) let BLAS run at full speed on each head.
-            qh = np.ascontiguousarray(q.transpose(1, 0, 2))                 # [H, T, dh]
-            kh = np.ascontiguousarray(k.transpose(1, 0, 2))                 # [H, T, dh]
-            vh = np.ascontiguousarray(v.transpose(1, 0, 2))                 # [H, T, dh]
             lap("qkv")
 
             attn_scores_raw = matmul(qh, kh.transpose(0, 2, 1), out=new((H, T, T)))  # [H, T, T]  q_i . k_j
@@ -203,12 +203,9 @@ class CpuBackend(Backend):
             ln2_mean, ln2_var = np.empty(T, f32), np.empty(T, f32)          # [T], [T]
             ln2_out = new((T, dm))                                # [T, d_model]
             K.layer_norm(resid_mid, wb["ln2.w"], wb["ln2.b"], ln2_mean, ln2_var, ln2_out)
-            mlp_pre = matmul(ln2_out, wb["mlp.W_in"], out=new((T, dmlp)))   # [T, d_mlp]
-            K.add_bias(mlp_pre, wb["mlp.b_in"])
+            mlp_pre = matmul(ln2_out, wb["mlp.W_in"], out=new((T, dmlp)))   # [T, d_mlp] (bias below)
             mlp_post = new((T, dmlp))                                       # [T, d_mlp]
-            K.gelu_inner(mlp_pre, mlp_post)                                 # sqrt(2/pi)(x + 0.044715x^3)
-            np.tanh(mlp_post, out=mlp_post)                                 # numpy's SIMD tanh
-            K.gelu_outer(mlp_pre, mlp_post)                                 # 0.5 x (1 + tanh(...))
+            K.bias_gelu(mlp_pre, wb["mlp.b_in"], mlp_post)                  # mlp_pre += b_in; GELU(mlp_pre)
             mlp_out = matmul(mlp_post, wb["mlp.W_out"])                     # [T, d_model]
             K.add_bias(mlp_out, wb["mlp.b_out"])
             resid_post = new((T, dm))                             # [T, d_model]

@@ -75,7 +75,8 @@ def kernel(fastmath=False):
     return lambda fn: _Kernel(fn, fastmath)
 
 
-@kernel()
+# Reassociation lets LLVM vectorise the two row sums (1.6 -> 0.3 ms at T=1024, d_model=768).
+@kernel(fastmath={"reassoc", "contract", "nsz"})
 def layer_norm(x, w, b, mean_out, var_out, out):  # pragma: no cover - compiled
     """out[t] = (x[t] - mean[t]) / sqrt(var[t] + eps) * w + b, biased variance, per row t."""
     T, d = x.shape
@@ -92,8 +93,9 @@ def layer_norm(x, w, b, mean_out, var_out, out):  # pragma: no cover - compiled
         inv = 1.0 / math.sqrt(var + LN_EPS)
         mean_out[t] = mean
         var_out[t] = var
+        mean32, inv32 = np.float32(mean), np.float32(inv)  # float32 from here: a vectorised pass
         for c in range(d):
-            out[t, c] = (x[t, c] - mean) * inv * w[c] + b[c]
+            out[t, c] = (x[t, c] - mean32) * inv32 * w[c] + b[c]
 
 
 # Reassociation lets LLVM vectorise the row max and sum; no 'nnan'/'ninf': -inf carries the mask.
@@ -134,24 +136,37 @@ def scale_mask_softmax(raw, scale, causal, mask, has_mask, scaled, masked, patte
             pattern[h, i, j] = 0.0
 
 
-@kernel()
-def gelu_inner(x, out):  # pragma: no cover - compiled
-    """out = sqrt(2/pi) * (x + 0.044715 x^3): the argument of GELU's tanh (numpy's SIMD tanh follows)."""
-    flat_x = x.reshape(-1)
-    flat_o = out.reshape(-1)
+@kernel(fastmath={"contract"})
+def bias_gelu(pre, bias, post):  # pragma: no cover - compiled
+    """pre[t] += bias (mlp_pre), then post = 0.5 pre (1 + tanh(sqrt(2/pi) (pre + 0.044715 pre^3))),
+    GPT-2's tanh GELU, in one pass; tanh(u) = 1 - 2 / (e^(2u) + 1) with the vectorised exp32."""
+    T, d = pre.shape
     c = np.float32(GELU_C)
-    for n in prange(flat_x.size):
-        v = flat_x[n]
-        flat_o[n] = c * (v + np.float32(0.044715) * v * v * v)
+    one, two = np.float32(1.0), np.float32(2.0)
+    for t in prange(T):
+        for n in range(d):
+            x = pre[t, n] + bias[n]
+            pre[t, n] = x
+            u = c * (x + np.float32(0.044715) * x * x * x)
+            tanh_u = one - two / (exp32(two * u) + one)
+            post[t, n] = np.float32(0.5) * x * (one + tanh_u)
 
 
 @kernel()
-def gelu_outer(x, t):  # pragma: no cover - compiled
-    """t = 0.5 * x * (1 + t), in place, where t holds tanh(sqrt(2/pi) * (x + 0.044715 x^3))."""
-    flat_x = x.reshape(-1)
-    flat_t = t.reshape(-1)
-    for n in prange(flat_x.size):
-        flat_t[n] = np.float32(0.5) * flat_x[n] * (np.float32(1.0) + flat_t[n])
+def bias_split_heads(qkv, bias, qh, kh, vh):  # pragma: no cover - compiled
+    """qkv[t] += bias, then copy its Q, K and V parts head-major: qh[h, t] = qkv[t, h*dh:(h+1)*dh],
+    kh and vh likewise from the second and third thirds (BLAS is fastest on [H, T, dh])."""
+    T = qkv.shape[0]
+    H, _, dh = qh.shape
+    hd = H * dh
+    for t in prange(T):
+        for c in range(3 * hd):
+            qkv[t, c] += bias[c]
+        for h in range(H):
+            for e in range(dh):
+                qh[h, t, e] = qkv[t, h * dh + e]
+                kh[h, t, e] = qkv[t, hd + h * dh + e]
+                vh[h, t, e] = qkv[t, 2 * hd + h * dh + e]
 
 
 @kernel()

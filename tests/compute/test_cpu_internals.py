@@ -43,6 +43,31 @@ def test_serial_and_parallel_kernels_agree(rng):
         np.testing.assert_array_equal(a, b)
 
 
+def test_fused_gelu_matches_float64_tanh_gelu_including_extremes(rng):
+    pre = np.concatenate([rng.standard_normal((64, 48)) * 3,
+                          np.linspace(-60, 60, 64 * 48).reshape(64, 48)]).astype(np.float32)  # [128, 48]
+    bias = rng.standard_normal(48).astype(np.float32)                                       # [48]
+    x = pre.astype(np.float64) + bias                                                       # [128, 48]
+    exact = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))          # [128, 48]
+    post = np.empty_like(pre)
+    K.bias_gelu(pre, bias, post)
+    np.testing.assert_allclose(pre, x, rtol=1e-6, atol=1e-6)          # mlp_pre now holds the bias
+    np.testing.assert_allclose(post, exact, rtol=1e-5, atol=1e-6)
+    assert np.all(np.isfinite(post)) and post[-1, -1] == pytest.approx(60 + bias[-1], rel=1e-6)
+
+
+def test_bias_split_heads_makes_head_major_copies(rng):
+    T, H, dh = 5, 3, 4
+    qkv = rng.standard_normal((T, 3 * H * dh)).astype(np.float32)    # [T, 3*H*dh]
+    bias = rng.standard_normal(3 * H * dh).astype(np.float32)        # [3*H*dh]
+    expected = qkv + bias                                             # [T, 3*H*dh]
+    qh, kh, vh = (np.empty((H, T, dh), np.float32) for _ in range(3))
+    K.bias_split_heads(qkv, bias, qh, kh, vh)
+    np.testing.assert_array_equal(qkv, expected)
+    for part, heads in enumerate((qh, kh, vh)):
+        np.testing.assert_array_equal(heads, expected[:, part * H * dh:(part + 1) * H * dh].reshape(T, H, dh).transpose(1, 0, 2))
+
+
 def test_pool_never_reuses_an_array_someone_holds():
     pool = BufferPool(max_bytes=64 << 20)
     if not pool.enabled:
