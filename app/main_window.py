@@ -140,6 +140,12 @@ class MainWindow(QMainWindow):
         self._awaiting_paint = False
         self._render_t0 = 0.0
         self._paint_timeout = QTimer(self, singleShot=True, interval=500, timeout=self._on_painted)
+        # The token strip follows an edit at once when the compute is slow, else together with
+        # the views in one frame (a toy edit's result is back in ~2 ms).
+        self._strip_timer = QTimer(self, singleShot=True, interval=40, timeout=self._show_tokens)
+        # Likewise a selection that changes with an edit (the query follows a dragged token) is
+        # drawn with that edit's result, not first on the old one (a wasted repaint per drag).
+        self._selection_timer = QTimer(self, singleShot=True, interval=40, timeout=self._show_station_selection)
         self._play_timer = QTimer(self, interval=2000, timeout=self._play_step)
         for station in self.stations.values():
             station.canvas.painted.connect(self._on_painted)
@@ -353,9 +359,16 @@ class MainWindow(QMainWindow):
         note = PRESET_NOTES.get(inputs.preset, "")
         self.controls.set_inputs(inputs, note, self.state.weights_label(inputs),
                                  trained_fits=inputs.config.same_shapes(PRESETS["toy"]))
-        self.tokens.set_tokens(self.state.labels(), self._menu_vocabulary(), inputs.config.n_ctx,
-                               self.state.selection.query)
+        if self.state.busy or self.state.result is None or self.state.result.inputs != inputs:
+            self._strip_timer.start()
+        else:
+            self._show_tokens()
         self._update_sizes()
+
+    def _show_tokens(self) -> None:
+        self._strip_timer.stop()
+        self.tokens.set_tokens(self.state.labels(), self._menu_vocabulary(), self.state.inputs.config.n_ctx,
+                               self.state.selection.query)
 
     def _menu_vocabulary(self) -> list[str]:
         """Words for the token strip's menus: the whole vocabulary when it is small enough to list
@@ -374,7 +387,10 @@ class MainWindow(QMainWindow):
         if self.stack.currentWidget() is not target:
             self.stack.setCurrentWidget(target)
         if sel.station in self.stations:
-            self.stations[sel.station].show_selection(sel)
+            if self.state.busy and self.state.result is not None:
+                self._selection_timer.start()
+            else:
+                self._show_station_selection()
         elif sel.station == "sqrt_dk":
             self.sqrt_lab.set_dk(sel.d_k)
             self.instruments.request_sqrt(sel.d_k)
@@ -384,6 +400,12 @@ class MainWindow(QMainWindow):
             self._show_generation()
         self._update_instrument_tabs()
         self._update_notes()
+
+    def _show_station_selection(self) -> None:
+        self._selection_timer.stop()
+        sel = self.state.selection
+        if sel.station in self.stations:
+            self.stations[sel.station].show_selection(sel)
 
     def _update_instrument_tabs(self) -> None:
         """Keep the instrument tabs current; the code view (reading source) only when it is shown."""
@@ -398,6 +420,7 @@ class MainWindow(QMainWindow):
 
     def _on_result(self, result) -> None:
         self._render_t0 = time.perf_counter()
+        self._selection_timer.stop()                  # the stations draw the current selection now
         sel = self.state.selection
         for station in self.stations.values():
             station.show_result(result, sel)          # hidden stations only remember it
@@ -411,6 +434,7 @@ class MainWindow(QMainWindow):
                                 or result.weights is not self.instruments.generation_weights):
             self.instruments.kv_reset()                  # the cached rows belong to other inputs
         self._update_instrument_tabs()
+        self._strip_timer.stop()
         self.tokens.set_tokens(result.labels, self._menu_vocabulary(), result.inputs.config.n_ctx,
                                self.state.selection.query)
         trace = result.trace

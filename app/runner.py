@@ -20,6 +20,10 @@ from compute import (BackendUnavailable, Cancelled, CheckpointError, ConfigError
                      load_checkpoint, progress, trained_toy_weights)
 
 
+PROGRESS_AFTER_S = 0.05
+PROGRESS_EVERY_S = 0.03
+
+
 class Runner(QObject):
     finished = Signal(object)             # LabResult
     failed = Signal(int, str, bool)       # request id, message, cancelled?
@@ -33,6 +37,7 @@ class Runner(QObject):
         self._cancel_id: int | None = None
         self._weights: OrderedDict[tuple, Weights] = OrderedDict()
         self._stopping = False
+        self._t_run = self._t_progress = 0.0
         self.registry: dict[str, WeightsEntry] = {}       # named in-memory weights (LabState fills it)
         self._thread = threading.Thread(target=self._loop, name="qkv-runner", daemon=True)
         self._thread.start()
@@ -87,12 +92,18 @@ class Runner(QObject):
     def _check(self, request_id: int, stage: str, fraction: float) -> None:
         if self._cancel_id == request_id or self._stopping:
             raise Cancelled(stage)
-        self.progress.emit(request_id, stage, fraction)
+        # Progress reaches the UI at most every PROGRESS_EVERY_S, and not at all in a compute's
+        # first moments: a toy-sized edit would otherwise queue ~15 events ahead of its result.
+        now = time.perf_counter()
+        if now - self._t_run >= PROGRESS_AFTER_S and now - self._t_progress >= PROGRESS_EVERY_S:
+            self._t_progress = now
+            self.progress.emit(request_id, stage, fraction)
 
     def _run(self, request_id: int, inputs) -> None:
         from .state import LabResult  # state imports runner; import here to keep the graph a tree
 
-        t0 = time.perf_counter()
+        t0 = self._t_run = time.perf_counter()
+        self._t_progress = 0.0
         try:
             with progress.reporting(lambda stage, f: self._check(request_id, stage, f)):
                 weights = self._get_weights(inputs)

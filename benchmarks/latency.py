@@ -27,8 +27,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--stations", default="scores,mlp")
+    ap.add_argument("--sizes", default=",".join(s[0] for s in SIZES),
+                    help="comma-separated subset of: " + "; ".join(s[0] for s in SIZES) + " (e.g. --sizes toy)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
+    wanted = {w.strip() for w in args.sizes.split(",")}
 
     import pyqtgraph as pg
     from PySide6.QtCore import QEventLoop, QTimer
@@ -54,6 +57,8 @@ def main(argv=None) -> int:
     rows = []
     print(f"{'size':<32}{'station':>10}{'edit→repaint ms':>17}{'compute ms':>12}{'render ms':>11}")
     for label, preset, T, layers in SIZES:
+        if label not in wanted and label.split(",")[0] not in wanted:
+            continue
         state = LabState()
         win = MainWindow(state)
         win.resize(1440, 900)

@@ -42,7 +42,7 @@ _MAP = {
         "softmax": (cpu_kernels.scale_mask_softmax, "e = exp32(masked[h, i, j] - row_max)"),
         "weighted_sum": (cpu.CpuBackend._run, "matmul(pattern[:, r0:r1, :r1], vh[:, :r1]"),
         "heads": (cpu.CpuBackend._run, 'result = matmul(zh, wb["attn.W_O"]'),
-        "mlp": (cpu_kernels.bias_gelu, "tanh_u = one - two / (exp32(two * u) + one)"),
+        "mlp": (cpu.CpuBackend._run, "K.bias_gelu(mlp_pre, wb"),
     },
 }
 # The CUDA kernels' own map (cuda_kernels.source_map) names two stations differently.

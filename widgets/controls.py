@@ -143,12 +143,14 @@ class Controls(QWidget):
     def set_inputs(self, inputs, preset_note: str = "", weights_label: str = "", trained_fits: bool = True) -> None:
         self._updating = True
         try:
-            self.weights.clear()
-            if trained_fits:
-                self.weights.addItem("trained (toy task)", "trained")
-            self.weights.addItem(f"random (seed {inputs.seed})", "random")
+            items = ([("trained (toy task)", "trained")] if trained_fits else []) + [(f"random (seed {inputs.seed})", "random")]
             if inputs.weights not in ("trained", "random"):
-                self.weights.addItem(weights_label or inputs.weights, "")
+                items.append((weights_label or inputs.weights, ""))
+            # Rebuilt only when the choices change (a rebuild relayouts and repaints the panel).
+            if items != [(self.weights.itemText(i), self.weights.itemData(i)) for i in range(self.weights.count())]:
+                self.weights.clear()
+                for text, data in items:
+                    self.weights.addItem(text, data)
             self.weights.setCurrentIndex(max(0, self.weights.findData(inputs.weights if inputs.weights in
                                                                       ("trained", "random") else "")))
             cfg = inputs.config

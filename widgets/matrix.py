@@ -15,6 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
+from .axes import lean_draw_specs, lean_paint, make_lean, metrics_for
 from .theme import LIGHT, Palette, colormap, text_colour_for
 
 # Highlight bands: (key, palette colour, width in px before line scaling)
@@ -57,7 +58,7 @@ class LabelAxis(pg.AxisItem):
     def _step(self, minVal: float, maxVal: float, size: float) -> int:
         n = len(self.labels)
         px_per_cell = size / max(maxVal - minVal, 1e-9)
-        metrics = QFontMetricsF(self.style["tickFont"] or QFont())
+        metrics = metrics_for(self.style["tickFont"] or QFont())
         for step in NICE_STEPS:
             if step > 1 and step >= n:
                 return step
@@ -69,6 +70,9 @@ class LabelAxis(pg.AxisItem):
             if need <= px_per_cell * step:
                 return step
         return NICE_STEPS[-1]
+
+    generateDrawSpecs = lean_draw_specs                  # noqa: N815 - pyqtgraph's name
+    paint = lean_paint
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph's name
         if not self.labels or size <= 0:
@@ -84,6 +88,18 @@ class LabelAxis(pg.AxisItem):
             return [self.labels[int(round(v))] if 0 <= int(round(v)) < len(self.labels) else "" for v in values]
         texts = dict(tick_list(self.labels, int(spacing)))
         return [texts.get(int(round(v)), "") for v in values]
+
+
+_LUMINANCE: dict[int, tuple] = {}
+
+
+def _luminance(cmap: pg.ColorMap) -> np.ndarray:
+    """Relative luminance of a colour map's 256 steps [256], cached per map object."""
+    hit = _LUMINANCE.get(id(cmap))
+    if hit is None or hit[0] is not cmap:
+        lut = cmap.getLookupTable(nPts=256, alpha=False).astype(np.float64) / 255.0     # [256, 3]
+        hit = _LUMINANCE[id(cmap)] = (cmap, lut @ np.array([0.2126, 0.7152, 0.0722]))    # [256]
+    return hit[1]
 
 
 def idx_labels(n: int) -> list[str]:
@@ -173,6 +189,7 @@ class CellText(pg.GraphicsObject):
         self._masked = masked
         self._masked_text = masked_text
         self._colours = colours or []
+        self._layout_key = None                       # texts and font are laid out again
         self.update()
 
     def boundingRect(self) -> QRectF:
@@ -180,6 +197,21 @@ class CellText(pg.GraphicsObject):
             return QRectF()
         rows, cols = self._values.shape
         return QRectF(-0.5, -0.5, cols, rows)
+
+    def _lay_out(self, rows: int, cols: int, cell_w: float, cell_h: float, ps: float):
+        hidden = self._masked.tolist() if self._masked is not None else [[False] * cols for _ in range(rows)]
+        texts = [[self._masked_text if hidden[i][j] else format_value(float(self._values[i, j]), self._decimals)
+                  for j in range(cols)] for i in range(rows)]
+        font = QFont()
+        font.setPixelSize(int(max(10 * ps, min(cell_h * 0.38, self.max_px * ps))))   # >= 10 px: legible
+        widest = max((len(t) for row in texts for t in row), default=1)
+        metrics = QFontMetricsF(font)
+        while metrics.horizontalAdvance("8" * widest) > cell_w * 0.92 and font.pixelSize() > 10 * ps:
+            font.setPixelSize(font.pixelSize() - 1)
+            metrics = QFontMetricsF(font)
+        if metrics.horizontalAdvance("8" * widest) > cell_w * 0.98:
+            return texts, hidden, None, metrics
+        return texts, hidden, font, metrics
 
     def paint(self, p: QPainter, *args) -> None:
         if self._values is None:
@@ -190,24 +222,20 @@ class CellText(pg.GraphicsObject):
         if cell_h < 14 * ps or cell_w < 14 * ps:
             return
         rows, cols = self._values.shape
-        texts = [[self._masked_text if (self._masked is not None and self._masked[i, j])
-                  else format_value(float(self._values[i, j]), self._decimals) for j in range(cols)]
-                 for i in range(rows)]
-        font = QFont()
-        font.setPixelSize(int(max(10 * ps, min(cell_h * 0.38, self.max_px * ps))))   # ≥ 10 px: legible
-        widest = max((len(t) for row in texts for t in row), default=1)
-        metrics = QFontMetricsF(font)
-        while metrics.horizontalAdvance("8" * widest) > cell_w * 0.92 and font.pixelSize() > 10 * ps:
-            font.setPixelSize(font.pixelSize() - 1)
-            metrics = QFontMetricsF(font)
-        if metrics.horizontalAdvance("8" * widest) > cell_w * 0.98:
+        # Texts and font depend only on the values and the cell size: made once per change.
+        key = (round(cell_w, 1), round(cell_h, 1), ps, self.max_px)
+        if getattr(self, "_layout_key", None) != key:
+            self._layout_key = key
+            self._layout = self._lay_out(rows, cols, cell_w, cell_h, ps)
+        texts, hidden, font, metrics = self._layout
+        if font is None:
             return                                    # numbers would overlap: colours only
         p.save()
         p.resetTransform()
         p.setFont(font)
         for i in range(rows):
             for j in range(cols):
-                masked = self._masked is not None and self._masked[i, j]
+                masked = hidden[i][j]
                 text = texts[i][j]
                 centre = tr.map(QPointF(j, i))
                 box = QRectF(centre.x() - cell_w / 2, centre.y() - cell_h / 2, cell_w, cell_h)
@@ -264,6 +292,7 @@ class MatrixPlot:
                                        colorMapMenu=False, pen=palette.grid)
             self.bar.setImageItem(self.image, insert_in=self.plot)
             self.bar.getAxis("right").setTextPen(palette.foreground)
+            make_lean(self.bar.getAxis("right"), levels=2)
 
         set_title(self.plot, title, palette.foreground)     # again: now spanning the colour bar too
         self.text = CellText()
@@ -392,8 +421,7 @@ class MatrixPlot:
             return
         # Black or white text per cell, from the luminance of the cell's colour (vectorised).
         lo, hi = self.levels
-        lut = self.cmap.getLookupTable(nPts=256, alpha=False).astype(np.float64) / 255.0  # [256, 3]
-        lum = lut @ np.array([0.2126, 0.7152, 0.0722])                                    # [256]
+        lum = _luminance(self.cmap)                                                       # [256]
         with np.errstate(invalid="ignore"):
             finite = np.where(np.isfinite(v), np.asarray(v, np.float64), lo)                 # [rows, cols]
             k = np.clip((finite - lo) / ((hi - lo) or 1.0) * 255, 0, 255)

@@ -21,11 +21,14 @@ class TokenChip(QToolButton):
     def __init__(self, index: int, text: str, parent: QWidget):
         super().__init__(parent)
         self.index = index
-        self.setText(text)
-        self.setToolTip(f"position {index}: “{text}” — click: track this query · drag: move · right-click: edit")
+        self.set_word(text)
         self.setCheckable(True)
         self.setCursor(Qt.CursorShape.OpenHandCursor)
         self.setObjectName("tokenChip")
+
+    def set_word(self, text: str) -> None:
+        self.setText(text)
+        self.setToolTip(f"position {self.index}: “{text}” — click: track this query · drag: move · right-click: edit")
 
     def mousePressEvent(self, event):
         if event.button() == Qt.MouseButton.LeftButton:
@@ -158,7 +161,12 @@ class TokenStrip(QWidget):
     # -- state -> view -------------------------------------------------------------------------
     def set_tokens(self, labels: Sequence[str], vocab: Sequence[str], n_ctx: int, selected: int) -> None:
         labels, vocab = list(labels), list(vocab)
-        if labels != self.labels or vocab != self.vocab:
+        if vocab == self.vocab and len(labels) == len(self.labels) and labels != self.labels:
+            self.labels = labels                              # same chips, new words (a move, a replace):
+            for chip, text in zip(self.row.chips, labels):    # relabel in place, no new widgets
+                if chip.text() != text:
+                    chip.set_word(text)
+        elif labels != self.labels or vocab != self.vocab:
             self.labels, self.vocab = labels, vocab
             self._rebuild()
         self.count.setText(f"T = {len(labels)}/{n_ctx}")
