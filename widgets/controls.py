@@ -159,13 +159,15 @@ class Controls(QWidget):
             self.preset_note.setText(preset_note)
             self.preset_note.setVisible(bool(preset_note))
             for name in ("d_model", "n_heads", "d_head", "n_ctx", "n_layers"):
-                getattr(self, name).setValue(getattr(cfg, name))
-            self.d_head_slider.setValue(min(cfg.d_head, SLIDER_MAX_D_HEAD))
+                _set_value(getattr(self, name), getattr(cfg, name))
+            _set_value(self.d_head_slider, min(cfg.d_head, SLIDER_MAX_D_HEAD))
             self.causal.setChecked(cfg.causal)
             self.scale.setChecked(cfg.scale_scores)
-            self.seed.setValue(inputs.seed)
-            self.layer.setMaximum(cfg.n_layers - 1)
-            self.head.setMaximum(cfg.n_heads - 1)
+            _set_value(self.seed, inputs.seed)
+            if self.layer.maximum() != cfg.n_layers - 1:
+                self.layer.setMaximum(cfg.n_layers - 1)
+            if self.head.maximum() != cfg.n_heads - 1:
+                self.head.setMaximum(cfg.n_heads - 1)
             self.backend.setCurrentText(inputs.backend)
         finally:
             self._updating = False
@@ -173,9 +175,15 @@ class Controls(QWidget):
     def set_selection(self, selection) -> None:
         self._updating = True
         try:
-            self.layer.setValue(selection.layer)
-            self.head.setValue(selection.head)
+            _set_value(self.layer, selection.layer)
+            _set_value(self.head, selection.head)
             self.lock.setChecked(selection.lock_scales)
             self.values.setChecked(selection.show_values)
         finally:
             self._updating = False
+
+
+def _set_value(box, value: int) -> None:
+    """setValue only when it changes: a spin box repaints on every setValue, even an unchanged one."""
+    if box.value() != value:
+        box.setValue(value)

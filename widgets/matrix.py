@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
-from .axes import lean_draw_specs, lean_paint, make_lean, metrics_for
+from .axes import lean_bounding_rect, lean_draw_specs, lean_paint, make_lean, metrics_for
 from .theme import LIGHT, Palette, colormap, text_colour_for
 
 # Highlight bands: (key, palette colour, width in px before line scaling)
@@ -72,6 +72,7 @@ class LabelAxis(pg.AxisItem):
         return NICE_STEPS[-1]
 
     generateDrawSpecs = lean_draw_specs                  # noqa: N815 - pyqtgraph's name
+    boundingRect = lean_bounding_rect                    # noqa: N815 - Qt's name
     paint = lean_paint
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph's name

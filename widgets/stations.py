@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 from compute import explain
 from compute.generate import top_predictions
 
+from .axes import make_lean
 from .matrix import LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
 from .matrix import idx_labels as _idx
 from .matrix import symmetric_levels as _sym
@@ -65,6 +66,12 @@ class Station(QWidget):
         self.plots: list[MatrixPlot] = []
         self.roles: dict[int, tuple[str | None, str | None]] = {}   # id(plot) -> (row role, col role)
         self.build()
+        for item in self.canvas.ci.items:                 # every axis lays out the lean way
+            if isinstance(item, pg.PlotItem):
+                for side in ("left", "bottom", "right", "top"):
+                    axis = item.getAxis(side)
+                    if not isinstance(axis, LabelAxis) and not hasattr(axis, "lean_levels"):
+                        make_lean(axis, levels=2)
         connect_mouse(self.canvas, lambda: self.plots, self._on_hover, self._on_click)
 
     # -- building --------------------------------------------------------------------------------
