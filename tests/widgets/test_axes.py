@@ -1,0 +1,87 @@
+"""The lean axis layout draws what pyqtgraph's own would: same tick texts at the same places."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6.QtGui import QImage, QPainter
+
+from widgets.axes import lean_bounding_rect, lean_draw_specs, lean_tick_values, make_lean
+from widgets.matrix import LabelAxis, MatrixPlot
+
+
+@pytest.fixture
+def canvas(qtbot):
+    w = pg.GraphicsLayoutWidget()
+    w.resize(700, 500)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def _specs(fn, axis):
+    image = QImage(700, 500, QImage.Format.Format_ARGB32)
+    p = QPainter(image)
+    try:
+        return fn(axis, p)
+    finally:
+        p.end()
+
+
+def _texts(specs):
+    """(text, centre along the axis, px) of each label; the rectangle's size differs a little
+    (pyqtgraph rounds its measured text boxes), its centre must not."""
+    _axis, _ticks, texts = specs
+    return [(t, round(r.center().x(), 0), round(r.center().y(), 0)) for r, _flags, t in texts]
+
+
+@pytest.mark.parametrize("levels", [(-1.3, 1.3), (0.0, 1.0), (-7.2, 7.2), (-0.0031, 0.0029)])
+def test_numeric_tick_values_match_pyqtgraph(qtbot, levels):
+    axis = pg.AxisItem("right")
+    for size in (90, 250, 600):
+        ours = lean_tick_values(axis, *levels, size)
+        theirs = pg.AxisItem.tickValues(axis, *levels, size)
+        assert [s for s, _ in ours] == [s for s, _ in theirs]
+        for (_, a), (_, b) in zip(ours, theirs):
+            np.testing.assert_allclose(a, b, atol=1e-12)
+
+
+def test_label_and_colour_bar_axes_lay_out_like_pyqtgraph(qtbot, canvas):
+    mp = MatrixPlot(canvas.ci, 0, 0, "scores", row_axis="query i", col_axis="key j")
+    words = ["the", "cat", "sat", "on", "a", "mat"]                     # distinct: matched by text below
+    mp.set_data(np.random.default_rng(0).standard_normal((6, 6)), words, words)
+    qtbot.wait(50)
+    for axis in (mp.plot.getAxis("left"), mp.plot.getAxis("bottom"), mp.bar.getAxis("right")):
+        lean = _texts(_specs(lean_draw_specs, axis))
+        axis.lean_levels = getattr(axis, "lean_levels", None)
+        stock = _texts(_specs(pg.AxisItem.generateDrawSpecs, axis))
+        if isinstance(axis, LabelAxis):
+            assert [t for t, *_ in lean] == words
+        assert {t for t, *_ in lean} <= {t for t, *_ in stock}            # the same labels ...
+        where = {t: xy for t, *xy in stock}
+        for t, *xy in lean:
+            assert abs(xy[0] - where[t][0]) <= 1 and abs(xy[1] - where[t][1]) <= 1   # ... in the same places
+    bar = mp.bar.getAxis("right")
+    assert lean_bounding_rect(bar) == pg.AxisItem.boundingRect(bar)
+
+
+def test_relabelled_axis_is_laid_out_again(qtbot, canvas):
+    plot = canvas.addPlot(axisItems={"left": LabelAxis("left")})
+    axis = plot.getAxis("left")
+    plot.setYRange(-0.5, 2.5, padding=0)
+    axis.set_labels(["a", "b", "c"])
+    qtbot.wait(50)
+    canvas.grab()
+    assert [t for _r, _f, t in axis._lean_specs[2]] == ["a", "b", "c"]
+    axis.set_labels(["x", "y", "z"])
+    canvas.grab()
+    assert [t for _r, _f, t in axis._lean_specs[2]] == ["x", "y", "z"]
+
+
+def test_make_lean_keeps_fixed_ticks_on_pyqtgraphs_path(canvas):
+    plot = canvas.addPlot()
+    axis = make_lean(plot.getAxis("bottom"))
+    axis.setTicks([[(0.0, "zero"), (1.0, "one")]])
+    plot.setXRange(-0.5, 1.5, padding=0)
+    assert [t for _r, _f, t in _specs(lean_draw_specs, axis)[2]] == ["zero", "one"]
