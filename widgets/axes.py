@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import types
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
@@ -37,6 +38,25 @@ def metrics_for(font: QFont, device=None) -> QFontMetricsF:
             _METRICS.clear()
         _METRICS[key] = m
     return m
+
+
+_WIDTHS: dict[tuple, float] = {}
+
+
+def text_widths(font: QFont, texts) -> np.ndarray:
+    """Advance widths of `texts` in `font` [len(texts)], remembered per word: token words repeat
+    across edits and plots, so a 1024-token axis measures only the words it has not seen."""
+    key = font.key()
+    metrics = metrics_for(font)
+    if len(_WIDTHS) > 100_000:
+        _WIDTHS.clear()
+    out = np.empty(len(texts))
+    for n, text in enumerate(texts):
+        w = _WIDTHS.get((key, text))
+        if w is None:
+            w = _WIDTHS[(key, text)] = metrics.horizontalAdvance(text)
+        out[n] = w
+    return out
 
 
 def lean_draw_specs(axis: pg.AxisItem, p):

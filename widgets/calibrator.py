@@ -77,10 +77,21 @@ class CalibratorPanel(QWidget):
         layout.addWidget(self.score)
         layout.addStretch(1)
         self.labels: list[str] = []
+        self._context: tuple | None = None          # the latest context, until it is shown
         self._question_changed()
 
     def set_context(self, labels, query: int, head: int, layer: int) -> None:
-        """The tokens and the query the prediction is about (from the current selection)."""
+        """The tokens and the query the prediction is about (from the current selection). Shown
+        when the panel is (a T = 1024 list of keys is no work to repeat after every edit)."""
+        self._context = (labels, query, head, layer)
+        if self.isVisible():
+            self._sync()
+
+    def _sync(self) -> None:
+        if self._context is None:
+            return
+        labels, query, head, layer = self._context
+        self._context = None
         if list(labels) != self.labels:
             self.labels = list(labels)
             self._question_changed()
@@ -88,7 +99,12 @@ class CalibratorPanel(QWidget):
         self.query_note.setText(f"query i = {query} (“{word}”), layer {layer}, head {head} — pick another "
                                 "query by clicking a token chip.")
 
+    def showEvent(self, event) -> None:
+        self._sync()
+        super().showEvent(event)
+
     def set_prediction(self, question: str, answer) -> None:
+        self._sync()
         self.question.setCurrentIndex(self.question.findData(question))
         self.answer.setCurrentIndex(max(0, self.answer.findData(answer)))
 
@@ -96,6 +112,7 @@ class CalibratorPanel(QWidget):
         self.change.setCurrentIndex(self.change.findData(change))
 
     def _question_changed(self) -> None:
+        chosen = self.answer.currentData()
         self.answer.clear()
         if self.question.currentData() == "top_key":
             for j, word in enumerate(self.labels):
@@ -103,8 +120,12 @@ class CalibratorPanel(QWidget):
         else:
             self.answer.addItem("yes, sharper", True)
             self.answer.addItem("no, flatter or the same", False)
+        kept = self.answer.findData(chosen) if chosen is not None else -1
+        if kept >= 0 and type(self.answer.itemData(kept)) is type(chosen):   # new words keep the answer
+            self.answer.setCurrentIndex(kept)
 
     def _apply(self) -> None:
+        self._sync()
         self.applyRequested.emit(self.change.currentData(), self.question.currentData(), self.answer.currentData())
 
     def show_outcome(self, html: str, correct: int, total: int, can_undo: bool) -> None:

@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
-from .axes import lean_bounding_rect, lean_draw_specs, lean_paint, make_lean, metrics_for
+from .axes import lean_bounding_rect, lean_draw_specs, lean_paint, make_lean, metrics_for, text_widths
 from .theme import LIGHT, Palette, colormap, text_colour_for
 
 # Highlight bands: (key, palette colour, width in px before line scaling)
@@ -46,27 +46,50 @@ class LabelAxis(pg.AxisItem):
     def __init__(self, orientation: str, **kw):
         super().__init__(orientation, **kw)
         self.labels: list[str] = []
+        self._sparse = False                              # blanks in the labels do the thinning
+        self._describing = True                           # indices, or labels that say where they are
+        self._ticks: dict[int, list[tuple[int, str]]] = {}    # step -> (position, text), per label set
+        self._widths: tuple | None = None                     # (font key, label widths, "i:" widths)
         self.enableAutoSIPrefix(False)
 
     def set_labels(self, labels: Sequence[str]) -> None:
         labels = list(labels)
         if labels != self.labels:
             self.labels = labels
+            self._sparse = "" in labels
+            self._describing = all(lab == str(i) or "·" in lab for i, lab in enumerate(labels))
+            self._ticks.clear()
+            self._widths = None
             self.picture = None
             self.update()
+
+    def _tick_list(self, step: int) -> list[tuple[int, str]]:
+        if step not in self._ticks:
+            self._ticks[step] = tick_list(self.labels, step, with_index=step > 1 and not self._describing)
+        return self._ticks[step]
+
+    def _label_widths(self, font: QFont) -> tuple[np.ndarray, np.ndarray]:
+        """Pixel widths of the labels [n] and of their "index:" prefixes [n], once per label set."""
+        key = font.key()
+        if self._widths is None or self._widths[0] != key:
+            self._widths = (key, text_widths(font, self.labels),
+                            text_widths(font, [f"{i}:" for i in range(len(self.labels))]))
+        return self._widths[1], self._widths[2]
 
     def _step(self, minVal: float, maxVal: float, size: float) -> int:
         n = len(self.labels)
         px_per_cell = size / max(maxVal - minVal, 1e-9)
-        metrics = metrics_for(self.style["tickFont"] or QFont())
+        font = self.style["tickFont"] or QFont()
+        metrics = metrics_for(font)
         for step in NICE_STEPS:
             if step > 1 and step >= n:
                 return step
-            texts = [t for _, t in tick_list(self.labels, step)]
             if self.orientation in ("left", "right"):
                 need = metrics.height() * 1.05
             else:
-                need = max((metrics.horizontalAdvance(t) for t in texts), default=0.0) + 10
+                word_w, index_w = self._label_widths(font)
+                indexed = step > 1 and not self._describing          # "index:word" labels
+                need = float(((index_w[::step] if indexed else 0.0) + word_w[::step]).max(initial=0.0)) + 10
             if need <= px_per_cell * step:
                 return step
         return NICE_STEPS[-1]
@@ -79,16 +102,18 @@ class LabelAxis(pg.AxisItem):
         if not self.labels or size <= 0:
             return []
         lo, hi = sorted((minVal, maxVal))                 # an inverted axis gives them reversed
-        if "" in self.labels:                             # sparse labels: the blanks are the thinning
+        if self._sparse:
             return [(1, [i for i, lab in enumerate(self.labels) if lab and lo <= i <= hi])]
         step = self._step(lo, hi, size)
         return [(step, [i for i in range(0, len(self.labels), step) if lo <= i <= hi])]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
-        if "" in self.labels:
+        if self._sparse:
             return [self.labels[int(round(v))] if 0 <= int(round(v)) < len(self.labels) else "" for v in values]
-        texts = dict(tick_list(self.labels, int(spacing)))
-        return [texts.get(int(round(v)), "") for v in values]
+        step = int(spacing)
+        texts = self._tick_list(step)
+        return [texts[int(round(v)) // step][1] if int(round(v)) % step == 0 and 0 <= int(round(v)) < len(self.labels)
+                else "" for v in values]
 
 
 _LUMINANCE: dict[int, tuple] = {}
@@ -112,10 +137,23 @@ def symmetric_levels(*arrays: np.ndarray) -> tuple[float, float]:
     """Symmetric levels covering the finite values of all arrays (one shared colour scale)."""
     m = 0.0
     for a in arrays:
-        finite = np.asarray(a)[np.isfinite(a)]
-        if finite.size:
-            m = max(m, float(np.abs(finite).max()))
+        lo, hi = finite_range(a)
+        m = max(m, abs(lo), abs(hi))
     return (-m, m) if m > 0 else (-1.0, 1.0)
+
+
+def finite_range(a: np.ndarray) -> tuple[float, float]:
+    """(min, max) of the finite values of `a`, (0, 0) if there are none. fmin/fmax skip NaN
+    without the boolean-indexed copy (a 1024 x 1024 map: ~0.5 ms instead of ~2 ms)."""
+    a = np.asarray(a)
+    if a.size == 0:
+        return 0.0, 0.0
+    with np.errstate(invalid="ignore"):
+        lo, hi = float(np.fmin.reduce(a, axis=None)), float(np.fmax.reduce(a, axis=None))
+    if math.isfinite(lo) and math.isfinite(hi):
+        return lo, hi
+    finite = a[np.isfinite(a)]                            # rare: infinities (a masked map's -inf)
+    return (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
 
 
 def decimals_for(values: np.ndarray) -> int | None:
@@ -387,9 +425,11 @@ class MatrixPlot:
         sr, sc = max(1, math.ceil(rows / MAX_DISPLAY)), max(1, math.ceil(cols / MAX_DISPLAY))
         self.decimation = (sr, sc)
         display = values[::sr, ::sc].astype(np.float32, copy=True)        # [rows/sr, cols/sc] for drawing
+        hidden = ~np.isfinite(display)                                      # [rows/sr, cols/sc]
         if masked is not None:
-            display[masked[::sr, ::sc]] = np.nan
-        display[~np.isfinite(display)] = np.nan
+            hidden |= masked[::sr, ::sc]
+        if hidden.any():
+            display[hidden] = np.nan                                        # transparent over the hatch
         self.levels = levels if levels is not None else self.auto_levels(display)
         if rows == 0 or cols == 0:
             self.image.clear()
@@ -408,11 +448,10 @@ class MatrixPlot:
         self._update_text()
 
     def auto_levels(self, display: np.ndarray) -> tuple[float, float]:
-        finite = display[np.isfinite(display)]
+        lo, hi = finite_range(display)
         if self.kind == "sequential":
-            hi = float(finite.max()) if finite.size else 1.0
             return (0.0, hi if hi > 0 else 1.0)
-        m = float(np.abs(finite).max()) if finite.size else 1.0
+        m = max(abs(lo), abs(hi))
         return (-m, m) if m > 0 else (-1.0, 1.0)
 
     def _update_text(self) -> None:
