@@ -360,6 +360,9 @@ class MatrixPlot:
         self._line_scale = 1.0
 
     def set_title(self, text: str) -> None:
+        if (text, self.title_size) == getattr(self, "_titled", None):
+            return                                    # unchanged: no HTML layout again
+        self._titled = (text, self.title_size)
         self.name = text
         set_title(self.plot, text, self.palette.foreground, self.title_size)
 

@@ -132,4 +132,6 @@ class NotesPanel(QTextBrowser):
         self.setObjectName("notes")
 
     def show_note(self, html: str) -> None:
-        self.setHtml(html)
+        if html != getattr(self, "_html", None):          # most edits leave the note as it is
+            self._html = html
+            self.setHtml(html)
