@@ -9,7 +9,9 @@ ticks (setTicks) keep pyqtgraph's own code.
 """
 from __future__ import annotations
 
+import functools
 import math
+import traceback
 import types
 
 import numpy as np
@@ -18,6 +20,21 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 
 _METRICS: dict[tuple, QFontMetricsF] = {}
+
+
+def safe_paint(paint):
+    """For Python paint() overrides: an exception escaping one crashes PySide 6.11 outright
+    (shiboken faults while reporting it), so report it here and skip that item's drawing."""
+
+    @functools.wraps(paint)
+    def guarded(self, p, *args):
+        try:
+            return paint(self, p, *args)
+        except Exception:  # noqa: BLE001 - one item not drawn beats the whole app gone
+            if not getattr(guarded, "reported", False):
+                guarded.reported = True
+                traceback.print_exc()
+    return guarded
 
 _ALIGN = {
     "left": Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
@@ -219,6 +236,7 @@ def lean_bounding_rect(axis: pg.AxisItem) -> QRectF:
 _LAID_OUT = object()   # stands in for pyqtgraph's cached QPicture: None still means "lay out again"
 
 
+@safe_paint
 def lean_paint(axis: pg.AxisItem, p, *_args) -> None:
     """Draw the axis straight from its cached specs (pyqtgraph records a QPicture first and
     replays it: twice the text drawing after every edit)."""

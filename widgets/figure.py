@@ -23,6 +23,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 
 from compute import explain
 
+from .axes import safe_paint
 from .matrix import MatrixPlot, idx_labels, symmetric_levels
 from .theme import DARK, DIVERGING_MAPS, FIGURE, SEQUENTIAL_MAPS, Palette
 
@@ -530,6 +531,7 @@ class LineHatch(pg.GraphicsObject):
     def boundingRect(self) -> QRectF:
         return self._rect
 
+    @safe_paint
     def paint(self, p, *args) -> None:
         r = p.transform().mapRect(self._rect)
         if r.isEmpty():

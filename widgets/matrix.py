@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
-from .axes import lean_bounding_rect, lean_draw_specs, lean_paint, make_lean, metrics_for, text_widths
+from .axes import lean_bounding_rect, lean_draw_specs, lean_paint, make_lean, metrics_for, safe_paint, text_widths
 from .theme import LIGHT, Palette, colormap, text_colour_for
 
 # Highlight bands: (key, palette colour, width in px before line scaling)
@@ -207,6 +207,21 @@ def set_title(plot: pg.PlotItem, text: str, colour: str, size: str = "11pt") -> 
         label._span = columns
 
 
+_STATIC: dict[tuple, QStaticText] = {}
+
+
+def _static_text(font_key: str, font: QFont, text: str) -> QStaticText:
+    """A QStaticText of `text` in `font`, cached (cell numbers repeat across cells, plots and edits)."""
+    st = _STATIC.get((font_key, text))
+    if st is None:
+        if len(_STATIC) > 20_000:
+            _STATIC.clear()
+        st = _STATIC[(font_key, text)] = QStaticText(text)
+        st.setTextFormat(Qt.TextFormat.PlainText)
+        st.prepare(font=font)
+    return st
+
+
 class CellText(pg.GraphicsObject):
     """Numbers centred in each cell, drawn in screen pixels so they never stretch."""
 
@@ -252,6 +267,7 @@ class CellText(pg.GraphicsObject):
             return texts, hidden, None, metrics
         return texts, hidden, font, metrics
 
+    @safe_paint
     def paint(self, p: QPainter, *args) -> None:
         if self._values is None:
             return
@@ -266,25 +282,43 @@ class CellText(pg.GraphicsObject):
         if getattr(self, "_layout_key", None) != key:
             self._layout_key = key
             self._layout = self._lay_out(rows, cols, cell_w, cell_h, ps)
-        texts, hidden, font, metrics = self._layout
+        texts, hidden, font, metrics = self._layout[:4]
         if font is None:
             return                                    # numbers would overlap: colours only
+        if len(self._layout) == 4:                    # lay out the texts once per change (cached)
+            key_f = font.key()
+            statics = [[_static_text(key_f, font, t) if t else None for t in row] for row in texts]
+            halves = [[(st.size().width() / 2, st.size().height() / 2) if st is not None else None
+                       for st in row] for row in statics]
+            self._layout = self._layout + (statics, halves)
+        statics, halves = self._layout[4], self._layout[5]
+        m11, m22, dx, dy = tr.m11(), tr.m22(), tr.dx(), tr.dy()   # cells are axis-aligned: no shear
+        th = metrics.height()
         p.save()
         p.resetTransform()
         p.setFont(font)
+        pen = None
         for i in range(rows):
+            cy = m22 * i + dy
             for j in range(cols):
+                static = statics[i][j]
+                if static is None:
+                    continue
+                cx = m11 * j + dx
+                hw, hh = halves[i][j]
                 masked = hidden[i][j]
-                text = texts[i][j]
-                centre = tr.map(QPointF(j, i))
-                box = QRectF(centre.x() - cell_w / 2, centre.y() - cell_h / 2, cell_w, cell_h)
-                if masked and text:                   # keep the hatch from striking the "−∞" through
-                    tw, th = metrics.horizontalAdvance(text) + 4.0, metrics.height()
+                if masked:                            # keep the hatch from striking the "−∞" through
                     p.setPen(Qt.PenStyle.NoPen)
                     p.setBrush(self.masked_background)
-                    p.drawRect(QRectF(centre.x() - tw / 2, centre.y() - th / 2, tw, th))
-                p.setPen(self.masked_colour if masked else self._colours[i][j])
-                p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+                    p.drawRect(QRectF(cx - hw - 2.0, cy - th / 2, 2 * hw + 4.0, th))
+                    pen = None
+                colour = self.masked_colour if masked else self._colours[i][j]
+                if colour is not pen:
+                    p.setPen(colour)
+                    pen = colour
+                # Laid-out text shared by every cell and plot showing the same number: drawText
+                # would lay each string out again on every repaint.
+                p.drawStaticText(QPointF(cx - hw, cy - hh), static)
         p.restore()
 
 

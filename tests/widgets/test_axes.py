@@ -85,3 +85,23 @@ def test_make_lean_keeps_fixed_ticks_on_pyqtgraphs_path(canvas):
     axis.setTicks([[(0.0, "zero"), (1.0, "one")]])
     plot.setXRange(-0.5, 1.5, padding=0)
     assert [t for _r, _f, t in _specs(lean_draw_specs, axis)[2]] == ["zero", "one"]
+
+
+def test_a_failing_paint_is_reported_not_fatal(qtbot, canvas, capsys):
+    """PySide 6.11 crashes when an exception leaves a Python paint(); safe_paint stops it."""
+    from PySide6.QtCore import QRectF
+
+    from widgets.axes import safe_paint
+
+    class Broken(pg.GraphicsObject):
+        def boundingRect(self):
+            return QRectF(0, 0, 1, 1)
+
+        @safe_paint
+        def paint(self, p, *args):
+            raise RuntimeError("drawing went wrong")
+
+    plot = canvas.addPlot()
+    plot.addItem(Broken())
+    canvas.grab()                                   # would end the process without the guard
+    assert "drawing went wrong" in capsys.readouterr().err
