@@ -43,6 +43,25 @@ def test_serial_and_parallel_kernels_agree(rng):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("H, causal, with_mask", [(3, True, False), (4, False, True), (5, True, True)])
+def test_softmax_split_over_heads_equals_the_kernel(rng, H, causal, with_mask):
+    from compute.backends.cpu import halves
+
+    T = 160                                                          # H*T*T above PARALLEL_MIN_SIZE
+    raw = rng.standard_normal((H, T, T)).astype(np.float32)          # [H, T, T]
+    mask = rng.random((T, T)) > 0.3 if with_mask else np.ones((1, 1), np.bool_)   # [T, T]
+    mask[:, 0] = True if with_mask else mask[:, 0]
+    outs = []
+    for split in (False, True):
+        bufs = [np.full_like(raw, np.nan) for _ in range(3)]
+        args = (raw, np.float32(0.25), causal, mask, with_mask, *bufs)
+        halves(K.scale_mask_softmax, (0, 5, 6, 7), *args) if split else K.scale_mask_softmax(*args)
+        outs.append(bufs)
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(outs[1][2].sum(-1), 1.0, rtol=1e-5)   # every row of pattern sums to 1
+
+
 def test_fused_gelu_matches_float64_tanh_gelu_including_extremes(rng):
     pre = np.concatenate([rng.standard_normal((64, 48)) * 3,
                           np.linspace(-60, 60, 64 * 48).reshape(64, 48)]).astype(np.float32)  # [128, 48]
