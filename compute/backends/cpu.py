@@ -40,6 +40,20 @@ _N_SPLIT = max(1, min(2, os.cpu_count() or 1))
 _HELPER = ThreadPoolExecutor(max_workers=_N_SPLIT - 1, thread_name_prefix="qkv-blas") if _N_SPLIT > 1 else None
 
 
+def keep_blas_single_threaded() -> None:
+    """Limit OpenBLAS to one thread for the whole process (an application's choice, made by
+    app/). The forward pass splits its products over its own two threads; a BLAS call anywhere
+    else (a view computing a row of logits on the UI thread) would otherwise wake OpenBLAS's pool,
+    whose threads then spin on the cores the next forward needs (measured in the app: andrea-120m
+    T=256 took 53 ms with the MLP station shown, 27 ms with this)."""
+    global _GLOBAL_LIMIT
+    if _GLOBAL_LIMIT is None:
+        _GLOBAL_LIMIT = _BLAS.limit(limits=1, user_api="blas")
+
+
+_GLOBAL_LIMIT = None
+
+
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """a @ b (numpy broadcasting rules); large products are split along the leading output axis
     between this thread and a helper, each running single-threaded BLAS."""

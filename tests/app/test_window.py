@@ -317,3 +317,12 @@ def test_main_rejects_unknown_preset():
     run = subprocess.run([sys.executable, str(ROOT / "main.py"), "--preset", "gpt9", "--smoke"],
                          capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
     assert run.returncode == 2 and "unknown preset" in run.stderr
+
+
+def test_the_app_keeps_openblas_to_one_thread(window):
+    """The forward pass splits its own products over two threads; OpenBLAS's pool, woken by a
+    product on the UI thread, would spin on the cores the next forward needs."""
+    from threadpoolctl import threadpool_info
+
+    pools = [i for i in threadpool_info() if i["internal_api"] == "openblas"]
+    assert pools and all(i["num_threads"] == 1 for i in pools)
