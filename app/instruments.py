@@ -33,7 +33,10 @@ class Background(QObject):
                 value, error = fn(), None
             except Exception as exc:  # noqa: BLE001 - shown to the user as a message
                 value, error = None, exc
-            self.done.emit(tag, value, error)
+            try:
+                self.done.emit(tag, value, error)
+            except RuntimeError:                      # the window closed meanwhile: nobody to tell
+                pass
 
         threading.Thread(target=work, daemon=True, name=f"qkv-{tag[0]}").start()
 
