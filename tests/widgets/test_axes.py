@@ -10,16 +10,6 @@ from widgets.axes import lean_bounding_rect, lean_draw_specs, lean_tick_values, 
 from widgets.matrix import LabelAxis, MatrixPlot
 
 
-@pytest.fixture
-def canvas(qtbot):
-    w = pg.GraphicsLayoutWidget()
-    w.resize(700, 500)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
-
-
 def _specs(fn, axis):
     image = QImage(700, 500, QImage.Format.Format_ARGB32)
     p = QPainter(image)

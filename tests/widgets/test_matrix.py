@@ -8,15 +8,6 @@ import pytest
 from widgets.matrix import LabelAxis, MatrixPlot, decimals_for, format_value, tick_list
 
 
-@pytest.fixture
-def canvas(qtbot):
-    w = pg.GraphicsLayoutWidget()
-    w.resize(600, 600)
-    qtbot.addWidget(w)
-    w.show()
-    return w
-
-
 def test_number_formats_adapt_to_the_matrix_scale():
     assert decimals_for(np.array([0.5, -2.3])) == 2
     assert decimals_for(np.array([0.06, -0.003])) == 3
