@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
 import pytest
 
 from widgets.matrix import LabelAxis, MatrixPlot, decimals_for, format_value, tick_list
