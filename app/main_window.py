@@ -388,7 +388,8 @@ class MainWindow(QMainWindow):
             self.stack.setCurrentWidget(target)
         if sel.station in self.stations:
             if self.state.busy and self.state.result is not None:
-                self._selection_timer.start()
+                if not self._selection_timer.isActive():  # throttled, not postponed: hovering
+                    self._selection_timer.start()          # during a long compute still shows
             else:
                 self._show_station_selection()
         elif sel.station == "sqrt_dk":

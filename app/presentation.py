@@ -19,6 +19,8 @@ from widgets.theme import CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, Palette
 
 from .state import STATIONS
 
+# Type size of the views outside presentation mode: plot titles at 1.1x (11 pt), tick labels at it.
+VIEW_FONT_PT = 10.0
 PRESENTATION_FONT_PT = 15.0
 PRESENTATION_LINES = 2.0
 
@@ -99,7 +101,6 @@ class Appearance(QObject):
         self.presenting = False
         self.font_pt = PRESENTATION_FONT_PT
         self._applied: tuple | None = None
-        self._styled = False                   # the views still have their built-in look
         window.state.selectionChanged.connect(self._on_selection)    # a method: disconnected with us
         self.apply()
 
@@ -127,13 +128,11 @@ class Appearance(QObject):
             return
         self._applied = key
         sel = self.window.state.selection
-        default_look = key == ("light", "blues", "diverging", False, None)
         self._style_window(sel.theme)
-        if default_look and not self._styled:
-            return                             # nothing to undo: keep the views' built-in look
-        self._styled = True
         pal = self.palette()
-        font_pt = self.font_pt if self.presenting else QApplication.font().pointSizeF() or 10.0
+        # Every look, the first included, comes from here: a light window after a dark one (or a
+        # restart in dark) has the same type sizes as a fresh one.
+        font_pt = self.font_pt if self.presenting else VIEW_FONT_PT
         lines = PRESENTATION_LINES if self.presenting else 1.0
         for page in self.pages():
             restyle(page, pal, sel.colormap, sel.diverging, font_pt, lines)

@@ -38,6 +38,7 @@ class Runner(QObject):
         self._weights: OrderedDict[tuple, Weights] = OrderedDict()
         self._stopping = False
         self._t_run = self._t_progress = 0.0
+        self._last_stage: str | None = None
         self.registry: dict[str, WeightsEntry] = {}       # named in-memory weights (LabState fills it)
         self._thread = threading.Thread(target=self._loop, name="qkv-runner", daemon=True)
         self._thread.start()
@@ -92,18 +93,20 @@ class Runner(QObject):
     def _check(self, request_id: int, stage: str, fraction: float) -> None:
         if self._cancel_id == request_id or self._stopping:
             raise Cancelled(stage)
-        # Progress reaches the UI at most every PROGRESS_EVERY_S, and not at all in a compute's
-        # first moments: a toy-sized edit would otherwise queue ~15 events ahead of its result.
+        # Progress reaches the UI when a stage starts or PROGRESS_EVERY_S later, and not at all in
+        # a compute's first moments: a toy-sized edit would otherwise queue ~15 events ahead of
+        # its result.
         now = time.perf_counter()
-        if now - self._t_run >= PROGRESS_AFTER_S and now - self._t_progress >= PROGRESS_EVERY_S:
-            self._t_progress = now
+        if now - self._t_run >= PROGRESS_AFTER_S and (stage != self._last_stage
+                                                      or now - self._t_progress >= PROGRESS_EVERY_S):
+            self._t_progress, self._last_stage = now, stage       # a new stage is always shown
             self.progress.emit(request_id, stage, fraction)
 
     def _run(self, request_id: int, inputs) -> None:
         from .state import LabResult  # state imports runner; import here to keep the graph a tree
 
         t0 = self._t_run = time.perf_counter()
-        self._t_progress = 0.0
+        self._t_progress, self._last_stage = 0.0, None
         try:
             with progress.reporting(lambda stage, f: self._check(request_id, stage, f)):
                 weights = self._get_weights(inputs)

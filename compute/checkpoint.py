@@ -82,6 +82,11 @@ class CheckpointError(ValueError):
 
 
 # -- tokenizer -----------------------------------------------------------------------------------
+# Labels show control characters as symbols: a "\n" token would otherwise break a token chip or
+# an axis label over two lines, and a "\t" would widen it by a tab stop.
+VISIBLE_CONTROLS = {**{c: 0x2400 + c for c in range(32)}, 0x0A: "⏎", 0x09: "⇥", 0x7F: 0x2421}
+
+
 class CheckpointTokenizer:
     """The folder's own tokenizer behind the same calls as ToyTokenizer: encode, decode, label(s)."""
 
@@ -114,7 +119,7 @@ class CheckpointTokenizer:
         token_id = int(token_id)
         if not 0 <= token_id < self.size:
             return f"#{token_id}"
-        return self._tok.decode([token_id], skip_special_tokens=False)
+        return self._tok.decode([token_id], skip_special_tokens=False).translate(VISIBLE_CONTROLS)
 
     def labels(self, ids: Iterable[int]) -> list[str]:
         return [self.label(i) for i in ids]

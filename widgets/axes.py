@@ -22,17 +22,22 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 _METRICS: dict[tuple, QFontMetricsF] = {}
 
 
+_REPORTED: set[tuple] = set()
+
+
 def safe_paint(paint):
     """For Python paint() overrides: an exception escaping one crashes PySide 6.11 outright
-    (shiboken faults while reporting it), so report it here and skip that item's drawing."""
+    (shiboken faults while reporting it), so report it here (once per kind) and skip that item.
+    Overrides restore their painter state in `finally` blocks, so nothing leaks into later items."""
 
     @functools.wraps(paint)
     def guarded(self, p, *args):
         try:
             return paint(self, p, *args)
-        except Exception:  # noqa: BLE001 - one item not drawn beats the whole app gone
-            if not getattr(guarded, "reported", False):
-                guarded.reported = True
+        except Exception as exc:  # noqa: BLE001 - one item not drawn beats the whole app gone
+            kind = (paint.__qualname__, type(exc).__name__, str(exc))
+            if kind not in _REPORTED:
+                _REPORTED.add(kind)
                 traceback.print_exc()
     return guarded
 
@@ -239,21 +244,25 @@ _LAID_OUT = object()   # stands in for pyqtgraph's cached QPicture: None still m
 @safe_paint
 def lean_paint(axis: pg.AxisItem, p, *_args) -> None:
     """Draw the axis straight from its cached specs (pyqtgraph records a QPicture first and
-    replays it: twice the text drawing after every edit)."""
+    replays it: twice the text drawing after every edit). Without a tick font, the application
+    font, as pyqtgraph's QPicture painter had (the view's own font can be larger)."""
+    font = axis.style["tickFont"] or QFont()
     if axis.picture is None:
         p.save()
-        if axis.style["tickFont"]:
-            p.setFont(axis.style["tickFont"])
-        axis._lean_specs = axis.generateDrawSpecs(p)
-        p.restore()
+        try:
+            p.setFont(font)
+            axis._lean_specs = axis.generateDrawSpecs(p)
+        finally:
+            p.restore()
         axis.picture = _LAID_OUT
     specs = getattr(axis, "_lean_specs", None)
     if specs is not None:
         p.save()
-        if axis.style["tickFont"]:
-            p.setFont(axis.style["tickFont"])
-        axis.drawPicture(p, *specs)
-        p.restore()
+        try:
+            p.setFont(font)
+            axis.drawPicture(p, *specs)
+        finally:
+            p.restore()
 
 
 def make_lean(axis: pg.AxisItem, levels: int | None = None) -> pg.AxisItem:

@@ -295,31 +295,33 @@ class CellText(pg.GraphicsObject):
         m11, m22, dx, dy = tr.m11(), tr.m22(), tr.dx(), tr.dy()   # cells are axis-aligned: no shear
         th = metrics.height()
         p.save()
-        p.resetTransform()
-        p.setFont(font)
-        pen = None
-        for i in range(rows):
-            cy = m22 * i + dy
-            for j in range(cols):
-                static = statics[i][j]
-                if static is None:
-                    continue
-                cx = m11 * j + dx
-                hw, hh = halves[i][j]
-                masked = hidden[i][j]
-                if masked:                            # keep the hatch from striking the "−∞" through
-                    p.setPen(Qt.PenStyle.NoPen)
-                    p.setBrush(self.masked_background)
-                    p.drawRect(QRectF(cx - hw - 2.0, cy - th / 2, 2 * hw + 4.0, th))
-                    pen = None
-                colour = self.masked_colour if masked else self._colours[i][j]
-                if colour is not pen:
-                    p.setPen(colour)
-                    pen = colour
-                # Laid-out text shared by every cell and plot showing the same number: drawText
-                # would lay each string out again on every repaint.
-                p.drawStaticText(QPointF(cx - hw, cy - hh), static)
-        p.restore()
+        try:
+            p.resetTransform()
+            p.setFont(font)
+            pen = None
+            for i in range(rows):
+                cy = m22 * i + dy
+                for j in range(cols):
+                    static = statics[i][j]
+                    if static is None:
+                        continue
+                    cx = m11 * j + dx
+                    hw, hh = halves[i][j]
+                    masked = hidden[i][j]
+                    if masked:                            # keep the hatch from striking the "−∞" through
+                        p.setPen(Qt.PenStyle.NoPen)
+                        p.setBrush(self.masked_background)
+                        p.drawRect(QRectF(cx - hw - 2.0, cy - th / 2, 2 * hw + 4.0, th))
+                        pen = None
+                    colour = self.masked_colour if masked else self._colours[i][j]
+                    if colour is not pen:
+                        p.setPen(colour)
+                        pen = colour
+                    # Laid-out text shared by every cell and plot showing the same number: drawText
+                    # would lay each string out again on every repaint.
+                    p.drawStaticText(QPointF(cx - hw, cy - hh), static)
+        finally:
+            p.restore()
 
 
 class MatrixPlot:

@@ -88,3 +88,20 @@ def test_undo_redo_still_name_the_edit(qtbot, window):
     wait_render(qtbot, win, lambda: QTest.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
                                                    | Qt.KeyboardModifier.ShiftModifier))
     assert s.labels() == ("a", "big", "dog")
+
+
+def test_light_after_dark_has_the_type_sizes_of_a_fresh_window(qtbot, window):
+    """A restart in dark (or dark and back) once shrank titles and tick labels to the app font."""
+    from app.presentation import set_dark
+
+    win, s = window, window.state
+    mp = win.stations["scores"].plots[0]
+
+    def sizes():
+        return mp.title_size, mp.plot.getAxis("bottom").style["tickFont"].pointSizeF()
+
+    fresh = sizes()
+    set_dark(s, True)
+    assert sizes() == fresh
+    set_dark(s, False)
+    assert sizes() == fresh == ("11.0pt", 10.0)

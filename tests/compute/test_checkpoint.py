@@ -354,3 +354,10 @@ def test_random_corruptions_give_checkpoint_error_and_nothing_else(good):
         except CheckpointError:
             continue
         assert isinstance(w, Weights) and all(np.isfinite(w[k]).all() for k in w)
+
+
+def test_labels_show_control_characters_as_symbols():
+    from compute.checkpoint import VISIBLE_CONTROLS
+
+    assert "a\nb\tc\x00\r\x7f".translate(VISIBLE_CONTROLS) == "a⏎b⇥c␀␍␡"
+    assert " the".translate(VISIBLE_CONTROLS) == " the"

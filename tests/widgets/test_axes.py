@@ -4,9 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QFont, QImage, QPainter
 
-from widgets.axes import lean_bounding_rect, lean_draw_specs, lean_tick_values, make_lean
+from widgets.axes import (lean_bounding_rect, lean_draw_specs, lean_paint, lean_tick_values, make_lean, metrics_for,
+                          safe_paint)
 from widgets.matrix import LabelAxis, MatrixPlot
 
 
@@ -79,10 +81,6 @@ def test_make_lean_keeps_fixed_ticks_on_pyqtgraphs_path(canvas):
 
 def test_a_failing_paint_is_reported_not_fatal(qtbot, canvas, capsys):
     """PySide 6.11 crashes when an exception leaves a Python paint(); safe_paint stops it."""
-    from PySide6.QtCore import QRectF
-
-    from widgets.axes import safe_paint
-
     class Broken(pg.GraphicsObject):
         def boundingRect(self):
             return QRectF(0, 0, 1, 1)
@@ -95,3 +93,23 @@ def test_a_failing_paint_is_reported_not_fatal(qtbot, canvas, capsys):
     plot.addItem(Broken())
     canvas.grab()                                   # would end the process without the guard
     assert "drawing went wrong" in capsys.readouterr().err
+
+
+def test_axes_without_a_tick_font_use_the_application_font_not_the_views(qtbot, canvas):
+    """As pyqtgraph's QPicture painter did: a station's style sheet sets a larger view font."""
+    plot = canvas.addPlot(axisItems={"bottom": LabelAxis("bottom")})
+    axis = plot.getAxis("bottom")
+    plot.setXRange(-0.5, 2.5, padding=0)
+    axis.set_labels(["alpha", "beta", "gamma"])
+    qtbot.wait(20)
+    image = QImage(700, 500, QImage.Format.Format_ARGB32)
+    p = QPainter(image)
+    big = QFont()
+    big.setPointSizeF(QFont().pointSizeF() * 2)
+    p.setFont(big)
+    axis.picture = None
+    lean_paint(axis, p)
+    p.end()
+    widths = {t: r.width() for r, _f, t in axis._lean_specs[2]}
+    app_font = metrics_for(QFont(), image)
+    assert widths["gamma"] == pytest.approx(app_font.horizontalAdvance("gamma"), abs=0.5)
