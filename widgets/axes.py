@@ -1,11 +1,13 @@
-"""A leaner `generateDrawSpecs` for pyqtgraph axes, the slowest part of repainting a station.
+"""Leaner pyqtgraph axes, once the slowest part of repainting a station, and `safe_paint`.
 
 pyqtgraph measures every tick label by asking the painter for a bounding rectangle and builds a
 Point per tick; after each edit a station regenerates ~12 axes that way (about 6 ms at the toy
-size, a third of a frame). This version lays out the same ticks, labels and axis line with one
-cached font-metrics object. Same inputs, same outputs: tickValues / tickStrings of the axis,
-its tick length and alpha, text offset, text-fill limits and bounds clipping. Axes with fixed
-ticks (setTicks) keep pyqtgraph's own code.
+size, a third of a frame). `lean_draw_specs` lays out the same ticks, labels and axis line with
+one cached font-metrics object: same tickValues / tickStrings, tick length and alpha, text
+offset, text-fill limits and bounds clipping. `lean_paint` draws from those specs directly
+(pyqtgraph records a QPicture and replays it), `lean_tick_values` and `lean_bounding_rect` skip
+numpy and repeated geometry work. Axes with fixed ticks (setTicks) keep pyqtgraph's own code.
+`make_lean` fits all of this to an existing axis (a ColorBarItem's, a plain plot's).
 """
 from __future__ import annotations
 
@@ -20,8 +22,6 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 
 _METRICS: dict[tuple, QFontMetricsF] = {}
-
-
 _REPORTED: set[tuple] = set()
 
 
@@ -40,6 +40,7 @@ def safe_paint(paint):
                 _REPORTED.add(kind)
                 traceback.print_exc()
     return guarded
+
 
 _ALIGN = {
     "left": Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
