@@ -167,7 +167,8 @@ def export_main(argv: list[str]) -> int:
     for name, value, limit in (("layer", args.layer, cfg.n_layers), ("head", args.head, cfg.n_heads),
                                ("query", args.query, T)):
         if value is not None and not 0 <= value < limit:
-            ap.error(f"--{name} {value}: this model has {name}s 0..{limit - 1}" if limit else f"--{name}: no tokens")
+            plural = {"layer": "layers", "head": "heads", "query": "query positions"}.get(name, name + "s")
+            ap.error(f"--{name} {value}: this model has {plural} 0..{limit - 1}" if limit else f"--{name}: no tokens")
     selection = dataclasses.replace(
         selection, layer=args.layer if args.layer is not None else min(selection.layer, cfg.n_layers - 1),
         head=args.head if args.head is not None else min(selection.head, cfg.n_heads - 1),
@@ -292,9 +293,18 @@ def main(argv: list[str] | None = None) -> int:
     # window, its views and the app are destroyed is arbitrary and can crash (seen as SIGSEGV).
     window.close()                                     # closeEvent: stop the worker, keep the session
     state.runner.shutdown()
+    from app.instruments import wait_for_background
+
+    # torch still running in a thread while Python shuts down aborts the process (core dump):
+    # let training stop and background measurements end first, or leave without Python's teardown.
+    done = window.model_actions.trainer.shutdown(30.0) and wait_for_background(30.0)
     import shiboken6
 
     shiboken6.delete(window)
+    if not done:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     return code
 
 

@@ -53,6 +53,9 @@ class FileActions(QObject):
         self._make_menus()
         window.installEventFilter(self)
         self.state.undo_stack.cleanChanged.connect(self._update_title)   # a method: disconnected with us
+        self._opening: tuple | None = None       # (path, clean index) before a session being opened, its inputs
+        self.state.resultChanged.connect(self._opened)
+        self.state.computeFailed.connect(self._open_failed)
         self._update_title()
 
     # -- menus ---------------------------------------------------------------------------------------
@@ -179,8 +182,16 @@ class FileActions(QObject):
             if "file not found" in str(exc):
                 self.settings.remove_recent(str(path.expanduser().resolve()))
             return False
+        # Until its inputs are computed the session is not open: if they fail (weights that do not
+        # fit), the view goes back and so do the file name and the title, so Save cannot write
+        # the old view over this file.
+        self._opening = (self.path, self.state.undo_stack.index() if self.state.undo_stack.isClean() else None,
+                         None)
         if not sessions.apply_session(self.state, data, path.name):
+            self._opening = None
             return False
+        if self._opening is not None:                  # not already shown: wait for these inputs
+            self._opening = self._opening[:2] + (self.state.inputs,)
         self.path = path
         self.settings.add_recent(path)
         self.settings.last_folder = str(path.parent)
@@ -189,6 +200,26 @@ class FileActions(QObject):
         self.state.undo_stack.setClean()
         self._update_title()
         return True
+
+    def _opened(self, result) -> None:
+        # The session's own inputs computed (or nothing pending yet: apply_session re-showed a
+        # result that already had them). A re-shown older result after a failure does not count.
+        if self._opening is not None and self._opening[2] in (None, result.inputs):
+            self._opening = None
+
+    def _open_failed(self, _text: str) -> None:
+        if self._opening is None:
+            return
+        (path, clean_index, _target), self._opening = self._opening, None
+        stack = self.state.undo_stack
+        self.path = path
+        if clean_index is not None and stack.index() == clean_index:
+            stack.setClean()
+        else:
+            stack.resetClean()
+        self._update_title()
+        self.state.message.emit("error", "The session's inputs could not be computed, so it was not opened: "
+                                         "the title and Save still refer to what is on screen.")
 
     def save(self) -> bool:
         return self.save_to(self.path) if self.path else self.save_as()
@@ -227,11 +258,22 @@ class FileActions(QObject):
         return False
 
     # -- export ---------------------------------------------------------------------------------------------
-    def export_dialog(self) -> bool:
+    def _exportable(self) -> bool:
+        """A figure shows the views' numbers: refuse while they are not those of the inputs."""
         result = self.state.result
         if result is None:
             self.state.message.emit("error", "Nothing to export yet: the first computation has not finished.")
             return False
+        if self.state.busy or result.inputs != self.state.inputs:
+            self.state.message.emit("error", "Still computing the last change: export once the views show it "
+                                             "(or cancel the computation to export what is on screen).")
+            return False
+        return True
+
+    def export_dialog(self) -> bool:
+        if not self._exportable():
+            return False
+        result = self.state.result
         sel = self.state.selection
         dialog = ExportDialog(result, sel, default_view(sel.station), self.settings.export_defaults(), self.window)
         try:
@@ -261,6 +303,8 @@ class FileActions(QObject):
     def export_to(self, path, view: str, style=None, width=None, dpi=None, size=None) -> bool:
         from widgets.figure import FigureStyle
 
+        if not self._exportable():
+            return False
         request = ExportRequest(str(path), view=view, style=style or FigureStyle(), width=width, dpi=dpi, size=size)
         try:
             written = export(self.state.result, self.state.selection, request)

@@ -7,6 +7,7 @@ import dataclasses
 import html
 import random
 import threading
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -20,6 +21,19 @@ LAB_SAMPLES = 20_000            # q·k samples per d_k (fewer at large d_k: see 
 LAB_ROWS = 256                  # softmax rows for the gradient measurement
 UNMASKED_MAX_BYTES = 2 << 30    # compute the mask view's unmasked twin only up to this size
 KV_MAX_PARAMS = 150_000_000     # the KV-cache view works in float64: GPT-2-small-sized models at most
+
+
+_THREADS: set[threading.Thread] = set()         # background work still running (see wait_for_background)
+
+
+def wait_for_background(timeout: float) -> bool:
+    """Wait (up to `timeout` s in all) for background work to end; True if all of it did. The app
+    calls it before exiting: torch still running in a daemon thread while Python shuts down
+    aborts the process."""
+    end = time.monotonic() + timeout
+    for thread in list(_THREADS):
+        thread.join(max(0.0, end - time.monotonic()))
+    return not any(t.is_alive() for t in _THREADS)
 
 
 class Background(QObject):
@@ -37,8 +51,12 @@ class Background(QObject):
                 self.done.emit(tag, value, error)
             except RuntimeError:                      # the window closed meanwhile: nobody to tell
                 pass
+            finally:
+                _THREADS.discard(threading.current_thread())
 
-        threading.Thread(target=work, daemon=True, name=f"qkv-{tag[0]}").start()
+        thread = threading.Thread(target=work, daemon=True, name=f"qkv-{tag[0]}")
+        _THREADS.add(thread)
+        thread.start()
 
 
 class Instruments(QObject):
@@ -97,6 +115,9 @@ class Instruments(QObject):
 
     # -- sqrt(d_k) lab ------------------------------------------------------------------------------------
     def request_sqrt(self, d_k: int) -> None:
+        if d_k < 1:
+            self.state.message.emit("error", f"d_k = {d_k}: the lab needs d_k ≥ 1.")
+            return
         if d_k in self._sqrt_cache:
             self.sqrtReady.emit(self._sqrt_cache[d_k])
             return
@@ -279,6 +300,8 @@ class Instruments(QObject):
                 self.generation, self._generation_weights = value
             if error is None:
                 self.generationChanged.emit(self.generation)
+        if kind == "sqrt":
+            self._sqrt_running.discard(tag[1])         # failed or not, it may be asked for again
         if error is not None:
             if isinstance(error, (ConfigError, MemoryError)):
                 self.state.message.emit("error", str(error) or "not enough memory")
@@ -286,7 +309,6 @@ class Instruments(QObject):
                 self.state.message.emit("error", f"{kind}: {type(error).__name__}: {error}")
             return
         if kind == "sqrt":
-            self._sqrt_running.discard(tag[1])
             self._sqrt_cache[tag[1]] = value
             if tag[1] == self.state.selection.d_k:          # a slider dragged on: only the latest
                 self.sqrtReady.emit(value)

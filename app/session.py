@@ -39,7 +39,7 @@ from compute import BACKEND_NAMES, PRESETS, Config, ConfigError
 from widgets.theme import DIVERGING_MAPS, SEQUENTIAL_MAPS
 
 from . import files
-from .state import PAGES, Inputs
+from .state import PAGES, SEED_MAX, Inputs
 
 FORMAT = "qkv-lab-session"
 SCHEMA_VERSION = 1
@@ -229,6 +229,8 @@ def _weights(ref: Any, seed_default: int, base_dir: Path | None, warnings: list[
         raise SessionError("inputs.weights must be an object such as {\"kind\": \"random\", \"seed\": 0}")
     kind = _need(ref, "kind", str, "inputs.weights")
     seed = _need(ref, "seed", int, "inputs.weights") if "seed" in ref else seed_default
+    if not 0 <= seed <= SEED_MAX:
+        raise SessionError(f"inputs.weights.seed = {seed}: a weight seed is a whole number from 0 to {SEED_MAX:,}")
     if kind == "random":
         return "random", seed
     if kind == "trained":
@@ -272,6 +274,9 @@ def parse_session(text: str, source: str = "session", base_dir: str | os.PathLik
         raise SessionError(f"{source}: {exc}") from None
 
 
+PLURAL = {"layer": "layers", "head": "heads", "query": "query positions"}
+
+
 def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
     if not text.strip():
         raise SessionError("the file is empty")
@@ -280,6 +285,8 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
     except json.JSONDecodeError as exc:
         raise SessionError(f"the file is damaged or truncated (not valid JSON: {exc.msg} at line {exc.lineno}, "
                            f"column {exc.colno})") from None
+    except (RecursionError, ValueError) as exc:          # nesting too deep, numbers too long
+        raise SessionError(f"the file is not a session QKV Lab can read ({type(exc).__name__})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SessionError("this is not a QKV Lab session (no \"format\": \"qkv-lab-session\")")
     schema = data.get("schema")
@@ -299,6 +306,8 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
         ids = tuple(int(t) for t in config.validate_tokens(tokens))
     except ConfigError as exc:
         raise SessionError(f"inputs.{exc}") from None
+    if not ids:
+        raise SessionError("inputs.tokens is empty: a session needs at least one token")
     preset = _need(inp, "preset", str, "inputs") if "preset" in inp else "custom"
     if preset not in PRESETS:
         preset = "custom"
@@ -316,7 +325,7 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
         if name in sel:
             value = _need(sel, name, int, "selection")
             if not 0 <= value < limit:
-                raise SessionError(f"selection.{name} = {value}: this model has {name}s 0..{limit - 1}")
+                raise SessionError(f"selection.{name} = {value}: this model has {PLURAL[name]} 0..{limit - 1}")
             selection[name] = value
     if sel.get("key") is not None:
         key = _need(sel, "key", int, "selection")

@@ -142,6 +142,9 @@ class _InputsCommand(QUndoCommand):
         self._state._apply(self._old)
 
 
+SEED_MAX = 2**31 - 1                      # the seed box's range (and numpy's for a plain int seed)
+
+
 class LabState(QObject):
     inputsChanged = Signal(object)        # Inputs
     resultChanged = Signal(object)        # LabResult
@@ -149,6 +152,7 @@ class LabState(QObject):
     busyChanged = Signal(bool)
     progressChanged = Signal(str, float)  # stage, fraction
     message = Signal(str, str)            # level ("info" | "warning" | "error"), text
+    computeFailed = Signal(str)           # the newest inputs could not be computed (after the revert)
     lockChanged = Signal(bool)            # edits refused (training runs) or accepted again
 
     def __init__(self, runner=None, parent: QObject | None = None):
@@ -165,6 +169,7 @@ class LabState(QObject):
         self._selection = Selection(query=len(self._inputs.tokens) - 1)   # the last token sees them all
         self._result: LabResult | None = None
         self._latest_request = 0
+        self._cancelled_request: int | None = None   # a request cancelled by the user (see cancel)
         self._busy = False
         self._shown_index = 0            # undo-stack index whose inputs the views show
         self._locked: str | None = None  # why edits are refused right now (e.g. training runs)
@@ -242,6 +247,8 @@ class LabState(QObject):
             return self._locked
         if not new.tokens:
             return "The sequence needs at least one token: type a word or add one with +."
+        if not 0 <= new.seed <= SEED_MAX:
+            return f"The weight seed must be a whole number from 0 to {SEED_MAX:,} (it was {new.seed:,})."
         try:
             new.config.validate_tokens(new.tokens)
             memory.check(new.config, len(new.tokens), include_weights=new.weights_key() != self._inputs.weights_key())
@@ -277,12 +284,16 @@ class LabState(QObject):
         name = ", ".join(f"{k}={v}" for k, v in fields.items())
         key = "config:" + ",".join(sorted(fields)) if merge else None
         changes = dict(config=cfg, preset="custom")
+        notice = None
         if not cfg.same_shapes(self._inputs.config) and self._inputs.weights != "random":
             # Loaded or trained weights have one shape: new sizes need new weights.
             changes["weights"] = "random"
-            self.message.emit("info", f"New sizes need new weights: drawn at random from seed {self._inputs.seed} "
-                                      f"(the {self.weights_label()} weights have the old shapes).")
-        return self.edit(text or f"Set {name}", merge_key=key, **changes)
+            notice = (f"New sizes need new weights: drawn at random from seed {self._inputs.seed} "
+                      f"(the {self.weights_label()} weights have the old shapes).")
+        ok = self.edit(text or f"Set {name}", merge_key=key, **changes)
+        if ok and notice:                                  # said only when the change happened
+            self.message.emit("info", notice)
+        return ok
 
     def load_preset(self, name: str) -> bool:
         if name not in PRESETS:
@@ -429,11 +440,17 @@ class LabState(QObject):
         self.runner.submit(self._latest_request, self._inputs)
 
     def cancel(self) -> None:
+        # A result already computed but not yet shown is cancelled too (a toy compute takes ~1 ms:
+        # it can finish between the click and its handling).
+        self._cancelled_request = self._latest_request if self._busy else None
         self.runner.cancel()
 
     def _on_finished(self, result: LabResult) -> None:
         if result.request_id != self._latest_request:
             return                                        # a newer edit is on its way: drop this
+        if result.request_id == self._cancelled_request:
+            self._on_failed(result.request_id, "Computation cancelled.", True)
+            return
         result = dataclasses.replace(result, labels=self.labels(result.inputs.tokens),
                                      token_label=self.tokenizer.label)
         self._result = result
@@ -456,6 +473,8 @@ class LabState(QObject):
             else:
                 self._apply(self._result.inputs)
         self.message.emit("info" if cancelled else "error", text)
+        if not cancelled:
+            self.computeFailed.emit(text)
 
     def _on_progress(self, request_id: int, stage: str, fraction: float) -> None:
         if request_id == self._latest_request:

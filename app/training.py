@@ -69,6 +69,17 @@ class Trainer(QObject):
         self.started.emit(steps)
         return True
 
+    def shutdown(self, timeout: float = 30.0) -> bool:
+        """Stop a run and wait for its thread (before the app exits: see instruments.wait_for_background)."""
+        thread = self._thread
+        if thread is None:
+            return True
+        self.stop()
+        if self.control is not None:
+            self.control.resume()                  # a paused run must wake up to see the stop
+        thread.join(timeout)
+        return not thread.is_alive()
+
     def pause(self, on: bool) -> None:
         if self.control is not None:
             (self.control.pause if on else self.control.resume)()

@@ -135,3 +135,47 @@ def test_export_with_no_tokens_is_a_usage_error():
     run = subprocess.run([sys.executable, str(ROOT / "main.py"), "export", "--tokens", "", "--view", "softmax",
                           "-o", "/tmp/qkv-empty.svg"], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
     assert run.returncode == 2 and "at least one token" in run.stderr
+
+
+def test_a_session_whose_inputs_fail_is_not_left_open(qtbot, window, tmp_path):
+    """Opening a session whose weights no longer fit: the view goes back, and so must the file
+    name, or Save would write the old view over the session."""
+    s, files, model = window.state, window.file_actions, window.model_actions
+    weights, session = tmp_path / "w.safetensors", tmp_path / "talk.qkvlab"
+    assert model.save_weights(str(weights))
+    with qtbot.waitSignal(window.rendered, timeout=30_000):
+        model.open_weights(str(weights))
+    wait_render(qtbot, window, lambda: s.set_tokens([5, 6, 7]))
+    assert files.save_to(session)
+    saved = session.read_text()
+    wait_render(qtbot, window, lambda: s.set_config(n_heads=4))
+    assert model.save_weights(str(weights))                       # the same file, another shape now
+    files.new_session()
+    qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
+    s.registry.clear()
+    s.runner._weights.clear()                                      # as after a restart
+    with qtbot.waitSignal(s.computeFailed, timeout=30_000):
+        assert files.open_session(session)
+    assert files.path != session and "talk" not in window.windowTitle()
+    assert "was not opened" in window.messages.text
+    assert session.read_text() == saved
+
+
+def test_export_waits_for_the_views_to_show_the_last_change(qtbot, window, tmp_path):
+    s = window.state
+    s.set_config(n_layers=3)
+    s.select(layer=2)
+    if s.busy:                                                     # usually: the compute is running
+        assert not window.file_actions.export_to(tmp_path / "f.png", "pattern")
+        assert "Still computing" in window.messages.text and not (tmp_path / "f.png").exists()
+    qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
+    assert window.file_actions.export_to(tmp_path / "f.png", "pattern")
+
+
+def test_a_refused_size_change_does_not_announce_new_weights(qtbot, window):
+    s = window.state
+    said = []
+    s.message.connect(lambda level, text: said.append((level, text)))
+    assert s.inputs.weights == "trained"
+    assert not s.set_config(n_ctx=2)                               # fewer positions than tokens
+    assert said and all("New sizes need new weights" not in text for _level, text in said)
