@@ -323,9 +323,15 @@ class LabState(QObject):
             return False
         tok = toks.pop(src)
         toks.insert(dst, tok)
+        query = self._selection.query
         ok = self.set_tokens(toks, f"Move “{self.tokenizer.label(tok)}” to position {dst}")
-        if ok and self._selection.query == src:
-            self.select(query=dst)                     # the tracker follows the dragged token
+        if ok:                                         # the tracked query stays on its token
+            if query == src:
+                self.select(query=dst)
+            elif src < query <= dst:
+                self.select(query=query - 1)
+            elif dst <= query < src:
+                self.select(query=query + 1)
         return ok
 
     def replace_token(self, index: int, token_id: int) -> bool:
@@ -338,15 +344,24 @@ class LabState(QObject):
 
     def insert_token(self, index: int, token_id: int) -> bool:
         toks = list(self._inputs.tokens)
-        toks.insert(max(0, min(index, len(toks))), int(token_id))
-        return self.set_tokens(toks, f"Add “{self.tokenizer.label(token_id)}”")
+        index = max(0, min(index, len(toks)))
+        toks.insert(index, int(token_id))
+        query = self._selection.query
+        ok = self.set_tokens(toks, f"Add “{self.tokenizer.label(token_id)}”")
+        if ok and index <= query:
+            self.select(query=query + 1)               # the tracked query stays on its token
+        return ok
 
     def remove_token(self, index: int) -> bool:
         toks = list(self._inputs.tokens)
         if not 0 <= index < len(toks):
             return False
         tok = toks.pop(index)
-        return self.set_tokens(toks, f"Remove “{self.tokenizer.label(tok)}”")
+        query = self._selection.query
+        ok = self.set_tokens(toks, f"Remove “{self.tokenizer.label(tok)}”")
+        if ok and index < query:
+            self.select(query=query - 1)               # the tracked query stays on its token
+        return ok
 
     def set_seed(self, seed: int) -> bool:
         """Random weights from this seed (also the way back from trained or loaded weights)."""

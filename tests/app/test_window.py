@@ -326,3 +326,14 @@ def test_the_app_keeps_openblas_to_one_thread(window):
 
     pools = [i for i in threadpool_info() if i["internal_api"] == "openblas"]
     assert pools and all(i["num_threads"] == 1 for i in pools)
+
+
+def test_the_tracked_query_stays_on_its_token_when_others_move(qtbot, window):
+    s = window.state
+    wait_render(qtbot, window, lambda: s.set_tokens([0, 1, 2, 3, 4, 5]))
+    s.select(query=3)
+    tracked = s.inputs.tokens[3]
+    for edit in (lambda: s.insert_token(0, 7), lambda: s.remove_token(1), lambda: s.move_token(0, 4),
+                 lambda: s.move_token(5, 0), lambda: s.move_token(s.selection.query, 1)):
+        wait_render(qtbot, window, edit)
+        assert s.inputs.tokens[s.selection.query] == tracked
