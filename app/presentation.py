@@ -84,10 +84,16 @@ def dark_qpalette() -> QPalette:
 
 
 def set_dark(state, on: bool) -> None:
-    """Dark or light theme (view state). Blues (white = 0) means nothing on a dark page: viridis."""
+    """Dark or light theme (view state). Blues (white = 0) means nothing on a dark page: viridis,
+    and blues again when the page turns light (unless another map was chosen meanwhile)."""
     changes = {"theme": "dark" if on else "light"}
     if on and state.selection.colormap == "blues":
         changes["colormap"] = "viridis"
+        state.blues_for_dark = True
+    elif not on and state.blues_for_dark:
+        if state.selection.colormap == "viridis":
+            changes["colormap"] = "blues"
+        state.blues_for_dark = False
     state.select(**changes)
 
 

@@ -171,6 +171,7 @@ class LabState(QObject):
         self._latest_request = 0
         self._cancelled_request: int | None = None   # a request cancelled by the user (see cancel)
         self._busy = False
+        self.blues_for_dark = False               # set_dark swapped blues for viridis (app/presentation.py)
         self._shown_index = 0            # undo-stack index whose inputs the views show
         self._locked: str | None = None  # why edits are refused right now (e.g. training runs)
         self.runner = runner if runner is not None else Runner(self)

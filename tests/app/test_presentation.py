@@ -105,3 +105,18 @@ def test_light_after_dark_has_the_type_sizes_of_a_fresh_window(qtbot, window):
     assert sizes() == fresh
     set_dark(s, False)
     assert sizes() == fresh == ("11.0pt", 10.0)
+
+
+def test_leaving_dark_brings_blues_back_unless_another_map_was_chosen(qtbot, window):
+    from app.presentation import set_dark
+
+    s = window.state
+    assert s.selection.colormap == "blues"
+    set_dark(s, True)
+    assert s.selection.colormap == "viridis"
+    set_dark(s, False)
+    assert s.selection.colormap == "blues"
+    set_dark(s, True)
+    s.select(colormap="cividis")
+    set_dark(s, False)
+    assert s.selection.colormap == "cividis"
