@@ -491,6 +491,12 @@ class LabState(QObject):
         self.message.emit("info" if cancelled else "error", text)
         if not cancelled:
             self.computeFailed.emit(text)
+        if not cancelled and self._result is None and self._inputs.weights != "random":
+            # Nothing on screen yet and these weights cannot be used (e.g. a session's weights file
+            # is damaged): every edit would fail the same way. Show random weights instead.
+            self.message.emit("warning", f"{text} — showing random weights (seed {self._inputs.seed}) instead; "
+                                         "open other weights from the Model menu.")
+            self.preview(weights="random")
 
     def _on_progress(self, request_id: int, stage: str, fraction: float) -> None:
         if request_id == self._latest_request:

@@ -179,3 +179,25 @@ def test_a_refused_size_change_does_not_announce_new_weights(qtbot, window):
     assert s.inputs.weights == "trained"
     assert not s.set_config(n_ctx=2)                               # fewer positions than tokens
     assert said and all("New sizes need new weights" not in text for _level, text in said)
+
+
+def test_unusable_weights_with_nothing_on_screen_fall_back_to_random(qtbot, tmp_path):
+    """A session opened at start-up whose weights file is damaged: show random weights instead
+    of a window where every edit fails the same way."""
+    from app.main_window import MainWindow
+    from app.state import LabState
+
+    bad = tmp_path / "w.safetensors"
+    bad.write_bytes(b"garbage" * 10)
+    state = LabState()
+    win = MainWindow(state)
+    qtbot.addWidget(win)
+    win.show()
+    assert state.set_weights(str(bad))                             # accepted: read only when computed
+    said = []
+    state.message.connect(lambda level, text: said.append((level, text)))
+    with qtbot.waitSignal(win.rendered, timeout=60_000):
+        state.start()
+    assert state.inputs.weights == "random" and state.result.inputs == state.inputs
+    assert any(level == "warning" and "showing random weights" in text for level, text in said)
+    state.runner.shutdown()
