@@ -613,9 +613,11 @@ class MLPStation(Station):
             self.logit_plot.setXRange(0, max(float(probs.max()) * 1.15, 1e-12), padding=0)
             self.logit_plot.setYRange(-0.6, n - 0.4, padding=0)
             word = labels[sel.query] if labels else ""
-            set_title(self.logit_plot, f"next token after i = {sel.query} (“{word}”)", self.palette.foreground,
-                      self.title_size)
-            self.logit_plot.setLabel("bottom", "softmax(logits) after the last layer")
+            title = (f"next token after i = {sel.query} (“{word}”)", self.palette.foreground, self.title_size)
+            if title != getattr(self, "_logit_title", None):         # HTML labels: re-laid out only on change
+                self._logit_title = title
+                set_title(self.logit_plot, *title)
+                self.logit_plot.setLabel("bottom", "softmax(logits) after the last layer")
 
     def shapes(self, result, sel):
         cfg = result.inputs.config
