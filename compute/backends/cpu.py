@@ -1,13 +1,17 @@
 """`cpu`: float32, BLAS for the matrix products, numba for the fused row-wise steps.
 
 Uses the causal structure: the softmax never exponentiates a masked key, and pattern @ v skips
-the blocks of the pattern above the diagonal, which are known to be zero.
+the keys after a block's last query, whose pattern entries are known to be zero.
+
+Attention runs one block of query rows of one head at a time: its scores, softmax, pattern @ v
+and share through W_O follow each other while the block (~1 MB) is still in cache, instead of
+each step streaming all heads' T x T arrays through memory again.
 
 Threads: OpenBLAS's own worker threads keep spinning after each product and steal the cores from
 the numba kernel that follows (measured on a 2-core machine: the softmax took 45 ms after a
 product, 18 ms alone). So during a forward pass BLAS runs single-threaded, and each large product
 is split in two along its leading axis, one half on a helper thread; idle threads then sleep.
-The softmax, the largest row-wise step, is split the same way (heads) on the same two threads.
+The attention blocks are shared out between the same two threads.
 """
 from __future__ import annotations
 
@@ -28,8 +32,10 @@ from . import cpu_kernels as K
 from .base import Backend, BackendOutput
 from .pool import BufferPool
 
-# Row-block height for the causal pattern @ v: blocks above the diagonal are skipped.
-CAUSAL_BLOCK = 128
+# Attention works on blocks of query rows whose scores take about this many bytes (L2-sized).
+BLOCK_BYTES = 1 << 20
+# pattern @ v runs on sub-blocks of this many rows, each with only the keys its rows may see.
+PV_ROWS = 64
 # Products smaller than this many multiply-adds run in one call (splitting costs ~50 us).
 SPLIT_MIN_MACS = 1 << 22
 # numba's parallel kernels are entered by one thread at a time (the app computes off-thread,
@@ -77,22 +83,30 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
     return out
 
 
-def halves(kernel, split: tuple[int, ...], *args) -> None:
-    """Run a row-wise kernel with the arguments at positions `split` cut in two along their first
-    axis: one half on the BLAS helper thread, one here, each with the serial build. Numba's own
-    pool would wake other threads onto the cores the products just used (measured at andrea-120m,
-    T=1024: the softmax took 13-17 ms that way, 10.5 ms split like this). Only for kernels whose
-    serial build vectorises as well as the parallel one (bias_gelu's does not: 33 ms vs 2.6 ms)."""
-    n = args[split[0]].shape[0]
-    if _HELPER is None or n < 2 or args[split[0]].size < K.PARALLEL_MIN_SIZE:
-        kernel(*args)                                  # small: one thread (or numba's choice)
-        return
-    h = n // 2
-    first = [a[:h] if i in split else a for i, a in enumerate(args)]
-    second = [a[h:] if i in split else a for i, a in enumerate(args)]
-    pending = _HELPER.submit(kernel.serial, *first)
-    kernel.serial(*second)
-    pending.result()
+def block_rows(T: int) -> int:
+    """Query rows per attention block: ~BLOCK_BYTES of scores, at least 16 rows."""
+    return max(16, min(T, BLOCK_BYTES // (4 * max(T, 1))))
+
+
+def attention_blocks(items, qh, kh, vh, W_O, scale, causal, mask, has_mask,
+                     raw, scaled, masked, pattern, z, res, part) -> None:
+    """Attention for the (head, first row, end row) blocks taken from the iterator `items`
+    (shared with another thread: each block is taken once). For rows r0:r1 of head h, in order:
+    scores, scale + mask + softmax, pattern @ v and the head's share through W_O, added to `part`
+    (this thread's partial sum over heads; the caller adds the parts and b_O). qh, kh, vh are
+    head-major [H, T, dh] copies (BLAS is slower on the strided [T, H, dh] views); z is [T, H, dh]
+    and written in place."""
+    T = raw.shape[2]
+    for h, r0, r1 in items:
+        np.matmul(qh[h, r0:r1], kh[h].T, out=raw[h, r0:r1])                     # [R, T]  q_i . k_j
+        K.scale_mask_softmax(raw[h, r0:r1], r0, scale, causal, mask, has_mask,
+                             scaled[h, r0:r1], masked[h, r0:r1], pattern[h, r0:r1])  # [R, T] each
+        for s0 in range(r0, r1, PV_ROWS):              # causal: keys after a row's own are 0
+            s1 = min(s0 + PV_ROWS, r1)
+            keys = s1 if causal else T
+            np.matmul(pattern[h, s0:s1, :keys], vh[h, :keys], out=z[s0:s1, h])   # [S, dh]  z = pattern @ v
+        np.matmul(z[r0:r1, h], W_O[h], out=res[h, r0:r1])                        # [R, d_model]  z_h @ W_O[h]
+        K.add_into(part[r0:r1], res[h, r0:r1])                                   # [R, d_model]
 
 
 class _Prepared:
@@ -141,16 +155,18 @@ class CpuBackend(Backend):
         m, v, o = np.empty(2, np.float32), np.empty(2, np.float32), np.empty_like(x)
         raw = np.ones((1, 2, 2), np.float32)
         s1, s2, s3 = np.empty_like(raw), np.empty_like(raw), np.empty_like(raw)
-        res = np.ones((2, 1, 4), np.float32)
         with _KERNEL_LOCK:
             K.layer_norm(x, x[0], x[0], m, v, o)
-            K.scale_mask_softmax(raw, np.float32(1.0), True, np.ones((1, 1), np.bool_), False, s1, s2, s3)
+            K.scale_mask_softmax(raw[0], 0, np.float32(1.0), True, np.ones((1, 1), np.bool_), False,
+                                 s1[0], s2[0], s3[0])
+            K.add_into(x, x.copy())
             K.bias_gelu(x, x[0], o)
-            heads = np.empty((2, 2, 2), np.float32)                       # [H=2, T=2, dh=2]
-            K.bias_split_heads(np.ones((2, 12), np.float32), np.ones(12, np.float32), heads, heads.copy(), heads.copy())
             K.add_rows(x, x, o)
             K.add_bias(o, x[0])
-            K.sum_heads_plus_bias(res, x[0], o)
+            heads = np.empty((2, 2, 2), np.float32)                       # [H=2, T=2, dh=2]
+            K.bias_split_heads(np.ones((2, 12), np.float32), np.ones(12, np.float32), heads, heads.copy(), heads.copy())
+            K.heads_sum_residual(x, x, True, x[0], x, o, o.copy())
+            K.bias_residual(o, x[0], x, o.copy())
 
     def run(self, cfg: Config, weights: Weights, tokens: np.ndarray,
             attn_mask: np.ndarray | None) -> BackendOutput:
@@ -162,7 +178,7 @@ class CpuBackend(Backend):
         timing: dict[str, float] = {}
         last = [t_start]
 
-        n_stages = 1 + 7 * cfg.n_layers
+        n_stages = 1 + 5 * cfg.n_layers
         done = [0]
 
         def lap(stage: str) -> None:  # time since the previous lap, summed over layers
@@ -199,41 +215,41 @@ class CpuBackend(Backend):
             qkv = matmul(ln1_out, prep.W_QKV[layer], out=new((T, 3 * hd)))  # [T, 3*H*dh] one product
             # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
             qh, kh, vh = new((H, T, dh)), new((H, T, dh)), new((H, T, dh))  # [H, T, dh] each
-            K.bias_split_heads(qkv, prep.b_QKV[layer], qh, kh, vh)
+            K.bias_split_heads(qkv, prep.b_QKV[layer], qh, kh, vh)          # + b_Q, b_K, b_V
             q = qkv[:, 0 * hd:1 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
             k = qkv[:, 1 * hd:2 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
             v = qkv[:, 2 * hd:3 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
             lap("qkv")
 
-            attn_scores_raw = matmul(qh, kh.transpose(0, 2, 1), out=new((H, T, T)))  # [H, T, T]  q_i . k_j
-            lap("scores")
+            attn_scores_raw = new((H, T, T))                                # [H, T, T]  q_i . k_j
             attn_scores_scaled = new((H, T, T))                             # [H, T, T]
             attn_scores = new((H, T, T))                                    # [H, T, T]
             pattern = new((H, T, T))                                        # [H, T, T]
-            halves(K.scale_mask_softmax, (0, 5, 6, 7), attn_scores_raw, scale, cfg.causal, mask,
-                   attn_mask is not None, attn_scores_scaled, attn_scores, pattern)  # split by head
-            lap("softmax")
-
-            zh = new((H, T, dh))                                  # [H, T, dh]
-            if cfg.causal:
-                # Row block [r0, r1) only sees keys < r1: the rest of its pattern rows are zero.
-                for r0 in range(0, T, CAUSAL_BLOCK):
-                    r1 = min(r0 + CAUSAL_BLOCK, T)
-                    matmul(pattern[:, r0:r1, :r1], vh[:, :r1], out=zh[:, r0:r1])  # [H, r1-r0, dh]
-            else:
-                matmul(pattern, vh, out=zh)                                 # [H, T, dh]
             z = new((T, H, dh))                                             # [T, H, dh]
-            z[...] = zh.transpose(1, 0, 2)
-            z_concat = z.reshape(T, hd)                                     # [T, H*dh] (view)
-            lap("pattern @ v")
+            # Each head's share of attn_out, z_h @ W_O[h]; made head-major for BLAS and handed
+            # out as a [T, H, d_model] view (no copy of the largest per-head array).
+            res = new((H, T, dm))                                           # [H, T, d_model]
+            rows = block_rows(T)
+            # Largest blocks (most keys) first, so the two threads finish together.
+            blocks = iter([(h, r0, min(r0 + rows, T)) for r0 in reversed(range(0, T, rows)) for h in range(H)])
+            two = _HELPER is not None and H * T * T >= K.PARALLEL_MIN_SIZE and (H > 1 or T > rows)
+            parts = [new((T, dm)) for _ in range(2 if two else 1)]          # [T, d_model] each
+            for part in parts:
+                part.fill(0.0)
+            args = (qh, kh, vh, wb["attn.W_O"], scale, cfg.causal, mask, attn_mask is not None,
+                    attn_scores_raw, attn_scores_scaled, attn_scores, pattern, z, res)
+            helper = _HELPER.submit(attention_blocks, blocks, *args, parts[1]) if two else None
+            attention_blocks(blocks, *args, parts[0])
+            if helper is not None:
+                helper.result()
+            lap("attention")
 
-            # Each head's share of attn_out, z_h @ W_O[h]; computed head-major for BLAS and
-            # handed out as a [T, H, d_model] view (no copy of the largest per-head array).
-            result = matmul(zh, wb["attn.W_O"], out=new((H, T, dm))).transpose(1, 0, 2)  # [T, H, d_model]
-            attn_out = new((T, dm))                               # [T, d_model]
-            halves(K.sum_heads_plus_bias, (0, 2), result, wb["attn.b_O"], attn_out)  # split by token
-            resid_mid = new((T, dm))                              # [T, d_model]
-            K.add_rows(resid_pre, attn_out, resid_mid)
+            z_concat = z.reshape(T, hd)                                     # [T, H*dh] (view)
+            result = res.transpose(1, 0, 2)                                 # [T, H, d_model] (view)
+            attn_out = parts[0]                                             # [T, d_model] (in place)
+            resid_mid = new((T, dm))                                        # [T, d_model]
+            # attn_out = sum over heads + b_O; resid_mid = resid_pre + attn_out
+            K.heads_sum_residual(parts[0], parts[-1], two, wb["attn.b_O"], resid_pre, attn_out, resid_mid)
             lap("W_O")
 
             ln2_mean, ln2_var = np.empty(T, f32), np.empty(T, f32)          # [T], [T]
@@ -242,10 +258,9 @@ class CpuBackend(Backend):
             mlp_pre = matmul(ln2_out, wb["mlp.W_in"], out=new((T, dmlp)))   # [T, d_mlp] (bias below)
             mlp_post = new((T, dmlp))                                       # [T, d_mlp]
             K.bias_gelu(mlp_pre, wb["mlp.b_in"], mlp_post)                  # mlp_pre += b_in; GELU(mlp_pre)
-            mlp_out = matmul(mlp_post, wb["mlp.W_out"])                     # [T, d_model]
-            K.add_bias(mlp_out, wb["mlp.b_out"])
-            resid_post = new((T, dm))                             # [T, d_model]
-            K.add_rows(resid_mid, mlp_out, resid_post)
+            mlp_out = matmul(mlp_post, wb["mlp.W_out"], out=new((T, dm)))   # [T, d_model] (bias below)
+            resid_post = new((T, dm))                                       # [T, d_model]
+            K.bias_residual(mlp_out, wb["mlp.b_out"], resid_mid, resid_post)  # mlp_out += b_out; + resid_mid
             resid = resid_post
             lap("mlp")
 

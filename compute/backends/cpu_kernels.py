@@ -11,7 +11,10 @@ import types
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba import njit, prange
+from numba import types as nbtypes
+from numba.extending import intrinsic
 
 # numba's OpenMP layer leaves its threads spinning after each kernel, and OpenBLAS's threads spin
 # after each product: on a 2-core laptop the two pools then steal each other's cores (measured
@@ -35,11 +38,29 @@ _LN2_HI = np.float32(0.693359375)
 _LN2_LO = np.float32(-2.12194440e-4)
 
 
+@intrinsic
+def as_float32(typingctx, bits):
+    """The float32 whose bit pattern is the int32 `bits` (a register move; vectorises)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+    return nbtypes.float32(nbtypes.int32), codegen
+
+
+@intrinsic
+def as_int32(typingctx, value):
+    """The bit pattern of the float32 `value` as an int32."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+    return nbtypes.int32(nbtypes.float32), codegen
+
+
 @njit(inline="always", fastmath={"contract"}, cache=True)
 def exp32(x):  # pragma: no cover - compiled
-    """e^x in float32; 0 below -87 (where e^x is below float32's normal range)."""
-    c = min(max(x, np.float32(-87.0)), np.float32(88.0))
-    n = np.float32(math.floor(c * _LOG2E + np.float32(0.5)))
+    """e^x in float32; 0 below -87 (where e^x is below float32's normal range). Selects instead
+    of min/max and np.floor instead of math.floor keep it vectorisable inside a loop."""
+    c = x if x > np.float32(-87.0) else np.float32(-87.0)
+    c = c if c < np.float32(88.0) else np.float32(88.0)
+    n = np.floor(c * _LOG2E + np.float32(0.5))
     r = c - n * _LN2_HI - n * _LN2_LO
     p = np.float32(1.9875691500e-4)
     p = p * r + np.float32(1.3981999507e-3)
@@ -48,8 +69,17 @@ def exp32(x):  # pragma: no cover - compiled
     p = p * r + np.float32(1.6666665459e-1)
     p = p * r + np.float32(5.0000001201e-1)
     p = p * r * r + r + np.float32(1.0)
-    two_n = np.int32((np.int32(n) + np.int32(127)) << np.int32(23)).view(np.float32)
+    two_n = as_float32((np.int32(n) + np.int32(127)) << np.int32(23))
     return p * two_n if x >= np.float32(-87.0) else np.float32(0.0)
+
+
+# A float32 max over a row does not vectorise in numba (its float max is a scalar select), an int32
+# max does: this map is monotonic (floats order as their keys do; -0.0 just below +0.0) and its
+# own inverse. A NaN with its sign bit clear sorts above +inf (a NaN max, as numpy gives).
+@njit(inline="always", cache=True)
+def order_key(bits):  # pragma: no cover - compiled
+    """Order-preserving int32 key of a float32 given by its bits (and the inverse map)."""
+    return bits ^ ((bits >> np.int32(31)) & np.int32(0x7FFFFFFF))
 
 
 class _Kernel:
@@ -98,42 +128,63 @@ def layer_norm(x, w, b, mean_out, var_out, out):  # pragma: no cover - compiled
             out[t, c] = (x[t, c] - mean32) * inv32 * w[c] + b[c]
 
 
-# Reassociation lets LLVM vectorise the row max and sum; no 'nnan'/'ninf': -inf carries the mask.
-@kernel(fastmath={"reassoc", "contract", "nsz"})
-def scale_mask_softmax(raw, scale, causal, mask, has_mask, scaled, masked, pattern):  # pragma: no cover
-    """One pass per score row: scaled = raw * scale; masked = scaled or -inf where forbidden;
-    pattern = softmax(masked) with the row max subtracted; a fully masked row gives zeros.
-    With `causal`, keys j > i are forbidden and their exp is never computed."""
-    H, T, _ = raw.shape
+# Serial: cpu.py runs it on a block of rows of one head, on two threads, right after the product
+# that made those rows (they are still in cache). Every loop starts at index 0 of a row or of a
+# slice of one: a loop from a variable start keeps numba's negative-index check and runs scalar
+# (measured: 4-5x slower). Reassociation vectorises the sum; no 'nnan'/'ninf': -inf is the mask.
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"})
+def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, pattern):  # pragma: no cover
+    """Score rows i0, i0+1, ... of one head ([R, T] each): scaled = raw * scale; masked = scaled,
+    or -inf where forbidden; pattern = softmax(masked) with the row max subtracted; a fully masked
+    row gives zeros. With `causal`, keys j > i are forbidden and their exp is never computed.
+    `mask` is indexed by the absolute query position i."""
+    R, T = raw.shape
     neg_inf = np.float32(-np.inf)
-    for r in prange(H * T):
-        h = r // T
-        i = r - h * T
-        limit = i + 1 if causal else T          # keys at or beyond `limit` are masked
-        row_max = neg_inf
-        for j in range(T):
-            s = raw[h, i, j] * scale
-            scaled[h, i, j] = s
-            if j < limit and (not has_mask or mask[i, j]):
-                masked[h, i, j] = s
-                if s > row_max:
-                    row_max = s
-            else:
-                masked[h, i, j] = neg_inf
-        if row_max == neg_inf:                  # nothing allowed: the row is defined as zeros
-            for j in range(T):
-                pattern[h, i, j] = 0.0
+    for r in range(R):
+        i = i0 + r
+        limit = min(i + 1, T) if causal else T          # keys at or beyond `limit` are masked
+        rr, sc, ms, pt = raw[r], scaled[r], masked[r], pattern[r]   # [T] each
+        top = np.int32(-2147483648)                     # order key of the row max so far
+        if has_mask:
+            for j in range(limit):
+                s = rr[j] * scale
+                sc[j] = s
+                m = s if mask[i, j] else neg_inf
+                ms[j] = m
+                top = max(top, order_key(as_int32(m)))
+        else:
+            for j in range(limit):
+                s = rr[j] * scale                       # scaled score (no extra mask)
+                sc[j] = s
+                ms[j] = s
+                top = max(top, order_key(as_int32(s)))
+        rr_t, sc_t, ms_t, pt_t = rr[limit:], sc[limit:], ms[limit:], pt[limit:]   # forbidden keys
+        for j in range(sc_t.shape[0]):
+            sc_t[j] = rr_t[j] * scale
+            ms_t[j] = neg_inf
+            pt_t[j] = 0.0
+        row_max = as_float32(order_key(top))
+        if row_max == neg_inf:                          # nothing allowed: the row is defined as zeros
+            for j in range(limit):
+                pt[j] = 0.0
             continue
-        total = 0.0
+        total = np.float32(0.0)
         for j in range(limit):
-            e = exp32(masked[h, i, j] - row_max)  # exp(-inf) = 0 for masked keys
-            pattern[h, i, j] = e
+            e = exp32(ms[j] - row_max)                  # exp(-inf) = 0 for masked keys
+            pt[j] = e
             total += e
-        inv = np.float32(1.0 / total)
+        inv = np.float32(1.0) / total
         for j in range(limit):
-            pattern[h, i, j] *= inv
-        for j in range(limit, T):
-            pattern[h, i, j] = 0.0
+            pt[j] *= inv
+
+
+@njit(cache=True, nogil=True)
+def add_into(acc, x):  # pragma: no cover - compiled
+    """acc += x for [R, d] arrays, serial (cpu.py's threads each own their accumulator)."""
+    R, d = acc.shape
+    for t in range(R):
+        for c in range(d):
+            acc[t, c] += x[t, c]
 
 
 @kernel(fastmath={"contract"})
@@ -188,12 +239,25 @@ def add_bias(x, bias):  # pragma: no cover - compiled
 
 
 @kernel()
-def sum_heads_plus_bias(result, bias, out):  # pragma: no cover - compiled
-    """out[t] = sum_h result[t, h] + bias: attn_out from each head's share."""
-    T, H, d = result.shape
+def heads_sum_residual(part0, part1, two, bias, resid_pre, attn_out, resid_mid):  # pragma: no cover
+    """attn_out = part0 (+ part1 when `two`) + b_O, the sum over heads from cpu.py's per-thread
+    partial sums; resid_mid = resid_pre + attn_out. One pass ([T, d_model] each)."""
+    T, d = part0.shape
     for t in prange(T):
         for c in range(d):
-            out[t, c] = bias[c]
-        for h in range(H):
-            for c in range(d):
-                out[t, c] += result[t, h, c]
+            a = part0[t, c] + bias[c]
+            if two:
+                a = part0[t, c] + part1[t, c] + bias[c]
+            attn_out[t, c] = a
+            resid_mid[t, c] = resid_pre[t, c] + a
+
+
+@kernel()
+def bias_residual(x, bias, resid, out):  # pragma: no cover - compiled
+    """x += bias (mlp_out gets b_out), then out = resid + x (resid_post). One pass."""
+    T, d = x.shape
+    for t in prange(T):
+        for c in range(d):
+            y = x[t, c] + bias[c]
+            x[t, c] = y
+            out[t, c] = resid[t, c] + y

@@ -32,34 +32,135 @@ def test_exp32_is_accurate_over_the_softmax_range(rng):
 
 
 def test_serial_and_parallel_kernels_agree(rng):
-    raw = rng.standard_normal((3, 300, 300)).astype(np.float32)      # above PARALLEL_MIN_SIZE
+    x = rng.standard_normal((300, 400)).astype(np.float32)           # above PARALLEL_MIN_SIZE
+    w, b = rng.standard_normal(400).astype(np.float32), rng.standard_normal(400).astype(np.float32)
     outs = {}
     for name in ("serial", "parallel"):
-        impl = getattr(K.scale_mask_softmax, name)
-        bufs = [np.empty_like(raw) for _ in range(3)]
-        impl(raw, np.float32(0.5), True, np.ones((1, 1), np.bool_), False, *bufs)
-        outs[name] = bufs
-    for a, b in zip(outs["serial"], outs["parallel"]):
-        np.testing.assert_array_equal(a, b)
+        m, v, o = np.empty(300, np.float32), np.empty(300, np.float32), np.empty_like(x)
+        getattr(K.layer_norm, name)(x, w, b, m, v, o)
+        outs[name] = (m, v, o)
+    for a, c in zip(outs["serial"], outs["parallel"]):
+        np.testing.assert_array_equal(a, c)
 
 
-@pytest.mark.parametrize("H, causal, with_mask", [(3, True, False), (4, False, True), (5, True, True)])
-def test_softmax_split_over_heads_equals_the_kernel(rng, H, causal, with_mask):
-    from compute.backends.cpu import halves
+def _softmax64(raw, scale, causal, mask):
+    """float64 numpy: scaled, masked (-inf where forbidden), pattern (zeros for a fully masked row)."""
+    H, T, _ = raw.shape
+    allowed = np.ones((T, T), bool) if mask is None else mask.copy()     # [T, T]
+    if causal:
+        allowed &= np.tri(T, dtype=bool)
+    scaled = raw.astype(np.float64) * scale                               # [H, T, T]
+    masked = np.where(allowed, scaled, -np.inf)                           # [H, T, T]
+    top = masked.max(-1, keepdims=True)                                   # [H, T, 1]
+    safe = np.where(np.isfinite(top), top, 0.0)
+    e = np.where(allowed, np.exp(masked - safe), 0.0)                     # [H, T, T]
+    total = e.sum(-1, keepdims=True)
+    pattern = np.divide(e, total, out=np.zeros_like(e), where=total > 0)  # [H, T, T]
+    return scaled, masked, pattern
 
-    T = 160                                                          # H*T*T above PARALLEL_MIN_SIZE
-    raw = rng.standard_normal((H, T, T)).astype(np.float32)          # [H, T, T]
-    mask = rng.random((T, T)) > 0.3 if with_mask else np.ones((1, 1), np.bool_)   # [T, T]
-    mask[:, 0] = True if with_mask else mask[:, 0]
-    outs = []
-    for split in (False, True):
-        bufs = [np.full_like(raw, np.nan) for _ in range(3)]
-        args = (raw, np.float32(0.25), causal, mask, with_mask, *bufs)
-        halves(K.scale_mask_softmax, (0, 5, 6, 7), *args) if split else K.scale_mask_softmax(*args)
-        outs.append(bufs)
-    for a, b in zip(*outs):
-        np.testing.assert_array_equal(a, b)
-    np.testing.assert_allclose(outs[1][2].sum(-1), 1.0, rtol=1e-5)   # every row of pattern sums to 1
+
+@pytest.mark.parametrize("causal, with_mask, rows", [(True, False, 16), (False, False, 7), (True, True, 5),
+                                                      (False, True, 33), (True, False, 100)])
+def test_softmax_on_row_blocks_matches_float64(rng, causal, with_mask, rows):
+    H, T = 2, 70
+    raw = (rng.standard_normal((H, T, T)) * 6).astype(np.float32)    # [H, T, T]
+    raw[0, 3, :] = 50.0                                               # ties at the row max
+    raw[1, 5, :4] = -0.0                                              # -0.0 and +0.0 in one row
+    raw[1, 5, 4:8] = 0.0
+    mask = rng.random((T, T)) > 0.4 if with_mask else None
+    if mask is not None:
+        mask[9, :] = False                                            # a fully masked row
+    scale = np.float32(0.3)
+    bufs = [np.full_like(raw, np.nan) for _ in range(3)]
+    for h in range(H):
+        for r0 in range(0, T, rows):                                  # blocks, as cpu.py calls it
+            r1 = min(r0 + rows, T)
+            K.scale_mask_softmax(raw[h, r0:r1], r0, scale, causal,
+                                 np.ones((1, 1), np.bool_) if mask is None else mask, mask is not None,
+                                 *(b[h, r0:r1] for b in bufs))
+    want = _softmax64(raw, scale, causal, mask)
+    for got, exp in zip(bufs, want):
+        np.testing.assert_allclose(got, exp, rtol=2e-6, atol=1e-7)
+        assert np.array_equal(np.isneginf(got), np.isneginf(exp))     # -inf exactly where forbidden
+    pattern = bufs[2]
+    forbidden = np.isneginf(bufs[1])
+    assert np.all(pattern[forbidden] == 0.0)                          # masked entries are exactly 0
+    sums = pattern.sum(-1)
+    empty = forbidden.all(-1)
+    np.testing.assert_allclose(sums[~empty], 1.0, rtol=1e-5)
+    assert np.all(sums[empty] == 0.0) and (empty.any() == (mask is not None))
+
+
+def test_row_max_through_int_keys_orders_like_floats():
+    @njit
+    def keys(x, out):
+        for i in range(x.size):
+            out[i] = K.order_key(K.as_int32(x[i]))
+
+    x = np.array([-np.inf, -3e38, -1.0, -1e-45, -0.0, 0.0, 1e-45, 1.0, 3e38, np.inf], np.float32)
+    k = np.empty(x.size, np.int32)
+    keys(x, k)
+    assert np.all(np.diff(k) > 0)                                    # strictly increasing, like x
+
+    @njit
+    def back(k, out):
+        for i in range(k.size):
+            out[i] = K.as_float32(K.order_key(k[i]))
+
+    y = np.empty_like(x)
+    back(k, y)
+    assert np.array_equal(y.view(np.int32), x.view(np.int32))         # its own inverse, bit for bit
+
+
+@pytest.mark.parametrize("H, T, causal, with_mask", [(3, 200, True, False), (1, 300, True, False),
+                                                     (4, 150, False, True), (5, 130, True, True)])
+def test_attention_blocks_on_two_threads_equal_one(rng, H, T, causal, with_mask):
+    from compute.backends import cpu
+
+    dh, dm = 8, 24
+    qh, kh, vh = (rng.standard_normal((H, T, dh)).astype(np.float32) for _ in range(3))  # [H, T, dh]
+    W_O = rng.standard_normal((H, dh, dm)).astype(np.float32)                          # [H, dh, d_model]
+    mask = rng.random((T, T)) > 0.3 if with_mask else np.ones((1, 1), np.bool_)
+    rows = 40
+
+    def run(threads):
+        bufs = [np.full((H, T, T), np.nan, np.float32) for _ in range(4)]
+        z, res = np.full((T, H, dh), np.nan, np.float32), np.full((H, T, dm), np.nan, np.float32)
+        parts = [np.zeros((T, dm), np.float32) for _ in range(threads)]
+        items = iter([(h, r0, min(r0 + rows, T)) for r0 in reversed(range(0, T, rows)) for h in range(H)])
+        args = (qh, kh, vh, W_O, np.float32(0.35), causal, mask, with_mask, *bufs, z, res)
+        pending = [cpu._HELPER.submit(cpu.attention_blocks, items, *args, p) for p in parts[1:]]
+        cpu.attention_blocks(items, *args, parts[0])
+        for f in pending:
+            f.result()
+        return bufs, z, res, sum(parts)
+
+    if cpu._HELPER is None:
+        pytest.skip("one core: no helper thread")
+    (b1, z1, r1, s1), (b2, z2, r2, s2) = run(1), run(2)
+    for a, c in zip(b1 + [z1, r1], b2 + [z2, r2]):
+        np.testing.assert_array_equal(a, c)                           # every block computed once, alike
+    np.testing.assert_allclose(s2, r1.sum(0), rtol=1e-5, atol=1e-5)   # the parts add up to all heads
+    scaled, masked, pattern = _softmax64(b1[0], np.float32(0.35), causal, mask if with_mask else None)
+    np.testing.assert_allclose(b1[3], pattern, rtol=2e-6, atol=1e-7)
+    z = pattern @ vh.astype(np.float64)                               # [H, T, dh]
+    np.testing.assert_allclose(z1, z.transpose(1, 0, 2), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(r1, z @ W_O.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+def test_validate_tokens_fast_path_agrees_with_the_loop():
+    cfg = Config(d_model=8, n_heads=2, d_head=4, n_ctx=6, d_vocab=10, n_layers=1)
+    for ok in ([1, 2, 3], (0, 9), np.array([4, 5], np.int32), np.array([3], np.uint8), [], np.array([], int)):
+        got = cfg.validate_tokens(ok)
+        assert got.dtype == np.int64 and not got.flags.writeable and list(got) == [int(t) for t in ok]
+    from compute import ConfigError
+
+    for bad, field in (([1, 10], "tokens[1]"), (np.array([3, -1]), "tokens[1]"), ([1, True], "tokens[1]"),
+                       (list(range(7)), "tokens"), (np.array([1.0, 2.0]), "tokens[0]"),
+                       ([2, 2 ** 70], "tokens[1]")):
+        with pytest.raises(ConfigError) as err:
+            cfg.validate_tokens(bad)
+        assert str(err.value).startswith(field), str(err.value)
 
 
 def test_fused_gelu_matches_float64_tanh_gelu_including_extremes(rng):
@@ -73,6 +174,23 @@ def test_fused_gelu_matches_float64_tanh_gelu_including_extremes(rng):
     np.testing.assert_allclose(pre, x, rtol=1e-6, atol=1e-6)          # mlp_pre now holds the bias
     np.testing.assert_allclose(post, exact, rtol=1e-5, atol=1e-6)
     assert np.all(np.isfinite(post)) and post[-1, -1] == pytest.approx(60 + bias[-1], rel=1e-6)
+
+
+@pytest.mark.parametrize("two", [False, True])
+def test_heads_sum_residual_and_bias_residual(rng, two):
+    T, d = 300, 260                                                    # above PARALLEL_MIN_SIZE
+    p0, p1, pre = (rng.standard_normal((T, d)).astype(np.float32) for _ in range(3))   # [T, d] each
+    b = rng.standard_normal(d).astype(np.float32)                                      # [d]
+    attn_out, resid_mid = np.empty_like(p0), np.empty_like(p0)
+    K.heads_sum_residual(p0, p1, two, b, pre, attn_out, resid_mid)
+    want = p0.astype(np.float64) + (p1 if two else 0) + b
+    np.testing.assert_allclose(attn_out, want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(resid_mid, pre + want, rtol=1e-6, atol=1e-5)
+    x, before = p1.copy(), p1.copy()
+    out = np.empty_like(x)
+    K.bias_residual(x, b, pre, out)
+    np.testing.assert_array_equal(x, before + b)                       # mlp_out gets its bias in place
+    np.testing.assert_array_equal(out, pre + (before + b))
 
 
 def test_bias_split_heads_makes_head_major_copies(rng):
