@@ -281,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
         window.file_actions.presentation.enter()
     if args.smoke:
         def done(_ms):
+            if window.state.busy:                      # an early result: quit once the full one is in
+                state.resultChanged.connect(lambda _result: done(_ms))
+                return
             print(f"smoke: rendered {window.state.result.trace.summary()}, render {_ms:.1f} ms")
             app.quit()
         window.rendered.connect(done)

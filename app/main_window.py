@@ -138,6 +138,8 @@ class MainWindow(QMainWindow):
         self.cancel_button.hide()
         self._busy_timer = QTimer(self, singleShot=True, interval=250, timeout=self._show_busy)
         self._awaiting_paint = False
+        self._partial_request: int | None = None       # request whose early result a station drew
+        self._partial_on_screen = False                # ... and its full result is not in yet
         self._render_t0 = 0.0
         self._paint_timeout = QTimer(self, singleShot=True, interval=500, timeout=self._on_painted)
         # The token strip follows an edit at once when the compute is slow, else together with
@@ -292,6 +294,7 @@ class MainWindow(QMainWindow):
         ins.calibrated.connect(self.calibrator.show_outcome)
         s.inputsChanged.connect(self._on_inputs)
         s.resultChanged.connect(self._on_result)
+        s.partialResult.connect(self._on_partial)
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
         s.lockChanged.connect(self._on_lock)
@@ -419,16 +422,40 @@ class MainWindow(QMainWindow):
         sel = s.selection
         self.calibrator.set_context(s.labels(), sel.query, sel.head, sel.layer)
 
+    def _on_partial(self, result) -> None:
+        """An early result (the selected layer's attention, MLP still running): the current
+        station draws it now if it can; the full result then finds it drawn already."""
+        sel = self.state.selection
+        station = self.stations.get(sel.station)
+        if (station is None or not station.isVisible() or self._awaiting_paint
+                or not station.can_draw(result, sel)):
+            self.state.runner.partial_shown()
+            return
+        self._render_t0 = time.perf_counter()
+        self._selection_timer.stop()
+        station.show_result(result, sel)
+        self._partial_request, self._partial_on_screen = result.request_id, True
+        self._awaiting_paint = True
+        self._paint_timeout.start()
+        self._strip_timer.stop()
+        self.tokens.set_tokens(result.labels, self._menu_vocabulary(), result.inputs.config.n_ctx, sel.query)
+
     def _on_result(self, result) -> None:
         self._render_t0 = time.perf_counter()
         self._selection_timer.stop()                  # the stations draw the current selection now
         sel = self.state.selection
         for station in self.stations.values():
             station.show_result(result, sel)          # hidden stations only remember it
-        # `rendered` fires when the active station has really painted (or soon after, if the
-        # window is hidden and Qt skips painting).
-        self._awaiting_paint = True
-        self._paint_timeout.start()
+        if result.request_id == self._partial_request:
+            # Its early part is on screen (or about to be painted): the same arrays, no new paint.
+            self._partial_on_screen = False
+            if not self._awaiting_paint:
+                self._show_times(result)
+        else:
+            # `rendered` fires when the active station has really painted (or soon after, if the
+            # window is hidden and Qt skips painting).
+            self._awaiting_paint = True
+            self._paint_timeout.start()
         gen = self.instruments.generation
         if gen is not None and (gen.prompt != list(result.inputs.tokens[:len(gen.prompt)])
                                 or gen.cfg != result.inputs.config
@@ -450,10 +477,16 @@ class MainWindow(QMainWindow):
         self._awaiting_paint = False
         self._paint_timeout.stop()
         self.last_render_ms = (time.perf_counter() - self._render_t0) * 1e3
-        result = self.state.result
+        if self._partial_on_screen:
+            self.status_times.setText(f"attention shown · render {self.last_render_ms:.1f} ms · MLP computing…")
+        else:
+            self._show_times(self.state.result)
+        self.rendered.emit(self.last_render_ms)
+        self.state.runner.partial_shown()             # an early result is on screen: go on
+
+    def _show_times(self, result) -> None:
         compute = result.trace.timing_ms.get("forward", result.compute_ms) if result else float("nan")
         self.status_times.setText(f"compute {compute:.1f} ms · render {self.last_render_ms:.1f} ms")
-        self.rendered.emit(self.last_render_ms)
 
     def _update_sizes(self) -> None:
         inputs = self.state.inputs
@@ -471,6 +504,19 @@ class MainWindow(QMainWindow):
             self._busy_timer.stop()
             self.progress.hide()
             self.cancel_button.hide()
+            result = self.state.result
+            if self._partial_on_screen and (result is None or result.request_id != self._partial_request):
+                # The pass whose early part is on screen failed or was cancelled: back to the result
+                # that goes with the inputs now shown.
+                self._partial_on_screen = False
+                self._awaiting_paint = False
+                self._paint_timeout.stop()
+                if result is not None:
+                    station = self.stations.get(self.state.selection.station)
+                    if station is not None:
+                        station.show_result(result, self.state.selection)
+                    self._show_tokens()
+                    self._show_times(result)
 
     def _show_busy(self) -> None:
         if self.state.busy:

@@ -4,6 +4,11 @@ One worker thread takes the newest request; a request that arrives while another
 cancels it at its next stage boundary (compute.progress), so rapid edits coalesce and only the
 latest inputs are ever finished. Weights are made on the worker too (GPT-3-sized ones take
 seconds) and kept for the next request with the same recipe.
+
+Early results: a request may name the layer whose attention the visible station draws. When the
+backend publishes that layer's attention half (compute.progress.publish) and the compute has run
+for a while, `partial` carries it to the UI at once, and the worker waits (briefly) until the UI
+has painted it, so the paint has the cores to itself; then the pass goes on to `finished`.
 """
 from __future__ import annotations
 
@@ -17,15 +22,22 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from compute import (BackendUnavailable, Cancelled, CheckpointError, ConfigError, Weights, WeightsError, forward,
-                     load_checkpoint, progress, trained_toy_weights)
+                     load_checkpoint, partial_trace, progress, trained_toy_weights)
 
 
 PROGRESS_AFTER_S = 0.05
 PROGRESS_EVERY_S = 0.03
+# An early result is worth its extra paint only when the pass is long: published this late or
+# later, for a layer of at least this many multiply-adds (andrea-120m: ~1.9e9 at T=256).
+PARTIAL_AFTER_S = 0.02
+PARTIAL_MIN_MACS = 1e9
+# How long the worker waits for the UI to paint an early result before it goes on regardless.
+PARTIAL_WAIT_S = 0.5
 
 
 class Runner(QObject):
     finished = Signal(object)             # LabResult
+    partial = Signal(object)              # LabResult whose trace is partial (trace.complete False)
     failed = Signal(int, str, bool)       # request id, message, cancelled?
     progress = Signal(int, str, float)    # request id, stage, fraction
 
@@ -39,23 +51,32 @@ class Runner(QObject):
         self._stopping = False
         self._t_run = self._t_progress = 0.0
         self._last_stage: str | None = None
+        self._painted = threading.Event()                  # the UI has shown an early result
+        self._painted.set()
         self.registry: dict[str, WeightsEntry] = {}       # named in-memory weights (LabState fills it)
         self._thread = threading.Thread(target=self._loop, name="qkv-runner", daemon=True)
         self._thread.start()
 
     # -- UI thread -------------------------------------------------------------------------------
-    def submit(self, request_id: int, inputs) -> None:
+    def submit(self, request_id: int, inputs, early_layer: int | None = None) -> None:
+        """Compute `inputs`; with `early_layer`, publish that layer's attention half early."""
         with self._cond:
-            self._pending = (request_id, inputs)
+            self._pending = (request_id, inputs, early_layer)
             if self._running_id is not None:
                 self._cancel_id = self._running_id        # latest wins
             self._cond.notify()
+        self._painted.set()                               # a waiting worker goes on (and stops)
+
+    def partial_shown(self) -> None:
+        """The UI has painted (or passed over) the early result: the worker may go on."""
+        self._painted.set()
 
     def cancel(self) -> None:
         """Cancel what runs and what waits; a waiting request reports that it was cancelled."""
         with self._cond:
             dropped, self._pending = self._pending, None
             self._cancel_id = self._running_id
+        self._painted.set()
         if dropped is not None:
             self.failed.emit(dropped[0], "Computation cancelled.", True)
 
@@ -66,6 +87,7 @@ class Runner(QObject):
             self._pending = None
             self._cancel_id = self._running_id
             self._cond.notify()
+        self._painted.set()
         self._thread.join(timeout)
 
     def is_idle(self) -> bool:
@@ -80,12 +102,12 @@ class Runner(QObject):
                     self._cond.wait()
                 if self._stopping:
                     return
-                request_id, inputs = self._pending
+                request_id, inputs, early_layer = self._pending
                 self._pending = None
                 self._running_id = request_id
                 self._cancel_id = None
             try:
-                self._run(request_id, inputs)
+                self._run(request_id, inputs, early_layer)
             finally:
                 with self._cond:
                     self._running_id = None
@@ -102,13 +124,34 @@ class Runner(QObject):
             self._t_progress, self._last_stage = now, stage       # a new stage is always shown
             self.progress.emit(request_id, stage, fraction)
 
-    def _run(self, request_id: int, inputs) -> None:
+    def _early(self, request_id: int, inputs, early_layer, weights, layer: int, arrays: dict) -> None:
+        """compute.progress.publish listener (worker thread): hand the wanted layer's attention
+        to the UI and wait until it is painted (or a newer request, or PARTIAL_WAIT_S)."""
+        from .state import LabResult
+
+        if (layer != early_layer or time.perf_counter() - self._t_run < PARTIAL_AFTER_S
+                or layer_macs(inputs.config, len(inputs.tokens)) < PARTIAL_MIN_MACS):
+            return
+        self._check(request_id, "attention", 0.0)         # not for a request already replaced
+        trace = partial_trace(inputs.config, arrays, backend=inputs.backend, weights_uid=weights.uid)
+        self._painted.clear()
+        self.partial.emit(LabResult(request_id=request_id, inputs=inputs, trace=trace, weights=weights,
+                                    labels=(), compute_ms=(time.perf_counter() - self._t_run) * 1e3))
+        self._painted.wait(PARTIAL_WAIT_S)
+
+    def _run(self, request_id: int, inputs, early_layer: int | None = None) -> None:
         from .state import LabResult  # state imports runner; import here to keep the graph a tree
 
         t0 = self._t_run = time.perf_counter()
         self._t_progress, self._last_stage = 0.0, None
+        weights = None
+
+        def early(layer: int, arrays: dict) -> None:
+            self._early(request_id, inputs, early_layer, weights, layer, arrays)
+
         try:
-            with progress.reporting(lambda stage, f: self._check(request_id, stage, f)):
+            with progress.reporting(lambda stage, f: self._check(request_id, stage, f),
+                                    early if early_layer is not None else None):
                 weights = self._get_weights(inputs)
                 trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
         except Cancelled:
@@ -135,6 +178,13 @@ class Runner(QObject):
             self._weights.clear()                          # free the old set before making the new
             self._weights[key] = make_weights(inputs, self.registry)
         return self._weights[key]
+
+
+def layer_macs(cfg, T: int) -> float:
+    """Multiply-adds of one block on T tokens (projections, scores, pattern @ v, W_O, MLP)."""
+    hd = cfg.n_heads * cfg.d_head
+    return float(T * cfg.d_model * 3 * hd + 2 * cfg.n_heads * T * T * cfg.d_head
+                 + T * hd * cfg.d_model + 2 * T * cfg.d_model * cfg.d_mlp)
 
 
 @dataclass

@@ -143,11 +143,15 @@ class _InputsCommand(QUndoCommand):
 
 
 SEED_MAX = 2**31 - 1                      # the seed box's range (and numpy's for a plain int seed)
+# Stations that draw only from one layer's attention half (compute.names.ATTENTION_NAMES).
+EARLY_STATIONS = frozenset({"embeddings", "layernorm", "projections", "scores", "softmax",
+                            "weighted_sum", "heads"})
 
 
 class LabState(QObject):
     inputsChanged = Signal(object)        # Inputs
     resultChanged = Signal(object)        # LabResult
+    partialResult = Signal(object)        # LabResult of the newest request, trace.complete False
     selectionChanged = Signal(object)     # Selection
     busyChanged = Signal(bool)
     progressChanged = Signal(str, float)  # stage, fraction
@@ -177,6 +181,7 @@ class LabState(QObject):
         self.runner = runner if runner is not None else Runner(self)
         self.registry = self.runner.registry       # in-memory weights by name, shared with the runner
         self.runner.finished.connect(self._on_finished)
+        self.runner.partial.connect(self._on_partial)
         self.runner.failed.connect(self._on_failed)
         self.runner.progress.connect(self._on_progress)
 
@@ -453,7 +458,16 @@ class LabState(QObject):
     def _request(self) -> None:
         self._latest_request += 1
         self._set_busy(True)
-        self.runner.submit(self._latest_request, self._inputs)
+        # Stations drawn from a layer's attention half can show it before the MLP is done.
+        early = self._selection.layer if self._selection.station in EARLY_STATIONS else None
+        self.runner.submit(self._latest_request, self._inputs, early)
+
+    def _on_partial(self, result: LabResult) -> None:
+        if result.request_id != self._latest_request or result.request_id == self._cancelled_request:
+            self.runner.partial_shown()                   # nobody will paint it: let the worker go on
+            return
+        self.partialResult.emit(dataclasses.replace(result, labels=self.labels(result.inputs.tokens),
+                                                    token_label=self.tokenizer.label))
 
     def cancel(self) -> None:
         # A result already computed but not yet shown is cancelled too (a toy compute takes ~1 ms:

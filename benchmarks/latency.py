@@ -6,6 +6,8 @@
 Runs offscreen. Each edit moves one token (the weights stay, as when a lecturer drags a chip);
 the time runs from the call into LabState to the window's `rendered` signal, which fires after
 the active station has been repainted. Median of the repeats, per station shown (scores, mlp).
+Stations drawn from a layer's attention half repaint from an early result, before the MLP is
+done; each edit starts from a settled window (the previous edit's full result is in).
 """
 from __future__ import annotations
 
@@ -52,7 +54,15 @@ def main(argv=None) -> int:
         if not done:
             loop.exec()
         win.rendered.disconnect(conn)
-        return (time.perf_counter() - t0) * 1e3, done[-1] if done else float("nan")
+        elapsed = (time.perf_counter() - t0) * 1e3
+        if win.state.busy:                                # an early result: let the pass finish
+            settle = QEventLoop()
+            conn = win.state.busyChanged.connect(lambda busy: settle.quit() if not busy else None)
+            QTimer.singleShot(300_000, settle.quit)
+            if win.state.busy:
+                settle.exec()
+            win.state.busyChanged.disconnect(conn)
+        return elapsed, done[-1] if done else float("nan")
 
     rows = []
     print(f"{'size':<32}{'station':>10}{'edit→repaint ms':>17}{'compute ms':>12}{'render ms':>11}")

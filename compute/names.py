@@ -11,15 +11,17 @@ LAYER_NAMES: tuple[str, ...] = (
     "z", "z_concat", "result", "attn_out", "resid_mid",
     "ln2_mean", "ln2_var", "ln2_out", "mlp_pre", "mlp_post", "mlp_out", "resid_post",
 )
+# The attention half of a layer (up to the residual after attention): final before the MLP runs.
+ATTENTION_NAMES: tuple[str, ...] = LAYER_NAMES[:LAYER_NAMES.index("resid_mid") + 1]
 # Whole-model values; they take no layer index. `logits` is computed on first access.
 GLOBAL_NAMES: tuple[str, ...] = ("tokens", "embed", "pos_embed", "ln_final_out", "logits")
 
 
-def layer_values(layer: int, namespace: dict) -> dict:
-    """{(name, layer): namespace[name]} for every per-layer name. The backends name their local
-    variables exactly like the Trace, so `layer_values(layer, locals())` collects a layer, and a
-    name a backend forgot is a KeyError at once."""
-    return {(name, layer): namespace[name] for name in LAYER_NAMES}
+def layer_values(layer: int, namespace: dict, names: tuple[str, ...] = LAYER_NAMES) -> dict:
+    """{(name, layer): namespace[name]} for every per-layer name (or those in `names`). The
+    backends name their local variables exactly like the Trace, so `layer_values(layer, locals())`
+    collects a layer, and a name a backend forgot is a KeyError at once."""
+    return {(name, layer): namespace[name] for name in names}
 
 
 def trace_shape(name: str, cfg: Config, T: int) -> tuple[int, ...]:

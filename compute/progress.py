@@ -18,13 +18,30 @@ class Cancelled(Exception):
 
 
 @contextmanager
-def reporting(callback: Callable[[str, float], None] | None) -> Iterator[None]:
-    previous = getattr(_local, "callback", None)
-    _local.callback = callback
+def reporting(callback: Callable[[str, float], None] | None,
+              on_partial: Callable[[int, dict], None] | None = None) -> Iterator[None]:
+    """Install `callback` (stages) and `on_partial` (see `publish`) for this thread."""
+    previous = getattr(_local, "callback", None), getattr(_local, "on_partial", None)
+    _local.callback, _local.on_partial = callback, on_partial
     try:
         yield
     finally:
-        _local.callback = previous
+        _local.callback, _local.on_partial = previous
+
+
+def wants_partial() -> bool:
+    """Whether anyone listens to `publish` on this thread (a backend can skip collecting)."""
+    return getattr(_local, "on_partial", None) is not None
+
+
+def publish(layer: int, arrays: dict) -> None:
+    """A backend hands out what is final so far: every value of the layers before `layer`, and
+    `layer`'s attention half (resid_pre .. resid_mid). The arrays are never written again, so a
+    view may draw them while the rest of the pass runs (the app shows a layer's attention maps
+    before its MLP is done). The listener may raise Cancelled, like a progress callback."""
+    on_partial = getattr(_local, "on_partial", None)
+    if on_partial is not None:
+        on_partial(layer, arrays)
 
 
 def report(stage: str, fraction: float) -> None:

@@ -34,6 +34,7 @@ class Trace:
     notice: str | None = None                        # e.g. why CUDA fell back to CPU
     weights_uid: int | None = None
     request_id: Any = None                           # set by the app to drop stale results
+    complete: bool = True                            # False: the part a backend published early
     _lazy: dict = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -66,14 +67,20 @@ class Trace:
             index = int(layer) + (self.n_layers if layer < 0 else 0)
             if not 0 <= index < self.n_layers:
                 raise KeyError(f"layer {layer} does not exist; this model has layers 0..{self.n_layers - 1}")
+            if (name, index) not in self._arrays:
+                raise KeyError(f"{name!r} of layer {index} is not computed yet (an early, partial Trace)")
             return self._arrays[(name, index)]
         name = key
         if name in LAYER_NAMES:
             raise KeyError(f"{name!r} exists in every layer; use trace[{name!r}, layer]")
         if name == "logits":
+            if not self.complete:
+                raise KeyError("'logits' is not computed yet (an early, partial Trace)")
             return self._logits()
         if name not in GLOBAL_NAMES:
             raise KeyError(_unknown(name))
+        if name not in self._arrays:
+            raise KeyError(f"{name!r} is not computed yet (an early, partial Trace)")
         return self._arrays[name]
 
     def get(self, name: str, layer: int | None = None, default: Any = None) -> Any:
@@ -84,10 +91,15 @@ class Trace:
 
     def keys(self) -> Iterator[Key]:
         """Every key; `logits` is listed but computed only when read."""
-        yield from (n for n in GLOBAL_NAMES)
+        yield from (n for n in GLOBAL_NAMES if self.complete or n in self._arrays)
         for layer in range(self.n_layers):
             for name in LAYER_NAMES:
-                yield (name, layer)
+                if self.complete or (name, layer) in self._arrays:
+                    yield (name, layer)
+
+    def has(self, name: str, layer: int | None = None) -> bool:
+        """Whether the value is here (always, in a complete Trace)."""
+        return self.complete or (name if layer is None else (name, layer)) in self._arrays
 
     @property
     def logits_ready(self) -> bool:
@@ -103,6 +115,8 @@ class Trace:
 
     def logits_rows(self, rows: Any) -> np.ndarray:
         """logits for some positions only (ln_final_out[rows] @ W_E.T): [len(rows), d_vocab]."""
+        if not self.complete:
+            raise KeyError("'logits' is not computed yet (an early, partial Trace)")
         if "logits" in self._lazy:
             return self._lazy["logits"][rows]
         rows_arr = np.atleast_1d(np.asarray(rows, dtype=np.int64))  # [R]
@@ -124,3 +138,17 @@ class Trace:
 def _unknown(name: Any) -> str:
     return (f"no intermediate named {name!r}; per-layer names: {', '.join(LAYER_NAMES)}; "
             f"whole-model names: {', '.join(GLOBAL_NAMES)}")
+
+
+def _not_yet(rows: Any) -> np.ndarray:
+    raise KeyError("'logits' is not computed yet (an early, partial Trace)")
+
+
+def partial_trace(cfg: Config, arrays: Mapping[Key, np.ndarray], backend: str = "", backend_label: str = "",
+                  dtype: Any = np.float32, weights_uid: int | None = None) -> Trace:
+    """A Trace of the values a backend published early (compute.progress.publish): reading a
+    name that is not there yet is a KeyError that says so; `complete` is False."""
+    return Trace(cfg=cfg, tokens=arrays["tokens"], backend=backend, backend_label=backend_label,
+                 dtype=np.dtype(dtype), timing_ms={}, _arrays=arrays, _logits_fn=_not_yet,
+                 weights_uid=weights_uid, complete=False)
+

@@ -109,8 +109,27 @@ class Station(QWidget):
     def _data_key(self, result, sel) -> tuple:
         return (id(result), sel.layer, sel.head, sel.query, sel.lock_scales, sel.show_values)
 
+    def can_draw(self, result, sel) -> bool:
+        """Whether `result` holds all this station shows for `sel`: an early, partial one may not,
+        and a selection made for newer inputs (more tokens, layers, heads) waits for their result."""
+        cfg = result.inputs.config
+        if not (sel.query < max(result.trace.T, 1) and sel.layer < cfg.n_layers and sel.head < cfg.n_heads):
+            return False
+        if result.trace.complete:
+            return True
+        try:
+            self.content(result, sel)
+        except KeyError:
+            return False
+        return True
+
     def show_result(self, result, sel) -> None:
+        prev = self.result
         self.result, self.selection = result, sel
+        if (prev is not None and not prev.trace.complete and prev.request_id == result.request_id
+                and self._drawn_for == self._data_key(prev, sel)):
+            # The full result of a request whose early part is on screen: the same arrays.
+            self._drawn_for = self._data_key(result, sel)
         self._refresh()
 
     def show_selection(self, sel) -> None:
@@ -130,6 +149,8 @@ class Station(QWidget):
 
     def redraw(self) -> None:
         result, sel = self.result, self.selection
+        if not self.can_draw(result, sel):
+            return                                        # early result without this: wait for the rest
         data = self.content(result, sel)
         for mp in self.plots:
             mp.show_values = sel.show_values

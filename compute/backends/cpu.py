@@ -25,7 +25,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from ..config import Config
-from ..names import layer_values
+from ..names import ATTENTION_NAMES, layer_values
 from ..weights import Weights
 from .. import memory, progress
 from . import cpu_kernels as K
@@ -251,6 +251,8 @@ class CpuBackend(Backend):
             # attn_out = sum over heads + b_O; resid_mid = resid_pre + attn_out
             K.heads_sum_residual(parts[0], parts[-1], two, wb["attn.b_O"], resid_pre, attn_out, resid_mid)
             lap("W_O")
+            if progress.wants_partial():                                   # this layer's attention is final
+                progress.publish(layer, {**out, **layer_values(layer, locals(), ATTENTION_NAMES)})
 
             ln2_mean, ln2_var = np.empty(T, f32), np.empty(T, f32)          # [T], [T]
             ln2_out = new((T, dm))                                # [T, d_model]
@@ -258,6 +260,7 @@ class CpuBackend(Backend):
             mlp_pre = matmul(ln2_out, wb["mlp.W_in"], out=new((T, dmlp)))   # [T, d_mlp] (bias below)
             mlp_post = new((T, dmlp))                                       # [T, d_mlp]
             K.bias_gelu(mlp_pre, wb["mlp.b_in"], mlp_post)                  # mlp_pre += b_in; GELU(mlp_pre)
+            progress.report("mlp", (done[0] + 0.5) / n_stages)            # a newer edit may stop us here
             mlp_out = matmul(mlp_post, wb["mlp.W_out"], out=new((T, dm)))   # [T, d_model] (bias below)
             resid_post = new((T, dm))                                       # [T, d_model]
             K.bias_residual(mlp_out, wb["mlp.b_out"], resid_mid, resid_post)  # mlp_out += b_out; + resid_mid

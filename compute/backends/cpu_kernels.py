@@ -140,6 +140,7 @@ def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, p
     `mask` is indexed by the absolute query position i."""
     R, T = raw.shape
     neg_inf = np.float32(-np.inf)
+    ex = np.empty(T, np.float32)                        # one row of exponentials
     for r in range(R):
         i = i0 + r
         limit = min(i + 1, T) if causal else T          # keys at or beyond `limit` are masked
@@ -171,11 +172,11 @@ def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, p
         total = np.float32(0.0)
         for j in range(limit):
             e = exp32(ms[j] - row_max)                  # exp(-inf) = 0 for masked keys
-            pt[j] = e
+            ex[j] = e                                   # (an L1 row: pattern is written once)
             total += e
         inv = np.float32(1.0) / total
         for j in range(limit):
-            pt[j] *= inv
+            pt[j] = ex[j] * inv
 
 
 @njit(cache=True, nogil=True)

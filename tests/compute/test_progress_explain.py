@@ -43,3 +43,29 @@ def test_weighted_terms_sum_to_z_and_entropy():
             assert (terms[i + 1:] == 0).all()             # masked keys contribute nothing
     assert explain.row_entropy([1.0, 0.0]) == 0.0
     assert explain.row_entropy([0.5, 0.5]) == pytest.approx(np.log(2))
+
+
+def test_cpu_backend_publishes_each_layers_attention_half_final():
+    from compute import Config, Weights, forward, partial_trace
+    from compute.names import ATTENTION_NAMES, LAYER_NAMES
+
+    cfg = Config(d_model=16, n_heads=2, d_head=8, n_ctx=32, d_vocab=20, n_layers=3)
+    w = Weights.random(cfg, 1)
+    published = []
+    with progress.reporting(None, lambda layer, arrays: published.append((layer, dict(arrays)))):
+        trace = forward(cfg, w, list(range(12)), backend="cpu")
+    assert [layer for layer, _ in published] == [0, 1, 2]
+    for layer, arrays in published:
+        want = {("tokens"), "embed", "pos_embed"} | {(n, l) for l in range(layer) for n in LAYER_NAMES} \
+            | {(n, layer) for n in ATTENTION_NAMES}
+        assert set(arrays) == want
+        for key, arr in arrays.items():                   # final: the very arrays of the Trace, unchanged
+            assert (trace[key] if isinstance(key, str) else trace[key[0], key[1]]) is arr
+    early = partial_trace(cfg, published[1][1])
+    assert not early.complete and early.has("z", 1) and not early.has("mlp_out", 1)
+    assert list(early.keys())[-1] == ("resid_mid", 1)
+    with pytest.raises(KeyError, match="not computed yet"):
+        early["ln_final_out"]
+    with pytest.raises(KeyError, match="not computed yet"):
+        early.logits_rows([0])
+    assert not progress.wants_partial()                   # nothing installed outside `reporting`
