@@ -9,9 +9,11 @@ each step streaming all heads' T x T arrays through memory again.
 
 Threads: OpenBLAS's own worker threads keep spinning after each product and steal the cores from
 the numba kernel that follows (measured on a 2-core machine: the softmax took 45 ms after a
-product, 18 ms alone). So during a forward pass BLAS runs single-threaded, and each large product
-is split in two along its leading axis, one half on a helper thread; idle threads then sleep.
-The attention blocks are shared out between the same two threads.
+product, 18 ms alone). So during a forward pass BLAS runs single-threaded on two threads of our
+own: this one and a helper. Row-wise stretches (LayerNorm, the q/k/v product and head split; the
+MLP from LayerNorm to its residual) run on two halves of the rows, each half straight through
+without waiting for the other; the attention blocks are shared out between the same two threads.
+Idle threads sleep.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ from .pool import BufferPool
 BLOCK_BYTES = 1 << 20
 # pattern @ v runs on sub-blocks of this many rows, each with only the keys its rows may see.
 PV_ROWS = 64
-# Products smaller than this many multiply-adds run in one call (splitting costs ~50 us).
+# Row stages smaller than this many multiply-adds run on one thread (splitting costs ~50 us).
 SPLIT_MIN_MACS = 1 << 22
 # numba's parallel kernels are entered by one thread at a time (the app computes off-thread,
 # tests may too; not every numba threading layer is safe for concurrent entry).
@@ -63,24 +65,43 @@ def keep_blas_single_threaded() -> None:
 _GLOBAL_LIMIT = None
 
 
-def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """a @ b (numpy broadcasting rules); large products are split along the leading output axis
-    between this thread and a helper, each running single-threaded BLAS."""
-    if out is None:
-        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        out = np.empty(batch + (a.shape[-2], b.shape[-1]), np.result_type(a, b))
-    n = out.shape[0]
-    macs = out.size * a.shape[-1]
-    if _HELPER is None or n < 2 or macs < SPLIT_MIN_MACS:
-        return np.matmul(a, b, out=out)
-    h = n // 2
-    # The leading output axis is a's rows for a 2-D a, else the batch axis of a (and of b if 3-D).
-    a1, a2 = a[:h], a[h:]
-    b1, b2 = (b[:h], b[h:]) if b.ndim == 3 and a.ndim == 3 else (b, b)
-    first = _HELPER.submit(np.matmul, a1, b1, out=out[:h])
-    np.matmul(a2, b2, out=out[h:])
-    first.result()
-    return out
+class _Stopped(Exception):
+    """The other half of a row-split step was cancelled: stop at the next checkpoint."""
+
+
+def _no_check() -> None:
+    pass
+
+
+def by_rows(step, T: int, split: bool) -> None:
+    """Run step(r0, r1, checkpoint) for rows [0, T//2) on the helper thread and [T//2, T) here,
+    each half through all its stages without waiting for the other (rows are independent), or
+    once on all rows when not `split`. `checkpoint()` between stages: here it may raise
+    Cancelled (compute.progress); the helper's half then stops at its next checkpoint."""
+    if _HELPER is None or T < 2 or not split:
+        step(0, T, _no_check)
+        return
+    h = T // 2
+    stop = threading.Event()
+
+    def helper_check() -> None:
+        if stop.is_set():
+            raise _Stopped
+
+    def helper() -> None:
+        try:
+            step(0, h, helper_check)
+        except _Stopped:
+            pass
+
+    pending = _HELPER.submit(helper)
+    try:
+        step(h, T, None)
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        pending.result()                              # never leave it writing into our arrays
 
 
 def block_rows(T: int) -> int:
@@ -178,7 +199,7 @@ class CpuBackend(Backend):
         timing: dict[str, float] = {}
         last = [t_start]
 
-        n_stages = 1 + 5 * cfg.n_layers
+        n_stages = 1 + 4 * cfg.n_layers
         done = [0]
 
         def lap(stage: str) -> None:  # time since the previous lap, summed over layers
@@ -208,14 +229,18 @@ class CpuBackend(Backend):
             wb = weights.block(layer)
             resid_pre = resid                                               # [T, d_model]
             ln1_mean, ln1_var = np.empty(T, f32), np.empty(T, f32)          # [T], [T]
-            ln1_out = new((T, dm))                                # [T, d_model]
-            K.layer_norm(resid_pre, wb["ln1.w"], wb["ln1.b"], ln1_mean, ln1_var, ln1_out)
-            lap("ln1")
-
-            qkv = matmul(ln1_out, prep.W_QKV[layer], out=new((T, 3 * hd)))  # [T, 3*H*dh] one product
+            ln1_out = new((T, dm))                                          # [T, d_model]
+            qkv = new((T, 3 * hd))                                          # [T, 3*H*dh]
             # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
             qh, kh, vh = new((H, T, dh)), new((H, T, dh)), new((H, T, dh))  # [H, T, dh] each
-            K.bias_split_heads(qkv, prep.b_QKV[layer], qh, kh, vh)          # + b_Q, b_K, b_V
+
+            def ln1_qkv(r0, r1, checkpoint):                                # rows r0:r1, one thread
+                K.layer_norm.serial(resid_pre[r0:r1], wb["ln1.w"], wb["ln1.b"], ln1_mean[r0:r1],
+                                    ln1_var[r0:r1], ln1_out[r0:r1])       # [R, d_model]
+                np.matmul(ln1_out[r0:r1], prep.W_QKV[layer], out=qkv[r0:r1])  # [R, 3*H*dh] one product
+                K.bias_split_heads.serial(qkv[r0:r1], prep.b_QKV[layer], qh[:, r0:r1], kh[:, r0:r1],
+                                          vh[:, r0:r1])                   # + b_Q, b_K, b_V
+            by_rows(ln1_qkv, T, split=T * dm * 3 * hd >= SPLIT_MIN_MACS)
             q = qkv[:, 0 * hd:1 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
             k = qkv[:, 1 * hd:2 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
             v = qkv[:, 2 * hd:3 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
@@ -255,15 +280,24 @@ class CpuBackend(Backend):
                 progress.publish(layer, {**out, **layer_values(layer, locals(), ATTENTION_NAMES)})
 
             ln2_mean, ln2_var = np.empty(T, f32), np.empty(T, f32)          # [T], [T]
-            ln2_out = new((T, dm))                                # [T, d_model]
-            K.layer_norm(resid_mid, wb["ln2.w"], wb["ln2.b"], ln2_mean, ln2_var, ln2_out)
-            mlp_pre = matmul(ln2_out, wb["mlp.W_in"], out=new((T, dmlp)))   # [T, d_mlp] (bias below)
-            mlp_post = new((T, dmlp))                                       # [T, d_mlp]
-            K.bias_gelu(mlp_pre, wb["mlp.b_in"], mlp_post)                  # mlp_pre += b_in; GELU(mlp_pre)
-            progress.report("mlp", (done[0] + 0.5) / n_stages)            # a newer edit may stop us here
-            mlp_out = matmul(mlp_post, wb["mlp.W_out"], out=new((T, dm)))   # [T, d_model] (bias below)
-            resid_post = new((T, dm))                                       # [T, d_model]
-            K.bias_residual(mlp_out, wb["mlp.b_out"], resid_mid, resid_post)  # mlp_out += b_out; + resid_mid
+            ln2_out = new((T, dm))                                          # [T, d_model]
+            mlp_pre, mlp_post = new((T, dmlp)), new((T, dmlp))              # [T, d_mlp] each
+            mlp_out, resid_post = new((T, dm)), new((T, dm))                # [T, d_model] each
+            mlp_frac = (done[0] + 0.5) / n_stages
+
+            def mlp(r0, r1, checkpoint):                                    # rows r0:r1, one thread
+                K.layer_norm.serial(resid_mid[r0:r1], wb["ln2.w"], wb["ln2.b"], ln2_mean[r0:r1],
+                                    ln2_var[r0:r1], ln2_out[r0:r1])       # [R, d_model]
+                np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre[r0:r1])       # [R, d_mlp] (bias below)
+                K.bias_gelu.serial(mlp_pre[r0:r1], wb["mlp.b_in"], mlp_post[r0:r1])  # mlp_pre += b_in; GELU
+                if checkpoint is None:
+                    progress.report("mlp", mlp_frac)                       # a newer edit may stop us here
+                else:
+                    checkpoint()
+                np.matmul(mlp_post[r0:r1], wb["mlp.W_out"], out=mlp_out[r0:r1])     # [R, d_model] (bias below)
+                K.bias_residual.serial(mlp_out[r0:r1], wb["mlp.b_out"], resid_mid[r0:r1],
+                                       resid_post[r0:r1])                  # mlp_out += b_out; + resid_mid
+            by_rows(mlp, T, split=T * dm * dmlp >= SPLIT_MIN_MACS)
             resid = resid_post
             lap("mlp")
 

@@ -255,3 +255,27 @@ def test_concurrent_forwards_from_threads_are_correct():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_cancel_inside_a_row_split_stage_stops_both_halves_cleanly():
+    from compute import Cancelled, progress
+    from compute.backends import cpu
+
+    cfg = Config(d_model=64, n_heads=4, d_head=16, n_ctx=300, d_vocab=50, n_layers=2)   # d_mlp = 256
+    assert 256 * cfg.d_model * cfg.d_mlp >= cpu.SPLIT_MIN_MACS                       # the MLP runs in halves
+    w = Weights.random(cfg, 0)
+    tokens = np.random.default_rng(0).integers(0, 50, 256)
+    stages = []
+
+    def stop_in_mlp(stage, fraction):
+        stages.append(stage)
+        if stage == "mlp":                                   # the checkpoint between the MLP's products
+            raise Cancelled(stage)
+
+    with progress.reporting(stop_in_mlp), pytest.raises(Cancelled):
+        forward(cfg, w, tokens, backend="cpu")
+    assert stages[-1] == "mlp" and "attention" in stages
+    assert cpu._HELPER is None or cpu._HELPER.submit(lambda: 1).result(timeout=5) == 1   # the helper is free
+    got = forward(cfg, w, tokens, backend="cpu")
+    ref = forward(cfg, w, tokens, backend="reference")
+    np.testing.assert_allclose(got["resid_post", 1], ref["resid_post", 1], rtol=1e-4, atol=1e-4)
