@@ -35,7 +35,7 @@ _MAP = {
         "mlp": (reference.gelu, "return 0.5 * x * (1.0 + np.tanh("),
     },
     "cpu": {
-        "embeddings": (cpu.CpuBackend._run, "embed = np.take(weights"),
+        "embeddings": (cpu_kernels.embed_rows, "out[c] = x + pos[c]"),
         "layernorm": (cpu_kernels.layer_norm, "out[t, c] = (x[t, c] - mean32) * inv32 * w[c] + b[c]"),
         "projections": (cpu.CpuBackend._run, "np.matmul(ln1_out[r0:r1], prep.W_QKV[layer]"),
         "scores": (cpu_kernels.scale_mask_softmax, "# scaled score (no extra mask)"),

@@ -171,23 +171,18 @@ class CpuBackend(Backend):
             return self._prepared[key]
 
     def warm_up(self) -> None:
-        """Compile (or load from cache) every kernel with tiny inputs."""
-        x = np.ones((2, 4), np.float32)
-        m, v, o = np.empty(2, np.float32), np.empty(2, np.float32), np.empty_like(x)
-        raw = np.ones((1, 2, 2), np.float32)
-        s1, s2, s3 = np.empty_like(raw), np.empty_like(raw), np.empty_like(raw)
+        """Compile (or load from numba's cache) every kernel, with the argument types a forward
+        pass gives them: a tiny pass, then the strided head views and parallel builds that only
+        larger passes use."""
+        cfg = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=1)
+        self.run(cfg, Weights.random(cfg, 0), np.arange(4), None)
+        self.run(cfg, Weights.random(cfg, 0), np.arange(4), np.tri(4, dtype=np.bool_))
         with _KERNEL_LOCK:
-            K.layer_norm(x, x[0], x[0], m, v, o)
-            K.scale_mask_softmax(raw[0], 0, np.float32(1.0), True, np.ones((1, 1), np.bool_), False,
-                                 s1[0], s2[0], s3[0])
-            K.add_into(x, x.copy())
-            K.bias_gelu(x, x[0], o)
-            K.add_rows(x, x, o)
-            K.add_bias(o, x[0])
-            heads = np.empty((2, 2, 2), np.float32)                       # [H=2, T=2, dh=2]
-            K.bias_split_heads(np.ones((2, 12), np.float32), np.ones(12, np.float32), heads, heads.copy(), heads.copy())
-            K.heads_sum_residual(x, x, True, x[0], x, o, o.copy())
-            K.bias_residual(o, x[0], x, o.copy())
+            heads = np.empty((2, 4, 2), np.float32)                       # [H=2, T=4, dh=2]
+            K.bias_split_heads.serial(np.ones((2, 12), np.float32), np.ones(12, np.float32),
+                                      heads[:, :2], heads[:, 2:], heads[:, :2])   # half the rows
+            x = np.ones((300, 300), np.float32)                           # >= PARALLEL_MIN_SIZE
+            K.heads_sum_residual(x, x, True, x[0], x, x.copy(), x.copy())
 
     def run(self, cfg: Config, weights: Weights, tokens: np.ndarray,
             attn_mask: np.ndarray | None) -> BackendOutput:
@@ -217,11 +212,14 @@ class CpuBackend(Backend):
         mask = np.ones((1, 1), np.bool_) if attn_mask is None else np.ascontiguousarray(attn_mask, np.bool_)
         out: dict = {"tokens": tokens}
 
-        # mode="clip" (ids were validated by forward): "raise" would copy through a buffer
-        embed = np.take(weights["embed.W_E"], tokens, axis=0, out=new((T, dm)), mode="clip")  # [T, d_model]
+        embed = new((T, dm))                                                # [T, d_model]
         pos_embed = weights["pos_embed.W_pos"][:T]                          # [T, d_model] (read-only view)
-        resid = new((T, dm))                                      # [T, d_model]
-        K.add_rows(embed, pos_embed, resid)
+        resid = new((T, dm))                                                # [T, d_model]
+        W_E = weights["embed.W_E"]                                          # [d_vocab, d_model]
+
+        def embed_rows(r0, r1, checkpoint):     # embed = W_E[tokens] (ids validated by forward); + pos_embed
+            K.embed_rows.serial(W_E, tokens[r0:r1], pos_embed[r0:r1], embed[r0:r1], resid[r0:r1])
+        by_rows(embed_rows, T, split=T * dm >= 1 << 18)
         out["embed"], out["pos_embed"] = embed, pos_embed
         lap("embed")
 
@@ -303,11 +301,14 @@ class CpuBackend(Backend):
 
             out.update(layer_values(layer, locals()))
 
-        ln_final_out = new((T, dm))                               # [T, d_model]
-        K.layer_norm(resid, weights["ln_final.w"], weights["ln_final.b"],
-                     np.empty(T, f32), np.empty(T, f32), ln_final_out)
+        ln_final_out = new((T, dm))                                         # [T, d_model]
+        lnf_mean, lnf_var = np.empty(T, f32), np.empty(T, f32)              # [T], [T] (not kept)
+
+        def ln_final(r0, r1, checkpoint):
+            K.layer_norm.serial(resid[r0:r1], weights["ln_final.w"], weights["ln_final.b"],
+                                lnf_mean[r0:r1], lnf_var[r0:r1], ln_final_out[r0:r1])
+        by_rows(ln_final, T, split=T * dm >= 1 << 18)
         out["ln_final_out"] = ln_final_out
-        W_E = weights["embed.W_E"]                                          # [d_vocab, d_model]
 
         def logits_fn(rows):
             return ln_final_out[rows] @ W_E.T                               # [R, d_vocab] (tied)

@@ -224,24 +224,6 @@ def bias_split_heads(qkv, bias, qh, kh, vh):  # pragma: no cover - compiled
 
 
 @kernel()
-def add_rows(a, b, out):  # pragma: no cover - compiled
-    """out[t] = a[t] + b[t] for [T, d] arrays (residual adds), in parallel over rows."""
-    T, d = a.shape
-    for t in prange(T):
-        for c in range(d):
-            out[t, c] = a[t, c] + b[t, c]
-
-
-@kernel()
-def add_bias(x, bias):  # pragma: no cover - compiled
-    """x[t] += bias for every row t, in place."""
-    T, d = x.shape
-    for t in prange(T):
-        for c in range(d):
-            x[t, c] += bias[c]
-
-
-@kernel()
 def heads_sum_residual(part0, part1, two, bias, resid_pre, attn_out, resid_mid):  # pragma: no cover
     """attn_out = part0 (+ part1 when `two`) + b_O, the sum over heads from cpu.py's per-thread
     partial sums; resid_mid = resid_pre + attn_out. One pass ([T, d_model] each)."""
@@ -264,3 +246,16 @@ def bias_residual(x, bias, resid, out):  # pragma: no cover - compiled
             y = x[t, c] + bias[c]
             x[t, c] = y
             out[t, c] = resid[t, c] + y
+
+
+@kernel()
+def embed_rows(W_E, tokens, W_pos, embed, resid):  # pragma: no cover - compiled
+    """embed[t] = W_E[tokens[t]] (ids already validated); resid[t] = embed[t] + W_pos[t]."""
+    T, d = embed.shape
+    for t in prange(T):
+        src, pos, e, out = W_E[tokens[t]], W_pos[t], embed[t], resid[t]
+        for c in range(d):
+            x = src[c]
+            e[c] = x
+            out[c] = x + pos[c]
+
