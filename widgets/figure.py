@@ -483,7 +483,7 @@ class FigureWidget(pg.GraphicsLayoutWidget):
             mp.apply_style(pal, cmap=style.cmap_for(panel.kind), font_pt=style.font_pt, line_scale=style.line_scale)
             mp.show_values = style.show_values
             mp.set_data(panel.values, panel.rows, panel.cols, masked=panel.masked, levels=panel.levels,
-                        masked_text=panel.masked_text)
+                        masked_text=panel.masked_text, stairs=False)
             _crisp(mp)
             # Stretch factors only share out spare room: cap a single column / row instead.
             rows, cols = mp.values.shape

@@ -38,13 +38,38 @@ def test_label_axis_thins_to_fit_its_pixels(qapp):
 
 def test_masked_cells_become_transparent_and_say_minus_infinity(canvas):
     mp = MatrixPlot(canvas.ci, 0, 0, "attn_scores")
-    scores = np.array([[1.0, -np.inf], [0.5, 2.0]])
+    scores = np.array([[1.0, -np.inf], [-np.inf, 2.0]])      # not causal: holes over the hatch
     mp.set_data(scores, ["a", "b"], ["a", "b"], masked=np.isneginf(scores))
     img = mp.image.image
-    assert np.isnan(img[0, 1]) and img[1, 1] == 2.0
+    assert np.isnan(img[0, 1]) and np.isnan(img[1, 0]) and img[1, 1] == 2.0
     assert mp.levels == (-2.0, 2.0)                           # symmetric, from the finite values
     assert "−∞ (masked)" in mp.describe(0, 1) and "row 0 (a)" in mp.describe(0, 1)
-    assert not mp.hatch.rect().isEmpty()
+    assert not mp.hatch.rect().isEmpty() and mp.stairs.path().isEmpty()
+
+
+@pytest.mark.parametrize("n", [2, 5, 40])
+def test_the_causal_mask_is_a_hatched_staircase_over_the_image(canvas, n):
+    from PySide6.QtCore import QPointF
+
+    mp = MatrixPlot(canvas.ci, 0, 0, "attn_scores")
+    rng = np.random.default_rng(n)
+    raw = rng.standard_normal((n, n))
+    forbidden = np.triu(np.ones((n, n), bool), 1)
+    scores = np.where(forbidden, -np.inf, raw)
+    mp.set_data(scores, [str(i) for i in range(n)], [str(i) for i in range(n)], masked=forbidden)
+    img = mp.image.image
+    assert np.all(np.isfinite(img))                           # no NaN: pyqtgraph's fast path
+    np.testing.assert_array_equal(img[~forbidden], raw[~forbidden].astype(np.float32))
+    m = float(np.abs(raw[~forbidden]).max())
+    assert mp.levels == pytest.approx((-m, m))                # the hidden cells change no level
+    for item in (mp.stairs, mp.stairs_hatch):                 # covers exactly the masked cells
+        path = item.path()
+        inside = np.array([[path.contains(QPointF(j, i)) for j in range(n)] for i in range(n)])
+        np.testing.assert_array_equal(inside, forbidden)
+        assert item.zValue() > mp.image.zValue() and item.zValue() < mp.text.zValue()
+    assert "−∞ (masked)" in mp.describe(0, 1)
+    mp.set_data(raw, [str(i) for i in range(n)], [str(i) for i in range(n)])   # no mask: no staircase
+    assert mp.stairs.path().isEmpty() and mp.stairs_hatch.path().isEmpty()
 
 
 def test_huge_matrices_are_decimated_but_keep_their_coordinates(canvas):
