@@ -79,6 +79,32 @@ def bench_size(label: str, preset: str, T: int, repeat: int, backend: str) -> di
             "ours_all_ms": ours, "torch_all_ms": theirs}
 
 
+def machine() -> dict:
+    """Where and with what a benchmark ran (stored with its results)."""
+    import subprocess
+
+    import numba
+    import threadpoolctl
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    blas = [f"{i['internal_api']} {i.get('version')} ({i.get('architecture')})"
+            for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return {"cpu": model, "cpus": os.cpu_count(),
+            "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
+            "torch": torch.__version__, "torch_threads": torch.get_num_threads(), "blas": blas,
+            "commit": commit}
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=9, help="timed runs per size (median reported; >= 7)")
@@ -103,7 +129,7 @@ def main(argv=None) -> None:
         print(f"{label:<22}{args.backend:>8}{row['ours_ms']:>10.2f}{row['torch_ms']:>10.2f}{row['ratio']:>8.2f}")
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"date": time.strftime("%Y-%m-%d"), "rows": rows}, fh, indent=1)
+            json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(), "rows": rows}, fh, indent=1)
     if rows:
         print(f"{args.backend}/torch = {rows[-1]['ratio']:.2f}")
 

@@ -108,7 +108,9 @@ def main(argv=None) -> int:
         win.close()
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"date": time.strftime("%Y-%m-%d"), "rows": rows}, fh, indent=1)
+            from benchmarks.compute import machine
+
+            json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(), "rows": rows}, fh, indent=1)
     return 0
 
 
