@@ -511,13 +511,27 @@ class MatrixPlot:
             display = np.where(masked, values[0, 0], values).astype(np.float32, copy=False)  # [T, T]
             hidden = ~np.isfinite(display)                                  # [T, T] (rare: inf, NaN)
         else:
-            display = values[::sr, ::sc].astype(np.float32, copy=True)    # [rows/sr, cols/sc] for drawing
-            hidden = ~np.isfinite(display)                                  # [rows/sr, cols/sc]
-            if masked is not None:
-                hidden |= masked[::sr, ::sc]
-        if hidden.any():
-            display[hidden] = np.nan                                        # transparent over the hatch
-        self.levels = levels if levels is not None else self.auto_levels(display)
+            display = values[::sr, ::sc]                                    # [rows/sr, cols/sc] (view)
+            span = None
+            if masked is None and display.size:
+                with np.errstate(invalid="ignore"):                         # min/max are NaN if any is
+                    lo, hi = float(display.min()), float(display.max())
+                if math.isfinite(lo) and math.isfinite(hi):
+                    span = (lo, hi)
+            if span is not None:
+                # All finite, nothing masked: drawn as it is (pyqtgraph only reads it), no NaN pass.
+                display = np.ascontiguousarray(display, dtype=np.float32)  # [rows/sr, cols/sc]
+                self.levels = levels if levels is not None else self.auto_levels(display, span)
+                hidden = None
+            else:
+                display = display.astype(np.float32, copy=True)            # [rows/sr, cols/sc] for drawing
+                hidden = ~np.isfinite(display)                              # [rows/sr, cols/sc]
+                if masked is not None:
+                    hidden |= masked[::sr, ::sc]
+        if hidden is not None:
+            if hidden.any():
+                display[hidden] = np.nan                                    # transparent over the hatch
+            self.levels = levels if levels is not None else self.auto_levels(display)
         if rows == 0 or cols == 0:
             self.image.clear()
         else:
@@ -536,8 +550,8 @@ class MatrixPlot:
             self._axes_key = (rows, cols)
         self._update_text()
 
-    def auto_levels(self, display: np.ndarray) -> tuple[float, float]:
-        lo, hi = finite_range(display)
+    def auto_levels(self, display: np.ndarray, span: tuple[float, float] | None = None) -> tuple[float, float]:
+        lo, hi = span if span is not None else finite_range(display)
         if self.kind == "sequential":
             return (0.0, hi if hi > 0 else 1.0)
         m = max(abs(lo), abs(hi))
