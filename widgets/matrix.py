@@ -105,9 +105,27 @@ class LabelAxis(pg.AxisItem):
             return []
         lo, hi = sorted((minVal, maxVal))                 # an inverted axis gives them reversed
         if self._sparse:
-            return [(1, [i for i, lab in enumerate(self.labels) if lab and lo <= i <= hi])]
+            return [(1, [i for i in self._sparse_marks(lo, hi, size) if lo <= i <= hi])]
         step = self._step(lo, hi, size)
         return [(step, [i for i in range(0, len(self.labels), step) if lo <= i <= hi])]
+
+    def _sparse_marks(self, lo: float, hi: float, size: float) -> list[int]:
+        """The non-blank labels (e.g. "h0", "h1", … at each head's first column), every k-th one
+        when their neighbours would touch (12 heads across a narrow plot)."""
+        marks = [i for i, lab in enumerate(self.labels) if lab]
+        if len(marks) < 2:
+            return marks
+        px_per_cell = size / max(hi - lo, 1e-9)
+        gap = min(b - a for a, b in zip(marks, marks[1:])) * px_per_cell          # px between neighbours
+        font = self.style["tickFont"] or QFont()
+        if self.orientation in ("left", "right"):
+            need = metrics_for(font).height() * 1.05
+        else:
+            need = float(text_widths(font, [self.labels[i] for i in marks]).max()) + 6
+        k = 1
+        while k < len(marks) and gap * k < need:
+            k += 1
+        return marks[::k]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
         if self._sparse:

@@ -90,3 +90,16 @@ def test_highlights_follow_rows_and_columns(canvas):
     assert mp._bands["col"].rect().x() == 0.5 and mp._bands["cell"].isVisible()
     mp.highlight(row=None, col=9)
     assert not mp._bands["row"].isVisible() and not mp._bands["col"].isVisible()
+
+
+def test_sparse_labels_thin_out_when_they_would_touch(qapp):
+    axis = LabelAxis("bottom")
+    labels = [f"h{c // 64}" if c % 64 == 0 else "" for c in range(768)]      # 12 heads of 64 columns
+    axis.set_labels(labels)
+    (_, wide), = axis.tickValues(-0.5, 767.5, 2000)                          # ~167 px per head
+    assert wide == list(range(0, 768, 64))
+    (_, narrow), = axis.tickValues(-0.5, 767.5, 140)                         # ~12 px per head
+    assert len(narrow) < 12 and narrow[0] == 0 and all(v % 64 == 0 for v in narrow)
+    gaps = {b - a for a, b in zip(narrow, narrow[1:])}
+    assert len(gaps) == 1 and gaps.pop() * 140 / 768 >= 18                    # evenly spaced, apart
+    assert axis.tickStrings(narrow, 1, 1)[0] == "h0"
