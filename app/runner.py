@@ -132,7 +132,8 @@ class Runner(QObject):
         if (layer != early_layer or time.perf_counter() - self._t_run < PARTIAL_AFTER_S
                 or layer_macs(inputs.config, len(inputs.tokens)) < PARTIAL_MIN_MACS):
             return
-        self._check(request_id, "attention", 0.0)         # not for a request already replaced
+        if self._cancel_id == request_id or self._stopping:
+            raise Cancelled("attention")                  # not for a request already replaced
         trace = partial_trace(inputs.config, arrays, backend=inputs.backend, weights_uid=weights.uid)
         self._painted.clear()
         self.partial.emit(LabResult(request_id=request_id, inputs=inputs, trace=trace, weights=weights,
