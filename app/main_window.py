@@ -295,6 +295,7 @@ class MainWindow(QMainWindow):
         s.inputsChanged.connect(self._on_inputs)
         s.resultChanged.connect(self._on_result)
         s.partialResult.connect(self._on_partial)
+        s.early_results = True
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
         s.lockChanged.connect(self._on_lock)
@@ -416,7 +417,14 @@ class MainWindow(QMainWindow):
         s = self.state
         current = self.tabs.currentWidget()
         if current is self.trace_panel or s.selection.trace is not None:
-            self.trace_panel.show_trace(self.instruments.dot_trace(s.result, s.selection))
+            result = s.result
+            station = self.stations.get(s.selection.station)
+            if self._partial_on_screen and station is not None and station.result is not None:
+                result = station.result               # the early result on screen, not the last full one
+            try:
+                self.trace_panel.show_trace(self.instruments.dot_trace(result, s.selection))
+            except KeyError:
+                pass                                  # not in the early result: the full one follows
         if current is self.code_view:
             self._update_code()
         sel = s.selection
@@ -446,9 +454,10 @@ class MainWindow(QMainWindow):
         sel = self.state.selection
         for station in self.stations.values():
             station.show_result(result, sel)          # hidden stations only remember it
-        if result.request_id == self._partial_request:
+        if self._partial_on_screen and result.request_id == self._partial_request:
             # Its early part is on screen (or about to be painted): the same arrays, no new paint.
             self._partial_on_screen = False
+            self._partial_request = None
             if not self._awaiting_paint:
                 self._show_times(result)
         else:
@@ -482,7 +491,8 @@ class MainWindow(QMainWindow):
         else:
             self._show_times(self.state.result)
         self.rendered.emit(self.last_render_ms)
-        self.state.runner.partial_shown()             # an early result is on screen: go on
+        if self._partial_on_screen:
+            self.state.runner.partial_shown()         # an early result is on screen: go on
 
     def _show_times(self, result) -> None:
         compute = result.trace.timing_ms.get("forward", result.compute_ms) if result else float("nan")

@@ -132,10 +132,10 @@ class Runner(QObject):
         if (layer != early_layer or time.perf_counter() - self._t_run < PARTIAL_AFTER_S
                 or layer_macs(inputs.config, len(inputs.tokens)) < PARTIAL_MIN_MACS):
             return
+        self._painted.clear()                             # before the check: a submit now still frees us
         if self._cancel_id == request_id or self._stopping:
             raise Cancelled("attention")                  # not for a request already replaced
         trace = partial_trace(inputs.config, arrays, backend=inputs.backend, weights_uid=weights.uid)
-        self._painted.clear()
         self.partial.emit(LabResult(request_id=request_id, inputs=inputs, trace=trace, weights=weights,
                                     labels=(), compute_ms=(time.perf_counter() - self._t_run) * 1e3))
         self._painted.wait(PARTIAL_WAIT_S)

@@ -176,6 +176,7 @@ class LabState(QObject):
         self._cancelled_request: int | None = None   # a request cancelled by the user (see cancel)
         self._busy = False
         self.blues_for_dark = False               # set_dark swapped blues for viridis (app/presentation.py)
+        self.early_results = False                # a window that draws partialResult turns this on
         self._shown_index = 0            # undo-stack index whose inputs the views show
         self._locked: str | None = None  # why edits are refused right now (e.g. training runs)
         self.runner = runner if runner is not None else Runner(self)
@@ -458,8 +459,12 @@ class LabState(QObject):
     def _request(self) -> None:
         self._latest_request += 1
         self._set_busy(True)
-        # Stations drawn from a layer's attention half can show it before the MLP is done.
-        early = self._selection.layer if self._selection.station in EARLY_STATIONS else None
+        # Stations drawn from a layer's attention half can show it before the MLP is done (when a
+        # window draws early results: the worker waits for their paint).
+        sel = self._selection
+        early = None
+        if self.early_results and sel.station in EARLY_STATIONS:
+            early = 0 if sel.station == "embeddings" else sel.layer
         self.runner.submit(self._latest_request, self._inputs, early)
 
     def _on_partial(self, result: LabResult) -> None:

@@ -56,6 +56,7 @@ def main(argv=None) -> int:
             loop.exec()
         win.rendered.disconnect(conn)
         elapsed = (time.perf_counter() - t0) * 1e3
+        wait.early = win.state.busy                       # painted before the pass was done
         if win.state.busy:                                # an early result: let the pass finish
             settle = QEventLoop()
             conn = win.state.busyChanged.connect(lambda busy: settle.quit() if not busy else None)
@@ -96,7 +97,7 @@ def main(argv=None) -> int:
                 totals.append(total)
                 renders.append(render)
                 # Compute until what was painted: the early result's, if one was painted.
-                painted_early = len(early) > n_early and win._partial_request == state.result.request_id
+                painted_early = wait.early and len(early) > n_early
                 computes.append(early[-1] if painted_early else state.result.trace.timing_ms["forward"])
             state.partialResult.disconnect(conn)
             row = {"size": label, "station": station, "T": len(state.inputs.tokens),

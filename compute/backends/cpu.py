@@ -99,9 +99,12 @@ def by_rows(step, T: int, split: bool) -> None:
         step(h, T, None)
     except BaseException:
         stop.set()
+        try:
+            pending.result()                          # never leave it writing into our arrays
+        except Exception:  # noqa: BLE001 - ours (e.g. Cancelled) is the one to report
+            pass
         raise
-    finally:
-        pending.result()                              # never leave it writing into our arrays
+    pending.result()
 
 
 def block_rows(T: int) -> int:
@@ -174,9 +177,14 @@ class CpuBackend(Backend):
         """Compile (or load from numba's cache) every kernel, with the argument types a forward
         pass gives them: a tiny pass, then the strided head views and parallel builds that only
         larger passes use."""
+        from ..trace import partial_trace
+
         cfg = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=1)
-        self.run(cfg, Weights.random(cfg, 0), np.arange(4), None)
-        self.run(cfg, Weights.random(cfg, 0), np.arange(4), np.tri(4, dtype=np.bool_))
+        ids = cfg.validate_tokens(np.arange(4))                            # read-only, as forward gives them
+        self.run(cfg, Weights.random(cfg, 0), ids, None)
+        # With a listener for early results: published arrays turn read-only, a type of its own.
+        with progress.reporting(None, lambda layer, arrays: partial_trace(cfg, arrays)):
+            self.run(cfg, Weights.random(cfg, 0), ids, np.tri(4, dtype=np.bool_))
         with _KERNEL_LOCK:
             heads = np.empty((2, 4, 2), np.float32)                       # [H=2, T=4, dh=2]
             K.bias_split_heads.serial(np.ones((2, 12), np.float32), np.ones(12, np.float32),
@@ -262,7 +270,17 @@ class CpuBackend(Backend):
             args = (qh, kh, vh, wb["attn.W_O"], scale, cfg.causal, mask, attn_mask is not None,
                     attn_scores_raw, attn_scores_scaled, attn_scores, pattern, z, res)
             helper = _HELPER.submit(attention_blocks, blocks, *args, parts[1]) if two else None
-            attention_blocks(blocks, *args, parts[0])
+            try:
+                attention_blocks(blocks, *args, parts[0])
+            except BaseException:
+                if helper is not None:
+                    for _ in blocks:                                    # leave the helper no more work
+                        pass
+                    try:
+                        helper.result()                                 # and let it finish its block
+                    except Exception:  # noqa: BLE001 - ours is the one to report
+                        pass
+                raise
             if helper is not None:
                 helper.result()
             lap("attention")

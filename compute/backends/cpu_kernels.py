@@ -70,7 +70,8 @@ def exp32(x):  # pragma: no cover - compiled
     p = p * r + np.float32(5.0000001201e-1)
     p = p * r * r + r + np.float32(1.0)
     two_n = as_float32((np.int32(n) + np.int32(127)) << np.int32(23))
-    return p * two_n if x >= np.float32(-87.0) else np.float32(0.0)
+    e = p * two_n if x >= np.float32(-87.0) else np.float32(0.0)
+    return e if x == x else x                        # NaN stays NaN
 
 
 # A float32 max over a row does not vectorise in numba (its float max is a scalar select), an int32
@@ -87,7 +88,7 @@ class _Kernel:
 
     def __init__(self, fn, fastmath):
         # nogil: the app computes on a worker thread and its UI thread must keep running.
-        self.parallel = njit(parallel=True, cache=True, fastmath=fastmath, nogil=True)(fn)
+        self.parallel = njit(parallel=True, cache=True, fastmath=fastmath, nogil=True, error_model="numpy")(fn)
         # A renamed twin, so the two versions get separate on-disk cache entries.
         twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_serial",
                                   fn.__defaults__, fn.__closure__)
@@ -134,7 +135,8 @@ def layer_norm(x, w, b, mean_out, var_out, out):  # pragma: no cover - compiled
 # that made those rows (they are still in cache). Every loop starts at index 0 of a row or of a
 # slice of one: a loop from a variable start keeps numba's negative-index check and runs scalar
 # (measured: 4-5x slower). Reassociation vectorises the sum; no 'nnan'/'ninf': -inf is the mask.
-@njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"})
+# error_model="numpy": a row whose max is +inf or NaN (float32 overflow) gives NaN, not an exception.
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"}, error_model="numpy")
 def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, pattern):  # pragma: no cover
     """Score rows i0, i0+1, ... of one head ([R, T] each): scaled = raw * scale; masked = scaled,
     or -inf where forbidden; pattern = softmax(masked) with the row max subtracted; a fully masked
@@ -181,7 +183,7 @@ def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, p
             pt[j] = ex[j] * inv
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def add_into(acc, x):  # pragma: no cover - compiled
     """acc += x for [R, d] arrays, serial (cpu.py's threads each own their accumulator)."""
     R, d = acc.shape

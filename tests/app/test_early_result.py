@@ -154,3 +154,36 @@ def test_cancel_after_an_early_result_brings_back_the_view_of_the_inputs_shown(q
     np.testing.assert_array_equal(station.pattern.values,
                                   before.trace["pattern", s.selection.layer][s.selection.head])
     assert win.status_times.text().startswith("compute ")
+
+
+def test_undo_back_to_a_result_whose_early_part_was_drawn_still_renders(qtbot, window, early_always):
+    win, s = window, window.state
+    s.select(layer=1, station="scores")
+    qtbot.waitUntil(win.stations["scores"].isVisible, timeout=5000)
+    wait_render(qtbot, win, lambda: s.move_token(0, 3))          # drawn early, then completed
+    _settle(qtbot, win)
+    shown = s.result
+    gate = threading.Event()
+    s.runner._early = lambda *args: gate.wait(30)              # the next pass stalls at its early point
+    try:
+        s.move_token(1, 4)
+        qtbot.waitUntil(lambda: s.busy, timeout=5000)
+        with qtbot.waitSignal(win.rendered, timeout=10_000):    # undo shows the result on screen again
+            s.undo_stack.undo()
+    finally:
+        gate.set()
+    _settle(qtbot, win)
+    assert s.result.inputs == s.inputs
+    assert win.stations["scores"].result is s.result or win.stations["scores"].result is shown
+
+
+def test_a_state_without_a_window_asks_for_no_early_results(qtbot, early_always):
+    from app.state import LabState
+
+    s = LabState()
+    seen = []
+    s.partialResult.connect(seen.append)
+    with qtbot.waitSignal(s.resultChanged, timeout=30_000):
+        s.start()
+    s.runner.shutdown()
+    assert seen == [] and not s.early_results

@@ -279,3 +279,38 @@ def test_cancel_inside_a_row_split_stage_stops_both_halves_cleanly():
     got = forward(cfg, w, tokens, backend="cpu")
     ref = forward(cfg, w, tokens, backend="reference")
     np.testing.assert_allclose(got["resid_post", 1], ref["resid_post", 1], rtol=1e-4, atol=1e-4)
+
+
+def test_softmax_rows_with_overflow_or_nan_give_nan_rows_not_an_exception():
+    T = 6
+    raw = np.tile(np.arange(T, dtype=np.float32), (4, 1))              # [4, T]
+    raw[0, 2] = np.inf                                                 # a float32 overflow
+    raw[1, 1] = np.nan
+    raw[2, 1] = -np.float32(np.nan)                                    # x86's default NaN has its sign set
+    bufs = [np.empty_like(raw) for _ in range(3)]
+    K.scale_mask_softmax(raw, 2, np.float32(0.5), False, np.ones((1, 1), np.bool_), False, *bufs)
+    pattern = bufs[2]
+    assert np.all(np.isnan(pattern[:3]))                               # like numpy: NaN in, NaN out
+    np.testing.assert_allclose(pattern[3].sum(), 1.0, rtol=1e-6)       # the clean row is untouched
+
+    @njit
+    def exp_of(x):
+        return K.exp32(x)
+
+    assert np.isnan(exp_of(np.float32(np.nan))) and exp_of(np.float32(-np.inf)) == 0.0
+
+
+def test_warm_up_compiles_what_a_pass_with_early_results_calls():
+    from compute import partial_trace, progress
+    from compute.backends import cpu
+
+    backend = get_backend("cpu")
+    backend.warm_up()
+    kernels = [K.layer_norm.serial, K.bias_residual.serial, K.bias_gelu.serial, K.bias_split_heads.serial,
+               K.embed_rows.serial, K.scale_mask_softmax, K.add_into, K.heads_sum_residual.serial]
+    before = [len(k.signatures) for k in kernels]
+    cfg = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=2)
+    with progress.reporting(None, lambda layer, arrays: partial_trace(cfg, arrays)):
+        forward(cfg, Weights.random(cfg, 1), [1, 2, 3], backend="cpu")
+    assert [len(k.signatures) for k in kernels] == before              # nothing compiled mid-pass
+    assert cpu.BLOCK_BYTES > 0
