@@ -33,6 +33,8 @@ PARTIAL_AFTER_S = 0.02
 PARTIAL_MIN_MACS = 1e9
 # How long the worker waits for the UI to paint an early result before it goes on regardless.
 PARTIAL_WAIT_S = 0.5
+# `nice` of the compute threads (Linux): with both cores computing, the UI thread still gets one.
+COMPUTE_NICE = 10
 
 
 class Runner(QObject):
@@ -96,6 +98,9 @@ class Runner(QObject):
 
     # -- worker thread ---------------------------------------------------------------------------
     def _loop(self) -> None:
+        from compute.backends.cpu import lower_priority
+
+        lower_priority(COMPUTE_NICE)                       # the UI thread first when it wakes
         while True:
             with self._cond:
                 while self._pending is None and not self._stopping:

@@ -13,6 +13,7 @@ from .i18n import tr
 
 MIME = "application/x-qkv-token-index"
 MAX_CHIPS = 256   # longer sequences show their first chips and a count; typing still edits all
+CHIP_BATCH = 64   # chips made per turn of the event loop
 
 
 class TokenChip(QToolButton):
@@ -121,6 +122,7 @@ class TokenStrip(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.vocab: list[str] = []
+        self._menu_vocab: list[str] | None = None        # the vocabulary the + menu lists
         self.labels: list[str] = []
         self.selected_index = 0
         outer = QHBoxLayout(self)
@@ -181,28 +183,53 @@ class TokenStrip(QWidget):
                 self.scroll.ensureWidgetVisible(chip, 40, 0)      # the query chip stays in sight
 
     def _rebuild(self) -> None:
-        for chip in self.row.chips:
-            self.row.layout_.removeWidget(chip)
+        """Chips for the labels: existing ones are relabelled (chip i stays chip i), missing ones
+        are made CHIP_BATCH at a time, the rest on the next turns of the event loop (200 new chips
+        would hold the UI thread ~20 ms at once)."""
+        layout, chips = self.row.layout_, self.row.chips
+        n = min(len(self.labels), MAX_CHIPS)
+        for chip in chips[n:]:
+            layout.removeWidget(chip)
             chip.deleteLater()
-        self.row.chips = []
-        while self.row.layout_.count():
-            item = self.row.layout_.takeAt(0)
+        del chips[n:]
+        while layout.count() > len(chips):                # the "+N more" note and the stretch
+            item = layout.takeAt(len(chips))
             if item.widget():
                 item.widget().deleteLater()
-        for i, text in enumerate(self.labels[:MAX_CHIPS]):
-            chip = TokenChip(i, text, self.row)
+        for chip, text in zip(chips, self.labels):
+            if chip.text() != text:
+                chip.set_word(text)
+        if self.vocab != self._menu_vocab:
+            self._menu_vocab = list(self.vocab)
+            self.add_menu.clear()
+            self.add_button.setVisible(bool(self.vocab))  # large vocabularies are typed, not listed
+            for token_id, word in enumerate(self.vocab):
+                self.add_menu.addAction(word, lambda t=token_id: self.insertRequested.emit(len(self.labels), t))
+        self._grow()
+
+    def _grow(self) -> None:
+        layout, chips = self.row.layout_, self.row.chips
+        n = min(len(self.labels), MAX_CHIPS)
+        if len(chips) >= n:
+            return
+        while layout.count() > len(chips):                # take the tail off while chips are added
+            item = layout.takeAt(len(chips))
+            if item.widget():
+                item.widget().deleteLater()
+        for i in range(len(chips), min(n, len(chips) + CHIP_BATCH)):
+            chip = TokenChip(i, self.labels[i], self.row)
+            chip.setChecked(i == self.selected_index)
             chip.clicked.connect(lambda _=False, i=i: self.selected.emit(i))
             chip.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             chip.customContextMenuRequested.connect(lambda pos, i=i: self._chip_menu(i))
-            self.row.layout_.addWidget(chip)
-            self.row.chips.append(chip)
-        if len(self.labels) > MAX_CHIPS:
-            self.row.layout_.addWidget(QLabel(f"… +{len(self.labels) - MAX_CHIPS} more"))
-        self.row.layout_.addStretch(1)
-        self.add_menu.clear()
-        self.add_button.setVisible(bool(self.vocab))      # large vocabularies are typed, not listed
-        for token_id, word in enumerate(self.vocab):
-            self.add_menu.addAction(word, lambda t=token_id: self.insertRequested.emit(len(self.labels), t))
+            layout.addWidget(chip)
+            chips.append(chip)
+        if len(chips) < n:
+            QTimer.singleShot(0, self, self._grow)
+        else:
+            if len(self.labels) > MAX_CHIPS:
+                layout.addWidget(QLabel(f"… +{len(self.labels) - MAX_CHIPS} more"))
+            layout.addStretch(1)
         self._fit_height()
 
     def _fit_height(self) -> None:

@@ -18,6 +18,7 @@ Idle threads sleep.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -63,6 +64,25 @@ def keep_blas_single_threaded() -> None:
 
 
 _GLOBAL_LIMIT = None
+
+
+def lower_priority(nice: int) -> None:
+    """Run the calling thread and the helper thread at a lower CPU priority (Linux `nice`; a no-op
+    elsewhere). An application computing off its UI thread calls this from its worker: both cores
+    are then busy with the pass, and the UI thread must still get a core the moment it wakes.
+    Threads made later by these two (numba's pool) inherit the value."""
+    if not sys.platform.startswith("linux"):
+        return
+
+    def lower() -> None:
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+        except (OSError, AttributeError):
+            pass
+
+    lower()
+    if _HELPER is not None:
+        _HELPER.submit(lower).result()
 
 
 class _Stopped(Exception):

@@ -1,6 +1,7 @@
 """The cpu backend's building blocks: fast exp, serial/parallel twins, recycled buffers, threads."""
 from __future__ import annotations
 
+import sys
 import threading
 
 import numpy as np
@@ -314,3 +315,24 @@ def test_warm_up_compiles_what_a_pass_with_early_results_calls():
         forward(cfg, Weights.random(cfg, 1), [1, 2, 3], backend="cpu")
     assert [len(k.signatures) for k in kernels] == before              # nothing compiled mid-pass
     assert cpu.BLOCK_BYTES > 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_lower_priority_applies_to_the_calling_thread_and_the_helper():
+    import os
+
+    from compute.backends import cpu
+
+    seen = {}
+
+    def worker():
+        cpu.lower_priority(7)
+        seen["self"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        if cpu._HELPER is not None:
+            seen["helper"] = cpu._HELPER.submit(
+                lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert seen["self"] >= 7 and seen.get("helper", 7) >= 7       # (an earlier, higher nice stays)

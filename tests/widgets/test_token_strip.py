@@ -1,0 +1,25 @@
+"""The token strip: long sequences get their chips over a few turns of the event loop."""
+from __future__ import annotations
+
+from widgets.token_strip import CHIP_BATCH, MAX_CHIPS, TokenStrip
+
+
+def test_long_strips_grow_in_batches_and_reuse_chips(qtbot):
+    strip = TokenStrip()
+    qtbot.addWidget(strip)
+    words = [f"w{i}" for i in range(MAX_CHIPS + 40)]
+    strip.set_tokens(words[:10], [], 1024, 3)
+    first = list(strip.row.chips)
+    strip.set_tokens(words, [], 1024, 3)
+    assert len(strip.row.chips) == min(10 + CHIP_BATCH, MAX_CHIPS)      # one batch now, the rest later
+    assert strip.row.chips[:10] == first                                # existing chips are kept
+    qtbot.waitUntil(lambda: len(strip.row.chips) == MAX_CHIPS, timeout=5000)
+    assert [c.text() for c in strip.row.chips] == words[:MAX_CHIPS]
+    assert [c.isChecked() for c in strip.row.chips].count(True) == 1 and strip.row.chips[3].isChecked()
+    texts = [strip.row.layout_.itemAt(i).widget().text() for i in range(strip.row.layout_.count())
+             if strip.row.layout_.itemAt(i).widget() is not None and strip.row.layout_.itemAt(i).widget() not in strip.row.chips]
+    assert texts == ["… +40 more"]
+    strip.set_tokens(["a", "b"], ["a", "b"], 16, 0)                     # shrinking keeps chips 0 and 1
+    assert [c.text() for c in strip.row.chips] == ["a", "b"] and strip.row.chips[:2] == first[:2]
+    assert strip.add_button.isVisibleTo(strip)                          # a listable vocabulary: + menu
+    assert [a.text() for a in strip.add_menu.actions()] == ["a", "b"]
