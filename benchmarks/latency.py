@@ -56,15 +56,15 @@ def main(argv=None) -> int:
             loop.exec()
         win.rendered.disconnect(conn)
         elapsed = (time.perf_counter() - t0) * 1e3
-        wait.early = win.state.busy                       # painted before the pass was done
-        if win.state.busy:                                # an early result: let the pass finish
+        early = win.state.busy                            # painted before the pass was done
+        if early:                                         # an early result: let the pass finish
             settle = QEventLoop()
             conn = win.state.busyChanged.connect(lambda busy: settle.quit() if not busy else None)
             QTimer.singleShot(300_000, settle.quit)
             if win.state.busy:
                 settle.exec()
             win.state.busyChanged.disconnect(conn)
-        return elapsed, done[-1] if done else float("nan")
+        return elapsed, done[-1] if done else float("nan"), early
 
     rows = []
     print(f"{'size':<32}{'station':>10}{'edit→repaint ms':>17}{'compute ms':>12}{'render ms':>11}")
@@ -91,14 +91,14 @@ def main(argv=None) -> int:
             for k in range(max(args.repeat, 1) + 1):
                 T_now = len(state.inputs.tokens)
                 n_early = len(early)
-                total, render = wait(win, lambda: state.move_token(k % T_now, (k + 3) % T_now))
+                total, render, painted_early = wait(win, lambda: state.move_token(k % T_now, (k + 3) % T_now))
                 if k == 0:
                     continue                                  # warm-up
                 totals.append(total)
                 renders.append(render)
                 # Compute until what was painted: the early result's, if one was painted.
-                painted_early = wait.early and len(early) > n_early
-                computes.append(early[-1] if painted_early else state.result.trace.timing_ms["forward"])
+                computes.append(early[-1] if painted_early and len(early) > n_early
+                                else state.result.trace.timing_ms["forward"])
             state.partialResult.disconnect(conn)
             row = {"size": label, "station": station, "T": len(state.inputs.tokens),
                    "n_layers": state.inputs.config.n_layers, "edit_to_repaint_ms": statistics.median(totals),

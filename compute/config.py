@@ -176,9 +176,7 @@ class Config:
         if isinstance(tokens, np.ndarray):
             if tokens.ndim != 1 or tokens.dtype.kind not in "iu":
                 return None
-            arr = tokens.astype(np.int64)                                  # [T] (a copy)
-            if tokens.dtype.kind == "u" and tokens.size and tokens.max() > np.iinfo(np.int64).max:
-                return None
+            arr = tokens.astype(np.int64)          # [T] (a copy; a uint64 past int64 wraps negative: refused below)
         elif isinstance(tokens, (list, tuple)) and all(type(t) is int for t in tokens):
             try:
                 arr = np.fromiter(tokens, np.int64, len(tokens))           # [T]

@@ -68,19 +68,17 @@ class Trace:
             if not 0 <= index < self.n_layers:
                 raise KeyError(f"layer {layer} does not exist; this model has layers 0..{self.n_layers - 1}")
             if (name, index) not in self._arrays:
-                raise KeyError(f"{name!r} of layer {index} is not computed yet (an early, partial Trace)")
+                raise KeyError(f"{name!r} of layer {index} {_NOT_YET}")
             return self._arrays[(name, index)]
         name = key
         if name in LAYER_NAMES:
             raise KeyError(f"{name!r} exists in every layer; use trace[{name!r}, layer]")
         if name == "logits":
-            if not self.complete:
-                raise KeyError("'logits' is not computed yet (an early, partial Trace)")
             return self._logits()
         if name not in GLOBAL_NAMES:
             raise KeyError(_unknown(name))
         if name not in self._arrays:
-            raise KeyError(f"{name!r} is not computed yet (an early, partial Trace)")
+            raise KeyError(f"{name!r} {_NOT_YET}")
         return self._arrays[name]
 
     def get(self, name: str, layer: int | None = None, default: Any = None) -> Any:
@@ -115,8 +113,6 @@ class Trace:
 
     def logits_rows(self, rows: Any) -> np.ndarray:
         """logits for some positions only (ln_final_out[rows] @ W_E.T): [len(rows), d_vocab]."""
-        if not self.complete:
-            raise KeyError("'logits' is not computed yet (an early, partial Trace)")
         if "logits" in self._lazy:
             return self._lazy["logits"][rows]
         rows_arr = np.atleast_1d(np.asarray(rows, dtype=np.int64))  # [R]
@@ -140,8 +136,12 @@ def _unknown(name: Any) -> str:
             f"whole-model names: {', '.join(GLOBAL_NAMES)}")
 
 
+_NOT_YET = "is not computed yet (an early, partial Trace)"
+
+
 def _not_yet(rows: Any) -> np.ndarray:
-    raise KeyError("'logits' is not computed yet (an early, partial Trace)")
+    """The logits of a partial Trace (they need the last layer)."""
+    raise KeyError(f"'logits' {_NOT_YET}")
 
 
 def partial_trace(cfg: Config, arrays: Mapping[Key, np.ndarray], backend: str = "", backend_label: str = "",

@@ -93,13 +93,32 @@ def _no_check() -> None:
     pass
 
 
-def by_rows(step, T: int, split: bool) -> None:
+def on_two_threads(here, there, stop) -> None:
+    """there() on the helper thread while here() runs on this one. If here() raises (a Cancelled
+    from compute.progress, say), stop() tells there() to finish early; either way the helper is
+    waited for, so it never writes into arrays after the pass has ended, and here()'s exception
+    is the one reported."""
+    pending = _HELPER.submit(there)
+    try:
+        here()
+    except BaseException:
+        stop()
+        try:
+            pending.result()
+        except Exception:  # noqa: BLE001 - ours is the one to report
+            pass
+        raise
+    pending.result()
+
+
+def by_rows(step, T: int, split: bool, checkpoint=_no_check) -> None:
     """Run step(r0, r1, checkpoint) for rows [0, T//2) on the helper thread and [T//2, T) here,
     each half through all its stages without waiting for the other (rows are independent), or
-    once on all rows when not `split`. `checkpoint()` between stages: here it may raise
-    Cancelled (compute.progress); the helper's half then stops at its next checkpoint."""
+    once on all rows when not `split`. The `checkpoint` given here (e.g. a compute.progress report,
+    which may raise Cancelled) runs between stages on this thread; the helper's half then stops at
+    its own next checkpoint."""
     if _HELPER is None or T < 2 or not split:
-        step(0, T, _no_check)
+        step(0, T, checkpoint)
         return
     h = T // 2
     stop = threading.Event()
@@ -114,17 +133,7 @@ def by_rows(step, T: int, split: bool) -> None:
         except _Stopped:
             pass
 
-    pending = _HELPER.submit(helper)
-    try:
-        step(h, T, None)
-    except BaseException:
-        stop.set()
-        try:
-            pending.result()                          # never leave it writing into our arrays
-        except Exception:  # noqa: BLE001 - ours (e.g. Cancelled) is the one to report
-            pass
-        raise
-    pending.result()
+    on_two_threads(lambda: step(h, T, checkpoint), helper, stop.set)
 
 
 def block_rows(T: int) -> int:
@@ -289,20 +298,11 @@ class CpuBackend(Backend):
                 part.fill(0.0)
             args = (qh, kh, vh, wb["attn.W_O"], scale, cfg.causal, mask, attn_mask is not None,
                     attn_scores_raw, attn_scores_scaled, attn_scores, pattern, z, res)
-            helper = _HELPER.submit(attention_blocks, blocks, *args, parts[1]) if two else None
-            try:
+            if two:                                                 # stop: leave the helper no more blocks
+                on_two_threads(lambda: attention_blocks(blocks, *args, parts[0]),
+                               lambda: attention_blocks(blocks, *args, parts[1]), lambda: list(blocks))
+            else:
                 attention_blocks(blocks, *args, parts[0])
-            except BaseException:
-                if helper is not None:
-                    for _ in blocks:                                    # leave the helper no more work
-                        pass
-                    try:
-                        helper.result()                                 # and let it finish its block
-                    except Exception:  # noqa: BLE001 - ours is the one to report
-                        pass
-                raise
-            if helper is not None:
-                helper.result()
             lap("attention")
 
             z_concat = z.reshape(T, hd)                                     # [T, H*dh] (view)
@@ -326,14 +326,12 @@ class CpuBackend(Backend):
                                     ln2_var[r0:r1], ln2_out[r0:r1])       # [R, d_model]
                 np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre[r0:r1])       # [R, d_mlp] (bias below)
                 K.bias_gelu.serial(mlp_pre[r0:r1], wb["mlp.b_in"], mlp_post[r0:r1])  # mlp_pre += b_in; GELU
-                if checkpoint is None:
-                    progress.report("mlp", mlp_frac)                       # a newer edit may stop us here
-                else:
-                    checkpoint()
+                checkpoint()                                                # a newer edit may stop us here
                 np.matmul(mlp_post[r0:r1], wb["mlp.W_out"], out=mlp_out[r0:r1])     # [R, d_model] (bias below)
                 K.bias_residual.serial(mlp_out[r0:r1], wb["mlp.b_out"], resid_mid[r0:r1],
                                        resid_post[r0:r1])                  # mlp_out += b_out; + resid_mid
-            by_rows(mlp, T, split=T * dm * dmlp >= SPLIT_MIN_MACS)
+            by_rows(mlp, T, split=T * dm * dmlp >= SPLIT_MIN_MACS,
+                    checkpoint=lambda: progress.report("mlp", mlp_frac))
             resid = resid_post
             lap("mlp")
 

@@ -232,9 +232,8 @@ def heads_sum_residual(part0, part1, two, bias, resid_pre, attn_out, resid_mid):
     T, d = part0.shape
     for t in prange(T):
         for c in range(d):
-            a = part0[t, c] + bias[c]
-            if two:
-                a = part0[t, c] + part1[t, c] + bias[c]
+            a = part0[t, c] + part1[t, c] if two else part0[t, c]
+            a += bias[c]
             attn_out[t, c] = a
             resid_mid[t, c] = resid_pre[t, c] + a
 
