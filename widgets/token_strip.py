@@ -192,10 +192,6 @@ class TokenStrip(QWidget):
             layout.removeWidget(chip)
             chip.deleteLater()
         del chips[n:]
-        while layout.count() > len(chips):                # the "+N more" note and the stretch
-            item = layout.takeAt(len(chips))
-            if item.widget():
-                item.widget().deleteLater()
         for chip, text in zip(chips, self.labels):
             if chip.text() != text:
                 chip.set_word(text)
@@ -210,9 +206,7 @@ class TokenStrip(QWidget):
     def _grow(self) -> None:
         layout, chips = self.row.layout_, self.row.chips
         n = min(len(self.labels), MAX_CHIPS)
-        if len(chips) >= n:
-            return
-        while layout.count() > len(chips):                # take the tail off while chips are added
+        while layout.count() > len(chips):                # the tail: the "+N more" note and the stretch
             item = layout.takeAt(len(chips))
             if item.widget():
                 item.widget().deleteLater()

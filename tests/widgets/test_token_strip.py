@@ -21,5 +21,7 @@ def test_long_strips_grow_in_batches_and_reuse_chips(qtbot):
     assert texts == ["… +40 more"]
     strip.set_tokens(["a", "b"], ["a", "b"], 16, 0)                     # shrinking keeps chips 0 and 1
     assert [c.text() for c in strip.row.chips] == ["a", "b"] and strip.row.chips[:2] == first[:2]
+    layout = strip.row.layout_
+    assert layout.count() == 3 and layout.itemAt(2).spacerItem() is not None   # the chips stay packed left
     assert strip.add_button.isVisibleTo(strip)                          # a listable vocabulary: + menu
     assert [a.text() for a in strip.add_menu.actions()] == ["a", "b"]
