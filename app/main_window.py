@@ -369,10 +369,12 @@ class MainWindow(QMainWindow):
             self._show_tokens()
         self._update_sizes()
 
-    def _show_tokens(self) -> None:
+    def _show_tokens(self, result=None) -> None:
+        """The token strip for `result` (an early or a full one), else for the inputs now."""
         self._strip_timer.stop()
-        self.tokens.set_tokens(self.state.labels(), self._menu_vocabulary(), self.state.inputs.config.n_ctx,
-                               self.state.selection.query)
+        labels, n_ctx = ((result.labels, result.inputs.config.n_ctx) if result is not None
+                         else (self.state.labels(), self.state.inputs.config.n_ctx))
+        self.tokens.set_tokens(labels, self._menu_vocabulary(), n_ctx, self.state.selection.query)
 
     def _menu_vocabulary(self) -> list[str]:
         """Words for the token strip's menus: the whole vocabulary when it is small enough to list
@@ -445,8 +447,7 @@ class MainWindow(QMainWindow):
         self._partial_request, self._partial_on_screen = result.request_id, True
         self._awaiting_paint = True
         self._paint_timeout.start()
-        self._strip_timer.stop()
-        self.tokens.set_tokens(result.labels, self._menu_vocabulary(), result.inputs.config.n_ctx, sel.query)
+        self._show_tokens(result)
 
     def _on_result(self, result) -> None:
         self._render_t0 = time.perf_counter()
@@ -471,9 +472,7 @@ class MainWindow(QMainWindow):
                                 or result.weights is not self.instruments.generation_weights):
             self.instruments.kv_reset()                  # the cached rows belong to other inputs
         self._update_instrument_tabs()
-        self._strip_timer.stop()
-        self.tokens.set_tokens(result.labels, self._menu_vocabulary(), result.inputs.config.n_ctx,
-                               self.state.selection.query)
+        self._show_tokens(result)
         trace = result.trace
         self.controls.backend_in_use.setText(trace.backend_label)
         self.status_backend.setText(f"backend {trace.backend_label}")

@@ -545,7 +545,8 @@ class HeadsStation(Station):
         self.mid = self.matrix(1, 2, "resid_mid", roles=("query", None), col_axis="d_model")
         self.lines: list = []
         self._lines_key: tuple | None = None
-        self._wo_drawn = None                     # the W_O array (weights) and shapes last drawn
+        self._wo_drawn: tuple | None = None       # (id of the W_O array drawn, numbers shown?)
+        self._wo_source = None
 
     def content(self, result, sel):
         t, w, L, h = result.trace, result.weights, sel.layer, sel.head
@@ -561,10 +562,11 @@ class HeadsStation(Station):
         hd_ticks = [f"h{c // cfg.d_head}" if c % cfg.d_head == 0 else "" for c in range(cfg.d_concat)]
         dm = _idx(cfg.d_model)
         self.zc.set_data(d["z_concat"], labels, hd, col_ticks=hd_ticks)
-        wo_key = (d["W_O"].base if d["W_O"].base is not None else d["W_O"], (d["W_O"].shape, self.wo.show_values))
-        if self._wo_drawn is None or self._wo_drawn[0] is not wo_key[0] or self._wo_drawn[1] != wo_key[1]:
+        W_O = result.weights[f"blocks.{sel.layer}.attn.W_O"]                # the array Weights keeps
+        if self._wo_drawn != (id(W_O), self.wo.show_values) or self.wo.values is None:
             self.wo.set_data(d["W_O"], hd, dm, row_ticks=hd_ticks)  # weights: only when they change
-            self._wo_drawn = wo_key
+            self._wo_drawn = (id(W_O), self.wo.show_values)
+            self._wo_source = W_O                                   # kept alive: its id stays unique
         levels = _sym(d["result"], d["attn_out"])
         self.res.set_title(f"result[:, {sel.head}] = z_{sel.head} · W_O[{sel.head}]")
         self.res.set_data(d["result"], labels, dm, levels=levels)

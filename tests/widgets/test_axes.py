@@ -21,6 +21,17 @@ def _specs(fn, axis):
         p.end()
 
 
+def _label_axis(qtbot, canvas, side, labels, wait_ms):
+    """A LabelAxis on `side` of a new plot spanning the cells of `labels`, laid out once."""
+    plot = canvas.addPlot(axisItems={side: LabelAxis(side)})
+    axis = plot.getAxis(side)
+    span = dict(xRange=(-0.5, len(labels) - 0.5)) if side in ("top", "bottom") else dict(yRange=(-0.5, len(labels) - 0.5))
+    plot.setRange(padding=0, **span)
+    axis.set_labels(labels)
+    qtbot.wait(wait_ms)
+    return axis
+
+
 def _texts(specs):
     """(text, centre along the axis, px) of each label; the rectangle's size differs a little
     (pyqtgraph rounds its measured text boxes), its centre must not."""
@@ -59,11 +70,7 @@ def test_label_and_colour_bar_axes_lay_out_like_pyqtgraph(qtbot, canvas):
 
 
 def test_relabelled_axis_is_laid_out_again(qtbot, canvas):
-    plot = canvas.addPlot(axisItems={"left": LabelAxis("left")})
-    axis = plot.getAxis("left")
-    plot.setYRange(-0.5, 2.5, padding=0)
-    axis.set_labels(["a", "b", "c"])
-    qtbot.wait(50)
+    axis = _label_axis(qtbot, canvas, "left", ["a", "b", "c"], 50)
     canvas.grab()
     assert [t for _r, _f, t in axis._lean_specs[2]] == ["a", "b", "c"]
     axis.set_labels(["x", "y", "z"])
@@ -97,11 +104,7 @@ def test_a_failing_paint_is_reported_not_fatal(qtbot, canvas, capsys):
 
 def test_axes_without_a_tick_font_use_the_application_font_not_the_views(qtbot, canvas):
     """As pyqtgraph's QPicture painter did: a station's style sheet sets a larger view font."""
-    plot = canvas.addPlot(axisItems={"bottom": LabelAxis("bottom")})
-    axis = plot.getAxis("bottom")
-    plot.setXRange(-0.5, 2.5, padding=0)
-    axis.set_labels(["alpha", "beta", "gamma"])
-    qtbot.wait(20)
+    axis = _label_axis(qtbot, canvas, "bottom", ["alpha", "beta", "gamma"], 20)
     image = QImage(700, 500, QImage.Format.Format_ARGB32)
     p = QPainter(image)
     big = QFont()
