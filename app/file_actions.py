@@ -185,13 +185,12 @@ class FileActions(QObject):
         # Until its inputs are computed the session is not open: if they fail (weights that do not
         # fit), the view goes back and so do the file name and the title, so Save cannot write
         # the old view over this file.
-        self._opening = (self.path, self.state.undo_stack.index() if self.state.undo_stack.isClean() else None,
-                         None)
+        before = (self.path, self.state.undo_stack.index() if self.state.undo_stack.isClean() else None)
         if not sessions.apply_session(self.state, data, path.name):
-            self._opening = None
             return False
-        if self._opening is not None:                  # not already shown: wait for these inputs
-            self._opening = self._opening[:2] + (self.state.inputs,)
+        s = self.state
+        pending = s.result is None or s.result.inputs != s.inputs   # not on screen yet: wait for them
+        self._opening = before + (s.inputs,) if pending else None
         self.path = path
         self.settings.add_recent(path)
         self.settings.last_folder = str(path.parent)
@@ -202,9 +201,8 @@ class FileActions(QObject):
         return True
 
     def _opened(self, result) -> None:
-        # The session's own inputs computed (or nothing pending yet: apply_session re-showed a
-        # result that already had them). A re-shown older result after a failure does not count.
-        if self._opening is not None and self._opening[2] in (None, result.inputs):
+        # The session's own inputs computed. A re-shown older result after a failure does not count.
+        if self._opening is not None and self._opening[2] == result.inputs:
             self._opening = None
 
     def _open_failed(self, _text: str) -> None:

@@ -201,3 +201,16 @@ def test_unusable_weights_with_nothing_on_screen_fall_back_to_random(qtbot, tmp_
     assert state.inputs.weights == "random" and state.result.inputs == state.inputs
     assert any(level == "warning" and "showing random weights" in text for level, text in said)
     state.runner.shutdown()
+
+
+def test_a_session_with_the_inputs_on_screen_stays_open_after_a_later_failure(qtbot, window, tmp_path):
+    """Opening a session of exactly the view on screen computes nothing: a later, unrelated
+    failure must not take its file name back."""
+    s, files = window.state, window.file_actions
+    session = tmp_path / "same.qkvlab"
+    assert files.save_to(session)
+    assert files.open_session(session)
+    qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
+    assert files.path == session
+    s.computeFailed.emit("something else went wrong")              # e.g. a later edit's weights
+    assert files.path == session and "was not opened" not in window.messages.text
