@@ -21,6 +21,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from compute.kvcache import block_macs
 from compute import (BackendUnavailable, Cancelled, CheckpointError, ConfigError, Weights, WeightsError, forward,
                      load_checkpoint, partial_trace, progress, trained_toy_weights)
 
@@ -135,7 +136,8 @@ class Runner(QObject):
         from .state import LabResult
 
         if (layer != early_layer or time.perf_counter() - self._t_run < PARTIAL_AFTER_S
-                or layer_macs(inputs.config, len(inputs.tokens)) < PARTIAL_MIN_MACS):
+                or block_macs(inputs.config.replace(causal=False), len(inputs.tokens), len(inputs.tokens))
+                < PARTIAL_MIN_MACS):
             return
         self._painted.clear()                             # before the check: a submit now still frees us
         if self._cancel_id == request_id or self._stopping:
@@ -184,13 +186,6 @@ class Runner(QObject):
             self._weights.clear()                          # free the old set before making the new
             self._weights[key] = make_weights(inputs, self.registry)
         return self._weights[key]
-
-
-def layer_macs(cfg, T: int) -> float:
-    """Multiply-adds of one block on T tokens (projections, scores, pattern @ v, W_O, MLP)."""
-    hd = cfg.n_heads * cfg.d_head
-    return float(T * cfg.d_model * 3 * hd + 2 * cfg.n_heads * T * T * cfg.d_head
-                 + T * hd * cfg.d_model + 2 * T * cfg.d_model * cfg.d_mlp)
 
 
 @dataclass

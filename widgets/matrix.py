@@ -22,6 +22,7 @@ from .theme import LIGHT, Palette, colormap, text_colour_for
 
 # Highlight bands: (key, palette colour, width in px before line scaling)
 BANDS = (("row", "accent", 2.5), ("col", "accent2", 2.0), ("cell", "foreground", 2.0))
+BAND_WIDTH = {key: width for key, _colour, width in BANDS}
 
 MAX_CELLS_FOR_VALUES = 1024
 # Larger matrices are drawn from every k-th row/column (a 12288 × 12288 W_O would need 600 MB
@@ -609,10 +610,11 @@ class MatrixPlot:
                 (key == "row" and 0 <= row < rows) or (key == "col" and 0 <= col < cols)
                 or (key == "cell" and 0 <= cell[0] < rows and 0 <= cell[1] < cols))
             band = self._bands[key]
-            pen = band.pen()
-            base = dict((k, w) for k, _c, w in BANDS)[key] * self._line_scale
-            pen.setWidthF(max(1.0, min(base, cell_px / 4)))
-            band.setPen(pen)
+            width = max(1.0, min(BAND_WIDTH[key] * self._line_scale, cell_px / 4))
+            if band.pen().widthF() != width:                     # hovering: most moves keep the width
+                pen = band.pen()
+                pen.setWidthF(width)
+                band.setPen(pen)
             band.setRect(rect)
             band.setVisible(bool(visible))
 

@@ -109,11 +109,15 @@ class Station(QWidget):
     def _data_key(self, result, sel) -> tuple:
         return (id(result), sel.layer, sel.head, sel.query, sel.lock_scales, sel.show_values)
 
+    @staticmethod
+    def _fits(result, sel) -> bool:
+        cfg = result.inputs.config
+        return sel.query < max(result.trace.T, 1) and sel.layer < cfg.n_layers and sel.head < cfg.n_heads
+
     def can_draw(self, result, sel) -> bool:
         """Whether `result` holds all this station shows for `sel`: an early, partial one may not,
         and a selection made for newer inputs (more tokens, layers, heads) waits for their result."""
-        cfg = result.inputs.config
-        if not (sel.query < max(result.trace.T, 1) and sel.layer < cfg.n_layers and sel.head < cfg.n_heads):
+        if not self._fits(result, sel):
             return False
         if result.trace.complete:
             return True
@@ -149,9 +153,14 @@ class Station(QWidget):
 
     def redraw(self) -> None:
         result, sel = self.result, self.selection
-        if not self.can_draw(result, sel):
+        if not self._fits(result, sel):
+            return                                        # a selection for newer inputs: wait for them
+        try:
+            data = self.content(result, sel)
+        except KeyError:
+            if result.trace.complete:
+                raise
             return                                        # early result without this: wait for the rest
-        data = self.content(result, sel)
         for mp in self.plots:
             mp.show_values = sel.show_values
         self.draw(result, sel, data)

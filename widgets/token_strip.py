@@ -163,12 +163,7 @@ class TokenStrip(QWidget):
     # -- state -> view -------------------------------------------------------------------------
     def set_tokens(self, labels: Sequence[str], vocab: Sequence[str], n_ctx: int, selected: int) -> None:
         labels, vocab = list(labels), list(vocab)
-        if vocab == self.vocab and len(labels) == len(self.labels) and labels != self.labels:
-            self.labels = labels                              # same chips, new words (a move, a replace):
-            for chip, text in zip(self.row.chips, labels):    # relabel in place, no new widgets
-                if chip.text() != text:
-                    chip.set_word(text)
-        elif labels != self.labels or vocab != self.vocab:
+        if labels != self.labels or vocab != self.vocab:      # chips are relabelled, kept or added
             self.labels, self.vocab = labels, vocab
             self._rebuild()
         self.count.setText(f"T = {len(labels)}/{n_ctx}")
