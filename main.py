@@ -179,9 +179,8 @@ def export_main(argv: list[str]) -> int:
                  "such as pattern, attn_scores or q")
 
     # -- compute and write ------------------------------------------------------------------------------
-    from PySide6.QtWidgets import QApplication
-
     import pyqtgraph as pg
+    from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])   # figures are Qt widgets (offscreen)
     app.setApplicationName("QKV Lab")

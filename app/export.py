@@ -28,8 +28,7 @@ from PySide6.QtGui import QFontInfo, QImage, QPageLayout, QPageSize, QPainter, Q
 from PySide6.QtSvg import QSvgGenerator
 
 from compute import GLOBAL_NAMES, LAYER_NAMES
-from widgets.figure import (FigureStyle, FigureWidget, canonical, figure_spec, is_single, natural_size,
-                            view_names)
+from widgets.figure import FigureStyle, FigureWidget, canonical, figure_spec, is_single, natural_size, view_names
 
 from . import files
 
@@ -185,7 +184,8 @@ def write_pdf(widget, path: Path, title: str = "") -> None:
     writer.setTitle(title)
     writer.setCreator("QKV Lab")
     points = QSizeF(widget.width() * 72.0 / SCREEN_DPI, widget.height() * 72.0 / SCREEN_DPI)
-    writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize.Unit.Point, "figure", QPageSize.SizeMatchPolicy.ExactMatch),
+    page = QPageSize(points, QPageSize.Unit.Point, "figure", QPageSize.SizeMatchPolicy.ExactMatch)
+    writer.setPageLayout(QPageLayout(page,
                                      QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
     painter = QPainter()
     if not painter.begin(writer):
@@ -251,7 +251,7 @@ def csv_text(result, sel, view: str) -> str:
     corner = f"{panel.row_axis or 'row'} \\ {panel.col_axis or 'column'}"
     out.writerow([corner, *panel.cols])
     # str() of a numpy scalar is the shortest text that reads back to the same float32/float64.
-    for label, row in zip(panel.rows, np.asarray(panel.values)):
+    for label, row in zip(panel.rows, np.asarray(panel.values), strict=True):
         out.writerow([label, *(str(x) if np.isfinite(x) else ("-inf" if x < 0 else "inf" if x > 0 else "nan")
                                for x in row)])
     return buf.getvalue()

@@ -105,7 +105,7 @@ class Instruments(QObject):
         backend = in_use if which == "backend in use" else which
         if station not in source_map.STATIONS:
             return None, f"“{station}” is an instrument, not a step of the block: its numbers come from " \
-                         f"compute/{'sqrt_dk' if station == 'sqrt_dk' else 'kvcache' if station == 'kv_cache' else 'explain'}.py."
+                         f"compute/{ {'sqrt_dk': 'sqrt_dk', 'kv_cache': 'kvcache'}.get(station, 'explain') }.py."
         try:
             view = source_map.station_source(backend, station)
         except (KeyError, LookupError, ImportError, OSError) as exc:

@@ -5,18 +5,26 @@ view's intent signals to a LabState method.
 """
 from __future__ import annotations
 
-import math
 import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
-                               QScrollArea, QStackedWidget, QTabWidget, QVBoxLayout, QWidget)
-
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 from shiboken6 import isValid
 
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
-
 from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
 from widgets.instruments import CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
@@ -100,7 +108,8 @@ class MainWindow(QMainWindow):
         left = QDockWidget("Controls", self)
         left.setObjectName("controlsDock")
         left.setWidget(scroll)
-        left.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        features = QDockWidget.DockWidgetFeature
+        left.setFeatures(features.DockWidgetMovable | features.DockWidgetClosable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
         self.notes = NotesPanel()
         self.trace_panel = TracePanel()

@@ -129,8 +129,8 @@ class ModelActions(QObject):
             weights = value
             cfg = weights.cfg
             s.register_weights(weights, label=Path(where).name, name=path)
-            tokens = s.inputs.tokens if len(s.inputs.tokens) <= cfg.n_ctx and max(s.inputs.tokens, default=0) < cfg.d_vocab \
-                else tuple(t % cfg.d_vocab for t in preset_tokens("toy"))[: cfg.n_ctx]
+            fits = len(s.inputs.tokens) <= cfg.n_ctx and max(s.inputs.tokens, default=0) < cfg.d_vocab
+            tokens = s.inputs.tokens if fits else tuple(t % cfg.d_vocab for t in preset_tokens("toy"))[: cfg.n_ctx]
             s.edit(f"Open weights {Path(where).name}", config=cfg, tokens=tuple(tokens), weights=path, preset="custom")
             s.prune_registry()                          # a refused edit keeps nothing in memory
             return

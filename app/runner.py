@@ -21,10 +21,20 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from compute import (
+    BackendUnavailable,
+    Cancelled,
+    CheckpointError,
+    ConfigError,
+    Weights,
+    WeightsError,
+    forward,
+    load_checkpoint,
+    partial_trace,
+    progress,
+    trained_toy_weights,
+)
 from compute.kvcache import block_macs
-from compute import (BackendUnavailable, Cancelled, CheckpointError, ConfigError, Weights, WeightsError, forward,
-                     load_checkpoint, partial_trace, progress, trained_toy_weights)
-
 
 PROGRESS_AFTER_S = 0.05
 PROGRESS_EVERY_S = 0.03

@@ -160,7 +160,7 @@ def session_dict(inputs: Inputs, selection, labels=None, base_dir=None) -> dict[
         "format": FORMAT,
         "schema": SCHEMA_VERSION,
         "saved_by": _version(),
-        "saved_at": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "saved_at": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "inputs": {
             "preset": inputs.preset,
             "config": inputs.config.to_dict(),

@@ -43,33 +43,33 @@ class _MemoryStore:
 class Settings:
     """Typed preferences. Every getter survives a missing or hand-broken value (default back)."""
 
-    _current: "Settings | None" = None
+    _current: Settings | None = None
 
     def __init__(self, store: QSettings | _MemoryStore | None = None):
         self.store = store if store is not None else _MemoryStore()
 
     # -- which store ----------------------------------------------------------------------------
     @classmethod
-    def at(cls, path: str | os.PathLike) -> "Settings":
+    def at(cls, path: str | os.PathLike) -> Settings:
         """An INI file of its own (tests, QKV_LAB_SETTINGS)."""
         return cls(QSettings(str(path), QSettings.Format.IniFormat))
 
     @classmethod
-    def user(cls) -> "Settings":
+    def user(cls) -> Settings:
         """The user's store (QKV_LAB_SETTINGS overrides it). Only main.py calls this."""
         path = os.environ.get(ENV_VAR)
         return cls.at(path) if path else cls(QSettings("QKV Lab", "QKV Lab"))
 
     @classmethod
-    def memory(cls) -> "Settings":
+    def memory(cls) -> Settings:
         return cls(_MemoryStore())
 
     @classmethod
-    def install(cls, settings: "Settings | None") -> None:
+    def install(cls, settings: Settings | None) -> None:
         cls._current = settings
 
     @classmethod
-    def current(cls) -> "Settings":
+    def current(cls) -> Settings:
         if cls._current is None:
             cls._current = cls.memory()
         return cls._current

@@ -9,7 +9,7 @@ with its own signal; it never triggers a recompute.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -119,7 +119,7 @@ class _InputsCommand(QUndoCommand):
 
     _ids: dict[str, int] = {}
 
-    def __init__(self, state: "LabState", old: Inputs, new: Inputs, text: str, merge_key: str | None = None):
+    def __init__(self, state: LabState, old: Inputs, new: Inputs, text: str, merge_key: str | None = None):
         super().__init__(text)
         self._state, self._old, self._new = state, old, new
         self._merge_id = -1 if merge_key is None else self._ids.setdefault(merge_key, len(self._ids) + 1)
@@ -280,7 +280,8 @@ class LabState(QObject):
 
     def set_config(self, text: str | None = None, merge: bool = False, **fields: Any) -> bool:
         """Change Config fields (re-validated). New shapes mean new weights drawn from the seed."""
-        if "d_model" in fields and "d_mlp" not in fields and self._inputs.config.d_mlp == 4 * self._inputs.config.d_model:
+        old = self._inputs.config
+        if "d_model" in fields and "d_mlp" not in fields and old.d_mlp == 4 * old.d_model:
             fields["d_mlp"] = 4 * fields["d_model"]          # keep GPT-2's d_mlp = 4 · d_model
         try:
             cfg = self._inputs.config.replace(**fields)

@@ -40,7 +40,7 @@ class Trainer(QObject):
         return self._thread is not None
 
     def start(self, seed: int, steps: int, every: int) -> bool:
-        from compute.training import TrainControl, train_toy   # torch loads only when training
+        from compute.training import TrainControl, train_toy  # torch loads only when training
 
         if self.running:
             return False
@@ -60,7 +60,8 @@ class Trainer(QObject):
                                    callback=lambda step, loss, w: self.snapshot.emit(step, loss, w))
                 self.finished.emit(result, None)
             except Exception as exc:  # noqa: BLE001 - the panel must hear about any end
-                self.finished.emit(None, f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc))
+                text = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+                self.finished.emit(None, text)
 
         self._thread = threading.Thread(target=run, daemon=True, name="qkv-train")
         self.state.lock("Training is running: pause or stop it before editing (the views follow the "
@@ -106,8 +107,8 @@ class Trainer(QObject):
             if before is not None and self.state.inputs != before:
                 self.state.preview(weights=before.weights, seed=before.seed)
             self.state.prune_registry()
-            self.state.message.emit("error" if error else "info",
-                                    f"Training stopped: {error}" if error else "Training stopped before its first step.")
+            self.state.message.emit("error" if error else "info", f"Training stopped: {error}" if error
+                                    else "Training stopped before its first step.")
             return
         rec = result.record
         name = self.state.register_weights(

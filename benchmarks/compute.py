@@ -20,8 +20,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from compute import PRESETS, Weights, forward
 from benchmarks.torch_block import block_weights, torch_block
+from compute import PRESETS, Weights, forward
 
 SIZES = [("toy", "toy", 16), ("andrea-120m T=256", "andrea-120m", 256),
          ("andrea-120m T=1024", "andrea-120m", 1024)]

@@ -56,8 +56,12 @@ from numba import cuda  # noqa: E402
 
 from benchmarks.torch_block import block_weights, torch_block  # noqa: E402
 from compute import PRESETS, Config, Weights, forward, get_backend  # noqa: E402
-from cuda_kernels import SIMULATOR  # noqa: E402
-from cuda_kernels import elementwise, products, rows  # noqa: E402
+from cuda_kernels import (  # noqa: E402
+    SIMULATOR,  # noqa: E402
+    elementwise,
+    products,
+    rows,
+)
 
 
 def scaled_error(actual, expected) -> float:
@@ -161,13 +165,15 @@ def kernel_breakdown(backend, cfg, weights, tokens, runs: int) -> dict:
         for _ in range(runs):
             events = []
             for (module, name), fn in originals.items():
-                def timed(*args, _fn=fn, _name=name[len("launch_"):]):
+                short = name.removeprefix("launch_")
+
+                def timed(*args, _fn=fn, _name=short, _events=events):
                     start, end = cuda.event(), cuda.event()
                     t0 = time.perf_counter()
                     start.record()
                     _fn(*args)
                     end.record()
-                    events.append((_name, start, end, (time.perf_counter() - t0) * 1e3))
+                    _events.append((_name, start, end, (time.perf_counter() - t0) * 1e3))
                 setattr(module, name, timed)
             backend.run_device(cfg, weights, tokens)
             totals = collections.Counter()

@@ -77,21 +77,22 @@ def main(argv=None) -> int:
         win.show()
         wait(win, state.start)
         if preset != "toy":
-            wait(win, lambda: state.load_preset(preset))
+            wait(win, lambda state=state, preset=preset: state.load_preset(preset))
             if layers is not None:
-                wait(win, lambda: state.set_config(n_layers=layers))
+                wait(win, lambda state=state, layers=layers: state.set_config(n_layers=layers))
             if T is not None:
                 base = list(state.inputs.tokens)
-                wait(win, lambda: state.set_tokens((base * (T // len(base) + 1))[:T]))
+                wait(win, lambda state=state, base=base, T=T: state.set_tokens((base * (T // len(base) + 1))[:T]))
         for station in args.stations.split(","):
             state.select(station=station)
             app.processEvents()
             totals, renders, computes, early = [], [], [], []
-            conn = state.partialResult.connect(lambda r: early.append(r.compute_ms))
+            conn = state.partialResult.connect(lambda r, early=early: early.append(r.compute_ms))
             for k in range(max(args.repeat, 1) + 1):
                 T_now = len(state.inputs.tokens)
                 n_early = len(early)
-                total, render, painted_early = wait(win, lambda: state.move_token(k % T_now, (k + 3) % T_now))
+                total, render, painted_early = wait(
+                    win, lambda state=state, k=k, T_now=T_now: state.move_token(k % T_now, (k + 3) % T_now))
                 if k == 0:
                     continue                                  # warm-up
                 totals.append(total)

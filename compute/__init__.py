@@ -10,15 +10,21 @@ No Qt here (tests assert it). Public API (DESIGN.md section 4):
 """
 from . import memory, progress
 from .backends import BACKEND_NAMES, BackendUnavailable, get_backend, register_backend
-from .checkpoint import (CheckpointError, CheckpointTokenizer, checkpoint_config, load_checkpoint,
-                         trained_toy_info, trained_toy_weights)
+from .checkpoint import (
+    CheckpointError,
+    CheckpointTokenizer,
+    checkpoint_config,
+    load_checkpoint,
+    trained_toy_info,
+    trained_toy_weights,
+)
 from .config import LIMITS, PRESET_NOTES, PRESETS, Config, ConfigError
 from .forward import forward, resolve_backend, warm_up
 from .generate import Prediction, generate, next_token_probs, top_predictions
 from .memory import MemoryEstimate
 from .names import GLOBAL_NAMES, LAYER_NAMES, trace_shape, weight_shapes
-from .tokenizer import ToyTokenizer, VocabularyError, toy_tokenizer
 from .progress import Cancelled
+from .tokenizer import ToyTokenizer, VocabularyError, toy_tokenizer
 from .trace import Trace, partial_trace
 from .weights import Weights, WeightsError
 

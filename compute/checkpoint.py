@@ -318,14 +318,14 @@ def hf_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
     """Every tensor a GPT-2 checkpoint must have for `cfg`, with its HF shape (Conv1D: (in, out))."""
     dm, mlp = cfg.d_model, cfg.d_mlp
     shapes = {"wte.weight": (cfg.d_vocab, dm), "wpe.weight": (cfg.n_ctx, dm)}
-    for l in range(cfg.n_layers):
+    for layer in range(cfg.n_layers):
         shapes.update({
-            f"h.{l}.ln_1.weight": (dm,), f"h.{l}.ln_1.bias": (dm,),
-            f"h.{l}.attn.c_attn.weight": (dm, 3 * dm), f"h.{l}.attn.c_attn.bias": (3 * dm,),
-            f"h.{l}.attn.c_proj.weight": (dm, dm), f"h.{l}.attn.c_proj.bias": (dm,),
-            f"h.{l}.ln_2.weight": (dm,), f"h.{l}.ln_2.bias": (dm,),
-            f"h.{l}.mlp.c_fc.weight": (dm, mlp), f"h.{l}.mlp.c_fc.bias": (mlp,),
-            f"h.{l}.mlp.c_proj.weight": (mlp, dm), f"h.{l}.mlp.c_proj.bias": (dm,),
+            f"h.{layer}.ln_1.weight": (dm,), f"h.{layer}.ln_1.bias": (dm,),
+            f"h.{layer}.attn.c_attn.weight": (dm, 3 * dm), f"h.{layer}.attn.c_attn.bias": (3 * dm,),
+            f"h.{layer}.attn.c_proj.weight": (dm, dm), f"h.{layer}.attn.c_proj.bias": (dm,),
+            f"h.{layer}.ln_2.weight": (dm,), f"h.{layer}.ln_2.bias": (dm,),
+            f"h.{layer}.mlp.c_fc.weight": (dm, mlp), f"h.{layer}.mlp.c_fc.bias": (mlp,),
+            f"h.{layer}.mlp.c_proj.weight": (mlp, dm), f"h.{layer}.mlp.c_proj.bias": (dm,),
         })
     shapes["ln_f.weight"], shapes["ln_f.bias"] = (dm,), (dm,)
     return shapes
@@ -340,8 +340,8 @@ def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
     out = {"embed.W_E": hf["wte.weight"],                                           # [d_vocab, d_model]
            "pos_embed.W_pos": hf["wpe.weight"]}                                     # [n_ctx, d_model]
-    for l in range(cfg.n_layers):
-        h, p = f"h.{l}.", f"blocks.{l}."
+    for layer in range(cfg.n_layers):
+        h, p = f"h.{layer}.", f"blocks.{layer}."
         W_q, W_k, W_v = np.split(hf[h + "attn.c_attn.weight"], 3, axis=1)           # 3 x [d_model, H*dh]
         b_q, b_k, b_v = np.split(hf[h + "attn.c_attn.bias"], 3)                     # 3 x [H*dh]
         out.update({

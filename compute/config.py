@@ -107,7 +107,7 @@ class Config:
         """Width of the concatenated heads, n_heads * d_head (W_O maps it back to d_model)."""
         return self.n_heads * self.d_head
 
-    def replace(self, **changes: Any) -> "Config":
+    def replace(self, **changes: Any) -> Config:
         """A new Config with `changes` applied, validated again (ConfigError on a bad value)."""
         unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
         if unknown:
@@ -119,7 +119,7 @@ class Config:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     @classmethod
-    def from_dict(cls, data: Any) -> "Config":
+    def from_dict(cls, data: Any) -> Config:
         """Build from a mapping (e.g. a JSON file); unknown keys and bad values give ConfigError."""
         if not isinstance(data, dict):
             raise ConfigError("config", data, "must be a mapping of field names to values")
@@ -129,7 +129,7 @@ class Config:
                 raise ConfigError(str(key), data[key], "is not a Config field")
         return cls(**data)
 
-    def same_shapes(self, other: "Config") -> bool:
+    def same_shapes(self, other: Config) -> bool:
         """True when weights made for `other` fit this config (the flags change no shape)."""
         return all(getattr(self, f) == getattr(other, f) for f in SIZE_FIELDS)
 

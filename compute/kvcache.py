@@ -78,7 +78,7 @@ def sequence_macs(cfg: Config, n_new: int, n_total: int) -> int:
 
 def _row_through_block(cfg, W, p, x, cache: LayerCache):
     """One new residual row x [d_model] through block p; appends its k, v to the cache."""
-    H, dh = cfg.n_heads, cfg.d_head
+    dh = cfg.d_head
     _, _, h_in = layer_norm(x[None, :], W[p + "ln1.w"], W[p + "ln1.b"])   # [1, d_model]
     h_in = h_in[0]                                                        # [d_model]
     q = np.einsum("d,hde->he", h_in, W[p + "attn.W_Q"]) + W[p + "attn.b_Q"]   # [H, dh]

@@ -6,6 +6,7 @@ the header is read.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import struct
@@ -99,7 +100,7 @@ def read_header(path: Path, itemsizes: dict[str, int], dtype_hint: str = "") -> 
             continue
         entries[name] = Entry(dtype, tuple(shape), begin, end)
     spans = sorted((e.begin, e.end, name) for name, e in entries.items() if e.end > e.begin)
-    for (b0, e0, n0), (b1, e1, n1) in zip(spans, spans[1:]):
+    for (_, e0, n0), (b1, _, n1) in itertools.pairwise(spans):
         if b1 < e0:
             problems.append(f"{n0} and {n1} overlap in the file")
     if problems:

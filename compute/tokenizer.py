@@ -34,7 +34,7 @@ class ToyTokenizer:
         self._ids = {w: i for i, w in enumerate(self.vocab)}
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "ToyTokenizer":
+    def from_file(cls, path: str | Path) -> ToyTokenizer:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
         return cls([ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")])
 

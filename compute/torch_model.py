@@ -86,7 +86,7 @@ class TorchModel(nn.Module):
 
     # -- weights in and out ------------------------------------------------------------------
     @classmethod
-    def from_weights(cls, cfg: Config, weights: Weights, dtype: torch.dtype = torch.float32) -> "TorchModel":
+    def from_weights(cls, cfg: Config, weights: Weights, dtype: torch.dtype = torch.float32) -> TorchModel:
         """A model holding a copy of `weights` (which must fit `cfg`)."""
         if not isinstance(weights, Weights):
             raise TypeError(f"from_weights needs Weights, got {type(weights).__name__}")

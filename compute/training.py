@@ -77,7 +77,7 @@ class RepeatTask:
                               f"{2 * self.min_period + 1} for a repeat to be predictable")
 
     @classmethod
-    def for_config(cls, cfg: Config, **changes: Any) -> "RepeatTask":
+    def for_config(cls, cfg: Config, **changes: Any) -> RepeatTask:
         """The task sized to a config: periods 3..min(n_ctx // 2, d_vocab)."""
         fields = dict(n_ctx=cfg.n_ctx, d_vocab=cfg.d_vocab, min_period=3,
                       max_period=max(3, min(cfg.n_ctx // 2, cfg.d_vocab)))
@@ -264,7 +264,7 @@ def train_toy(seed: int = SHIPPED_SEED, steps: int = SHIPPED_STEPS, *, cfg: Conf
         "final_loss": losses[-1][1] if losses else None,
         "torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
         "machine": f"{platform.machine()}, {platform.system()}",
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
     return TrainResult(weights=weights, record=record, losses=losses)
 

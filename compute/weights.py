@@ -91,7 +91,7 @@ class Weights(Mapping):
 
     # -- construction --------------------------------------------------------------------------
     @classmethod
-    def random(cls, cfg: Config, seed: int = 0, *, bias_std: float = 0.0) -> "Weights":
+    def random(cls, cfg: Config, seed: int = 0, *, bias_std: float = 0.0) -> Weights:
         """Deterministic GPT-2-style initialisation.
 
         Matrices that read the residual stream (W_Q, W_K, W_V, W_in) have std 1/sqrt(fan_in), so
@@ -142,7 +142,7 @@ class Weights(Mapping):
         return cls(cfg, arrays, _checked=True)
 
     @classmethod
-    def from_dict(cls, cfg: Config, tensors: Mapping[str, Any], *, source: str = "weights") -> "Weights":
+    def from_dict(cls, cfg: Config, tensors: Mapping[str, Any], *, source: str = "weights") -> Weights:
         """Validate names, shapes, dtypes and finiteness against `cfg`; copies to float32."""
         if not isinstance(cfg, Config):
             raise TypeError("from_dict needs a Config as its first argument")
@@ -184,7 +184,7 @@ class Weights(Mapping):
             raise WeightsError(problems, source)
         return cls(cfg, arrays, _checked=True)
 
-    def replace(self, updates: Mapping[str, Any]) -> "Weights":
+    def replace(self, updates: Mapping[str, Any]) -> Weights:
         """New Weights with some tensors swapped; the whole set is validated again."""
         unknown = sorted(str(n) for n in updates if n not in self._arrays)
         if unknown:
@@ -203,7 +203,7 @@ class Weights(Mapping):
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike, cfg: Config | None = None) -> "Weights":
+    def load(cls, path: str | os.PathLike, cfg: Config | None = None) -> Weights:
         """Read and validate a safetensors file. Without `cfg`, the config stored in the file is
         used, or one inferred from the tensor shapes. Any problem: WeightsError, nothing partial."""
         path = Path(path)

@@ -10,7 +10,7 @@
 Each module has `launch_<kernel>(...)` helpers that pick the grid from the array shapes.
 Set NUMBA_ENABLE_CUDASIM=1 before numba is first imported to run them on the CPU simulator.
 """
-from .target import SIMULATOR
 from .source_map import KERNEL_SOURCE, STATIONS, KernelSource, kernel_source
+from .target import SIMULATOR
 
 __all__ = ["SIMULATOR", "KERNEL_SOURCE", "STATIONS", "KernelSource", "kernel_source"]

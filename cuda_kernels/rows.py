@@ -9,7 +9,7 @@ import math
 import numpy as np
 from numba import cuda, float32
 
-from .target import SIMULATOR, kernel, device_function
+from .target import SIMULATOR, device_function, kernel
 
 # Threads per row, a power of two (tree reduction). The simulator pays for every thread and barrier.
 ROW_THREADS = 2 if SIMULATOR else 128

@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QSlider,
-                               QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QSlider,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .i18n import tr
 
@@ -143,7 +153,8 @@ class Controls(QWidget):
     def set_inputs(self, inputs, preset_note: str = "", weights_label: str = "", trained_fits: bool = True) -> None:
         self._updating = True
         try:
-            items = ([("trained (toy task)", "trained")] if trained_fits else []) + [(f"random (seed {inputs.seed})", "random")]
+            items = [("trained (toy task)", "trained")] if trained_fits else []
+            items += [(f"random (seed {inputs.seed})", "random")]
             if inputs.weights not in ("trained", "random"):
                 items.append((weights_label or inputs.weights, ""))
             # Rebuilt only when the choices change (a rebuild relayouts and repaints the panel).

@@ -6,11 +6,22 @@ options the user chose (`options()`); app/ asks for the file name and writes the
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
-                               QFormLayout, QHBoxLayout, QLabel, QRadioButton, QSpinBox, QWidget)
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QRadioButton,
+    QSpinBox,
+    QWidget,
+)
 
-from .figure import (COMPOSED_VIEWS, SINGLE_VIEWS, FigureStyle, FigureWidget, figure_spec, is_single,
-                     natural_size)
+from .figure import COMPOSED_VIEWS, SINGLE_VIEWS, FigureStyle, FigureWidget, figure_spec, is_single, natural_size
 from .theme import COLORMAP_TITLES, DIVERGING_MAPS, SEQUENTIAL_MAPS
 
 FORMAT_TITLES = {".png": "PNG image", ".svg": "SVG (vector, text stays text)", ".pdf": "PDF (vector)",

@@ -150,7 +150,8 @@ def _panel(name: str, result, sel) -> Panel:
         if name == "attn_scores_raw":
             return Panel(name, "attn_scores_raw = q·kᵀ", t[name, L][h], **qk)
         if name == "attn_scores_scaled":
-            title = f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores else "attn_scores_scaled (no scaling)"
+            title = (f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
+                     else "attn_scores_scaled (no scaling)")
             return Panel(name, title, t[name, L][h], **qk)
         if name == "attn_scores":
             title = "attn_scores (masked: −∞)" if cfg.causal else "attn_scores (no mask)"
@@ -300,7 +301,8 @@ COMPOSED_VIEWS: dict[str, tuple[str, Composer]] = {
     "layernorm": ("station: resid_pre, ln1_mean, ln1_var, ln1_out",
                   _composed(("resid_pre", "ln1_mean", "ln1_var", "ln1_out"), 4, size=(300, 340))),
     "projections": ("station: W_Q, W_K, W_V over q, k, v (one colour scale each row)",
-                    _composed(("W_Q", "W_K", "W_V", "q", "k", "v"), 3, shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v")))),
+                    _composed(("W_Q", "W_K", "W_V", "q", "k", "v"), 3,
+                              shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v")))),
     "scores": ("station: attn_scores_raw, attn_scores_scaled, attn_scores, pattern", _composed_scores),
     "softmax": ("station: one query's attn_scores row and its pattern row",
                 lambda r, s: (_softmax_rows(r, s), 1, None, (640, 150), ())),
@@ -310,7 +312,8 @@ COMPOSED_VIEWS: dict[str, tuple[str, Composer]] = {
     "heads": ("station: z_concat, W_O, result, attn_out, resid_mid",
               _composed(("z_concat", "W_O", "result", "attn_out", "resid_mid"), 3, shared=(("result", "attn_out"),))),
     "mlp": ("station: ln2_out, mlp_pre, mlp_post, mlp_out, resid_post",
-            _composed(("ln2_out", "mlp_pre", "mlp_post", "mlp_out", "resid_post"), 3, shared=(("mlp_pre", "mlp_post"),))),
+            _composed(("ln2_out", "mlp_pre", "mlp_post", "mlp_out", "resid_post"), 3,
+                      shared=(("mlp_pre", "mlp_post"),))),
     "block": ("the whole block for one head: 15 panels from resid_pre to resid_post", _composed_block),
     "all_heads": ("pattern of every head in the layer", _composed_all_heads),
 }
@@ -404,7 +407,7 @@ def natural_size(spec: FigureSpec, style: FigureStyle) -> tuple[int, int]:
     font.setPointSizeF(style.font_pt)
     metrics = QFontMetricsF(font)
     need, square = 0.0, False
-    for panel, (_, _, _, cs) in zip(spec.panels, spec.grid):
+    for panel, (_, _, _, cs) in zip(spec.panels, spec.grid, strict=True):
         rows, cols = panel.values.shape
         if all(t.isdigit() or "·" in t for t in panel.cols):
             continue                              # index columns may thin out (every 2nd, 5th …)
@@ -477,7 +480,7 @@ class FigureWidget(pg.GraphicsLayoutWidget):
             item = self.title_label.item        # centre each line under the widest one
             item.setTextWidth(item.document().idealWidth())
             top = 1
-        for panel, (r, c, rs, cs) in zip(spec.panels, spec.grid):
+        for panel, (r, c, rs, cs) in zip(spec.panels, spec.grid, strict=True):
             mp = MatrixPlot(self.ci, top + r, c, panel.title, kind=panel.kind, row_axis=panel.row_axis,
                             col_axis=panel.col_axis, palette=pal, rowspan=rs, colspan=cs)
             mp.apply_style(pal, cmap=style.cmap_for(panel.kind), font_pt=style.font_pt, line_scale=style.line_scale)

@@ -10,14 +10,28 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
-from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
-                               QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem, QTextEdit,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from compute import explain
 
 from .i18n import tr
-from .matrix import LabelAxis, MatrixPlot, format_value, idx_labels as _idx, set_title, symmetric_levels as _sym
+from .matrix import LabelAxis, MatrixPlot, set_title
+from .matrix import idx_labels as _idx
+from .matrix import symmetric_levels as _sym
 from .stations import Station
 from .theme import LIGHT
 
@@ -215,7 +229,7 @@ class HeadLens(Station):
         cfg, labels = result.inputs.config, result.labels
         self._updating = True
         for spin, hi, value in zip(self.spins, (cfg.n_layers - 1, cfg.n_heads - 1) * 2,
-                                   (sel.lens[0][0], sel.lens[0][1], sel.lens[1][0], sel.lens[1][1])):
+                                   (sel.lens[0][0], sel.lens[0][1], sel.lens[1][0], sel.lens[1][1]), strict=True):
             spin.setMaximum(hi)
             spin.setValue(value)
         self._updating = False
@@ -283,7 +297,6 @@ class MaskView(Station):
     def draw(self, result, sel, d):
         labels = result.labels
         T = len(labels)
-        forbidden = np.triu(np.ones((T, T), bool), k=1)          # what the causal mask forbids
         self.with_mask.set_title("pattern with the causal mask" if result.inputs.config.causal
                                  else "pattern (the mask is off now)")
         self.with_mask.set_data(d["pattern"], labels, labels, masked=d["forbidden"], levels=(0, 1),
@@ -452,7 +465,7 @@ class SqrtDkLab(QWidget):
         self.curve.setLabel("bottom", "d_k", color=ink)
         set_title(self.curve, "std of q·k (red), of q·k/√d_k (blue); line √d_k", ink)
         keys = [str(j) for j in range(n.row.T)]
-        for plot, row, mx, ent in ((self.row_raw, n.row.row_raw, n.row.max_raw, n.row.entropy_raw),
+        for plot, row, mx, _entropy in ((self.row_raw, n.row.row_raw, n.row.max_raw, n.row.entropy_raw),
                                    (self.row_scaled, n.row.row_scaled, n.row.max_scaled, n.row.entropy_scaled)):
             plot.clear()
             plot.addItem(pg.BarGraphItem(x=np.arange(n.row.T), height=row, width=0.7, brush="#4292c6"))
@@ -533,10 +546,6 @@ class KVCacheView(QWidget):
         K = gen.caches[layer].k[:, head]                                    # [t, d_head]
         V = gen.caches[layer].v[:, head]
         dh = _idx(K.shape[1])
-        fresh = np.zeros_like(K, dtype=bool)
-        if gen.steps:
-            fresh[-1] = True
-        reused = np.zeros_like(K, dtype=bool) if not gen.steps else ~fresh   # hatched: reused from the cache
         self.k.set_data(K, labels, dh)
         self.v.set_data(V, labels, dh)
         for mp in (self.k, self.v):

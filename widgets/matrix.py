@@ -8,6 +8,7 @@ handling costs ~5 ms per 1024 x 1024 map, a staircase nothing.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 
@@ -18,7 +19,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPaint
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
 from .axes import lean_bounding_rect, lean_draw_specs, lean_paint, make_lean, metrics_for, safe_paint, text_widths
-from .theme import LIGHT, Palette, colormap, text_colour_for
+from .theme import LIGHT, Palette, colormap
 
 # Highlight bands: (key, palette colour, width in px before line scaling)
 BANDS = (("row", "accent", 2.5), ("col", "accent2", 2.0), ("cell", "foreground", 2.0))
@@ -117,7 +118,7 @@ class LabelAxis(pg.AxisItem):
         if len(marks) < 2:
             return marks
         px_per_cell = size / max(hi - lo, 1e-9)
-        gap = min(b - a for a, b in zip(marks, marks[1:])) * px_per_cell          # px between neighbours
+        gap = min(b - a for a, b in itertools.pairwise(marks)) * px_per_cell          # px between neighbours
         font = self.style["tickFont"] or QFont()
         if self.orientation in ("left", "right"):
             need = metrics_for(font).height() * 1.05

@@ -5,8 +5,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QTextBrowser, QToolBar, QToolButton,
-                               QWidget)
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QTextBrowser, QToolBar, QToolButton, QWidget
 
 from .i18n import tr
 

@@ -402,7 +402,7 @@ class ScoresStation(Station):
         cfg = result.inputs.config
         forbidden = np.isneginf(d["attn_scores"])                      # where the mask said −∞
         shared = _sym(d["attn_scores_raw"], d["attn_scores_scaled"]) if sel.lock_scales else None
-        self.scaled.set_title("attn_scores_scaled = raw ÷ √%d" % cfg.d_head if cfg.scale_scores
+        self.scaled.set_title(f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
                               else "attn_scores_scaled (scaling off)")
         self.masked.set_title("attn_scores (masked: −∞)" if cfg.causal else "attn_scores (no mask)")
         self.raw.set_data(d["attn_scores_raw"], labels, labels, levels=shared)
@@ -542,7 +542,8 @@ class WeightedSumStation(Station):
 class HeadsStation(Station):
     key = "heads"
     title = "Heads → W_O"
-    formula = "z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h] + b_O;&nbsp; resid_mid = resid_pre + attn_out"
+    formula = ("z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h] + b_O;&nbsp; "
+               "resid_mid = resid_pre + attn_out")
 
     def build(self):
         self.zc = self.matrix(0, 0, "z_concat (heads side by side)", roles=("query", None), row_axis="token",

@@ -6,8 +6,17 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QDrag, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QMenu, QScrollArea, QSizePolicy,
-                               QToolButton, QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
 
 from .i18n import tr
 
@@ -187,7 +196,7 @@ class TokenStrip(QWidget):
             layout.removeWidget(chip)
             chip.deleteLater()
         del chips[n:]
-        for chip, text in zip(chips, self.labels):
+        for chip, text in zip(chips, self.labels, strict=False):   # chips may still be coming
             if chip.text() != text:
                 chip.set_word(text)
         if self.vocab != self._menu_vocab:

@@ -6,9 +6,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 
-from compute import Weights, forward
-
-from .conftest import wait_render
+from compute import forward
 
 
 def _station(qtbot, win, key):
@@ -100,7 +98,8 @@ def test_head_lens_shows_two_heads_and_their_difference(qtbot, window):
     ref = _reference(win)
     np.testing.assert_allclose(lens.rows["pattern"][0].values, ref["pattern", 1][0], atol=1e-6)
     np.testing.assert_allclose(lens.rows["k"][1].values, ref["k", 0][:, 1], atol=1e-5)
-    np.testing.assert_allclose(lens.rows["result"][2].values, ref["result", 1][:, 0] - ref["result", 0][:, 1], atol=1e-5)
+    np.testing.assert_allclose(lens.rows["result"][2].values, ref["result", 1][:, 0] - ref["result", 0][:, 1],
+                               atol=1e-5)
     a, b, _ = lens.rows["v"]
     assert a.levels == b.levels                                       # one colour scale for A and B
 

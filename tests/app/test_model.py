@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from compute import PRESETS, Weights, forward, trained_toy_weights
+from compute import PRESETS, Weights, trained_toy_weights
 
 from .conftest import wait_render
 
@@ -42,7 +41,8 @@ def test_save_and_open_weights_round_trip(qtbot, window, tmp_path):
     with qtbot.waitSignal(win.rendered, timeout=30_000):
         actions.open_weights(str(path))
     assert win.state.inputs.weights == str(path.resolve())          # named by its path: sessions keep it
-    np.testing.assert_array_equal(win.state.result.weights["blocks.0.attn.W_V"], trained_toy_weights()["blocks.0.attn.W_V"])
+    np.testing.assert_array_equal(win.state.result.weights["blocks.0.attn.W_V"],
+                                  trained_toy_weights()["blocks.0.attn.W_V"])
     bad = tmp_path / "bad.safetensors"
     bad.write_bytes(b"not a safetensors file")
     before = win.state.inputs

@@ -72,7 +72,8 @@ def test_dark_theme_restyles_views_and_is_remembered(qtbot, window, settings):
     assert scores.pattern.cmap.name == "viridis"
     s.select(diverging="diverging-cb")
     assert "CBD1" in scores.raw.cmap.name
-    assert all(a.isChecked() == (a.data() == "diverging-cb") for a in win.file_actions.colour_groups["diverging"].actions())
+    diverging = win.file_actions.colour_groups["diverging"].actions()
+    assert all(a.isChecked() == (a.data() == "diverging-cb") for a in diverging)
     win.file_actions.dark_action.trigger()
     assert s.selection.theme == "light" and settings.theme == "light"
     assert QApplication.palette().window().color().lightness() > 200

@@ -6,10 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from compute import ConfigError, PRESETS, Weights, forward, register_backend, trained_toy_weights
+from compute import PRESETS, ConfigError, Weights, forward, register_backend, trained_toy_weights
 
 from .conftest import wait_render
 
@@ -46,7 +45,6 @@ def test_training_stopped_before_its_first_step_changes_nothing(qtbot, window):
     s = window.state
     trainer = window.model_actions.trainer
     before = s.inputs
-    from compute.training import TrainControl
 
     trainer._before = before                                # as start() records it
     trainer._on_finished(type("R", (), {"record": {"steps_done": 0, "final_loss": None}, "weights": None})(), None)

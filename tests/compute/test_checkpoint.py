@@ -17,8 +17,15 @@ import torch
 import torch.nn.functional as F
 from safetensors.numpy import save as st_save
 
-from compute import (CheckpointError, CheckpointTokenizer, ConfigError, Weights, checkpoint_config,
-                     forward, load_checkpoint)
+from compute import (
+    CheckpointError,
+    CheckpointTokenizer,
+    ConfigError,
+    Weights,
+    checkpoint_config,
+    forward,
+    load_checkpoint,
+)
 from compute.checkpoint import hf_shapes
 
 from .helpers import max_scaled_error
@@ -74,9 +81,9 @@ def make_checkpoint(folder, *, config=None, tensors=None, tokenizer=True, prefix
     named = {prefix + n: a for n, a in tensors.items()}
     if buffers:                                   # what older GPT-2 files carry: mask and fill value
         T = config.get("n_positions", 12)
-        for l in range(config.get("n_layer", 2)):
-            named[f"{prefix}h.{l}.attn.bias"] = np.tril(np.ones((1, 1, T, T), np.float32))
-            named[f"{prefix}h.{l}.attn.masked_bias"] = np.array(-1e4, np.float32)
+        for layer_ in range(config.get("n_layer", 2)):
+            named[f"{prefix}h.{layer_}.attn.bias"] = np.tril(np.ones((1, 1, T, T), np.float32))
+            named[f"{prefix}h.{layer_}.attn.masked_bias"] = np.array(-1e4, np.float32)
     (folder / "model.safetensors").write_bytes(st_save(named, metadata={"format": "pt"}))
     if tokenizer:
         write_tokenizer(folder)
@@ -108,9 +115,9 @@ def torch_gpt2(hf: dict, config: dict, ids: list[int]):
     x = W["wte.weight"][ids_t] + W["wpe.weight"][torch.arange(T)]
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
     patterns = []
-    for l in range(config["n_layer"]):
-        h = F.layer_norm(x, (d,), W[f"h.{l}.ln_1.weight"], W[f"h.{l}.ln_1.bias"], eps)
-        q, k, v = conv1d(h, f"h.{l}.attn.c_attn").split(d, dim=1)
+    for layer_ in range(config["n_layer"]):
+        h = F.layer_norm(x, (d,), W[f"h.{layer_}.ln_1.weight"], W[f"h.{layer_}.ln_1.bias"], eps)
+        q, k, v = conv1d(h, f"h.{layer_}.attn.c_attn").split(d, dim=1)
         q, k, v = (t.view(T, H, dh).permute(1, 0, 2) for t in (q, k, v))   # [H, T, dh]
         att = q @ k.transpose(-1, -2)
         if config.get("scale_attn_weights", True):
@@ -119,9 +126,9 @@ def torch_gpt2(hf: dict, config: dict, ids: list[int]):
         att = torch.softmax(att, dim=-1)
         patterns.append(att)
         y = (att @ v).permute(1, 0, 2).reshape(T, d)                       # merge heads
-        x = x + conv1d(y, f"h.{l}.attn.c_proj")
-        h2 = F.layer_norm(x, (d,), W[f"h.{l}.ln_2.weight"], W[f"h.{l}.ln_2.bias"], eps)
-        x = x + conv1d(gelu_new(conv1d(h2, f"h.{l}.mlp.c_fc")), f"h.{l}.mlp.c_proj")
+        x = x + conv1d(y, f"h.{layer_}.attn.c_proj")
+        h2 = F.layer_norm(x, (d,), W[f"h.{layer_}.ln_2.weight"], W[f"h.{layer_}.ln_2.bias"], eps)
+        x = x + conv1d(gelu_new(conv1d(h2, f"h.{layer_}.mlp.c_fc")), f"h.{layer_}.mlp.c_proj")
     x = F.layer_norm(x, (d,), W["ln_f.weight"], W["ln_f.bias"], eps)
     return (x @ W["wte.weight"].T).numpy(), [p.numpy() for p in patterns]
 
@@ -144,9 +151,9 @@ def test_a_transposed_c_proj_would_be_caught(good):
     the output comparison above is what catches it. Show that it would."""
     cfg, weights, tok = load_checkpoint(good)
     ids = tok.encode("the cat sat on the mat")
-    wrong = weights.replace({f"blocks.{l}.attn.W_O": np.asarray(weights[f"blocks.{l}.attn.W_O"])
+    wrong = weights.replace({f"blocks.{layer_}.attn.W_O": np.asarray(weights[f"blocks.{layer_}.attn.W_O"])
                              .reshape(cfg.d_model, cfg.d_model).T.reshape(cfg.n_heads, cfg.d_head, cfg.d_model)
-                             for l in range(cfg.n_layers)})
+                             for layer_ in range(cfg.n_layers)})
     logits, _ = torch_gpt2(hf_tensors(), hf_config(), ids)
     assert max_scaled_error(forward(cfg, wrong, ids, backend="reference")["logits"], logits) > 1e-2
 
@@ -278,7 +285,8 @@ def _retensor(folder, mutate, prefix=""):
     (lambda f: _edit_config(f, n_layer=3), "n_layer=3 but the weights have 2 block"),
     (lambda f: _edit_config(f, vocab_size=12), r"says vocab_size=12 but wte.weight has shape \(24, 8\)"),
     (lambda f: _edit_config(f, n_positions=20), r"says n_positions=20 but wpe.weight has shape \(12, 8\)"),
-    (lambda f: _edit_config(f, n_inner=16), r"says n_inner \(default 4 \* n_embd\)=16 but h.0.mlp.c_fc.weight has shape \(8, 32\)"),
+    (lambda f: _edit_config(f, n_inner=16),
+     r"says n_inner \(default 4 \* n_embd\)=16 but h.0.mlp.c_fc.weight has shape \(8, 32\)"),
     (lambda f: (f / "model.safetensors").unlink(), r"model.safetensors is missing \(no weights"),
     (lambda f: ((f / "model.safetensors").unlink(),
                 (f / "pytorch_model.bin").write_bytes(pickle.dumps({"wte.weight": [1.0]}))),

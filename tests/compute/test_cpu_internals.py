@@ -40,7 +40,7 @@ def test_serial_and_parallel_kernels_agree(rng):
         m, v, o = np.empty(300, np.float32), np.empty(300, np.float32), np.empty_like(x)
         getattr(K.layer_norm, name)(x, w, b, m, v, o)
         outs[name] = (m, v, o)
-    for a, c in zip(outs["serial"], outs["parallel"]):
+    for a, c in zip(outs["serial"], outs["parallel"], strict=True):
         np.testing.assert_array_equal(a, c)
 
 
@@ -80,7 +80,7 @@ def test_softmax_on_row_blocks_matches_float64(rng, causal, with_mask, rows):
                                  np.ones((1, 1), np.bool_) if mask is None else mask, mask is not None,
                                  *(b[h, r0:r1] for b in bufs))
     want = _softmax64(raw, scale, causal, mask)
-    for got, exp in zip(bufs, want):
+    for got, exp in zip(bufs, want, strict=True):
         np.testing.assert_allclose(got, exp, rtol=2e-6, atol=1e-7)
         assert np.array_equal(np.isneginf(got), np.isneginf(exp))     # -inf exactly where forbidden
     pattern = bufs[2]
@@ -138,8 +138,8 @@ def test_attention_blocks_on_two_threads_equal_one(rng, H, T, causal, with_mask)
 
     if cpu._HELPER is None:
         pytest.skip("one core: no helper thread")
-    (b1, z1, r1, s1), (b2, z2, r2, s2) = run(1), run(2)
-    for a, c in zip(b1 + [z1, r1], b2 + [z2, r2]):
+    (b1, z1, r1, _), (b2, z2, r2, s2) = run(1), run(2)
+    for a, c in zip(b1 + [z1, r1], b2 + [z2, r2], strict=True):
         np.testing.assert_array_equal(a, c)                           # every block computed once, alike
     np.testing.assert_allclose(s2, r1.sum(0), rtol=1e-5, atol=1e-5)   # the parts add up to all heads
     scaled, masked, pattern = _softmax64(b1[0], np.float32(0.35), causal, mask if with_mask else None)
@@ -203,7 +203,8 @@ def test_bias_split_heads_makes_head_major_copies(rng):
     K.bias_split_heads(qkv, bias, qh, kh, vh)
     np.testing.assert_array_equal(qkv, expected)
     for part, heads in enumerate((qh, kh, vh)):
-        np.testing.assert_array_equal(heads, expected[:, part * H * dh:(part + 1) * H * dh].reshape(T, H, dh).transpose(1, 0, 2))
+        third = expected[:, part * H * dh:(part + 1) * H * dh]                     # [T, H*dh]
+        np.testing.assert_array_equal(heads, third.reshape(T, H, dh).transpose(1, 0, 2))
 
 
 def test_pool_never_reuses_an_array_someone_holds():

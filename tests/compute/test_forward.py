@@ -9,8 +9,18 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from compute import (GLOBAL_NAMES, memory, LAYER_NAMES, PRESETS, Config, ConfigError, Weights, WeightsError,
-                     forward, trace_shape)
+from compute import (
+    GLOBAL_NAMES,
+    LAYER_NAMES,
+    PRESETS,
+    Config,
+    ConfigError,
+    Weights,
+    WeightsError,
+    forward,
+    memory,
+    trace_shape,
+)
 
 from .helpers import assert_trace_matches, max_scaled_error, random_config
 from .torch_oracle import oracle

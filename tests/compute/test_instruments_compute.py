@@ -32,7 +32,8 @@ def test_score_trace_reaches_the_probability(toy):
     t = explain.score_trace(trace, 0, 1, 4, 2)
     assert len(t.products) == cfg.d_head == 4
     assert t.total == pytest.approx(t.cell, abs=1e-5)
-    assert t.scale == pytest.approx(0.5) and t.scaled == pytest.approx(trace["attn_scores_scaled", 0][1, 4, 2], abs=1e-5)
+    assert t.scale == pytest.approx(0.5)
+    assert t.scaled == pytest.approx(trace["attn_scores_scaled", 0][1, 4, 2], abs=1e-5)
     assert t.masked is False and t.probability == pytest.approx(float(trace["pattern", 0][1, 4, 2]))
     future = explain.score_trace(trace, 0, 1, 2, 4)
     assert future.masked is True and future.probability == 0.0

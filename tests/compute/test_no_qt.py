@@ -9,7 +9,8 @@ def test_importing_compute_imports_no_qt():
             "import cuda_kernels.elementwise, cuda_kernels.source_map, cuda_kernels.ptx\n"
             "from compute import PRESETS, Weights, forward\n"
             "forward(PRESETS['toy'], Weights.random(PRESETS['toy'], 0), [1, 2], backend='cpu')\n"
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'PyQt5', 'PyQt6', 'pyqtgraph', 'shiboken6')]\n"
+            "qt = ('PySide6', 'PyQt5', 'PyQt6', 'pyqtgraph', 'shiboken6')\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in qt]\n"
             "print(bad); sys.exit(1 if bad else 0)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr

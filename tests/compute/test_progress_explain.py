@@ -56,7 +56,7 @@ def test_cpu_backend_publishes_each_layers_attention_half_final():
         trace = forward(cfg, w, list(range(12)), backend="cpu")
     assert [layer for layer, _ in published] == [0, 1, 2]
     for layer, arrays in published:
-        want = {("tokens"), "embed", "pos_embed"} | {(n, l) for l in range(layer) for n in LAYER_NAMES} \
+        want = {("tokens"), "embed", "pos_embed"} | {(n, layer_) for layer_ in range(layer) for n in LAYER_NAMES} \
             | {(n, layer) for n in ATTENTION_NAMES}
         assert set(arrays) == want
         for key, arr in arrays.items():                   # final: the very arrays of the Trace, unchanged

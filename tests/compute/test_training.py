@@ -16,10 +16,29 @@ import numpy as np
 import pytest
 import torch
 
-from compute import (PRESETS, Config, ConfigError, Weights, forward, generate, next_token_probs,
-                     top_predictions, trained_toy_info, trained_toy_weights)
-from compute.training import (EVAL_SEED, SHIPPED_SEED, SHIPPED_STEPS, RepeatTask, TrainControl,
-                              evaluate, main, tensors_sha256, train_toy)
+from compute import (
+    PRESETS,
+    Config,
+    ConfigError,
+    Weights,
+    forward,
+    generate,
+    next_token_probs,
+    top_predictions,
+    trained_toy_info,
+    trained_toy_weights,
+)
+from compute.training import (
+    EVAL_SEED,
+    SHIPPED_SEED,
+    SHIPPED_STEPS,
+    RepeatTask,
+    TrainControl,
+    evaluate,
+    main,
+    tensors_sha256,
+    train_toy,
+)
 
 TOY = PRESETS["toy"]
 ACCURACY_BAR = 0.98
@@ -33,7 +52,7 @@ def test_sequences_repeat_with_distinct_tokens_and_the_split_holds():
     g = torch.Generator().manual_seed(0)
     tokens, predictable = task.sample(g, 500)                                    # [B, T], [B, T]
     assert tokens.shape == predictable.shape == (500, 16)
-    for row, pred in zip(tokens.tolist(), predictable.tolist()):
+    for row, pred in zip(tokens.tolist(), predictable.tolist(), strict=True):
         L = 15 - sum(pred)
         assert 3 <= L <= 8
         assert len(set(row[:L])) == L                                            # distinct tokens
@@ -199,7 +218,7 @@ def test_reference_backend_agrees_with_the_evaluation(shipped):
     w, _ = shipped
     g = torch.Generator().manual_seed(EVAL_SEED + 1)
     tokens, predictable = RepeatTask().sample(g, 20, held_out=True)
-    for row, pred in zip(tokens.tolist(), predictable.tolist()):
+    for row, pred in zip(tokens.tolist(), predictable.tolist(), strict=True):
         trace = forward(TOY, w, row, backend="reference")
         guess = trace["logits"].argmax(axis=-1)                                  # [T]
         for t in range(15):

@@ -8,8 +8,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compute import (GLOBAL_NAMES, LAYER_NAMES, PRESETS, Config, Weights, forward, get_backend,
-                     resolve_backend, trace_shape)
+from compute import (
+    GLOBAL_NAMES,
+    LAYER_NAMES,
+    PRESETS,
+    Config,
+    Weights,
+    forward,
+    get_backend,
+    resolve_backend,
+    trace_shape,
+)
 from compute.backends import BackendUnavailable
 from compute.backends import cuda as cuda_backend
 from cuda_kernels import SIMULATOR

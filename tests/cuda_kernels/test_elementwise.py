@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from cuda_kernels import elementwise as EW
 from compute.backends.reference import gelu
+from cuda_kernels import elementwise as EW
 
 from .helpers import check, dev, empty, f64, rand
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from compute.backends.reference import softmax_rows
 from cuda_kernels import SIMULATOR
 from cuda_kernels import products as P
-from compute.backends.reference import softmax_rows
 
 from .helpers import check, dev, empty, f64, rand
 

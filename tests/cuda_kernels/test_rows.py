@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from compute.backends.reference import layer_norm, softmax_rows
 from cuda_kernels import SIMULATOR
 from cuda_kernels import rows as R
-from compute.backends.reference import layer_norm, softmax_rows
 
 from .helpers import check, dev, differs, empty, f64, rand
 

@@ -7,8 +7,15 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QImage, QPainter
 
-from widgets.axes import (lean_bounding_rect, lean_draw_specs, lean_paint, lean_tick_values, make_lean, metrics_for,
-                          safe_paint)
+from widgets.axes import (
+    lean_bounding_rect,
+    lean_draw_specs,
+    lean_paint,
+    lean_tick_values,
+    make_lean,
+    metrics_for,
+    safe_paint,
+)
 from widgets.matrix import LabelAxis, MatrixPlot
 
 
@@ -25,7 +32,8 @@ def _label_axis(qtbot, canvas, side, labels, wait_ms):
     """A LabelAxis on `side` of a new plot spanning the cells of `labels`, laid out once."""
     plot = canvas.addPlot(axisItems={side: LabelAxis(side)})
     axis = plot.getAxis(side)
-    span = dict(xRange=(-0.5, len(labels) - 0.5)) if side in ("top", "bottom") else dict(yRange=(-0.5, len(labels) - 0.5))
+    extent = (-0.5, len(labels) - 0.5)
+    span = dict(xRange=extent) if side in ("top", "bottom") else dict(yRange=extent)
     plot.setRange(padding=0, **span)
     axis.set_labels(labels)
     qtbot.wait(wait_ms)
@@ -46,7 +54,7 @@ def test_numeric_tick_values_match_pyqtgraph(qtbot, levels):
         ours = lean_tick_values(axis, *levels, size)
         theirs = pg.AxisItem.tickValues(axis, *levels, size)
         assert [s for s, _ in ours] == [s for s, _ in theirs]
-        for (_, a), (_, b) in zip(ours, theirs):
+        for (_, a), (_, b) in zip(ours, theirs, strict=True):
             np.testing.assert_allclose(a, b, atol=1e-12)
 
 

@@ -6,8 +6,16 @@ import pyqtgraph as pg
 import pytest
 
 from compute import PRESETS, Weights, forward, toy_tokenizer
-from widgets.figure import (FigureSpec, FigureStyle, FigureWidget, LineHatch, Panel, figure_spec, natural_size,
-                            title_html)
+from widgets.figure import (
+    FigureSpec,
+    FigureStyle,
+    FigureWidget,
+    LineHatch,
+    Panel,
+    figure_spec,
+    natural_size,
+    title_html,
+)
 from widgets.matrix import MatrixPlot
 from widgets.theme import DARK, FIGURE
 

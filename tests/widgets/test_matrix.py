@@ -1,6 +1,8 @@
 """MatrixPlot and its helpers: labels, number formats, masked cells, large matrices."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -100,6 +102,6 @@ def test_sparse_labels_thin_out_when_they_would_touch(qapp):
     assert wide == list(range(0, 768, 64))
     (_, narrow), = axis.tickValues(-0.5, 767.5, 140)                         # ~12 px per head
     assert len(narrow) < 12 and narrow[0] == 0 and all(v % 64 == 0 for v in narrow)
-    gaps = {b - a for a, b in zip(narrow, narrow[1:])}
+    gaps = {b - a for a, b in itertools.pairwise(narrow)}
     assert len(gaps) == 1 and gaps.pop() * 140 / 768 >= 18                    # evenly spaced, apart
     assert axis.tickStrings(narrow, 1, 1)[0] == "h0"

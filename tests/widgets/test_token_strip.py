@@ -17,7 +17,8 @@ def test_long_strips_grow_in_batches_and_reuse_chips(qtbot):
     assert [c.text() for c in strip.row.chips] == words[:MAX_CHIPS]
     assert [c.isChecked() for c in strip.row.chips].count(True) == 1 and strip.row.chips[3].isChecked()
     texts = [strip.row.layout_.itemAt(i).widget().text() for i in range(strip.row.layout_.count())
-             if strip.row.layout_.itemAt(i).widget() is not None and strip.row.layout_.itemAt(i).widget() not in strip.row.chips]
+             if strip.row.layout_.itemAt(i).widget() is not None
+             and strip.row.layout_.itemAt(i).widget() not in strip.row.chips]
     assert texts == ["… +40 more"]
     strip.set_tokens(["a", "b"], ["a", "b"], 16, 0)                     # shrinking keeps chips 0 and 1
     assert [c.text() for c in strip.row.chips] == ["a", "b"] and strip.row.chips[:2] == first[:2]
