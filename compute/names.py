@@ -13,6 +13,8 @@ LAYER_NAMES: tuple[str, ...] = (
 )
 # The attention half of a layer (up to the residual after attention): final before the MLP runs.
 ATTENTION_NAMES: tuple[str, ...] = LAYER_NAMES[:LAYER_NAMES.index("resid_mid") + 1]
+# The rest: LayerNorm 2, the MLP and the residual after it.
+MLP_NAMES: tuple[str, ...] = LAYER_NAMES[len(ATTENTION_NAMES):]
 # Whole-model values; they take no layer index. `logits` is computed on first access.
 GLOBAL_NAMES: tuple[str, ...] = ("tokens", "embed", "pos_embed", "ln_final_out", "logits")
 

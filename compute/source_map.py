@@ -37,12 +37,12 @@ _MAP = {
     "cpu": {
         "embeddings": (cpu_kernels.embed_rows, "out[c] = x + pos[c]"),
         "layernorm": (cpu_kernels.layer_norm, "out[t, c] = (x[t, c] - mean32) * inv32 * w[c] + b[c]"),
-        "projections": (cpu.CpuBackend._run, "np.matmul(ln1_out[r0:r1], prep.W_QKV[layer]"),
+        "projections": (cpu.ln1_qkv_rows, "np.matmul(ln1_out[r0:r1], W_QKV"),
         "scores": (cpu_kernels.scale_mask_softmax, "# scaled score (no extra mask)"),
         "softmax": (cpu_kernels.scale_mask_softmax, "e = exp32(ms[j] - row_max)"),
         "weighted_sum": (cpu.attention_blocks, "np.matmul(pattern[h, s0:s1, :keys], vh[h, :keys]"),
         "heads": (cpu.attention_blocks, "np.matmul(z[r0:r1, h], W_O[h]"),
-        "mlp": (cpu.CpuBackend._run, "K.bias_gelu.serial(mlp_pre[r0:r1]"),
+        "mlp": (cpu.mlp_rows, "K.bias_gelu.serial(mlp_pre[r0:r1]"),
     },
 }
 # The CUDA kernels' own map (cuda_kernels.source_map) names two stations differently.

@@ -5,6 +5,7 @@ output in a `Trace`. A new backend (CUDA) only has to implement `run` and `avail
 """
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,34 @@ class BackendOutput:
     timing_ms: dict[str, float] = field(default_factory=dict)
 
 
+class Stopwatch:
+    """Milliseconds per stage, summed over layers (`timing["qkv"]` is every layer's q/k/v). With
+    `n_stages`, each lap also reports progress (compute.progress), which may raise Cancelled."""
+
+    def __init__(self, n_stages: int | None = None, **start: float):
+        self.timing: dict[str, float] = dict(start)
+        self._t0 = self._last = time.perf_counter()
+        self._n_stages, self._done = n_stages, 0
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timing[stage] = self.timing.get(stage, 0.0) + (now - self._last) * 1e3
+        self._last = now
+        if self._n_stages:
+            from .. import progress
+
+            self._done += 1
+            progress.report(stage, self._done / self._n_stages)
+
+    def fraction(self, extra: float = 0.0) -> float:
+        """How far the pass is, in stages (plus `extra` of the next one)."""
+        return (self._done + extra) / max(self._n_stages or 1, 1)
+
+    def finish(self) -> dict[str, float]:
+        self.timing["total"] = (time.perf_counter() - self._t0) * 1e3
+        return self.timing
+
+
 class Backend(ABC):
     name: str = "?"
     dtype: np.dtype = np.dtype(np.float32)
@@ -37,7 +66,7 @@ class Backend(ABC):
     def label(self) -> str:
         return self.name
 
-    def warm_up(self) -> None:
+    def warm_up(self) -> None:  # noqa: B027 - optional hook: most backends have nothing to compile
         """Compile or load whatever the first real run would otherwise wait for."""
 
     @abstractmethod

@@ -20,19 +20,19 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from ..config import Config
-from ..names import ATTENTION_NAMES, layer_values
-from ..weights import Weights
 from .. import memory, progress
+from ..config import Config
+from ..names import ATTENTION_NAMES, MLP_NAMES
+from ..weights import Weights
 from . import cpu_kernels as K
-from .base import Backend, BackendOutput
+from .base import Backend, BackendOutput, Stopwatch
 from .pool import BufferPool
 
 # Attention works on blocks of query rows whose scores take about this many bytes (L2-sized).
@@ -226,128 +226,143 @@ class CpuBackend(Backend):
         with _KERNEL_LOCK, _BLAS.limit(limits=1, user_api="blas"):
             return self._run(cfg, weights, tokens, attn_mask)
 
-    def _run(self, cfg, weights, tokens, attn_mask) -> BackendOutput:
-        t_start = time.perf_counter()
-        timing: dict[str, float] = {}
-        last = [t_start]
-
-        n_stages = 1 + 4 * cfg.n_layers
-        done = [0]
-
-        def lap(stage: str) -> None:  # time since the previous lap, summed over layers
-            now = time.perf_counter()
-            timing[stage] = timing.get(stage, 0.0) + (now - last[0]) * 1e3
-            last[0] = now
-            done[0] += 1
-            progress.report(stage, done[0] / n_stages)
+    def _run(self, cfg: Config, weights: Weights, tokens: np.ndarray, attn_mask: np.ndarray | None) -> BackendOutput:
+        watch = Stopwatch(n_stages=1 + 4 * cfg.n_layers)
         prep = self._prepare(cfg, weights)
         new = self.pool.empty
-        T, H, dh, dm, dmlp = len(tokens), cfg.n_heads, cfg.d_head, cfg.d_model, cfg.d_mlp
-        hd = H * dh
-        f32 = np.float32
-        scale = f32(1.0 / np.sqrt(dh)) if cfg.scale_scores else f32(1.0)
+        T, dm = len(tokens), cfg.d_model
         mask = np.ones((1, 1), np.bool_) if attn_mask is None else np.ascontiguousarray(attn_mask, np.bool_)
         out: dict = {"tokens": tokens}
 
-        embed = new((T, dm))                                                # [T, d_model]
-        pos_embed = weights["pos_embed.W_pos"][:T]                          # [T, d_model] (read-only view)
-        resid = new((T, dm))                                                # [T, d_model]
-        W_E = weights["embed.W_E"]                                          # [d_vocab, d_model]
-
-        def embed_rows(r0, r1, checkpoint):     # embed = W_E[tokens] (ids validated by forward); + pos_embed
-            K.embed_rows.serial(W_E, tokens[r0:r1], pos_embed[r0:r1], embed[r0:r1], resid[r0:r1])
-        by_rows(embed_rows, T, split=T * dm >= 1 << 18)
-        out["embed"], out["pos_embed"] = embed, pos_embed
-        lap("embed")
-
+        embed, pos_embed, resid = embed_stage(weights["embed.W_E"], weights["pos_embed.W_pos"], tokens, new)
+        out.update(embed=embed, pos_embed=pos_embed)
+        watch.lap("embed")
         for layer in range(cfg.n_layers):
             wb = weights.block(layer)
-            resid_pre = resid                                               # [T, d_model]
-            ln1_mean, ln1_var = np.empty(T, f32), np.empty(T, f32)          # [T], [T]
-            ln1_out = new((T, dm))                                          # [T, d_model]
-            qkv = new((T, 3 * hd))                                          # [T, 3*H*dh]
-            # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
-            qh, kh, vh = new((H, T, dh)), new((H, T, dh)), new((H, T, dh))  # [H, T, dh] each
-
-            def ln1_qkv(r0, r1, checkpoint):                                # rows r0:r1, one thread
-                K.layer_norm.serial(resid_pre[r0:r1], wb["ln1.w"], wb["ln1.b"], ln1_mean[r0:r1],
-                                    ln1_var[r0:r1], ln1_out[r0:r1])       # [R, d_model]
-                np.matmul(ln1_out[r0:r1], prep.W_QKV[layer], out=qkv[r0:r1])  # [R, 3*H*dh] one product
-                K.bias_split_heads.serial(qkv[r0:r1], prep.b_QKV[layer], qh[:, r0:r1], kh[:, r0:r1],
-                                          vh[:, r0:r1])                   # + b_Q, b_K, b_V
-            by_rows(ln1_qkv, T, split=T * dm * 3 * hd >= SPLIT_MIN_MACS)
-            q = qkv[:, 0 * hd:1 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
-            k = qkv[:, 1 * hd:2 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
-            v = qkv[:, 2 * hd:3 * hd].reshape(T, H, dh)                      # [T, H, dh] (view)
-            lap("qkv")
-
-            attn_scores_raw = new((H, T, T))                                # [H, T, T]  q_i . k_j
-            attn_scores_scaled = new((H, T, T))                             # [H, T, T]
-            attn_scores = new((H, T, T))                                    # [H, T, T]
-            pattern = new((H, T, T))                                        # [H, T, T]
-            z = new((T, H, dh))                                             # [T, H, dh]
-            # Each head's share of attn_out, z_h @ W_O[h]; made head-major for BLAS and handed
-            # out as a [T, H, d_model] view (no copy of the largest per-head array).
-            res = new((H, T, dm))                                           # [H, T, d_model]
-            rows = block_rows(T)
-            # Largest blocks (most keys) first, so the two threads finish together.
-            blocks = iter([(h, r0, min(r0 + rows, T)) for r0 in reversed(range(0, T, rows)) for h in range(H)])
-            two = _HELPER is not None and H * T * T >= K.PARALLEL_MIN_SIZE and (H > 1 or T > rows)
-            parts = [new((T, dm)) for _ in range(2 if two else 1)]          # [T, d_model] each
-            for part in parts:
-                part.fill(0.0)
-            args = (qh, kh, vh, wb["attn.W_O"], scale, cfg.causal, mask, attn_mask is not None,
-                    attn_scores_raw, attn_scores_scaled, attn_scores, pattern, z, res)
-            if two:                                                 # stop: leave the helper no more blocks
-                on_two_threads(lambda: attention_blocks(blocks, *args, parts[0]),
-                               lambda: attention_blocks(blocks, *args, parts[1]), lambda: list(blocks))
-            else:
-                attention_blocks(blocks, *args, parts[0])
-            lap("attention")
-
-            z_concat = z.reshape(T, hd)                                     # [T, H*dh] (view)
-            result = res.transpose(1, 0, 2)                                 # [T, H, d_model] (view)
-            attn_out = parts[0]                                             # [T, d_model] (in place)
-            resid_mid = new((T, dm))                                        # [T, d_model]
-            # attn_out = sum over heads + b_O; resid_mid = resid_pre + attn_out
-            K.heads_sum_residual(parts[0], parts[-1], two, wb["attn.b_O"], resid_pre, attn_out, resid_mid)
-            lap("W_O")
+            attn = attention_half(cfg, wb, prep.W_QKV[layer], prep.b_QKV[layer], resid, mask,
+                                  attn_mask is not None, new, watch)
+            out.update({(name, layer): value for name, value in attn.items()})
             if progress.wants_partial():                                   # this layer's attention is final
-                progress.publish(layer, {**out, **layer_values(layer, locals(), ATTENTION_NAMES)})
-
-            ln2_mean, ln2_var = np.empty(T, f32), np.empty(T, f32)          # [T], [T]
-            ln2_out = new((T, dm))                                          # [T, d_model]
-            mlp_pre, mlp_post = new((T, dmlp)), new((T, dmlp))              # [T, d_mlp] each
-            mlp_out, resid_post = new((T, dm)), new((T, dm))                # [T, d_model] each
-            mlp_frac = (done[0] + 0.5) / n_stages
-
-            def mlp(r0, r1, checkpoint):                                    # rows r0:r1, one thread
-                K.layer_norm.serial(resid_mid[r0:r1], wb["ln2.w"], wb["ln2.b"], ln2_mean[r0:r1],
-                                    ln2_var[r0:r1], ln2_out[r0:r1])       # [R, d_model]
-                np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre[r0:r1])       # [R, d_mlp] (bias below)
-                K.bias_gelu.serial(mlp_pre[r0:r1], wb["mlp.b_in"], mlp_post[r0:r1])  # mlp_pre += b_in; GELU
-                checkpoint()                                                # a newer edit may stop us here
-                np.matmul(mlp_post[r0:r1], wb["mlp.W_out"], out=mlp_out[r0:r1])     # [R, d_model] (bias below)
-                K.bias_residual.serial(mlp_out[r0:r1], wb["mlp.b_out"], resid_mid[r0:r1],
-                                       resid_post[r0:r1])                  # mlp_out += b_out; + resid_mid
-            by_rows(mlp, T, split=T * dm * dmlp >= SPLIT_MIN_MACS,
-                    checkpoint=lambda: progress.report("mlp", mlp_frac))
-            resid = resid_post
-            lap("mlp")
-
-            out.update(layer_values(layer, locals()))
+                progress.publish(layer, dict(out))
+            mlp = mlp_half(cfg, wb, attn["resid_mid"], new, watch)
+            out.update({(name, layer): value for name, value in mlp.items()})
+            resid = mlp["resid_post"]
 
         ln_final_out = new((T, dm))                                         # [T, d_model]
-        lnf_mean, lnf_var = np.empty(T, f32), np.empty(T, f32)              # [T], [T] (not kept)
-
-        def ln_final(r0, r1, checkpoint):
-            K.layer_norm.serial(resid[r0:r1], weights["ln_final.w"], weights["ln_final.b"],
-                                lnf_mean[r0:r1], lnf_var[r0:r1], ln_final_out[r0:r1])
-        by_rows(ln_final, T, split=T * dm >= 1 << 18)
+        by_rows(partial(layer_norm_rows, resid, weights["ln_final.w"], weights["ln_final.b"],
+                        np.empty(T, np.float32), np.empty(T, np.float32), ln_final_out),   # mean, var not kept
+                T, split=T * dm >= 1 << 18)
         out["ln_final_out"] = ln_final_out
+        W_E = weights["embed.W_E"]                                          # [d_vocab, d_model]
 
         def logits_fn(rows):
             return ln_final_out[rows] @ W_E.T                               # [R, d_vocab] (tied)
 
-        timing["total"] = (time.perf_counter() - t_start) * 1e3
-        return BackendOutput(out, logits_fn, timing)
+        return BackendOutput(out, logits_fn, watch.finish())
+
+
+# -- the stages of a pass, each on explicit arrays (the Trace names as local names) --------------------
+def embed_stage(W_E: np.ndarray, W_pos: np.ndarray, tokens: np.ndarray, new):
+    """embed = W_E[tokens] (ids validated by forward); pos_embed = W_pos[:T]; resid = their sum."""
+    T, dm = len(tokens), W_E.shape[1]
+    embed = new((T, dm))                                                    # [T, d_model]
+    pos_embed = W_pos[:T]                                                   # [T, d_model] (read-only view)
+    resid = new((T, dm))                                                    # [T, d_model]
+    by_rows(partial(embed_rows, W_E, tokens, pos_embed, embed, resid), T, split=T * dm >= 1 << 18)
+    return embed, pos_embed, resid
+
+
+def embed_rows(W_E, tokens, pos_embed, embed, resid, r0, r1, checkpoint) -> None:
+    K.embed_rows.serial(W_E, tokens[r0:r1], pos_embed[r0:r1], embed[r0:r1], resid[r0:r1])
+
+
+def layer_norm_rows(x, w, b, mean, var, out, r0, r1, checkpoint) -> None:
+    K.layer_norm.serial(x[r0:r1], w, b, mean[r0:r1], var[r0:r1], out[r0:r1])     # [R, d_model]
+
+
+def ln1_qkv_rows(resid_pre, wb, W_QKV, b_QKV, ln1_mean, ln1_var, ln1_out, qkv, qh, kh, vh,
+                 r0, r1, checkpoint) -> None:
+    """Rows r0:r1 on one thread: LayerNorm 1, the one fused q/k/v product, its bias and head split."""
+    layer_norm_rows(resid_pre, wb["ln1.w"], wb["ln1.b"], ln1_mean, ln1_var, ln1_out, r0, r1, checkpoint)
+    np.matmul(ln1_out[r0:r1], W_QKV, out=qkv[r0:r1])                       # [R, 3*H*dh] one product
+    K.bias_split_heads.serial(qkv[r0:r1], b_QKV, qh[:, r0:r1], kh[:, r0:r1], vh[:, r0:r1])  # + b_Q, b_K, b_V
+
+
+def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, mask, has_mask: bool, new, watch: Stopwatch) -> dict:
+    """One layer from resid_pre to resid_mid: every ATTENTION_NAMES value, by name."""
+    T, H, dh, dm = len(resid_pre), cfg.n_heads, cfg.d_head, cfg.d_model
+    hd = H * dh
+    f32 = np.float32
+    scale = f32(1.0 / np.sqrt(dh)) if cfg.scale_scores else f32(1.0)
+    ln1_mean, ln1_var = np.empty(T, f32), np.empty(T, f32)                  # [T], [T]
+    ln1_out = new((T, dm))                                                  # [T, d_model]
+    qkv = new((T, 3 * hd))                                                  # [T, 3*H*dh]
+    # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
+    qh, kh, vh = new((H, T, dh)), new((H, T, dh)), new((H, T, dh))          # [H, T, dh] each
+    by_rows(partial(ln1_qkv_rows, resid_pre, wb, W_QKV, b_QKV, ln1_mean, ln1_var, ln1_out, qkv, qh, kh, vh),
+            T, split=T * dm * 3 * hd >= SPLIT_MIN_MACS)
+    q = qkv[:, 0 * hd:1 * hd].reshape(T, H, dh)                              # [T, H, dh] (view)
+    k = qkv[:, 1 * hd:2 * hd].reshape(T, H, dh)                              # [T, H, dh] (view)
+    v = qkv[:, 2 * hd:3 * hd].reshape(T, H, dh)                              # [T, H, dh] (view)
+    watch.lap("qkv")
+
+    attn_scores_raw = new((H, T, T))                                        # [H, T, T]  q_i . k_j
+    attn_scores_scaled = new((H, T, T))                                     # [H, T, T]
+    attn_scores = new((H, T, T))                                            # [H, T, T]
+    pattern = new((H, T, T))                                                # [H, T, T]
+    z = new((T, H, dh))                                                     # [T, H, dh]
+    # Each head's share of attn_out, z_h @ W_O[h]; made head-major for BLAS and handed out as a
+    # [T, H, d_model] view (no copy of the largest per-head array).
+    res = new((H, T, dm))                                                   # [H, T, d_model]
+    rows = block_rows(T)
+    # Largest blocks (most keys) first, so the two threads finish together.
+    blocks = iter([(h, r0, min(r0 + rows, T)) for r0 in reversed(range(0, T, rows)) for h in range(H)])
+    two = _HELPER is not None and H * T * T >= K.PARALLEL_MIN_SIZE and (H > 1 or T > rows)
+    parts = [new((T, dm)) for _ in range(2 if two else 1)]                  # [T, d_model] each
+    for part in parts:
+        part.fill(0.0)
+    args = (qh, kh, vh, wb["attn.W_O"], scale, cfg.causal, mask, has_mask,
+            attn_scores_raw, attn_scores_scaled, attn_scores, pattern, z, res)
+    if two:                                                     # stop: leave the helper no more blocks
+        on_two_threads(partial(attention_blocks, blocks, *args, parts[0]),
+                       partial(attention_blocks, blocks, *args, parts[1]), partial(list, blocks))
+    else:
+        attention_blocks(blocks, *args, parts[0])
+    watch.lap("attention")
+
+    z_concat = z.reshape(T, hd)                                             # [T, H*dh] (view)
+    result = res.transpose(1, 0, 2)                                         # [T, H, d_model] (view)
+    attn_out = parts[0]                                                     # [T, d_model] (in place)
+    resid_mid = new((T, dm))                                                # [T, d_model]
+    # attn_out = sum over heads + b_O; resid_mid = resid_pre + attn_out
+    K.heads_sum_residual(parts[0], parts[-1], two, wb["attn.b_O"], resid_pre, attn_out, resid_mid)
+    watch.lap("W_O")
+    ns = locals()
+    return {name: ns[name] for name in ATTENTION_NAMES}                   # the Trace names, by their local names
+
+
+def mlp_rows(resid_mid, wb, ln2_mean, ln2_var, ln2_out, mlp_pre, mlp_post, mlp_out, resid_post,
+             r0, r1, checkpoint) -> None:
+    """Rows r0:r1 on one thread: LayerNorm 2, W_in, GELU, W_out and the residual."""
+    layer_norm_rows(resid_mid, wb["ln2.w"], wb["ln2.b"], ln2_mean, ln2_var, ln2_out, r0, r1, checkpoint)
+    np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre[r0:r1])          # [R, d_mlp] (bias below)
+    K.bias_gelu.serial(mlp_pre[r0:r1], wb["mlp.b_in"], mlp_post[r0:r1])     # mlp_pre += b_in; GELU
+    checkpoint()                                                            # a newer edit may stop us here
+    np.matmul(mlp_post[r0:r1], wb["mlp.W_out"], out=mlp_out[r0:r1])        # [R, d_model] (bias below)
+    K.bias_residual.serial(mlp_out[r0:r1], wb["mlp.b_out"], resid_mid[r0:r1],
+                           resid_post[r0:r1])                               # mlp_out += b_out; + resid_mid
+
+
+def mlp_half(cfg: Config, wb, resid_mid, new, watch: Stopwatch) -> dict:
+    """One layer from resid_mid to resid_post: the remaining LAYER_NAMES values, by name."""
+    T, dm, dmlp = len(resid_mid), cfg.d_model, cfg.d_mlp
+    ln2_mean, ln2_var = np.empty(T, np.float32), np.empty(T, np.float32)    # [T], [T]
+    ln2_out = new((T, dm))                                                  # [T, d_model]
+    mlp_pre, mlp_post = new((T, dmlp)), new((T, dmlp))                      # [T, d_mlp] each
+    mlp_out, resid_post = new((T, dm)), new((T, dm))                        # [T, d_model] each
+    fraction = watch.fraction(0.5)
+    by_rows(partial(mlp_rows, resid_mid, wb, ln2_mean, ln2_var, ln2_out, mlp_pre, mlp_post, mlp_out, resid_post),
+            T, split=T * dm * dmlp >= SPLIT_MIN_MACS, checkpoint=partial(progress.report, "mlp", fraction))
+    watch.lap("mlp")
+    ns = locals()
+    return {name: ns[name] for name in MLP_NAMES}

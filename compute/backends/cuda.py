@@ -13,7 +13,6 @@ never picks it (`on_real_gpu`).
 from __future__ import annotations
 
 import threading
-import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -28,7 +27,7 @@ from .. import memory, progress
 from ..config import Config
 from ..names import GLOBAL_NAMES, LAYER_NAMES, trace_shape
 from ..weights import Weights
-from .base import Backend, BackendOutput, BackendUnavailable
+from .base import Backend, BackendOutput, BackendUnavailable, Stopwatch
 from .pool import BufferPool
 
 _BLOCK_WEIGHTS = ("ln1.w", "ln1.b", "attn.W_O", "attn.b_O", "ln2.w", "ln2.b",
@@ -42,7 +41,7 @@ _BUFFERED = ("ln1_mean", "ln1_var", "ln1_out", "attn_scores_raw", "attn_scores_s
 
 def cuda_errors() -> tuple[type[BaseException], ...]:
     """Exception types that mean "CUDA cannot do this here" rather than a wrong input."""
-    from numba.core.errors import NumbaError                 # compiler errors (no NVVM, ...)
+    from numba.core.errors import NumbaError  # compiler errors (no NVVM, ...)
     from numba.cuda.cudadrv import driver, error
 
     names = ("CudaSupportError", "CudaDriverError", "CudaRuntimeError", "CudaAPIError",
@@ -232,15 +231,8 @@ class CudaBackend(Backend):
             return self._ws
 
     def _run(self, cfg, weights, tokens, attn_mask, copy_back: bool) -> BackendOutput | None:
-        t_start = time.perf_counter()
-        timing: dict[str, float] = {"kernels": 0.0, "copy": 0.0}
-        last = [t_start]
-
-        def lap(stage: str) -> None:
-            now = time.perf_counter()
-            timing[stage] = timing.get(stage, 0.0) + (now - last[0]) * 1e3
-            last[0] = now
-
+        watch = Stopwatch(kernels=0.0, copy=0.0)
+        lap = watch.lap
         T, L = len(tokens), cfg.n_layers
         uploads = self.uploads
         dw = self._device_weights(cfg, weights)
@@ -275,8 +267,7 @@ class CudaBackend(Backend):
             return None
         ln_final_out = out["ln_final_out"] = fetch(ws.ln_final_out)         # [T, d_model]
         lap("copy")
-        timing["total"] = (time.perf_counter() - t_start) * 1e3
-        return BackendOutput(out, self._logits_fn(cfg, weights, ln_final_out), timing)
+        return BackendOutput(out, self._logits_fn(cfg, weights, ln_final_out), watch.finish())
 
     @staticmethod
     def _block(cfg: Config, blk: dict, ws: SimpleNamespace, resid_pre, resid_post, mask, has_mask) -> None:
