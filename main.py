@@ -9,10 +9,70 @@
 """
 from __future__ import annotations
 
-import argparse
-import gc
-import os
 import sys
+
+if sys.version_info < (3, 11):  # noqa: UP036 - before anything else fails on an older Python
+    sys.exit(f"QKV Lab needs Python 3.11 or newer; this is Python {sys.version.split()[0]} ({sys.executable}). "
+             "See the README's quick start: make the virtual environment with python3.11 or newer.")
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import importlib.util  # noqa: E402
+import os  # noqa: E402
+
+# Imported by the app (and its first window): the launch set of requirements.txt.
+LAUNCH_MODULES = ("numpy", "PySide6", "pyqtgraph", "numba", "safetensors", "threadpoolctl", "tokenizers", "torch")
+
+
+def setup_command() -> str:
+    """The README's launch set-up, for this operating system."""
+    if os.name == "nt":
+        return "py -m venv .venv\n    .venv\\Scripts\\python -m pip install -r requirements.txt -e ."
+    return "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt -e ."
+
+
+def setup_problem() -> str | None:
+    """What is missing for the app in this Python (typically: started outside the venv), or None."""
+    missing = [name for name in LAUNCH_MODULES if importlib.util.find_spec(name) is None]
+    if not missing:
+        return None
+    here = os.path.dirname(os.path.abspath(__file__))
+    venv_python = os.path.join(here, ".venv", "Scripts" if os.name == "nt" else "bin",
+                               "python.exe" if os.name == "nt" else "python")
+    if os.path.exists(venv_python) and os.path.abspath(sys.executable) != os.path.abspath(venv_python):
+        start = f"It is set up in {os.path.dirname(venv_python)}: start it with\n    {venv_python} main.py"
+    else:
+        start = (f"Set it up once, from {here}:\n    {setup_command()}\nthen start it with "
+                 + (".venv\\Scripts\\qkv-lab" if os.name == "nt" else ".venv/bin/qkv-lab"))
+    return (f"qkv-lab: this Python ({sys.executable}) does not have {', '.join(missing)}: "
+            f"QKV Lab runs in its own virtual environment.\n{start}")
+
+
+def display_problem(environ=os.environ, platform: str = sys.platform) -> str | None:
+    """Why a window cannot open here (Linux/BSD with no display and no QT_QPA_PLATFORM), or None.
+    Qt would abort with a core dump and a hint about xcb libraries instead."""
+    if platform in ("win32", "darwin") or environ.get("QT_QPA_PLATFORM"):
+        return None
+    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        return None
+    return ("qkv-lab: no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set, e.g. over "
+            "ssh without -X, or in a container).\n"
+            "  figures and data without a window:  qkv-lab export --help\n"
+            "  a check that the lab starts and draws:  qkv-lab --smoke  (runs offscreen)")
+
+
+def layer_problem(option: str, value: int, inputs) -> str:
+    """The message for a layer number outside the model; for a preset computed one block at a time
+    (gpt3-175b) it says what is computed and what the one layer number means."""
+    from compute import PRESETS
+
+    n = inputs.config.n_layers
+    full = PRESETS.get(inputs.preset)
+    if full is not None and full.n_layers != n:
+        return (f"{option} {value}: {inputs.preset} is computed one block at a time: the lab builds 1 block "
+                f"with its shapes (of its {full.n_layers}), with random weights, shown as layer 0 and standing "
+                f"for any of its layers. Use {option} 0.")
+    return f"{option} {value}: this model has layers 0..{n - 1}"
 
 EXPORT_EXAMPLES = """\
 examples:
@@ -167,7 +227,9 @@ def export_main(argv: list[str]) -> int:
     for name, value, limit in (("layer", args.layer, cfg.n_layers), ("head", args.head, cfg.n_heads),
                                ("query", args.query, T)):
         if value is not None and not 0 <= value < limit:
-            plural = {"layer": "layers", "head": "heads", "query": "query positions"}.get(name, name + "s")
+            if name == "layer":
+                ap.error(layer_problem("--layer", value, inputs))
+            plural = {"head": "heads", "query": "query positions"}[name]
             ap.error(f"--{name} {value}: this model has {plural} 0..{limit - 1}" if limit else f"--{name}: no tokens")
     selection = dataclasses.replace(
         selection, layer=args.layer if args.layer is not None else min(selection.layer, cfg.n_layers - 1),
@@ -214,11 +276,91 @@ def install_translator(app) -> None:
         app.installTranslator(translator)
 
 
+def build_window(args: argparse.Namespace, settings, err=None):
+    """The lab window for the command line's options (not shown yet), or an exit status.
+
+    The window exists before any option is applied, so what they start (a preset's compute with
+    its progress and Cancel) and what they say (a word not in the vocabulary) reaches it; what they
+    say is printed too. Call with a QApplication and pyqtgraph configured.
+    """
+    from app.file_actions import restore_last_session
+    from app.main_window import MainWindow
+    from app.presentation import set_dark
+    from app.state import PAGES, LabState
+    from compute import PRESETS
+
+    err = err or sys.stderr
+    if args.preset is not None and args.preset not in PRESETS:
+        print(f"qkv-lab: unknown preset {args.preset!r}; choose from {', '.join(PRESETS)}", file=err)
+        return 2
+    if args.station is not None and args.station not in PAGES:
+        print(f"qkv-lab: unknown station {args.station!r}; choose from {', '.join(PAGES)}", file=err)
+        return 2
+    from app.settings import Settings
+
+    Settings.install(settings)
+    state = LabState()
+    set_dark(state, settings.theme == "dark")           # with its colour maps, as the menu does
+    window = MainWindow(state)
+
+    def fail(code: int, text: str) -> int:
+        print(f"qkv-lab: {text}", file=err)
+        state.runner.shutdown()                        # not close(): that would keep this as the last session
+        import shiboken6
+
+        shiboken6.delete(window)
+        return code
+
+    said: list[tuple[str, str]] = []                   # the window shows these; the terminal too
+
+    def say(level: str, text: str) -> None:
+        said.append((level, text))
+
+    state.message.connect(say)
+    for option, value, apply in (("--preset", args.preset if args.preset != "toy" else None, state.load_preset),
+                                 ("--tokens", args.tokens or None, state.set_text)):
+        if value is not None:
+            del said[:]
+            apply(value)
+            state.undo_stack.clear()
+            for level, text in said:                   # refused, or done with a note (punctuation left out)
+                print(f"qkv-lab: {option}: {text}" if level == "error" else f"qkv-lab: {option}: {level}: {text}",
+                      file=err)
+    state.message.disconnect(say)
+    if args.session:
+        window.file_actions.open_session(args.session)   # a problem is a message in the window
+        state.undo_stack.clear()
+    elif not (args.clean or args.smoke or args.preset or args.tokens) and settings.restore_last:
+        restore_last_session(window, settings)
+    state.select(station=args.station or state.selection.station)
+    for name in ("layer", "head"):
+        value = getattr(args, name)
+        if value is not None:
+            cfg = state.inputs.config
+            limit = cfg.n_layers if name == "layer" else cfg.n_heads
+            if not 0 <= value < limit:
+                return fail(2, layer_problem("--layer", value, state.inputs) if name == "layer"
+                            else f"--head {value}: this model has heads 0..{limit - 1}")
+            state.select(**{name: value})
+    if args.theme:                                     # after the session: the command line wins
+        set_dark(state, args.theme == "dark")
+    return window
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    problem = setup_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     if argv[:1] == ["export"]:
         return export_main(argv[1:])
     args = parse_args(argv)
+    if display_problem() is not None:
+        if not args.smoke:
+            print(display_problem(), file=sys.stderr)
+            return 2
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"     # the smoke run needs no screen
     import pyqtgraph as pg
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -229,48 +371,13 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("QKV Lab")
     pg.setConfigOptions(antialias=True, background="w", foreground="k", imageAxisOrder="row-major")
 
-    from app.file_actions import restore_last_session
-    from app.main_window import MainWindow
     from app.settings import Settings
-    from app.state import PAGES, LabState
-    from compute import PRESETS
 
     # The smoke run (CI) keeps its preferences in memory: it never reads or writes the user's.
-    settings = Settings.memory() if args.smoke else Settings.user()
-    Settings.install(settings)
-    state = LabState()
-    state.select(theme=settings.theme)
-    if args.preset is not None and args.preset != "toy":
-        if args.preset not in PRESETS:
-            print(f"qkv-lab: unknown preset {args.preset!r}; choose from {', '.join(PRESETS)}", file=sys.stderr)
-            return 2
-        state.load_preset(args.preset)
-        state.undo_stack.clear()
-    if args.tokens:
-        if not state.set_text(args.tokens):
-            print("qkv-lab: " + "the tokens could not be used (see the message in the window)", file=sys.stderr)
-        state.undo_stack.clear()
-    if args.station is not None and args.station not in PAGES:
-        print(f"qkv-lab: unknown station {args.station!r}; choose from {', '.join(PAGES)}", file=sys.stderr)
-        return 2
-    window = MainWindow(state)
-    if args.session:
-        window.file_actions.open_session(args.session)   # a problem is a message in the window
-        state.undo_stack.clear()
-    elif not (args.clean or args.smoke or args.preset or args.tokens) and settings.restore_last:
-        restore_last_session(window, settings)
-    state.select(station=args.station or state.selection.station)
-    for name in ("layer", "head"):
-        value = getattr(args, name)
-        if value is not None:
-            limit = getattr(state.inputs.config, "n_layers" if name == "layer" else "n_heads")
-            if not 0 <= value < limit:
-                print(f"qkv-lab: --{name} {value} is outside 0..{limit - 1}", file=sys.stderr)
-                return 2
-            state.select(**{name: value})
-    if args.theme:                                     # after the session: the command line wins
-        from app.presentation import set_dark
-        set_dark(state, args.theme == "dark")
+    window = build_window(args, Settings.memory() if args.smoke else Settings.user())
+    if isinstance(window, int):
+        return window
+    state = window.state
     window.show()
     # Everything made so far lives as long as the app: keep it out of the garbage collector's
     # full passes, which otherwise stall the UI thread for ~80 ms once torch is loaded.
@@ -289,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
         state.message.connect(lambda level, text: (print(f"smoke: {level}: {text}"), app.exit(1))
                               if level == "error" else None)
         QTimer.singleShot(60_000, lambda: (print("smoke: no render within 60 s"), app.exit(1)))
-    state.start()
+    if not state.busy:                                 # a preset or session from the options computes already
+        state.start()
     code = app.exec()
     # Tear down while QApplication still exists: left to Python's exit, the order in which the
     # window, its views and the app are destroyed is arbitrary and can crash (seen as SIGSEGV).

@@ -16,9 +16,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from compute import PRESETS
+
 from .i18n import tr
 
 SLIDER_MAX_D_HEAD = 256
+LAYER_TIP = "which block the stations show"
+
+
+def layer_note(inputs) -> str:
+    """What a layer number means when the lab computes fewer blocks than the preset's model has
+    (gpt3-175b: one block of 96), else ""."""
+    full = PRESETS.get(inputs.preset)
+    n = inputs.config.n_layers
+    if full is None or full.n_layers == n:
+        return ""
+    return (f"{inputs.preset} has {full.n_layers} blocks; the lab computes {n} with its shapes and random "
+            f"weights, shown as layer 0{f'..{n - 1}' if n > 1 else ''}: it stands for any of them.")
 
 
 def _spin(lo: int, hi: int, tip: str) -> QSpinBox:
@@ -100,11 +114,16 @@ class Controls(QWidget):
 
         view = QGroupBox(tr("View"))
         vform = QFormLayout(view)
-        self.layer = _spin(0, 0, "which block the stations show")
+        self.layer = _spin(0, 0, LAYER_TIP)
         self.head = _spin(0, 0, "which head the stations show")
         self.layer.valueChanged.connect(lambda v: None if self._updating else self.layerChosen.emit(v))
         self.head.valueChanged.connect(lambda v: None if self._updating else self.headChosen.emit(v))
         vform.addRow(tr("layer"), self.layer)
+        self.layer_note = QLabel()
+        self.layer_note.setWordWrap(True)
+        self.layer_note.setObjectName("note")
+        self.layer_note.hide()
+        vform.addRow(self.layer_note)
         vform.addRow(tr("head"), self.head)
         self.lock = QCheckBox(tr("one colour scale for all scores"))
         self.lock.setToolTip("raw, scaled and masked scores share one colour scale, so the effect of "
@@ -177,6 +196,10 @@ class Controls(QWidget):
             _set_value(self.seed, inputs.seed)
             if self.layer.maximum() != cfg.n_layers - 1:
                 self.layer.setMaximum(cfg.n_layers - 1)
+            note = layer_note(inputs)
+            self.layer_note.setText(note)
+            self.layer_note.setVisible(bool(note))
+            self.layer.setToolTip(f"{LAYER_TIP}. {note}" if note else LAYER_TIP)
             if self.head.maximum() != cfg.n_heads - 1:
                 self.head.setMaximum(cfg.n_heads - 1)
             self.backend.setCurrentText(inputs.backend)
