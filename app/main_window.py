@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
+from compute.backends import cuda_unsupported_here
 from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
 from widgets.instruments import CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
@@ -307,6 +308,7 @@ class MainWindow(QMainWindow):
         s.early_results = True
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
+        s.messageWithdrawn.connect(self.messages.withdraw)
         s.lockChanged.connect(self._on_lock)
         s.undo_stack.canUndoChanged.connect(self._on_lock)      # after Qt's own update of the actions
         s.undo_stack.canRedoChanged.connect(self._on_lock)
@@ -483,7 +485,9 @@ class MainWindow(QMainWindow):
         self._update_instrument_tabs()
         self._show_tokens(result)
         trace = result.trace
-        self.controls.backend_in_use.setText(trace.backend_label)
+        elsewhere = cuda_unsupported_here() if trace.backend == "cpu" else None    # macOS, Windows
+        self.controls.backend_in_use.setText(f"{trace.backend_label} · {elsewhere}" if elsewhere
+                                             else trace.backend_label)
         self.status_backend.setText(f"backend {trace.backend_label}")
         self._update_sizes()
         self._update_notes()

@@ -156,6 +156,7 @@ class LabState(QObject):
     busyChanged = Signal(bool)
     progressChanged = Signal(str, float)  # stage, fraction
     message = Signal(str, str)            # level ("info" | "warning" | "error"), text
+    messageWithdrawn = Signal(str)        # the text of an earlier message that no longer holds
     computeFailed = Signal(str)           # the newest inputs could not be computed (after the revert)
     lockChanged = Signal(bool)            # edits refused (training runs) or accepted again
 
@@ -179,6 +180,7 @@ class LabState(QObject):
         self.early_results = False                # a window that draws partialResult turns this on
         self._shown_index = 0            # undo-stack index whose inputs the views show
         self._locked: str | None = None  # why edits are refused right now (e.g. training runs)
+        self._text_error: str | None = None  # the message of the last sentence that could not be used
         self.runner = runner if runner is not None else Runner(self)
         self.registry = self.runner.registry       # in-memory weights by name, shared with the runner
         self.runner.finished.connect(self._on_finished)
@@ -318,12 +320,23 @@ class LabState(QObject):
         return self.edit(text, tokens=tuple(int(t) for t in tokens))
 
     def set_text(self, text: str) -> bool:
+        tok = self.tokenizer
         try:
-            ids = self.tokenizer.encode(text)
+            ids = tok.encode(text)
         except VocabularyError as exc:
-            self.message.emit("error", str(exc))
+            self._text_error = str(exc)
+            self.message.emit("error", self._text_error)
             return False
-        return self.set_tokens(ids, f"Type “{text.strip()}”")
+        if not self.set_tokens(ids, f"Type “{text.strip()}”"):
+            return False
+        if self._text_error:                               # a sentence that works answers the one that did not
+            self.messageWithdrawn.emit(self._text_error)
+            self._text_error = None
+        dropped = tok.left_out(text) if hasattr(tok, "left_out") else []
+        if dropped:
+            marks = " ".join(f"“{mark}”" for mark in dropped)
+            self.message.emit("info", f"Left out {marks}: the toy vocabulary has no punctuation marks.")
+        return True
 
     def move_token(self, src: int, dst: int) -> bool:
         toks = list(self._inputs.tokens)
@@ -508,7 +521,11 @@ class LabState(QObject):
                 text += " — the settings on screen are back (Undo/Redo tries that step again)"
             else:
                 self._apply(self._result.inputs)
-        self.message.emit("info" if cancelled else "error", text)
+        if cancelled and self._result is None:             # nothing on screen: empty views need a reason
+            self.message.emit("warning", f"{text} Nothing has been computed yet, so the views are empty: "
+                                         "any edit (a token, a size, another preset) computes again.")
+        else:
+            self.message.emit("info" if cancelled else "error", text)
         if not cancelled:
             self.computeFailed.emit(text)
         if not cancelled and self._result is None and self._inputs.weights != "random":

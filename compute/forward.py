@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import memory
-from .backends import Backend, BackendUnavailable, backend_names, get_backend
+from .backends import Backend, BackendUnavailable, backend_names, cuda_unsupported_here, get_backend
 from .config import Config, ConfigError
 from .trace import Trace
 from .weights import Weights, WeightsError
@@ -30,8 +30,11 @@ def resolve_backend(name: str) -> tuple[Backend, str | None]:
                 return cuda, None
         except BackendUnavailable as exc:
             why = str(exc)
-        return get_backend("cpu"), (None if name == "auto" else f"CUDA is not available ({why}); "
-                                    "computed on the CPU instead")
+        if name == "auto":
+            return get_backend("cpu"), None
+        elsewhere = cuda_unsupported_here()            # macOS, Windows: no CUDA packages installed there
+        return get_backend("cpu"), (f"{elsewhere}: computed on the CPU" if elsewhere else
+                                    f"CUDA is not available ({why}); computed on the CPU instead")
     return get_backend(name), None
 
 

@@ -6,6 +6,7 @@ offers the app, so a checkpoint's own tokenizer can stand in for this one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,7 +26,8 @@ class VocabularyError(ValueError):
 
 
 class ToyTokenizer:
-    """One token per word, case-insensitive; punctuation marks are words of their own."""
+    """One token per word, case-insensitive; punctuation marks are words of their own (left out
+    where the vocabulary has none)."""
 
     def __init__(self, vocab: list[str]):
         if len(set(vocab)) != len(vocab) or not vocab:
@@ -45,8 +47,14 @@ class ToyTokenizer:
     def split(self, text: str) -> list[str]:
         return [w.lower() for w in _WORD.findall(text)]
 
+    def left_out(self, text: str) -> list[str]:
+        """The punctuation marks in `text` that this vocabulary lacks: encode() drops them, so a
+        typed "the cat sat on the mat." is the sentence, not an error (say so with this list)."""
+        return [w for w in dict.fromkeys(self.split(text)) if w not in self._ids and _is_punctuation(w)]
+
     def encode(self, text: str) -> list[int]:
-        words = self.split(text)
+        dropped = set(self.left_out(text))
+        words = [w for w in self.split(text) if w not in dropped]
         unknown = [w for w in dict.fromkeys(words) if w not in self._ids]
         if unknown:
             raise VocabularyError(unknown, self.vocab)
@@ -62,6 +70,10 @@ class ToyTokenizer:
 
     def labels(self, ids) -> list[str]:
         return [self.label(i) for i in ids]
+
+
+def _is_punctuation(word: str) -> bool:
+    return len(word) == 1 and unicodedata.category(word).startswith("P")
 
 
 @lru_cache(maxsize=1)

@@ -47,6 +47,11 @@ class MessageBar(QFrame):
         if level == "info":
             self._timer.start(6000)
 
+    def withdraw(self, text: str) -> None:
+        """Hide the message if it is still this one (a later success answered it)."""
+        if self.label.text() == text:
+            self.hide()
+
     @property
     def text(self) -> str:
         return self.label.text() if self.isVisible() else ""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 
 from .base import Backend, BackendOutput, BackendUnavailable, allowed_pairs
@@ -44,5 +45,15 @@ def get_backend(name: str) -> Backend:
         return _instances[name]
 
 
+def cuda_unsupported_here(platform: str | None = None) -> str | None:
+    """Why this operating system never runs the `cuda` backend (None on Linux, where it runs with an
+    NVIDIA GPU and requirements-gpu.txt): macOS and Windows compute on the CPU."""
+    platform = platform or sys.platform
+    if platform.startswith("linux"):
+        return None
+    system = {"darwin": "macOS", "win32": "Windows"}.get(platform, platform)
+    return f"{system} runs the cpu backend (the cuda backend is for Linux with an NVIDIA GPU)"
+
+
 __all__ = ["Backend", "BackendOutput", "BackendUnavailable", "allowed_pairs", "get_backend",
-           "register_backend", "backend_names", "BACKEND_NAMES"]
+           "register_backend", "backend_names", "BACKEND_NAMES", "cuda_unsupported_here"]
