@@ -53,6 +53,7 @@ class FileActions(QObject):
         self._make_menus()
         window.installEventFilter(self)
         self.state.undo_stack.cleanChanged.connect(self._update_title)   # a method: disconnected with us
+        self.state.inputsChanged.connect(self._update_title)
         self._opening: tuple | None = None       # (path, clean index) before a session being opened, its inputs
         self.state.resultChanged.connect(self._opened)
         self.state.computeFailed.connect(self._open_failed)
@@ -150,7 +151,10 @@ class FileActions(QObject):
         if not (isValid(self.window) and isValid(self.state.undo_stack)):
             return                                  # emitted while the window is torn down
         name = self.path.name if self.path else "untitled"
-        self.window.setWindowTitle(f"{name}[*] — QKV Lab")
+        inputs = self.state.inputs
+        weights = (f" — {inputs.preset}, random weights (seed {inputs.seed})"   # not the real model
+                   if inputs.weights == "random" and inputs.preset != "toy" else "")
+        self.window.setWindowTitle(f"{name}[*]{weights} — QKV Lab")
         self.window.setWindowModified(not self.state.undo_stack.isClean())
 
     def _folder(self) -> str:

@@ -372,7 +372,10 @@ def figure_title(view: str, result, sel) -> tuple[str, str]:
     text = " ".join(result.labels)
     if len(text) > 80:
         text = text[:77] + "…"
-    return " · ".join(parts), (f"“{text}”" if text else "")
+    subtitle = f"“{text}”" if text else ""
+    if name != "toy" and getattr(inputs, "weights", "") == "random":   # noise, not the real model's attention
+        subtitle = " · ".join(filter(None, (subtitle, f"random weights (seed {inputs.seed})")))
+    return " · ".join(parts), subtitle
 
 
 def figure_spec(view: str, result, sel) -> FigureSpec:

@@ -1,0 +1,189 @@
+"""A newcomer's first ten minutes (issue 11): what the command line, the first window and the
+first typed sentence say. Each test failed before its fix."""
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+import main
+from app.settings import Settings
+from app.state import Inputs, preset_config, preset_tokens
+from compute import progress, toy_tokenizer
+from tests.app.conftest import wait_render
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_main(*args: str, env: dict | None = None, code: str | None = None, timeout: float = 120):
+    """main.py in a fresh interpreter; `code` runs first (to fake an old Python or a missing module)."""
+    argv = [sys.executable, str(ROOT / "main.py"), *args] if code is None else [
+        sys.executable, "-c", f"import runpy, sys\n{code}\nsys.argv = ['main.py', *{list(args)!r}]\n"
+                              f"runpy.run_path({str(ROOT / 'main.py')!r}, run_name='__main__')"]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          env=env if env is not None else dict(os.environ))
+
+
+def build(qtbot, *argv: str, settings: Settings | None = None):
+    """main.build_window for these options (not yet computed), with what it printed."""
+    err = io.StringIO()
+    window = main.build_window(main.parse_args(["--clean", *argv]), settings or Settings.memory(), err=err)
+    if not isinstance(window, int):
+        qtbot.addWidget(window)
+    return window, err.getvalue()
+
+
+# -- before the app can start ------------------------------------------------------------------------
+def test_an_old_python_is_told_the_version_it_needs():
+    run = run_main(code="sys.version_info = (3, 10, 13, 'final', 0)")
+    assert run.returncode == 1 and "needs Python 3.11 or newer" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_outside_the_venv_main_says_which_command_sets_it_up():
+    run = run_main("--smoke", code="sys.modules['PySide6'] = None   # as in a Python without the launch set")
+    assert run.returncode == 1, run.stderr
+    assert "does not have PySide6" in run.stderr and "venv" in run.stderr
+    assert "Traceback" not in run.stderr and "ModuleNotFoundError" not in run.stderr
+
+
+def test_no_display_is_said_plainly_and_smoke_runs_offscreen():
+    if not sys.platform.startswith("linux"):
+        pytest.skip("DISPLAY / WAYLAND_DISPLAY are how Linux names a screen")
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    run = run_main("--clean", env=env, timeout=60)
+    assert run.returncode == 2, run.stderr
+    assert "no display" in run.stderr and "xcb" not in run.stderr and "export" in run.stderr
+    smoke = run_main("--smoke", env=env)
+    assert smoke.returncode == 0 and "smoke: rendered" in smoke.stdout, smoke.stdout + smoke.stderr
+
+
+def test_display_problem_only_without_any_display():
+    assert main.display_problem({}, "linux") is not None
+    assert main.display_problem({"DISPLAY": ":0"}, "linux") is None
+    assert main.display_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
+    assert main.display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
+    assert main.display_problem({}, "darwin") is None and main.display_problem({}, "win32") is None
+
+
+# -- gpt3-175b's one block ------------------------------------------------------------------------
+def test_gpt3_layer_numbers_say_one_block_is_computed(qtbot):
+    inputs = Inputs(config=preset_config("gpt3-175b"), tokens=preset_tokens("gpt3-175b"), preset="gpt3-175b")
+    text = main.layer_problem("--layer", 50, inputs)
+    assert "one block" in text and "96" in text and "0..0" not in text
+    run = run_main("export", "--preset", "gpt3-175b", "--layer", "50", "-o", os.devnull + ".png", timeout=60)
+    assert run.returncode == 2 and "one block" in run.stderr and "of its 96" in run.stderr
+
+    from widgets.controls import Controls
+
+    controls = Controls(["toy", "gpt3-175b"], ["auto", "cpu"])
+    qtbot.addWidget(controls)
+    controls.set_inputs(inputs)
+    assert controls.layer_note.isVisibleTo(controls) and "96 blocks" in controls.layer_note.text()
+    assert "96 blocks" in controls.layer.toolTip()
+    toy = Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"))
+    controls.set_inputs(toy)
+    assert not controls.layer_note.isVisibleTo(controls)
+
+
+# -- messages -----------------------------------------------------------------------------------------
+def test_a_message_from_the_command_line_reaches_the_window_and_the_terminal(qtbot):
+    window, printed = build(qtbot, "--tokens", "the quick brown fox")
+    window.show()
+    assert "not in the vocabulary: 'quick', 'brown', 'fox'" in printed
+    assert window.messages.level == "error" and "'quick', 'brown', 'fox'" in window.messages.text
+    window.state.runner.shutdown()
+
+
+def test_a_later_valid_sentence_clears_the_vocabulary_error(qtbot, window):
+    s = window.state
+    assert not s.set_text("the zebra sat")
+    assert window.messages.level == "error" and "zebra" in window.messages.text
+    wait_render(qtbot, window, lambda: s.set_text("the cat sat"))
+    assert window.messages.text == ""
+    assert not s.set_text("a gnu")                      # a new mistake is shown again
+    assert "gnu" in window.messages.text
+
+
+def test_punctuation_the_toy_vocabulary_lacks_is_left_out_with_a_note(qtbot, window):
+    tok = toy_tokenizer()
+    assert tok.encode("the cat sat on the mat.") == tok.encode("the cat sat on the mat")
+    assert tok.left_out("Hello, the cat! sat?") == [",", "!", "?"]
+    with pytest.raises(ValueError, match="'\\+'"):
+        tok.encode("the cat + the mat")                 # a symbol is no punctuation: still refused
+    wait_render(qtbot, window, lambda: window.state.set_text("a big dog sat on the mat."))
+    assert window.state.labels() == ("a", "big", "dog", "sat", "on", "the", "mat")
+    assert window.messages.level == "info" and "“.”" in window.messages.text
+
+
+# -- what the window says about its weights and its theme ----------------------------------------------
+def test_random_weights_of_a_real_models_preset_are_named_in_figures_and_the_title(window):
+    from widgets.figure import figure_title
+
+    s = window.state
+    result = s.result
+    assert "random weights" not in figure_title("pattern", result, s.selection)[1]   # toy: trained
+    for preset in ("andrea-120m", "gpt2-small", "gpt3-175b"):
+        fake = dataclasses.replace(result, inputs=dataclasses.replace(result.inputs, preset=preset, seed=7,
+                                                                          weights="random"))
+        assert figure_title("pattern", fake, s.selection)[1].endswith("random weights (seed 7)")
+    s.edit("Call it gpt2-small", preset="gpt2-small", weights="random", seed=3)
+    assert "gpt2-small, random weights (seed 3)" in window.windowTitle()
+
+
+def test_a_dark_theme_restored_at_launch_keeps_its_colour_maps(qtbot):
+    settings = Settings.memory()
+    settings.theme = "dark"
+    window, _ = build(qtbot, settings=settings)
+    sel = window.state.selection
+    assert sel.theme == "dark" and sel.colormap == "viridis"     # Blues means nothing on black
+    window.state.runner.shutdown()
+
+
+def test_the_backend_line_says_macos_and_windows_compute_on_the_cpu(qtbot, window, monkeypatch):
+    import importlib
+
+    from compute.backends import cuda_unsupported_here
+
+    forward_module = importlib.import_module("compute.forward")   # `compute.forward` is also the function
+
+    assert cuda_unsupported_here("linux") is None
+    assert "macOS runs the cpu backend" in cuda_unsupported_here("darwin")
+    assert "Windows runs the cpu backend" in cuda_unsupported_here("win32")
+    monkeypatch.setattr(forward_module, "cuda_unsupported_here", lambda: cuda_unsupported_here("darwin"))
+    backend, notice = forward_module.resolve_backend("cuda")
+    if backend.name == "cpu":
+        assert notice.startswith("macOS runs the cpu backend")
+    monkeypatch.setattr("app.main_window.cuda_unsupported_here", lambda: cuda_unsupported_here("darwin"))
+    wait_render(qtbot, window, lambda: window.state.set_text("a big dog"))
+    assert "macOS runs the cpu backend" in window.controls.backend_in_use.text()
+
+
+# -- a long first compute from the command line -----------------------------------------------------------
+def slow_weights(inputs, registry=None):
+    """Stands in for drawing GPT-3-sized weights (~55 s): reports progress until cancelled."""
+    for step in range(2000):
+        progress.report("weights (test)", step / 2000)     # the runner's check raises Cancelled here
+        time.sleep(0.005)
+    raise AssertionError("the test's weights were never cancelled")
+
+
+def test_a_preset_from_the_command_line_shows_progress_and_cancel_and_says_cancelled(qtbot, monkeypatch):
+    monkeypatch.setattr("app.runner.make_weights", slow_weights)
+    window, _ = build(qtbot, "--preset", "andrea-120m")
+    window.show()
+    qtbot.waitUntil(lambda: window.progress.isVisible() and window.cancel_button.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: "weights" in window.progress.format(), timeout=5000)
+    qtbot.keyClick(window, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.state.busy, timeout=5000)
+    assert not window.progress.isVisible()
+    assert window.messages.level == "warning" and "cancelled" in window.messages.text.lower()
+    assert "empty" in window.messages.text
+    window.state.runner.shutdown()
