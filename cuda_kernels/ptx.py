@@ -9,6 +9,7 @@ kernel that promotes to double) and local-memory traffic (accumulators spilled o
 """
 from __future__ import annotations
 
+import importlib.util
 import re
 import sys
 
@@ -48,6 +49,8 @@ def compiler_available() -> tuple[bool, str]:
     """(True, "") when cuda.compile_ptx can run here, else (False, why)."""
     if SIMULATOR:
         return False, "the CUDA simulator is on (NUMBA_ENABLE_CUDASIM=1); it cannot compile"
+    if importlib.util.find_spec("numba_cuda") is None:      # numba's own, deprecated target is not ours
+        return False, "numba-cuda is not installed (Linux: pip install -r requirements-gpu.txt)"
     try:
         from numba.cuda.cudadrv import nvvm
 

@@ -10,7 +10,7 @@ from numba import cuda
 try:  # numba-cuda keeps its own config; numba's built-in target read numba.config
     from numba.cuda.core.config import ENABLE_CUDASIM
 except ImportError:  # pragma: no cover - older numba-cuda
-    from numba.config import ENABLE_CUDASIM
+    from numba.core.config import ENABLE_CUDASIM
 
 SIMULATOR: bool = bool(ENABLE_CUDASIM)
 
