@@ -161,8 +161,10 @@ def main(argv: list[str] | None = None) -> int:
             outcomes.append(job.result())
             print(line(outcomes[-1]), flush=True)
     failed = [o for o in outcomes if not o.ok]
+    required = [o for o in outcomes if o.file in REQUIRED]
     print(f"check_install: {len(outcomes) - len(failed)} of {len(outcomes)} resolve from {PUBLIC_INDEX} "
-          f"({len(targets)} targets x {len(files)} install files)")
+          f"({len(targets)} targets x {len(files)} install files; of the launch, test and pyproject sets "
+          f"{sum(o.ok for o in required)} of {len(required)})")
     return 1 if failed else 0
 
 
