@@ -40,7 +40,8 @@ def setup_problem() -> str | None:
     venv_python = os.path.join(here, ".venv", "Scripts" if os.name == "nt" else "bin",
                                "python.exe" if os.name == "nt" else "python")
     if os.path.exists(venv_python) and os.path.abspath(sys.executable) != os.path.abspath(venv_python):
-        start = f"It is set up in {os.path.dirname(venv_python)}: start it with\n    {venv_python} main.py"
+        script = "main.py" if os.path.abspath(os.getcwd()) == here else os.path.join(here, "main.py")
+        start = f"It is set up in {os.path.dirname(venv_python)}: start it with\n    {venv_python} {script}"
     else:
         start = (f"Set it up once, from {here}:\n    {setup_command()}\nthen start it with "
                  + (".venv\\Scripts\\qkv-lab" if os.name == "nt" else ".venv/bin/qkv-lab"))
