@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
+from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
 from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
 from widgets.instruments import CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
@@ -33,8 +34,12 @@ from widgets.stations import STATION_CLASSES
 from widgets.token_strip import TokenStrip
 
 from . import notes
+from .actions import ActionSet, key_text, sheet_rows
+from .file_actions import FileActions
 from .instruments import Instruments
-from .state import INSTRUMENT_PAGES, STATION_SHORT, STATION_TITLES, STATIONS, LabState
+from .model_actions import ModelActions
+from .settings import Settings
+from .state import LabState
 
 STYLE = """
 QMainWindow, QWidget { font-size: 10pt; }
@@ -58,7 +63,7 @@ QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
 class MainWindow(QMainWindow):
     rendered = Signal(float)      # render ms of the last result (tests and benchmarks wait on it)
 
-    def __init__(self, state: LabState | None = None, parent: QWidget | None = None):
+    def __init__(self, state: LabState | None = None, parent: QWidget | None = None, settings=None):
         super().__init__(parent)
         self.state = state if state is not None else LabState(parent=self)
         self.setWindowTitle("QKV Lab")
@@ -83,7 +88,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.tokens)
         self.messages = MessageBar()
         column.addWidget(self.messages)
-        self.station_bar = StationBar(STATIONS, STATION_TITLES, short=STATION_SHORT, pages=INSTRUMENT_PAGES)
+        self.station_bar = StationBar([PAGE[k] for k in PAGES], {k: key_text(f"station:{k}") for k in PAGES})
         column.addWidget(self.station_bar)
         self.stack = QStackedWidget()
         self.stations = {cls.key: cls() for cls in STATION_CLASSES}
@@ -161,16 +166,17 @@ class MainWindow(QMainWindow):
         for station in self.stations.values():
             station.canvas.painted.connect(self._on_painted)
 
-        self._make_menus()
+        self.actions = ActionSet(self)
+        self._connect_actions()
         self._wire()
         self._on_inputs(self.state.inputs)
         self._on_selection(self.state.selection)
         # Sessions, recent files, export, themes, presentation mode (File and View menus).
-        from .file_actions import install
-        self.file_actions = install(self)
+        self.file_actions = FileActions(self, settings if settings is not None else Settings.current())
         # Weights, checkpoints, training (Model menu and the Train tab).
-        from .model_actions import install as install_model
-        self.model_actions = install_model(self)
+        self.model_actions = ModelActions(self)
+        self.menus = self.actions.build_menus(self.menuBar(), self.file_actions.submenus)
+        self.actions.guard_text_fields()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -184,55 +190,34 @@ class MainWindow(QMainWindow):
         self.state.runner.shutdown()
         super().closeEvent(event)
 
-    # -- menus and shortcuts ------------------------------------------------------------------------------
-    def _make_menus(self) -> None:
-        menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
-        file_menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
-
-        edit = menu.addMenu("&Edit")
-        self.undo_action = self.state.undo_stack.createUndoAction(self, "Undo")
-        self.undo_action.setShortcuts([QKeySequence.StandardKey.Undo])
-        self.redo_action = self.state.undo_stack.createRedoAction(self, "Redo")
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        edit.addAction(self.undo_action)
-        edit.addAction(self.redo_action)
-
-        view = menu.addMenu("&View")
-        for n, key in enumerate(STATIONS, start=1):
-            act = QAction(f"{n}  {STATION_TITLES[key].replace('&', '&&')}", self)
-            act.setShortcut(QKeySequence(f"Ctrl+{n}"))
-            act.triggered.connect(lambda _=False, k=key: self.state.select(station=k))
-            view.addAction(act)
-        view.addSeparator()
-        for key in INSTRUMENT_PAGES:                       # also reachable when the bar overflows
-            act = QAction(STATION_TITLES[key], self)
-            act.triggered.connect(lambda _=False, k=key: self.state.select(station=k))
-            view.addAction(act)
-        view.addSeparator()
-        for text, keys, fn in (
-            ("Next station", "Ctrl+Right", lambda: self.station_bar.step(+1)),
-            ("Previous station", "Ctrl+Left", lambda: self.station_bar.step(-1)),
-            ("Next query position", "Alt+Right", lambda: self._step_query(+1)),
-            ("Previous query position", "Alt+Left", lambda: self._step_query(-1)),
-            ("Next head", "Alt+Down", lambda: self._step("head", +1, self.state.inputs.config.n_heads)),
-            ("Previous head", "Alt+Up", lambda: self._step("head", -1, self.state.inputs.config.n_heads)),
-            ("Next layer", "Ctrl+Down", lambda: self._step("layer", +1, self.state.inputs.config.n_layers)),
-            ("Previous layer", "Ctrl+Up", lambda: self._step("layer", -1, self.state.inputs.config.n_layers)),
-            ("Cancel computation / stop playing", "Esc", self._escape),
-            ("Play / pause the stations", "F5", lambda: self.station_bar.play.toggle()),
+    # -- actions, menus and keys (one table: app/actions.py) ---------------------------------------------
+    def _connect_actions(self) -> None:
+        a, s = self.actions, self.state
+        a.adopt("undo", s.undo_stack.createUndoAction(self, "Undo"))
+        a.adopt("redo", s.undo_stack.createRedoAction(self, "Redo"))
+        self.undo_action, self.redo_action = a["undo"], a["redo"]
+        for key, dock in self.docks.items():
+            a.adopt(f"dock:{key}", dock.toggleViewAction())
+        for key in PAGES:
+            a.connect(f"station:{key}", lambda _=False, k=key: s.select(station=k))
+        cfg = lambda: s.inputs.config  # noqa: E731
+        for act_id, fn in (
+            ("quit", self.close),
+            ("type", self.tokens.start_typing),
+            ("next_station", lambda: self.station_bar.step(+1)),
+            ("prev_station", lambda: self.station_bar.step(-1)),
+            ("next_query", lambda: self._step_query(+1)),
+            ("prev_query", lambda: self._step_query(-1)),
+            ("next_head", lambda: self._step("head", +1, cfg().n_heads)),
+            ("prev_head", lambda: self._step("head", -1, cfg().n_heads)),
+            ("next_layer", lambda: self._step("layer", +1, cfg().n_layers)),
+            ("prev_layer", lambda: self._step("layer", -1, cfg().n_layers)),
+            ("escape", self._escape),
+            ("play", lambda: self.station_bar.play.toggle()),
+            ("shortcuts", self._show_shortcuts),
+            ("about", self._show_about),
         ):
-            act = QAction(text, self)
-            act.setShortcut(QKeySequence(keys))
-            act.triggered.connect(fn)
-            view.addAction(act)
-        view.addSeparator()
-        for dock in self.docks.values():
-            view.addAction(dock.toggleViewAction())
-
-        help_menu = menu.addMenu("&Help")
-        help_menu.addAction("Keyboard shortcuts", self._show_shortcuts)
-        help_menu.addAction("About QKV Lab", self._show_about)
+            a.connect(act_id, fn)
 
     def _escape(self) -> None:
         """Esc stops playing if it plays; otherwise it cancels a computation (which steps back)."""
@@ -251,7 +236,7 @@ class MainWindow(QMainWindow):
             self.state.select(query=(self.state.selection.query + delta) % T, key=None)
 
     def _show_shortcuts(self) -> None:
-        rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in SHORTCUTS)
+        rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in sheet_rows())
         QMessageBox.information(self, "Keyboard shortcuts", f"<table cellspacing=6>{rows}</table>")
 
     def _show_about(self) -> None:
@@ -548,21 +533,3 @@ class MainWindow(QMainWindow):
         self.progress.setFormat(f"{stage} %p%")
 
 
-SHORTCUTS = [
-    ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo the last edit"),
-    ("Ctrl+1 … Ctrl+8", "go to a station"),
-    ("Ctrl+Left / Ctrl+Right", "previous / next station"),
-    ("Alt+Left / Alt+Right", "move the query position"),
-    ("Alt+Up / Alt+Down", "previous / next head"),
-    ("Ctrl+Up / Ctrl+Down", "previous / next layer"),
-    ("Ctrl+L", "type a sentence"),
-    ("F5", "play / pause: step through the stations"),
-    ("Esc", "stop playing; cancel a long computation"),
-    ("Ctrl+N / Ctrl+O", "new session / open a session"),
-    ("Ctrl+S / Ctrl+Shift+S", "save the session / save as"),
-    ("Ctrl+E / Ctrl+Shift+E", "export a figure or data / all intermediates (NPZ)"),
-    ("Ctrl+Shift+D", "dark theme on / off"),
-    ("F11", "presentation mode (its own keys: F1 there)"),
-    ("F1 or ?", "shortcut cheat sheet"),
-    ("Ctrl+Q", "quit"),
-]

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .backends import cpu, cpu_kernels, reference
+from .stations import STATIONS
 
-STATIONS = ("embeddings", "layernorm", "projections", "scores", "softmax", "weighted_sum", "heads", "mlp")
 WINDOW = 14   # lines shown either side of the key line for long functions
 
 
@@ -45,8 +45,9 @@ _MAP = {
         "mlp": (cpu.mlp_rows, "K.bias_gelu.serial(mlp_pre[r0:r1]"),
     },
 }
-# The CUDA kernels' own map (cuda_kernels.source_map) names two stations differently.
-_CUDA_NAMES = {"layernorm": "ln1", "heads": "heads_W_O"}
+# The CUDA kernels' own map (cuda_kernels.source_map) is by kernel step; the step of each station.
+_CUDA_STEP = {"embeddings": "embeddings", "layernorm": "ln1", "projections": "projections", "scores": "scores",
+              "softmax": "softmax", "weighted_sum": "weighted_sum", "heads": "heads_W_O", "mlp": "mlp"}
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def station_source(backend: str, station: str) -> SourceView:
     if backend == "cuda":
         from cuda_kernels.source_map import KERNEL_SOURCE
 
-        fn, marker = KERNEL_SOURCE[_CUDA_NAMES.get(station, station)]
+        fn, marker = KERNEL_SOURCE[_CUDA_STEP[station]]
         return _view("cuda", station, fn, marker)
     if backend not in _MAP:
         raise KeyError(f"no source map for backend {backend!r}")

@@ -12,8 +12,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QDrag, QDropEvent
 from PySide6.QtTest import QTest
 
-from app.runner import make_weights
 from app.state import STATIONS
+from app.values import make_weights
 from compute import Weights, forward
 
 from .conftest import wait_render
