@@ -5,8 +5,6 @@ view's intent signals to a LabState method.
 """
 from __future__ import annotations
 
-import time
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
@@ -35,6 +33,7 @@ from widgets.token_strip import TokenStrip
 
 from . import notes
 from .actions import ActionSet, key_text, sheet_rows
+from .early import PaintHandshake
 from .file_actions import FileActions
 from .instruments import Instruments
 from .model_actions import ModelActions
@@ -151,11 +150,9 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.cancel_button.hide()
         self._busy_timer = QTimer(self, singleShot=True, interval=250, timeout=self._show_busy)
-        self._awaiting_paint = False
-        self._partial_request: int | None = None       # request whose early result a station drew
-        self._partial_on_screen = False                # ... and its full result is not in yet
-        self._render_t0 = 0.0
-        self._paint_timeout = QTimer(self, singleShot=True, interval=500, timeout=self._on_painted)
+        # Early results: which paint is awaited, when the worker may go on (app/early.py).
+        self.paint = PaintHandshake(self.state.runner, parent=self)
+        self.paint.rendered.connect(self._on_rendered)
         # The token strip follows an edit at once when the compute is slow, else together with
         # the views in one frame (a toy edit's result is back in ~2 ms).
         self._strip_timer = QTimer(self, singleShot=True, interval=40, timeout=self._show_tokens)
@@ -164,7 +161,7 @@ class MainWindow(QMainWindow):
         self._selection_timer = QTimer(self, singleShot=True, interval=40, timeout=self._show_station_selection)
         self._play_timer = QTimer(self, interval=2000, timeout=self._play_step)
         for station in self.stations.values():
-            station.canvas.painted.connect(self._on_painted)
+            station.canvas.painted.connect(self.paint.painted)
 
         self.actions = ActionSet(self)
         self._connect_actions()
@@ -289,7 +286,7 @@ class MainWindow(QMainWindow):
         s.inputsChanged.connect(self._on_inputs)
         s.resultChanged.connect(self._on_result)
         s.partialResult.connect(self._on_partial)
-        s.early_results = True
+        s.set_early_results(True)                    # this window draws them (see app/early.py)
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
         s.lockChanged.connect(self._on_lock)
@@ -415,7 +412,7 @@ class MainWindow(QMainWindow):
         if current is self.trace_panel or s.selection.trace is not None:
             result = s.result
             station = self.stations.get(s.selection.station)
-            if self._partial_on_screen and station is not None and station.result is not None:
+            if self.paint.early_on_screen and station is not None and station.result is not None:
                 result = station.result               # the early result on screen, not the last full one
             try:
                 self.trace_panel.show_trace(self.instruments.dot_trace(result, s.selection))
@@ -431,35 +428,24 @@ class MainWindow(QMainWindow):
         station draws it now if it can; the full result then finds it drawn already."""
         sel = self.state.selection
         station = self.stations.get(sel.station)
-        if (station is None or not station.isVisible() or self._awaiting_paint
+        if (station is None or not station.isVisible() or not self.paint.accepts_early()
                 or not station.can_draw(result, sel)):
-            self.state.runner.partial_shown()
+            self.paint.pass_early()
             return
-        self._render_t0 = time.perf_counter()
         self._selection_timer.stop()
+        self.paint.early_drawn(result.request_id)
         station.show_result(result, sel)
-        self._partial_request, self._partial_on_screen = result.request_id, True
-        self._awaiting_paint = True
-        self._paint_timeout.start()
         self._show_tokens(result)
 
     def _on_result(self, result) -> None:
-        self._render_t0 = time.perf_counter()
         self._selection_timer.stop()                  # the stations draw the current selection now
+        # `rendered` fires when the active station has really painted (or soon after, if the window
+        # is hidden and Qt skips painting); not again for the full result of an early one on screen.
+        if not self.paint.full_drawn(result.request_id):
+            self._show_times(result)
         sel = self.state.selection
         for station in self.stations.values():
             station.show_result(result, sel)          # hidden stations only remember it
-        if self._partial_on_screen and result.request_id == self._partial_request:
-            # Its early part is on screen (or about to be painted): the same arrays, no new paint.
-            self._partial_on_screen = False
-            self._partial_request = None
-            if not self._awaiting_paint:
-                self._show_times(result)
-        else:
-            # `rendered` fires when the active station has really painted (or soon after, if the
-            # window is hidden and Qt skips painting).
-            self._awaiting_paint = True
-            self._paint_timeout.start()
         gen = self.instruments.generation
         if gen is not None and (gen.prompt != list(result.inputs.tokens[:len(gen.prompt)])
                                 or gen.cfg != result.inputs.config
@@ -473,19 +459,13 @@ class MainWindow(QMainWindow):
         self._update_sizes()
         self._update_notes()
 
-    def _on_painted(self) -> None:
-        if not self._awaiting_paint:
-            return
-        self._awaiting_paint = False
-        self._paint_timeout.stop()
-        self.last_render_ms = (time.perf_counter() - self._render_t0) * 1e3
-        if self._partial_on_screen:
-            self.status_times.setText(f"attention shown · render {self.last_render_ms:.1f} ms · MLP computing…")
+    def _on_rendered(self, ms: float, early: bool) -> None:
+        self.last_render_ms = ms
+        if early:
+            self.status_times.setText(f"attention shown · render {ms:.1f} ms · MLP computing…")
         else:
             self._show_times(self.state.result)
-        self.rendered.emit(self.last_render_ms)
-        if self._partial_on_screen:
-            self.state.runner.partial_shown()         # an early result is on screen: go on
+        self.rendered.emit(ms)
 
     def _show_times(self, result) -> None:
         compute = result.trace.timing_ms.get("forward", result.compute_ms) if result else float("nan")
@@ -508,12 +488,9 @@ class MainWindow(QMainWindow):
             self.progress.hide()
             self.cancel_button.hide()
             result = self.state.result
-            if self._partial_on_screen and (result is None or result.request_id != self._partial_request):
+            if self.paint.pass_ended(result.request_id if result is not None else None):
                 # The pass whose early part is on screen failed or was cancelled: back to the result
                 # that goes with the inputs now shown.
-                self._partial_on_screen = False
-                self._awaiting_paint = False
-                self._paint_timeout.stop()
                 if result is not None:
                     station = self.stations.get(self.state.selection.station)
                     if station is not None:

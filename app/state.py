@@ -89,7 +89,7 @@ class LabState(QObject):
         self._cancelled_request: int | None = None   # a request cancelled by the user (see cancel)
         self._busy = False
         self.blues_for_dark = False               # set_dark swapped blues for viridis (app/presentation.py)
-        self.early_results = False                # a window that draws partialResult turns this on
+        self.early_results = False                # set_early_results: a window draws partialResult
         self._shown_index = 0            # undo-stack index whose inputs the views show
         self._locked: str | None = None  # why edits are refused right now (e.g. training runs)
         self.runner = runner if runner is not None else Runner(self)
@@ -136,6 +136,12 @@ class LabState(QObject):
 
     def memory_estimate(self) -> memory.MemoryEstimate:
         return memory.estimate(self._inputs.config, len(self._inputs.tokens))
+
+    def set_early_results(self, on: bool) -> None:
+        """Ask the runner for early results (a layer's attention before the rest of the pass):
+        only a window that draws `partialResult` and tells the runner when it has painted them
+        (app/early.py) turns this on; without one the worker would wait for a paint in vain."""
+        self.early_results = on
 
     # -- starting --------------------------------------------------------------------------------
     def start(self) -> None:
