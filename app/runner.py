@@ -164,28 +164,70 @@ class Runner(QObject):
         try:
             with progress.reporting(lambda stage, f: self._check(request_id, stage, f),
                                     early if early_layer is not None else None):
-                weights = self._get_weights(inputs)
+                weights = cached_weights(self._weights, inputs, self.registry)
                 trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
-        except Cancelled:
-            self.failed.emit(request_id, "Computation cancelled.", True)
-            return
-        except (ConfigError, WeightsError, CheckpointError, BackendUnavailable) as exc:
-            self.failed.emit(request_id, str(exc), False)
-            return
-        except MemoryError:
-            self.failed.emit(request_id, "Out of memory: use fewer tokens, fewer layers or smaller "
-                                         "dimensions.", False)
-            return
-        except Exception as exc:  # noqa: BLE001 - a bug must reach the user as a message, not a crash
-            traceback.print_exc()
-            self.failed.emit(request_id, f"Computation failed: {type(exc).__name__}: {exc}", False)
+        except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
+            self.failed.emit(request_id, *failure(exc))
             return
         self.finished.emit(make_result(request_id, inputs, trace, weights,
                                        tokenizer_for(inputs.weights, self.registry), t0))
 
-    def _get_weights(self, inputs) -> Weights:
-        key = inputs.weights_key()
-        if key not in self._weights:
-            self._weights.clear()                          # free the old set before making the new
-            self._weights[key] = make_weights(inputs, self.registry)
-        return self._weights[key]
+
+def cached_weights(cache: OrderedDict, inputs, registry: dict) -> Weights:
+    """The weights of `inputs`, made once per recipe (GPT-3-sized ones take seconds to draw)."""
+    key = inputs.weights_key()
+    if key not in cache:
+        cache.clear()                                      # free the old set before making the new
+        cache[key] = make_weights(inputs, registry)
+    return cache[key]
+
+
+def failure(exc: BaseException) -> tuple[str, bool]:
+    """(message for the user, was it a cancel) for whatever stopped a computation."""
+    if isinstance(exc, Cancelled):
+        return "Computation cancelled.", True
+    if isinstance(exc, (ConfigError, WeightsError, CheckpointError, BackendUnavailable)):
+        return str(exc), False
+    if isinstance(exc, MemoryError):
+        return "Out of memory: use fewer tokens, fewer layers or smaller dimensions.", False
+    traceback.print_exception(exc)                         # a bug: the message says so, the log has the rest
+    return f"Computation failed: {type(exc).__name__}: {exc}", False
+
+
+class SyncRunner(QObject):
+    """The Runner's interface, computing on the calling thread: `submit` emits `finished` (or
+    `failed`) before it returns. LabState runs on it without a window or a worker (tests, scripts);
+    there are no early results and nothing to cancel."""
+
+    finished = Signal(object)
+    partial = Signal(object)
+    failed = Signal(int, str, bool)
+    progress = Signal(int, str, float)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.registry: dict[str, WeightsEntry] = {}
+        self._weights: OrderedDict[tuple, Weights] = OrderedDict()
+
+    def submit(self, request_id: int, inputs, early_layer: int | None = None) -> None:
+        t0 = time.perf_counter()
+        try:
+            weights = cached_weights(self._weights, inputs, self.registry)
+            trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
+        except Exception as exc:  # noqa: BLE001 - as the threaded runner does
+            self.failed.emit(request_id, *failure(exc))
+            return
+        self.finished.emit(make_result(request_id, inputs, trace, weights,
+                                       tokenizer_for(inputs.weights, self.registry), t0))
+
+    def partial_shown(self) -> None:
+        pass
+
+    def cancel(self) -> None:
+        pass
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        pass
+
+    def is_idle(self) -> bool:
+        return True
