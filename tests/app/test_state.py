@@ -9,6 +9,8 @@ from app.state import LabState
 from app.values import make_weights
 from compute import forward
 
+from .conftest import wait_render
+
 
 @pytest.fixture
 def state(qapp):
@@ -66,3 +68,60 @@ def test_the_query_stays_on_its_token_when_tokens_move(state):
     assert state.result.labels[state.selection.query] == "cat"
     state.insert_token(0, 5)
     assert state.result.labels[state.selection.query] == "cat"
+
+
+def test_an_empty_sequence_is_refused_with_a_message(qtbot, window):
+    s = window.state
+    before = s.inputs
+    assert not s.set_text("   ")
+    assert "at least one token" in window.messages.text and s.inputs == before
+    for _ in range(5):
+        s.remove_token(0)
+    assert len(s.inputs.tokens) == 1 and not s.remove_token(0)
+
+
+def test_separate_edits_of_one_field_are_separate_undo_steps(qtbot, window):
+    s = window.state
+    c = window.controls
+    wait_render(qtbot, window, lambda: c.d_head.setValue(6))
+    wait_render(qtbot, window, lambda: c.d_head.setValue(8))
+    assert s.undo_stack.count() == 2
+    wait_render(qtbot, window, window.undo_action.trigger)
+    assert s.inputs.config.d_head == 6
+    wait_render(qtbot, window, window.undo_action.trigger)
+    c.causal.setChecked(False)
+    qtbot.waitUntil(lambda: not s.busy, timeout=10_000)
+    c.causal.setChecked(True)
+    qtbot.waitUntil(lambda: not s.busy, timeout=10_000)
+    assert s.undo_stack.count() == 2                        # mask off, mask on: two steps
+
+
+def test_a_refused_size_change_does_not_announce_new_weights(qtbot, window):
+    s = window.state
+    said = []
+    s.message.connect(lambda level, text: said.append((level, text)))
+    assert s.inputs.weights == "trained"
+    assert not s.set_config(n_ctx=2)                               # fewer positions than tokens
+    assert said and all("New sizes need new weights" not in text for _level, text in said)
+
+
+def test_unusable_weights_with_nothing_on_screen_fall_back_to_random(qtbot, tmp_path):
+    """A session opened at start-up whose weights file is damaged: show random weights instead
+    of a window where every edit fails the same way."""
+    from app.main_window import MainWindow
+    from app.state import LabState
+
+    bad = tmp_path / "w.safetensors"
+    bad.write_bytes(b"garbage" * 10)
+    state = LabState()
+    win = MainWindow(state)
+    qtbot.addWidget(win)
+    win.show()
+    assert state.set_weights(str(bad))                             # accepted: read only when computed
+    said = []
+    state.message.connect(lambda level, text: said.append((level, text)))
+    with qtbot.waitSignal(win.rendered, timeout=60_000):
+        state.start()
+    assert state.inputs.weights == "random" and state.result.inputs == state.inputs
+    assert any(level == "warning" and "showing random weights" in text for level, text in said)
+    state.runner.shutdown()
