@@ -237,7 +237,6 @@ def main(argv: list[str] | None = None) -> int:
 
     # The smoke run (CI) keeps its preferences in memory: it never reads or writes the user's.
     settings = Settings.memory() if args.smoke else Settings.user()
-    Settings.install(settings)
     state = LabState()
     state.select(theme=settings.theme)
     if args.preset is not None and args.preset != "toy":
@@ -253,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.station is not None and args.station not in PAGES:
         print(f"qkv-lab: unknown station {args.station!r}; choose from {', '.join(PAGES)}", file=sys.stderr)
         return 2
-    window = MainWindow(state)
+    window = MainWindow(state, settings=settings)
     if args.session:
         window.file_actions.open_session(args.session)   # a problem is a message in the window
         state.undo_stack.clear()

@@ -169,7 +169,10 @@ class MainWindow(QMainWindow):
         self._on_inputs(self.state.inputs)
         self._on_selection(self.state.selection)
         # Sessions, recent files, export, themes, presentation mode (File and View menus).
-        self.file_actions = FileActions(self, settings if settings is not None else Settings.current())
+        # Preferences are handed in (main.py: the user's; tests: a file of their own); without
+        # them nothing persists, so no window ever touches the user's store by accident.
+        self.settings = settings if settings is not None else Settings.memory()
+        self.file_actions = FileActions(self, self.settings)
         # Weights, checkpoints, training (Model menu and the Train tab).
         self.model_actions = ModelActions(self)
         self.menus = self.actions.build_menus(self.menuBar(), self.file_actions.submenus)

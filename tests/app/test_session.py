@@ -168,7 +168,7 @@ def test_saving_is_atomic(lab, tmp_path, monkeypatch):
 
 
 def test_settings_use_the_injected_store_only(tmp_path, settings):
-    assert Settings.current() is settings and Path(settings.store.fileName()).parent == tmp_path
+    assert Path(settings.store.fileName()).parent == tmp_path
     settings.add_recent(tmp_path / "a.qkvlab")
     settings.add_recent(tmp_path / "b.qkvlab")
     settings.add_recent(tmp_path / "a.qkvlab")
@@ -184,6 +184,7 @@ def test_settings_use_the_injected_store_only(tmp_path, settings):
 def test_the_window_saves_opens_and_undoes_a_session(qtbot, window, tmp_path, settings):
     win, s = window, window.state
     actions = win.file_actions
+    assert actions.settings is settings                                  # handed in, not looked up
     wait_render(qtbot, win, lambda: s.set_text("a big dog"))
     s.select(head=1, station="mlp")
     assert actions.save_to(tmp_path / "talk.qkvlab")
@@ -224,7 +225,7 @@ def test_the_last_session_is_restored_at_start_up(qtbot, window, settings):
     win.close()                                                 # closing keeps the session
     assert settings.last_session and '"heads"' in settings.last_session
     state = LabState()
-    other = MainWindow(state)
+    other = MainWindow(state, settings=settings)
     qtbot.addWidget(other)
     other.show()
     try:
