@@ -89,12 +89,19 @@ def station_source(backend: str, station: str) -> SourceView:
     the source does not change while the app runs)."""
     if station not in STATIONS:
         raise KeyError(f"no station {station!r}; stations: {', '.join(STATIONS)}")
+    if backend not in ("cuda", *_MAP):
+        raise KeyError(f"no source map for backend {backend!r}")
+    if station not in mapped_stations(backend):
+        raise KeyError(f"the code view has no entry for {station!r} on {backend} yet (compute/source_map.py)")
     if backend == "cuda":
         from cuda_kernels.source_map import KERNEL_SOURCE
 
         fn, marker = KERNEL_SOURCE[_CUDA_STEP[station]]
         return _view("cuda", station, fn, marker)
-    if backend not in _MAP:
-        raise KeyError(f"no source map for backend {backend!r}")
     fn, marker = _MAP[backend][station]
     return _view(backend, station, fn, marker)
+
+
+def mapped_stations(backend: str) -> tuple[str, ...]:
+    """The stations whose code the code view can show for `backend` (a new station may have none yet)."""
+    return tuple(s for s in STATIONS if s in (_CUDA_STEP if backend == "cuda" else _MAP.get(backend, {})))

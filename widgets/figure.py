@@ -27,7 +27,7 @@ from compute.stations import PAGE
 from .axes import safe_paint
 from .matrix import MatrixPlot
 from .theme import DARK, DIVERGING_MAPS, FIGURE, SEQUENTIAL_MAPS, Palette
-from .views import ALIASES, SINGLE_VIEWS, STATION_VIEWS, Panel, panel, share_levels, station_panels
+from .views import ALIASES, SINGLE_VIEWS, STATION_VIEWS, Panel, panel, share_levels, station_panels, view_words
 
 
 @dataclass(frozen=True)
@@ -109,19 +109,10 @@ def _composed_all_heads(result, sel):
     return panels, min(n, 4), None, (340, 310), ()
 
 
-_STATION_WORDS = {
-    "embeddings": "embed, pos_embed, resid_pre (layer 0)",
-    "layernorm": "resid_pre, ln1_mean, ln1_var, ln1_out",
-    "projections": "ln1_out; W_Q, W_K, W_V over q, k, v (one colour scale each row)",
-    "scores": "attn_scores_raw, attn_scores_scaled, attn_scores, pattern",
-    "softmax": "one query's attn_scores row and its pattern row",
-    "weighted_sum": "pattern row, v, the terms pattern·v, z",
-    "heads": "z_concat, W_O (every head), result, attn_out, resid_mid",
-    "mlp": "ln2_out, mlp_pre, mlp_post, mlp_out, resid_post",
-}
 # name -> (description, builder(result, sel) -> (panels, columns, grid or None, panel size, column stretch))
 COMPOSED_VIEWS: dict[str, tuple[str, Callable]] = {
-    **{key: (f"station: {_STATION_WORDS[key]}", _station_figure(key)) for key in STATION_VIEWS},
+    **{key: ("station: " + ", ".join(view_words(s.view) for s in view.slots), _station_figure(key))
+       for key, view in STATION_VIEWS.items()},
     "block": ("the whole block for one head: 15 panels from resid_pre to resid_post", _composed_block),
     "all_heads": ("pattern of every head in the layer", _composed_all_heads),
 }

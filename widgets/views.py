@@ -31,6 +31,16 @@ def view_kind(view: str) -> str:
     return "sequential" if view in SEQUENTIAL else "diverging"
 
 
+# Views that are a part of a Trace name (one query's row, every head at once), in words.
+_PART_WORDS = {"scores_row": "the query's attn_scores row", "pattern_row": "its pattern row",
+               "pattern_col": "the query's pattern", "terms": "the terms pattern·v", "z_row": "z",
+               "W_O_stacked": "W_O (every head)"}
+
+
+def view_words(view: str) -> str:
+    return _PART_WORDS.get(view, view)
+
+
 @dataclass(frozen=True)
 class Panel:
     """One heatmap: a DESIGN name, its matrix as shown, and how to label it."""
