@@ -1,5 +1,5 @@
 """Render every station and instrument page of the lab offscreen to PNGs (a quick look while
-developing; the real-window check is ../shared/tools/screenshot.sh).
+developing; the real-window check is tools/screenshot.sh).
 
     python tools/station_shots.py OUTDIR [--preset P] [--size WxH] [--tokens TEXT] [--theme dark]
                                           [--stations scores,sqrt_dk,...] [--tab code]
