@@ -297,12 +297,9 @@ def build_window(args: argparse.Namespace, settings, err=None):
     if args.station is not None and args.station not in PAGES:
         print(f"qkv-lab: unknown station {args.station!r}; choose from {', '.join(PAGES)}", file=err)
         return 2
-    from app.settings import Settings
-
-    Settings.install(settings)
     state = LabState()
     set_dark(state, settings.theme == "dark")           # with its colour maps, as the menu does
-    window = MainWindow(state)
+    window = MainWindow(state, settings=settings)
 
     def fail(code: int, text: str) -> int:
         print(f"qkv-lab: {text}", file=err)

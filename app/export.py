@@ -303,25 +303,11 @@ def export(result, sel, request: ExportRequest) -> Path:
 
 
 # -- headless results (the CLI) -------------------------------------------------------------------------
-def headless_result(inputs, tokenizer=None):
+def headless_result(inputs):
     """Compute a LabResult synchronously, without LabState or a window (qkv-lab export)."""
-    import time
+    from .values import compute_result
 
-    from compute import forward, toy_tokenizer
-
-    from .runner import make_weights
-    from .state import LabResult
-
-    t0 = time.perf_counter()
-    registry: dict = {}
-    weights = make_weights(inputs, registry)
-    entry = registry.get(inputs.weights)             # a checkpoint folder brings its own tokenizer
-    tokenizer = tokenizer or (entry.tokenizer if entry is not None and entry.tokenizer is not None
-                              else toy_tokenizer())
-    trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
-    return LabResult(request_id=0, inputs=inputs, trace=trace, weights=weights,
-                     labels=tuple(tokenizer.labels(inputs.tokens)), compute_ms=(time.perf_counter() - t0) * 1e3,
-                     notice=trace.notice, token_label=tokenizer.label)
+    return compute_result(inputs)
 
 
 __all__ = ["DATA_FORMATS", "ExportError", "ExportRequest", "FIGURE_FORMATS", "FORMATS", "build_figure", "csv_text",

@@ -1,6 +1,7 @@
 """File ▸ sessions, recent files and export; View ▸ theme, colour maps and presentation mode.
 
-`install(window)` adds these to a MainWindow (one call in its __init__). Every action goes through
+MainWindow makes one FileActions with the user's Settings; it connects the rows of app/actions.py
+it handles and fills the Open recent and colour-map submenus. Every action goes through
 LabState (sessions are undoable edits; colours are view state) or writes files via app.export /
 app.session; a problem becomes a message in the window, never an exception.
 """
@@ -10,7 +11,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QDialog, QFileDialog, QMenu
 from shiboken6 import isValid
 
@@ -34,13 +35,6 @@ def default_view(station: str) -> str:
     return station if station in COMPOSED_VIEWS else "pattern"
 
 
-def _menu(window, title: str) -> QMenu:
-    for action in window.menuBar().actions():
-        if action.menu() is not None and action.text().replace("&", "") == title:
-            return action.menu()
-    return window.menuBar().addMenu(f"&{title}")
-
-
 class FileActions(QObject):
     def __init__(self, window, settings: Settings):
         super().__init__(window)
@@ -50,7 +44,7 @@ class FileActions(QObject):
         self.path: Path | None = None           # the session file this window shows, if any
         self.appearance = Appearance(window)
         self.presentation = Presentation(window, self.appearance)
-        self._make_menus()
+        self._connect_actions()
         window.installEventFilter(self)
         self.state.undo_stack.cleanChanged.connect(self._update_title)   # a method: disconnected with us
         self.state.inputsChanged.connect(self._update_title)
@@ -59,56 +53,33 @@ class FileActions(QObject):
         self.state.computeFailed.connect(self._open_failed)
         self._update_title()
 
-    # -- menus ---------------------------------------------------------------------------------------
-    def _action(self, text: str, slot, keys=None, checkable: bool = False) -> QAction:
-        act = QAction(text, self.window)
-        if isinstance(keys, QKeySequence.StandardKey):
-            act.setShortcuts(keys)
-        elif keys:
-            act.setShortcut(QKeySequence(keys))
-        act.setCheckable(checkable)
-        act.triggered.connect(slot)
-        return act
-
-    def _make_menus(self) -> None:
+    # -- actions (app/actions.py has their text and keys) --------------------------------------------
+    def _connect_actions(self) -> None:
         w = self.window
-        file_menu = _menu(w, "File")
-        quit_action = next((a for a in file_menu.actions() if "Quit" in a.text()), None)
-        self.new_action = self._action("&New session", self.new_session, QKeySequence.StandardKey.New)
-        self.open_action = self._action("&Open session…", lambda: self.open_session(), QKeySequence.StandardKey.Open)
-        self.recent_menu = QMenu("Open &recent", w)
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self.save_action = self._action("&Save session", self.save, QKeySequence.StandardKey.Save)
-        self.save_as_action = self._action("Save session &as…", self.save_as, "Ctrl+Shift+S")
-        self.restore_action = self._action("Start with the last session", self._set_restore, checkable=True)
+        a = w.actions
+        a.connect("new", self.new_session)
+        a.connect("open", lambda: self.open_session())
+        a.connect("save", self.save)
+        a.connect("save_as", self.save_as)
+        self.restore_action = a["restore_last"]
         self.restore_action.setChecked(self.settings.restore_last)
         self.restore_action.setToolTip("off: start clean (also: qkv-lab --clean)")
-        self.export_action = self._action("&Export figure or data…", self.export_dialog, "Ctrl+E")
-        self.export_npz_action = self._action("Export all intermediates (NPZ)…", self.export_npz, "Ctrl+Shift+E")
-        items = [self.new_action, self.open_action, self.recent_menu, self.save_action, self.save_as_action,
-                 self.restore_action, None, self.export_action, self.export_npz_action, None]
-        for item in items:
-            if item is None:
-                file_menu.insertSeparator(quit_action) if quit_action else file_menu.addSeparator()
-            elif isinstance(item, QMenu):
-                file_menu.insertMenu(quit_action, item) if quit_action else file_menu.addMenu(item)
-            else:
-                file_menu.insertAction(quit_action, item) if quit_action else file_menu.addAction(item)
-
-        view = _menu(w, "View")
-        view.addSeparator()
-        self.present_action = self._action("&Presentation mode", self.presentation.toggle, "F11", checkable=True)
-        self.presentation.toggled.connect(self.present_action.setChecked)
-        self.sheet_action = self._action("Shortcut cheat sheet", self.presentation.show_sheet)
-        self.sheet_action.setToolTip("F1 or ?")
-        self.dark_action = self._action("&Dark theme", self._toggle_dark, "Ctrl+Shift+D", checkable=True)
-        view.addAction(self.present_action)
-        view.addAction(self.sheet_action)
-        view.addAction(self.dark_action)
+        a.connect("restore_last", self._set_restore)
+        a.connect("export", self.export_dialog)
+        a.connect("export_npz", self.export_npz)
+        self.export_action, self.export_npz_action = a["export"], a["export_npz"]
+        self.present_action = a["present"]
+        a.connect("present", self._present)
+        self.presentation.toggled.connect(self._presented)
+        a.connect("sheet", self.presentation.show_sheet)
+        self.dark_action = a["dark"]
+        a.connect("dark", self._toggle_dark)
+        self.recent_menu = QMenu(w)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.submenus = {"recent": self.recent_menu}
         self.colour_groups = {}
-        for field, title, names in (("colormap", "Colour map (0…1: pattern, variance)", SEQUENTIAL_MAPS),
-                                    ("diverging", "Colour map (signed values)", DIVERGING_MAPS)):
-            menu = view.addMenu(title)
+        for field, names in (("colormap", SEQUENTIAL_MAPS), ("diverging", DIVERGING_MAPS)):
+            menu = self.submenus[field] = QMenu(w)
             group = QActionGroup(menu)
             for name in names:
                 act = QAction(COLORMAP_TITLES[name], menu, checkable=True)
@@ -120,6 +91,14 @@ class FileActions(QObject):
         self.state.selectionChanged.connect(self._sync_view_menu)
         self._sync_view_menu(self.state.selection)
 
+    def _present(self, on: bool) -> None:
+        if on != self.presentation.active:
+            self.presentation.toggle()
+
+    def _presented(self, on: bool) -> None:
+        if self.present_action.isChecked() != on:
+            self.present_action.setChecked(on)
+
     def _sync_view_menu(self, sel) -> None:
         self.dark_action.setChecked(sel.theme == "dark")
         if self.settings.theme != sel.theme:
@@ -129,7 +108,8 @@ class FileActions(QObject):
                 act.setChecked(act.data() == getattr(sel, field))
 
     def _toggle_dark(self, on: bool) -> None:
-        set_dark(self.state, on)
+        if on != (self.state.selection.theme == "dark"):
+            set_dark(self.state, on)
 
     def _set_restore(self, on: bool) -> None:
         self.settings.restore_last = on
@@ -341,8 +321,3 @@ def restore_last_session(window, settings: Settings) -> bool:
         actions.path = Path(last_path)
         actions._update_title()
     return True
-
-
-def install(window, settings: Settings | None = None) -> FileActions:
-    """Add sessions, export, themes and presentation mode to a MainWindow."""
-    return FileActions(window, settings or Settings.current())

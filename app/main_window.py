@@ -5,10 +5,8 @@ view's intent signals to a LabState method.
 """
 from __future__ import annotations
 
-import time
-
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -26,6 +24,7 @@ from shiboken6 import isValid
 
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
 from compute.backends import cuda_unsupported_here
+from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
 from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
 from widgets.instruments import CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
@@ -34,8 +33,13 @@ from widgets.stations import STATION_CLASSES
 from widgets.token_strip import TokenStrip
 
 from . import notes
+from .actions import ActionSet, key_text, sheet_rows
+from .early import PaintHandshake
+from .file_actions import FileActions
 from .instruments import Instruments
-from .state import INSTRUMENT_PAGES, STATION_SHORT, STATION_TITLES, STATIONS, LabState
+from .model_actions import ModelActions
+from .settings import Settings
+from .state import LabState
 
 STYLE = """
 QMainWindow, QWidget { font-size: 10pt; }
@@ -59,7 +63,7 @@ QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
 class MainWindow(QMainWindow):
     rendered = Signal(float)      # render ms of the last result (tests and benchmarks wait on it)
 
-    def __init__(self, state: LabState | None = None, parent: QWidget | None = None):
+    def __init__(self, state: LabState | None = None, parent: QWidget | None = None, settings=None):
         super().__init__(parent)
         self.state = state if state is not None else LabState(parent=self)
         self.setWindowTitle("QKV Lab")
@@ -84,7 +88,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.tokens)
         self.messages = MessageBar()
         column.addWidget(self.messages)
-        self.station_bar = StationBar(STATIONS, STATION_TITLES, short=STATION_SHORT, pages=INSTRUMENT_PAGES)
+        self.station_bar = StationBar([PAGE[k] for k in PAGES], {k: key_text(f"station:{k}") for k in PAGES})
         column.addWidget(self.station_bar)
         self.stack = QStackedWidget()
         self.stations = {cls.key: cls() for cls in STATION_CLASSES}
@@ -147,11 +151,9 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.cancel_button.hide()
         self._busy_timer = QTimer(self, singleShot=True, interval=250, timeout=self._show_busy)
-        self._awaiting_paint = False
-        self._partial_request: int | None = None       # request whose early result a station drew
-        self._partial_on_screen = False                # ... and its full result is not in yet
-        self._render_t0 = 0.0
-        self._paint_timeout = QTimer(self, singleShot=True, interval=500, timeout=self._on_painted)
+        # Early results: which paint is awaited, when the worker may go on (app/early.py).
+        self.paint = PaintHandshake(self.state.runner, parent=self)
+        self.paint.rendered.connect(self._on_rendered)
         # The token strip follows an edit at once when the compute is slow, else together with
         # the views in one frame (a toy edit's result is back in ~2 ms).
         self._strip_timer = QTimer(self, singleShot=True, interval=40, timeout=self._show_tokens)
@@ -160,18 +162,22 @@ class MainWindow(QMainWindow):
         self._selection_timer = QTimer(self, singleShot=True, interval=40, timeout=self._show_station_selection)
         self._play_timer = QTimer(self, interval=2000, timeout=self._play_step)
         for station in self.stations.values():
-            station.canvas.painted.connect(self._on_painted)
+            station.canvas.painted.connect(self.paint.painted)
 
-        self._make_menus()
+        self.actions = ActionSet(self)
+        self._connect_actions()
         self._wire()
         self._on_inputs(self.state.inputs)
         self._on_selection(self.state.selection)
         # Sessions, recent files, export, themes, presentation mode (File and View menus).
-        from .file_actions import install
-        self.file_actions = install(self)
+        # Preferences are handed in (main.py: the user's; tests: a file of their own); without
+        # them nothing persists, so no window ever touches the user's store by accident.
+        self.settings = settings if settings is not None else Settings.memory()
+        self.file_actions = FileActions(self, self.settings)
         # Weights, checkpoints, training (Model menu and the Train tab).
-        from .model_actions import install as install_model
-        self.model_actions = install_model(self)
+        self.model_actions = ModelActions(self)
+        self.menus = self.actions.build_menus(self.menuBar(), self.file_actions.submenus)
+        self.actions.guard_text_fields()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -185,55 +191,34 @@ class MainWindow(QMainWindow):
         self.state.runner.shutdown()
         super().closeEvent(event)
 
-    # -- menus and shortcuts ------------------------------------------------------------------------------
-    def _make_menus(self) -> None:
-        menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
-        file_menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
-
-        edit = menu.addMenu("&Edit")
-        self.undo_action = self.state.undo_stack.createUndoAction(self, "Undo")
-        self.undo_action.setShortcuts([QKeySequence.StandardKey.Undo])
-        self.redo_action = self.state.undo_stack.createRedoAction(self, "Redo")
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        edit.addAction(self.undo_action)
-        edit.addAction(self.redo_action)
-
-        view = menu.addMenu("&View")
-        for n, key in enumerate(STATIONS, start=1):
-            act = QAction(f"{n}  {STATION_TITLES[key].replace('&', '&&')}", self)
-            act.setShortcut(QKeySequence(f"Ctrl+{n}"))
-            act.triggered.connect(lambda _=False, k=key: self.state.select(station=k))
-            view.addAction(act)
-        view.addSeparator()
-        for key in INSTRUMENT_PAGES:                       # also reachable when the bar overflows
-            act = QAction(STATION_TITLES[key], self)
-            act.triggered.connect(lambda _=False, k=key: self.state.select(station=k))
-            view.addAction(act)
-        view.addSeparator()
-        for text, keys, fn in (
-            ("Next station", "Ctrl+Right", lambda: self.station_bar.step(+1)),
-            ("Previous station", "Ctrl+Left", lambda: self.station_bar.step(-1)),
-            ("Next query position", "Alt+Right", lambda: self._step_query(+1)),
-            ("Previous query position", "Alt+Left", lambda: self._step_query(-1)),
-            ("Next head", "Alt+Down", lambda: self._step("head", +1, self.state.inputs.config.n_heads)),
-            ("Previous head", "Alt+Up", lambda: self._step("head", -1, self.state.inputs.config.n_heads)),
-            ("Next layer", "Ctrl+Down", lambda: self._step("layer", +1, self.state.inputs.config.n_layers)),
-            ("Previous layer", "Ctrl+Up", lambda: self._step("layer", -1, self.state.inputs.config.n_layers)),
-            ("Cancel computation / stop playing", "Esc", self._escape),
-            ("Play / pause the stations", "F5", lambda: self.station_bar.play.toggle()),
+    # -- actions, menus and keys (one table: app/actions.py) ---------------------------------------------
+    def _connect_actions(self) -> None:
+        a, s = self.actions, self.state
+        a.adopt("undo", s.undo_stack.createUndoAction(self, "Undo"))
+        a.adopt("redo", s.undo_stack.createRedoAction(self, "Redo"))
+        self.undo_action, self.redo_action = a["undo"], a["redo"]
+        for key, dock in self.docks.items():
+            a.adopt(f"dock:{key}", dock.toggleViewAction())
+        for key in PAGES:
+            a.connect(f"station:{key}", lambda _=False, k=key: s.select(station=k))
+        cfg = lambda: s.inputs.config  # noqa: E731
+        for act_id, fn in (
+            ("quit", self.close),
+            ("type", self.tokens.start_typing),
+            ("next_station", lambda: self.station_bar.step(+1)),
+            ("prev_station", lambda: self.station_bar.step(-1)),
+            ("next_query", lambda: self._step_query(+1)),
+            ("prev_query", lambda: self._step_query(-1)),
+            ("next_head", lambda: self._step("head", +1, cfg().n_heads)),
+            ("prev_head", lambda: self._step("head", -1, cfg().n_heads)),
+            ("next_layer", lambda: self._step("layer", +1, cfg().n_layers)),
+            ("prev_layer", lambda: self._step("layer", -1, cfg().n_layers)),
+            ("escape", self._escape),
+            ("play", lambda: self.station_bar.play.toggle()),
+            ("shortcuts", self._show_shortcuts),
+            ("about", self._show_about),
         ):
-            act = QAction(text, self)
-            act.setShortcut(QKeySequence(keys))
-            act.triggered.connect(fn)
-            view.addAction(act)
-        view.addSeparator()
-        for dock in self.docks.values():
-            view.addAction(dock.toggleViewAction())
-
-        help_menu = menu.addMenu("&Help")
-        help_menu.addAction("Keyboard shortcuts", self._show_shortcuts)
-        help_menu.addAction("About QKV Lab", self._show_about)
+            a.connect(act_id, fn)
 
     def _escape(self) -> None:
         """Esc stops playing if it plays; otherwise it cancels a computation (which steps back)."""
@@ -252,7 +237,7 @@ class MainWindow(QMainWindow):
             self.state.select(query=(self.state.selection.query + delta) % T, key=None)
 
     def _show_shortcuts(self) -> None:
-        rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in SHORTCUTS)
+        rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in sheet_rows())
         QMessageBox.information(self, "Keyboard shortcuts", f"<table cellspacing=6>{rows}</table>")
 
     def _show_about(self) -> None:
@@ -305,7 +290,7 @@ class MainWindow(QMainWindow):
         s.inputsChanged.connect(self._on_inputs)
         s.resultChanged.connect(self._on_result)
         s.partialResult.connect(self._on_partial)
-        s.early_results = True
+        s.set_early_results(True)                    # this window draws them (see app/early.py)
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
         s.messageWithdrawn.connect(self.messages.withdraw)
@@ -432,7 +417,7 @@ class MainWindow(QMainWindow):
         if current is self.trace_panel or s.selection.trace is not None:
             result = s.result
             station = self.stations.get(s.selection.station)
-            if self._partial_on_screen and station is not None and station.result is not None:
+            if self.paint.early_on_screen and station is not None and station.result is not None:
                 result = station.result               # the early result on screen, not the last full one
             try:
                 self.trace_panel.show_trace(self.instruments.dot_trace(result, s.selection))
@@ -448,35 +433,24 @@ class MainWindow(QMainWindow):
         station draws it now if it can; the full result then finds it drawn already."""
         sel = self.state.selection
         station = self.stations.get(sel.station)
-        if (station is None or not station.isVisible() or self._awaiting_paint
+        if (station is None or not station.isVisible() or not self.paint.accepts_early()
                 or not station.can_draw(result, sel)):
-            self.state.runner.partial_shown()
+            self.paint.pass_early()
             return
-        self._render_t0 = time.perf_counter()
         self._selection_timer.stop()
+        self.paint.early_drawn(result.request_id)
         station.show_result(result, sel)
-        self._partial_request, self._partial_on_screen = result.request_id, True
-        self._awaiting_paint = True
-        self._paint_timeout.start()
         self._show_tokens(result)
 
     def _on_result(self, result) -> None:
-        self._render_t0 = time.perf_counter()
         self._selection_timer.stop()                  # the stations draw the current selection now
+        # `rendered` fires when the active station has really painted (or soon after, if the window
+        # is hidden and Qt skips painting); not again for the full result of an early one on screen.
+        if not self.paint.full_drawn(result.request_id):
+            self._show_times(result)
         sel = self.state.selection
         for station in self.stations.values():
             station.show_result(result, sel)          # hidden stations only remember it
-        if self._partial_on_screen and result.request_id == self._partial_request:
-            # Its early part is on screen (or about to be painted): the same arrays, no new paint.
-            self._partial_on_screen = False
-            self._partial_request = None
-            if not self._awaiting_paint:
-                self._show_times(result)
-        else:
-            # `rendered` fires when the active station has really painted (or soon after, if the
-            # window is hidden and Qt skips painting).
-            self._awaiting_paint = True
-            self._paint_timeout.start()
         gen = self.instruments.generation
         if gen is not None and (gen.prompt != list(result.inputs.tokens[:len(gen.prompt)])
                                 or gen.cfg != result.inputs.config
@@ -492,19 +466,13 @@ class MainWindow(QMainWindow):
         self._update_sizes()
         self._update_notes()
 
-    def _on_painted(self) -> None:
-        if not self._awaiting_paint:
-            return
-        self._awaiting_paint = False
-        self._paint_timeout.stop()
-        self.last_render_ms = (time.perf_counter() - self._render_t0) * 1e3
-        if self._partial_on_screen:
-            self.status_times.setText(f"attention shown · render {self.last_render_ms:.1f} ms · MLP computing…")
+    def _on_rendered(self, ms: float, early: bool) -> None:
+        self.last_render_ms = ms
+        if early:
+            self.status_times.setText(f"attention shown · render {ms:.1f} ms · MLP computing…")
         else:
             self._show_times(self.state.result)
-        self.rendered.emit(self.last_render_ms)
-        if self._partial_on_screen:
-            self.state.runner.partial_shown()         # an early result is on screen: go on
+        self.rendered.emit(ms)
 
     def _show_times(self, result) -> None:
         compute = result.trace.timing_ms.get("forward", result.compute_ms) if result else float("nan")
@@ -527,12 +495,9 @@ class MainWindow(QMainWindow):
             self.progress.hide()
             self.cancel_button.hide()
             result = self.state.result
-            if self._partial_on_screen and (result is None or result.request_id != self._partial_request):
+            if self.paint.pass_ended(result.request_id if result is not None else None):
                 # The pass whose early part is on screen failed or was cancelled: back to the result
                 # that goes with the inputs now shown.
-                self._partial_on_screen = False
-                self._awaiting_paint = False
-                self._paint_timeout.stop()
                 if result is not None:
                     station = self.stations.get(self.state.selection.station)
                     if station is not None:
@@ -552,21 +517,3 @@ class MainWindow(QMainWindow):
         self.progress.setFormat(f"{stage} %p%")
 
 
-SHORTCUTS = [
-    ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo the last edit"),
-    ("Ctrl+1 … Ctrl+8", "go to a station"),
-    ("Ctrl+Left / Ctrl+Right", "previous / next station"),
-    ("Alt+Left / Alt+Right", "move the query position"),
-    ("Alt+Up / Alt+Down", "previous / next head"),
-    ("Ctrl+Up / Ctrl+Down", "previous / next layer"),
-    ("Ctrl+L", "type a sentence"),
-    ("F5", "play / pause: step through the stations"),
-    ("Esc", "stop playing; cancel a long computation"),
-    ("Ctrl+N / Ctrl+O", "new session / open a session"),
-    ("Ctrl+S / Ctrl+Shift+S", "save the session / save as"),
-    ("Ctrl+E / Ctrl+Shift+E", "export a figure or data / all intermediates (NPZ)"),
-    ("Ctrl+Shift+D", "dark theme on / off"),
-    ("F11", "presentation mode (its own keys: F1 there)"),
-    ("F1 or ?", "shortcut cheat sheet"),
-    ("Ctrl+Q", "quit"),
-]

@@ -1,5 +1,5 @@
 """Model menu: trained or random weights, weights files, GPT-2 checkpoint folders, saving, and
-the Train tab. `install(window)` adds them to a MainWindow (one call in its __init__)."""
+the Train tab. MainWindow makes one ModelActions; it connects the Model rows of app/actions.py."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,15 +32,13 @@ class ModelActions(QObject):
         p.saveRequested.connect(lambda: self.save_weights())
         self.trainer.snapshot.connect(self._progress)
         self.trainer.finished.connect(lambda result, error: p.set_running(False))
-        menu = window.menuBar().addMenu("&Model")
-        menu.addAction("Use the &trained toy weights", lambda: self.state.set_weights("trained", "Use trained weights"))
-        menu.addAction("Use &random weights", lambda: self.state.set_seed(self.state.inputs.seed))
-        menu.addSeparator()
-        menu.addAction("Open &weights file (.safetensors)…", lambda: self.open_weights())
-        menu.addAction("Open GPT-2 &checkpoint folder…", lambda: self.open_checkpoint())
-        menu.addAction("&Save weights…", lambda: self.save_weights())
-        menu.addSeparator()
-        menu.addAction("T&rain the toy model…", self._show_train)
+        a = window.actions
+        a.connect("use_trained", lambda: self.state.set_weights("trained", "Use trained weights"))
+        a.connect("use_random", lambda: self.state.set_seed(self.state.inputs.seed))
+        a.connect("open_weights", lambda: self.open_weights())
+        a.connect("open_checkpoint", lambda: self.open_checkpoint())
+        a.connect("save_weights", lambda: self.save_weights())
+        a.connect("train", self._show_train)
         window.controls.weightsChosen.connect(self._weights_chosen)
         self._theme = None
         self.state.selectionChanged.connect(self._theme_changed)
@@ -146,6 +144,3 @@ class ModelActions(QObject):
             s.message.emit("info", f"Opened {Path(where).name}: {cfg.describe()}. Type text to tokenize it "
                                    "with the model's own tokenizer.")
 
-
-def install(window) -> ModelActions:
-    return ModelActions(window)

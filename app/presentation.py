@@ -13,11 +13,12 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import QApplication, QDockWidget, QWidget
 
+from compute.stations import STATIONS
 from widgets.matrix import MatrixPlot
 from widgets.overlay import CheatSheet
 from widgets.theme import CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, Palette
 
-from .state import STATIONS
+from .actions import PRESENT_KEYS, present_rows, sheet_rows
 
 # Type size of the views outside presentation mode: plot titles at 1.1x (11 pt), tick labels at it.
 VIEW_FONT_PT = 10.0
@@ -44,25 +45,6 @@ PRESENT_CONTRAST_QSS = {
     "dark": "QToolButton#tokenChip { background: #000000; color: #ffffff; border-color: #ffffff; }\n"
             "QToolButton#tokenChip:checked { background: #ffd600; color: #000000; border-color: #ffd600; }\n",
 }
-
-# What the keys do in presentation mode (also shown by F1 / ?). The window's own shortcuts
-# (Ctrl+1…8, Ctrl+Left/Right, Alt+arrows, Ctrl+Z …) keep working there too.
-SHORTCUTS = [
-    ("F11", "presentation mode on / off"),
-    ("F1  or  ?", "this cheat sheet"),
-    ("Esc", "leave (a first Esc stops Play or a computation)"),
-    ("Page Down / Page Up", "next / previous station (a clicker)"),
-    ("1 … 8", "go to station n"),
-    ("Right / Left", "next / previous token (the query row)"),
-    ("Home / End", "first / last token"),
-    ("Down / Up", "next / previous head"),
-    ("Shift+Down / Shift+Up", "next / previous layer"),
-    ("V", "numbers in the cells on / off"),
-    ("L", "lock the colour scales on / off"),
-    ("D", "dark / light"),
-    ("+ / −", "larger / smaller text"),
-]
-
 
 def dark_qpalette() -> QPalette:
     p = QPalette()
@@ -190,29 +172,26 @@ class Presentation(QObject):
         self.keys: list[QShortcut] = []        # enabled only while presenting
         s = window.state
         cfg = lambda: s.inputs.config  # noqa: E731
-        bindings = [
-            ("PgDown", lambda: self._station(+1)), ("PgUp", lambda: self._station(-1)),
-            ("Right", lambda: self._token(+1)), ("Left", lambda: self._token(-1)),
-            ("Home", lambda: self._token_at(0)), ("End", lambda: self._token_at(-1)),
-            ("Down", lambda: self._cycle("head", +1, cfg().n_heads)),
-            ("Up", lambda: self._cycle("head", -1, cfg().n_heads)),
-            ("Shift+Down", lambda: self._cycle("layer", +1, cfg().n_layers)),
-            ("Shift+Up", lambda: self._cycle("layer", -1, cfg().n_layers)),
-            ("V", lambda: s.select(show_values=not s.selection.show_values)),
-            ("L", lambda: s.select(lock_scales=not s.selection.lock_scales)),
-            ("D", lambda: set_dark(s, s.selection.theme != "dark")),
-            ("+", lambda: self.zoom(+1)), ("=", lambda: self.zoom(+1)), ("-", lambda: self.zoom(-1)),
-        ]
-        bindings += [(str(n), lambda k=key: s.select(station=k)) for n, key in enumerate(STATIONS, start=1)]
-        for keys, fn in bindings:
-            self.keys.append(self._shortcut(keys, fn, enabled=False))
-        self._shortcut("?", self.show_sheet)
-        self._shortcut("F1", self.show_sheet)
+        handlers = {                       # PRESENT_KEYS' handler ids: one function per key there
+            "station": (lambda: self._station(+1), lambda: self._station(-1)),
+            "goto": tuple(lambda k=key: s.select(station=k) for key in STATIONS),
+            "token": (lambda: self._token(+1), lambda: self._token(-1)),
+            "token_end": (lambda: self._token_at(0), lambda: self._token_at(-1)),
+            "head": (lambda: self._cycle("head", +1, cfg().n_heads), lambda: self._cycle("head", -1, cfg().n_heads)),
+            "layer": (lambda: self._cycle("layer", +1, cfg().n_layers),
+                      lambda: self._cycle("layer", -1, cfg().n_layers)),
+            "values": (lambda: s.select(show_values=not s.selection.show_values),),
+            "lock": (lambda: s.select(lock_scales=not s.selection.lock_scales),),
+            "dark": (lambda: set_dark(s, s.selection.theme != "dark"),),
+            "zoom": (lambda: self.zoom(+1), lambda: self.zoom(-1)),
+        }
+        for keys, _words, handler in PRESENT_KEYS:
+            for key, fn in zip(keys, handlers[handler], strict=True):
+                self.keys.append(self._shortcut(key, fn, enabled=False))
+        self.keys.append(self._shortcut("=", lambda: self.zoom(+1), enabled=False))   # "+" without Shift
         # Esc already cancels a computation / stops Play (the window's action); when neither is
         # happening, it also leaves presentation mode.
-        for action in window.findChildren(type(window.undo_action)):
-            if action.shortcut() == QKeySequence("Esc"):
-                action.triggered.connect(self._escape)
+        window.actions["escape"].triggered.connect(self._escape)
         play = getattr(getattr(window, "station_bar", None), "play", None)
         if play is not None:
             play.toggled.connect(self._play_toggled)
@@ -236,11 +215,8 @@ class Presentation(QObject):
                        "statusbar": w.statusBar().isVisible(), "maximized": w.isMaximized()}
         for dock in w.findChildren(QDockWidget):
             dock.hide()
-        w.menuBar().hide()
+        w.menuBar().hide()                       # the actions are the window's own: their keys still work
         w.statusBar().hide()
-        # The menus' shortcuts must keep working with the menu bar hidden.
-        self._menu_actions = [a for a in _menu_actions(w.menuBar()) if not a.shortcut().isEmpty()]
-        w.addActions(self._menu_actions)
         self.active = True
         for sc in self.keys:
             sc.setEnabled(True)
@@ -258,8 +234,6 @@ class Presentation(QObject):
         self.active = False
         for sc in self.keys:
             sc.setEnabled(False)
-        for action in self._menu_actions:
-            w.removeAction(action)
         self.sheet.close_sheet()
         self.appearance.presenting = False
         self.appearance.apply()
@@ -289,10 +263,8 @@ class Presentation(QObject):
         if self.sheet.isVisible():
             self.sheet.close_sheet()
             return
-        from .main_window import SHORTCUTS as WINDOW_KEYS
-
         size = self.appearance.font_pt if self.active else 12.0
-        self.sheet.set_sections([("Presentation mode", SHORTCUTS), ("Everywhere", WINDOW_KEYS)], size)
+        self.sheet.set_sections([("Presentation mode", present_rows()), ("Everywhere", sheet_rows())], size)
         self.sheet.open()
 
     # -- keys ---------------------------------------------------------------------------------------------
@@ -329,15 +301,3 @@ class Presentation(QObject):
         s.select(**{field: (getattr(s.selection, field) + delta) % max(count, 1)})
 
 
-def _menu_actions(menubar) -> list:
-    out = []
-    for action in menubar.actions():
-        menu = action.menu()
-        if menu is None:
-            continue
-        for sub in menu.actions():
-            if sub.menu() is not None:
-                out.extend(a for a in sub.menu().actions() if not a.isSeparator())
-            elif not sub.isSeparator():
-                out.append(sub)
-    return out

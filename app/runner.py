@@ -16,8 +16,6 @@ import threading
 import time
 import traceback
 from collections import OrderedDict
-from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
@@ -29,12 +27,12 @@ from compute import (
     Weights,
     WeightsError,
     forward,
-    load_checkpoint,
     partial_trace,
     progress,
-    trained_toy_weights,
 )
 from compute.kvcache import block_macs
+
+from .values import WeightsEntry, make_result, make_weights, tokenizer_for
 
 PROGRESS_AFTER_S = 0.05
 PROGRESS_EVERY_S = 0.03
@@ -143,8 +141,6 @@ class Runner(QObject):
     def _early(self, request_id: int, inputs, early_layer, weights, layer: int, arrays: dict) -> None:
         """compute.progress.publish listener (worker thread): hand the wanted layer's attention
         to the UI and wait until it is painted (or a newer request, or PARTIAL_WAIT_S)."""
-        from .state import LabResult
-
         if (layer != early_layer or time.perf_counter() - self._t_run < PARTIAL_AFTER_S
                 or block_macs(inputs.config.replace(causal=False), len(inputs.tokens), len(inputs.tokens))
                 < PARTIAL_MIN_MACS):
@@ -153,13 +149,11 @@ class Runner(QObject):
         if self._cancel_id == request_id or self._stopping:
             raise Cancelled("attention")                  # not for a request already replaced
         trace = partial_trace(inputs.config, arrays, backend=inputs.backend, weights_uid=weights.uid)
-        self.partial.emit(LabResult(request_id=request_id, inputs=inputs, trace=trace, weights=weights,
-                                    labels=(), compute_ms=(time.perf_counter() - self._t_run) * 1e3))
+        self.partial.emit(make_result(request_id, inputs, trace, weights,
+                                      tokenizer_for(inputs.weights, self.registry), self._t_run))
         self._painted.wait(PARTIAL_WAIT_S)
 
     def _run(self, request_id: int, inputs, early_layer: int | None = None) -> None:
-        from .state import LabResult  # state imports runner; import here to keep the graph a tree
-
         t0 = self._t_run = time.perf_counter()
         self._t_progress, self._last_stage = 0.0, None
         weights = None
@@ -170,65 +164,70 @@ class Runner(QObject):
         try:
             with progress.reporting(lambda stage, f: self._check(request_id, stage, f),
                                     early if early_layer is not None else None):
-                weights = self._get_weights(inputs)
+                weights = cached_weights(self._weights, inputs, self.registry)
                 trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
-        except Cancelled:
-            self.failed.emit(request_id, "Computation cancelled.", True)
+        except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
+            self.failed.emit(request_id, *failure(exc))
             return
-        except (ConfigError, WeightsError, CheckpointError, BackendUnavailable) as exc:
-            self.failed.emit(request_id, str(exc), False)
+        self.finished.emit(make_result(request_id, inputs, trace, weights,
+                                       tokenizer_for(inputs.weights, self.registry), t0))
+
+
+def cached_weights(cache: OrderedDict, inputs, registry: dict) -> Weights:
+    """The weights of `inputs`, made once per recipe (GPT-3-sized ones take seconds to draw)."""
+    key = inputs.weights_key()
+    if key not in cache:
+        cache.clear()                                      # free the old set before making the new
+        cache[key] = make_weights(inputs, registry)
+    return cache[key]
+
+
+def failure(exc: BaseException) -> tuple[str, bool]:
+    """(message for the user, was it a cancel) for whatever stopped a computation."""
+    if isinstance(exc, Cancelled):
+        return "Computation cancelled.", True
+    if isinstance(exc, (ConfigError, WeightsError, CheckpointError, BackendUnavailable)):
+        return str(exc), False
+    if isinstance(exc, MemoryError):
+        return "Out of memory: use fewer tokens, fewer layers or smaller dimensions.", False
+    traceback.print_exception(exc)                         # a bug: the message says so, the log has the rest
+    return f"Computation failed: {type(exc).__name__}: {exc}", False
+
+
+class SyncRunner(QObject):
+    """The Runner's interface, computing on the calling thread: `submit` emits `finished` (or
+    `failed`) before it returns. LabState runs on it without a window or a worker (tests, scripts);
+    there are no early results and nothing to cancel."""
+
+    finished = Signal(object)
+    partial = Signal(object)
+    failed = Signal(int, str, bool)
+    progress = Signal(int, str, float)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.registry: dict[str, WeightsEntry] = {}
+        self._weights: OrderedDict[tuple, Weights] = OrderedDict()
+
+    def submit(self, request_id: int, inputs, early_layer: int | None = None) -> None:
+        t0 = time.perf_counter()
+        try:
+            weights = cached_weights(self._weights, inputs, self.registry)
+            trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
+        except Exception as exc:  # noqa: BLE001 - as the threaded runner does
+            self.failed.emit(request_id, *failure(exc))
             return
-        except MemoryError:
-            self.failed.emit(request_id, "Out of memory: use fewer tokens, fewer layers or smaller "
-                                         "dimensions.", False)
-            return
-        except Exception as exc:  # noqa: BLE001 - a bug must reach the user as a message, not a crash
-            traceback.print_exc()
-            self.failed.emit(request_id, f"Computation failed: {type(exc).__name__}: {exc}", False)
-            return
-        self.finished.emit(LabResult(request_id=request_id, inputs=inputs, trace=trace, weights=weights,
-                                     labels=(), compute_ms=(time.perf_counter() - t0) * 1e3,
-                                     notice=trace.notice))
+        self.finished.emit(make_result(request_id, inputs, trace, weights,
+                                       tokenizer_for(inputs.weights, self.registry), t0))
 
-    def _get_weights(self, inputs) -> Weights:
-        key = inputs.weights_key()
-        if key not in self._weights:
-            self._weights.clear()                          # free the old set before making the new
-            self._weights[key] = make_weights(inputs, self.registry)
-        return self._weights[key]
+    def partial_shown(self) -> None:
+        pass
 
+    def cancel(self) -> None:
+        pass
 
-@dataclass
-class WeightsEntry:
-    """Weights kept in memory under an Inputs.weights name, with the tokenizer that goes with them."""
+    def shutdown(self, timeout: float = 5.0) -> None:
+        pass
 
-    weights: Weights
-    tokenizer: object | None = None          # encode/decode/label(s); None: the toy vocabulary
-    label: str = ""
-
-
-def make_weights(inputs, registry: dict | None = None) -> Weights:
-    """The weights an Inputs names (shared by the runner and the headless `qkv-lab export`):
-    "random" (from the seed), "trained" (the shipped toy weights), "custom:<n>" (made in this
-    session, e.g. by training), a .safetensors file, or a Hugging Face GPT-2 checkpoint folder.
-    Files and folders are validated against the config; a folder's tokenizer goes to `registry`."""
-    source = inputs.weights
-    if registry is not None and source in registry:
-        return registry[source].weights
-    cfg = inputs.config
-    if source == "random":
-        return Weights.random(cfg, inputs.seed)
-    if source == "trained":
-        weights = trained_toy_weights()
-    elif source.startswith("custom:"):
-        raise WeightsError("these weights existed only in memory (made by training here, not saved to "
-                           "a file); use Model › Save weights to keep trained weights", source)
-    elif Path(source).expanduser().is_dir():
-        _, weights, tokenizer = load_checkpoint(Path(source).expanduser())
-        if registry is not None:
-            registry[source] = WeightsEntry(weights, tokenizer, Path(source).name)
-    else:
-        weights = Weights.load(Path(source).expanduser(), cfg=cfg)
-    if not weights.cfg.same_shapes(cfg):
-        raise WeightsError(f"they are for {weights.cfg.describe()}, not for {cfg.describe()}", source)
-    return weights
+    def is_idle(self) -> bool:
+        return True

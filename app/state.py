@@ -9,110 +9,31 @@ with its own signal; it never triggers a recompute.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from compute import PRESETS, Config, ConfigError, WeightsError, memory, toy_tokenizer, trained_toy_weights
+from compute import PRESETS, ConfigError, memory
+from compute.stations import EARLY_STATIONS, INSTRUMENT_PAGES, PAGES, STATIONS
 from compute.tokenizer import VocabularyError
 
-STATIONS: tuple[str, ...] = ("embeddings", "layernorm", "projections", "scores", "softmax",
-                             "weighted_sum", "heads", "mlp")
-# Instrument pages share the central area with the stations but are not steps of the block.
-INSTRUMENT_PAGES: tuple[str, ...] = ("head_lens", "sqrt_dk", "mask", "kv_cache")
-PAGES: tuple[str, ...] = STATIONS + INSTRUMENT_PAGES
-STATION_TITLES = {
-    "embeddings": "Embeddings", "layernorm": "LayerNorm", "projections": "Q · K · V",
-    "scores": "Scores", "softmax": "Softmax row", "weighted_sum": "Weighted V",
-    "heads": "Heads → W_O", "mlp": "MLP & residual",
-    "head_lens": "Head lens", "sqrt_dk": "√d_k lab", "mask": "The mask", "kv_cache": "KV cache",
-}
-STATION_SHORT = {
-    "embeddings": "Embed", "layernorm": "LayerNorm", "projections": "Q·K·V", "scores": "Scores",
-    "softmax": "Softmax", "weighted_sum": "Σ p·v", "heads": "Heads·W_O", "mlp": "MLP",
-    "head_lens": "Head lens", "sqrt_dk": "√d_k lab", "mask": "Mask", "kv_cache": "KV cache",
-}
-DEFAULT_TEXT = "the cat sat on the mat"
-# Larger presets start with a longer text from the toy words (their weights are random anyway).
-LONG_TEXT = ("the big red dog saw a cat and the cat ran to the mat it is a big mat and the dog sat "
-             "on the red hat the cat saw the dog and ran to a big red hat it is the hat on the mat")
+from .runner import Runner
+from .values import (
+    SEED_MAX,
+    Inputs,
+    LabResult,
+    Selection,
+    WeightsEntry,
+    preset_config,
+    preset_tokens,
+    preset_weights,
+    tokenizer_for,
+)
 
-
-def preset_tokens(name: str) -> tuple[int, ...]:
-    words = toy_tokenizer().encode(DEFAULT_TEXT if name == "toy" else LONG_TEXT)
-    cfg = PRESETS[name]
-    if name != "toy":
-        words = (words * (64 // len(words) + 1))[:64]
-    return tuple(words[: cfg.n_ctx])
-
-
-def preset_weights(name: str) -> str:
-    """The toy preset starts with the trained weights (patterns with a story); others are random."""
-    if name == "toy":
-        try:
-            trained_toy_weights()
-            return "trained"
-        except (WeightsError, OSError):
-            return "random"                          # the asset is missing or damaged: still usable
-    return "random"
-
-
-def preset_config(name: str) -> Config:
-    """The preset as the lab runs it: GPT-3 175B is shown one block at a time."""
-    cfg = PRESETS[name]
-    return cfg.replace(n_layers=1, name=name) if name == "gpt3-175b" else cfg
-
-
-@dataclass(frozen=True)
-class Inputs:
-    config: Config
-    tokens: tuple[int, ...]
-    preset: str = "toy"
-    seed: int = 0
-    # "random": Weights.random(config, seed) · "trained": the shipped toy weights · "custom:<n>":
-    # made in this session (training) · a .safetensors path · a GPT-2 checkpoint folder
-    weights: str = "random"
-    backend: str = "auto"
-
-    def weights_key(self) -> tuple:
-        c = self.config
-        return (self.weights, self.seed, c.d_model, c.n_heads, c.d_head, c.n_ctx, c.d_vocab,
-                c.n_layers, c.d_mlp)
-
-
-@dataclass(frozen=True)
-class Selection:
-    layer: int = 0
-    head: int = 0
-    query: int = 0
-    key: int | None = None
-    hover: tuple[int, int] | None = None
-    station: str = "scores"
-    lock_scales: bool = False
-    show_values: bool = True
-    trace: tuple | None = None                  # dot-product trace: (name, row, col) in layer/head
-    lens: tuple = ((0, 1), (1, 1))              # head lens: (layer, head) of A and of B (clamped)
-    d_k: int = 64                               # the sqrt(d_k) lab's d_k
-    theme: str = "light"                        # "light" | "dark" (widgets.theme.PALETTES)
-    colormap: str = "blues"                     # sequential maps: widgets.theme.SEQUENTIAL_MAPS
-    diverging: str = "diverging"                # signed maps: widgets.theme.DIVERGING_MAPS
-
-
-@dataclass(frozen=True)
-class LabResult:
-    """Everything the views draw from: the Trace, the weights it used, the inputs, the labels."""
-
-    request_id: int
-    inputs: Inputs
-    trace: Any                      # compute.Trace
-    weights: Any                    # compute.Weights
-    labels: tuple[str, ...]
-    compute_ms: float
-    notice: str | None = None
-    token_label: Any = str          # id -> word, from the tokenizer in use
-
+# Re-exported: sessions, the CLI and tools read these names from here.
+__all__ = ["INSTRUMENT_PAGES", "PAGES", "SEED_MAX", "STATIONS", "Inputs", "LabResult", "LabState", "Selection",
+           "preset_config", "preset_tokens", "preset_weights"]
 
 class _InputsCommand(QUndoCommand):
     """Replace Inputs; consecutive commands with the same merge key (a slider drag) merge."""
@@ -142,12 +63,6 @@ class _InputsCommand(QUndoCommand):
         self._state._apply(self._old)
 
 
-SEED_MAX = 2**31 - 1                      # the seed box's range (and numpy's for a plain int seed)
-# Stations that draw only from one layer's attention half (compute.names.ATTENTION_NAMES).
-EARLY_STATIONS = frozenset({"embeddings", "layernorm", "projections", "scores", "softmax",
-                            "weighted_sum", "heads"})
-
-
 class LabState(QObject):
     inputsChanged = Signal(object)        # Inputs
     resultChanged = Signal(object)        # LabResult
@@ -165,8 +80,6 @@ class LabState(QObject):
         from compute.backends.cpu import keep_blas_single_threaded
 
         keep_blas_single_threaded()                   # views' own products must not wake BLAS's pool
-        from .runner import Runner
-
         self.undo_stack = QUndoStack(self)
         self._inputs = Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"),
                               weights=preset_weights("toy"))
@@ -177,7 +90,7 @@ class LabState(QObject):
         self._cancelled_request: int | None = None   # a request cancelled by the user (see cancel)
         self._busy = False
         self.blues_for_dark = False               # set_dark swapped blues for viridis (app/presentation.py)
-        self.early_results = False                # a window that draws partialResult turns this on
+        self.early_results = False                # set_early_results: a window draws partialResult
         self._shown_index = 0            # undo-stack index whose inputs the views show
         self._locked: str | None = None  # why edits are refused right now (e.g. training runs)
         self._text_error: str | None = None  # the message of the last sentence that could not be used
@@ -208,8 +121,7 @@ class LabState(QObject):
     @property
     def tokenizer(self):
         """The tokenizer of the weights in use (a checkpoint's own), else the toy vocabulary."""
-        entry = self.registry.get(self._inputs.weights)
-        return entry.tokenizer if entry is not None and entry.tokenizer is not None else toy_tokenizer()
+        return tokenizer_for(self._inputs.weights, self.registry)
 
     def weights_label(self, inputs: Inputs | None = None) -> str:
         inputs = inputs or self._inputs
@@ -226,6 +138,12 @@ class LabState(QObject):
 
     def memory_estimate(self) -> memory.MemoryEstimate:
         return memory.estimate(self._inputs.config, len(self._inputs.tokens))
+
+    def set_early_results(self, on: bool) -> None:
+        """Ask the runner for early results (a layer's attention before the rest of the pass):
+        only a window that draws `partialResult` and tells the runner when it has painted them
+        (app/early.py) turns this on; without one the worker would wait for a paint in vain."""
+        self.early_results = on
 
     # -- starting --------------------------------------------------------------------------------
     def start(self) -> None:
@@ -395,8 +313,6 @@ class LabState(QObject):
     def register_weights(self, weights, tokenizer=None, label: str = "", name: str | None = None) -> str:
         """Keep weights in memory under a name: a file or folder path they were loaded from, or a
         new "custom:<n>" for weights made in this session (training)."""
-        from .runner import WeightsEntry
-
         if name is None:
             self._custom += 1
             name = f"custom:{self._custom}"
@@ -485,8 +401,7 @@ class LabState(QObject):
         if result.request_id != self._latest_request or result.request_id == self._cancelled_request:
             self.runner.partial_shown()                   # nobody will paint it: let the worker go on
             return
-        self.partialResult.emit(dataclasses.replace(result, labels=self.labels(result.inputs.tokens),
-                                                    token_label=self.tokenizer.label))
+        self.partialResult.emit(result)
 
     def cancel(self) -> None:
         # A result already computed but not yet shown is cancelled too (a toy compute takes ~1 ms:
@@ -500,8 +415,6 @@ class LabState(QObject):
         if result.request_id == self._cancelled_request:
             self._on_failed(result.request_id, "Computation cancelled.", True)
             return
-        result = dataclasses.replace(result, labels=self.labels(result.inputs.tokens),
-                                     token_label=self.tokenizer.label)
         self._result = result
         self._shown_index = self.undo_stack.index()
         self._set_busy(False)

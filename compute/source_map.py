@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .backends import cpu, cpu_kernels, reference
+from .stations import STATIONS
 
-STATIONS = ("embeddings", "layernorm", "projections", "scores", "softmax", "weighted_sum", "heads", "mlp")
 WINDOW = 14   # lines shown either side of the key line for long functions
 
 
@@ -45,8 +45,9 @@ _MAP = {
         "mlp": (cpu.mlp_rows, "K.bias_gelu.serial(mlp_pre[r0:r1]"),
     },
 }
-# The CUDA kernels' own map (cuda_kernels.source_map) names two stations differently.
-_CUDA_NAMES = {"layernorm": "ln1", "heads": "heads_W_O"}
+# The CUDA kernels' own map (cuda_kernels.source_map) is by kernel step; the step of each station.
+_CUDA_STEP = {"embeddings": "embeddings", "layernorm": "ln1", "projections": "projections", "scores": "scores",
+              "softmax": "softmax", "weighted_sum": "weighted_sum", "heads": "heads_W_O", "mlp": "mlp"}
 
 
 @dataclass(frozen=True)
@@ -88,12 +89,19 @@ def station_source(backend: str, station: str) -> SourceView:
     the source does not change while the app runs)."""
     if station not in STATIONS:
         raise KeyError(f"no station {station!r}; stations: {', '.join(STATIONS)}")
+    if backend not in ("cuda", *_MAP):
+        raise KeyError(f"no source map for backend {backend!r}")
+    if station not in mapped_stations(backend):
+        raise KeyError(f"the code view has no entry for {station!r} on {backend} yet (compute/source_map.py)")
     if backend == "cuda":
         from cuda_kernels.source_map import KERNEL_SOURCE
 
-        fn, marker = KERNEL_SOURCE[_CUDA_NAMES.get(station, station)]
+        fn, marker = KERNEL_SOURCE[_CUDA_STEP[station]]
         return _view("cuda", station, fn, marker)
-    if backend not in _MAP:
-        raise KeyError(f"no source map for backend {backend!r}")
     fn, marker = _MAP[backend][station]
     return _view(backend, station, fn, marker)
+
+
+def mapped_stations(backend: str) -> tuple[str, ...]:
+    """The stations whose code the code view can show for `backend` (a new station may have none yet)."""
+    return tuple(s for s in STATIONS if s in (_CUDA_STEP if backend == "cuda" else _MAP.get(backend, {})))

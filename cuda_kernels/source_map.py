@@ -1,4 +1,5 @@
-"""Which kernel computes each station, and the line that does its key step (for the app's code view).
+"""Which kernel does each step of the block, and the line of it that does the key work (for the
+app's code view; compute/source_map.py maps the lab's stations onto these steps).
 
     src = kernel_source("scores")
     src.source.splitlines()[src.key_line - 1]    # '... scaled = raw * scale   # ÷ sqrt(d_head)'
@@ -12,8 +13,8 @@ from dataclasses import dataclass
 
 from . import elementwise, products, rows
 
-# station -> (kernel, marker): the marker is a piece of the one line of the kernel that does the
-# station's key step. tests/cuda_kernels checks each marker occurs exactly once in its kernel.
+# step -> (kernel, marker): the marker is a piece of the one line of the kernel that does the
+# step's key work. tests/cuda_kernels checks each marker occurs exactly once in its kernel.
 KERNEL_SOURCE: dict[str, tuple[object, str]] = {
     "embeddings": (elementwise.embed, "resid_pre[t, c] = e + W_pos[t, c]"),
     "ln1": (rows.layer_norm, "out[t, c] = (x[t, c] - mu) * inv_std * w[c] + b[c]"),
@@ -25,12 +26,12 @@ KERNEL_SOURCE: dict[str, tuple[object, str]] = {
     "mlp": (elementwise.gelu, "out[t, c] = float32(0.5) * v * (float32(1.0) + math.tanh("),
     "residual": (elementwise.add, "out[t, c] = a[t, c] + b[t, c]"),
 }
-STATIONS: tuple[str, ...] = tuple(KERNEL_SOURCE)
+STEPS: tuple[str, ...] = tuple(KERNEL_SOURCE)
 
 
 @dataclass(frozen=True)
 class KernelSource:
-    station: str
+    step: str
     kernel: str          # the kernel's name, e.g. "scores"
     module: str          # e.g. "cuda_kernels.products"
     path: str            # the source file
@@ -45,17 +46,17 @@ def python_function(k):
     return getattr(k, "py_func", k)
 
 
-def kernel_source(station: str) -> KernelSource:
-    """The kernel of a station with its key line; KeyError names the stations."""
-    if station not in KERNEL_SOURCE:
-        raise KeyError(f"no station {station!r}; stations: {', '.join(STATIONS)}")
-    k, marker = KERNEL_SOURCE[station]
+def kernel_source(step: str) -> KernelSource:
+    """The kernel of a step with its key line; KeyError names the steps."""
+    if step not in KERNEL_SOURCE:
+        raise KeyError(f"no step {step!r}; steps: {', '.join(STEPS)}")
+    k, marker = KERNEL_SOURCE[step]
     fn = python_function(k)
     lines, first_line = inspect.getsourcelines(fn)
     hits = [n for n, line in enumerate(lines, start=1) if marker in line]
     if len(hits) != 1:
         raise LookupError(f"marker {marker!r} occurs {len(hits)} times in {fn.__name__}")
-    return KernelSource(station=station, kernel=fn.__name__, module=fn.__module__,
+    return KernelSource(step=step, kernel=fn.__name__, module=fn.__module__,
                         path=inspect.getsourcefile(fn) or "", first_line=first_line,
                         source="".join(lines), key_line=hits[0],
                         doc=inspect.getdoc(fn) or "")

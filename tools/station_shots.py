@@ -1,5 +1,5 @@
 """Render every station and instrument page of the lab offscreen to PNGs (a quick look while
-developing; the real-window check is ../shared/tools/screenshot.sh).
+developing; the real-window check is tools/screenshot.sh).
 
     python tools/station_shots.py OUTDIR [--preset P] [--size WxH] [--tokens TEXT] [--theme dark]
                                           [--stations scores,sqrt_dk,...] [--tab code]
@@ -33,17 +33,15 @@ def main() -> int:
     pg.setConfigOptions(antialias=True, background="w", foreground="k")
     from app.main_window import MainWindow
     from app.presentation import set_dark
-    from app.settings import Settings
     from app.state import PAGES, LabState
 
-    Settings.install(Settings.memory())                 # never the user's preferences
     state = LabState()
     if args.preset != "toy":
         state.load_preset(args.preset)
     if args.tokens:
         state.set_text(args.tokens)
     w, h = (int(x) for x in args.size.split("x"))
-    win = MainWindow(state)
+    win = MainWindow(state)                            # preferences in memory: never the user's
     win.resize(w, h)
     win.show()
     if args.theme == "dark":

@@ -2,10 +2,11 @@
 LabResult + Selection in a publication style (white paper, chosen font size, colour-blind-safe
 colour maps, optional numbers in the cells).
 
-View names are DESIGN.md's (section 3): every Trace name that is a matrix once a layer and a
-head are chosen (`pattern` = pattern[layer][head]), the per-head weights (`W_Q` =
+View names are the Trace's (docs/ARCHITECTURE.md, "Names"): every Trace name that is a matrix once
+a layer and a head are chosen (`pattern` = pattern[layer][head]), the per-head weights (`W_Q` =
 blocks.L.attn.W_Q[h]), and composed figures named after the stations plus `block` and
-`all_heads`. `figure_spec()` only picks arrays (no arithmetic); `FigureWidget` draws one.
+`all_heads`. The panels come from widgets/views.py — a station's figure is made of the very panels
+the station shows on screen. `figure_spec()` only picks arrays; `FigureWidget` draws one.
 """
 from __future__ import annotations
 
@@ -21,30 +22,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 
-from compute import explain
+from compute.stations import PAGE
 
 from .axes import safe_paint
-from .matrix import MatrixPlot, idx_labels, symmetric_levels
+from .matrix import MatrixPlot
 from .theme import DARK, DIVERGING_MAPS, FIGURE, SEQUENTIAL_MAPS, Palette
-
-ALIASES = {"ln1": "ln1_out", "ln2": "ln2_out"}
-
-
-@dataclass(frozen=True)
-class Panel:
-    """One heatmap of a figure: a DESIGN name, its matrix as shown, and how to label it."""
-
-    name: str                                  # e.g. "pattern" (key of FigureSpec.data())
-    title: str                                 # e.g. "pattern = softmax(attn_scores)"
-    values: np.ndarray                         # [rows, cols]
-    rows: tuple[str, ...]
-    cols: tuple[str, ...]
-    row_axis: str = ""
-    col_axis: str = ""
-    kind: str = "diverging"                    # "diverging" (symmetric levels) | "sequential"
-    masked: np.ndarray | None = None
-    levels: tuple[float, float] | None = None
-    masked_text: str = "−∞"
+from .views import ALIASES, SINGLE_VIEWS, STATION_VIEWS, Panel, panel, share_levels, station_panels, view_words
 
 
 @dataclass(frozen=True)
@@ -94,239 +77,54 @@ class FigureStyle:
         return self.sequential if kind == "sequential" else self.diverging
 
 
-# -- picking the arrays ------------------------------------------------------------------------------
-def _idx(n: int) -> tuple[str, ...]:
-    return tuple(idx_labels(n))
-
-
-_sym = symmetric_levels
-
-
-
-def _vocab_labels(result, n: int) -> tuple[str, ...]:
-    return tuple(result.token_label(i) for i in range(n)) if n <= 256 else _idx(n)
-
-
-def _head_cols(cfg) -> tuple[str, ...]:
-    return tuple(f"{c // cfg.d_head}·{c % cfg.d_head}" for c in range(cfg.d_concat))
-
-
-def _panel(name: str, result, sel) -> Panel:
-    """The single view `name` for the selected layer and head."""
-    t, w, cfg, labels = result.trace, result.weights, result.inputs.config, tuple(result.labels)
-    L, h = sel.layer, sel.head
-    dm, dh, dmlp = _idx(cfg.d_model), _idx(cfg.d_head), _idx(cfg.d_mlp)
-    p = f"blocks.{L}."
-    tok = dict(rows=labels, row_axis="token")
-    if name in ("embed", "pos_embed", "ln_final_out"):
-        titles = {"embed": "embed = W_E[tokens]", "pos_embed": "pos_embed = W_pos[:T]",
-                  "ln_final_out": "ln_final_out"}
-        return Panel(name, titles[name], t[name], cols=dm, col_axis="d_model", **tok)
-    if name == "logits":
-        return Panel(name, "logits = ln_final_out · W_Eᵀ", t["logits"], cols=_vocab_labels(result, cfg.d_vocab),
-                     col_axis="vocabulary", **tok)
-    if name in ("resid_pre", "ln1_out", "attn_out", "resid_mid", "ln2_out", "mlp_out", "resid_post"):
-        titles = {"attn_out": "attn_out = Σ_h result + b_O", "resid_mid": "resid_mid = resid_pre + attn_out",
-                  "resid_post": "resid_post = resid_mid + mlp_out"}
-        return Panel(name, titles.get(name, name), t[name, L], cols=dm, col_axis="d_model", **tok)
-    if name in ("mlp_pre", "mlp_post"):
-        title = "mlp_pre = ln2_out · W_in + b_in" if name == "mlp_pre" else "mlp_post = GELU(mlp_pre)"
-        return Panel(name, title, t[name, L], cols=dmlp, col_axis="d_mlp", **tok)
-    if name in ("ln1_mean", "ln1_var", "ln2_mean", "ln2_var"):
-        kind = "sequential" if name.endswith("var") else "diverging"
-        return Panel(name, name, t[name, L][:, None], cols=(name.split("_")[1],), kind=kind, **tok)
-    if name == "z_concat":
-        return Panel(name, "z_concat (heads side by side)", t[name, L], cols=_head_cols(cfg),
-                     col_axis="head · d_head", **tok)
-    if name in ("q", "k", "v", "z"):
-        titles = {"q": f"q[:, {h}] = ln1_out · W_Q[{h}] + b_Q", "k": f"k[:, {h}] = ln1_out · W_K[{h}] + b_K",
-                  "v": f"v[:, {h}] = ln1_out · W_V[{h}] + b_V", "z": f"z[:, {h}] = pattern · v"}
-        return Panel(name, titles[name], t[name, L][:, h], cols=dh, col_axis="d_head", **tok)
-    if name == "result":
-        return Panel(name, f"result[:, {h}] = z_{h} · W_O[{h}]", t[name, L][:, h], cols=dm, col_axis="d_model", **tok)
-    if name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern"):
-        forbidden = np.isneginf(t["attn_scores", L][h])
-        qk = dict(rows=labels, cols=labels, row_axis="query i", col_axis="key j")
-        if name == "attn_scores_raw":
-            return Panel(name, "attn_scores_raw = q·kᵀ", t[name, L][h], **qk)
-        if name == "attn_scores_scaled":
-            title = (f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
-                     else "attn_scores_scaled (no scaling)")
-            return Panel(name, title, t[name, L][h], **qk)
-        if name == "attn_scores":
-            title = "attn_scores (masked: −∞)" if cfg.causal else "attn_scores (no mask)"
-            return Panel(name, title, t[name, L][h], masked=forbidden, **qk)
-        # Masked cells stay blank: the hatching says it, a wall of "0" only hides the real weights.
-        return Panel(name, "pattern = softmax(attn_scores)", t[name, L][h], kind="sequential", masked=forbidden,
-                     levels=(0.0, 1.0), masked_text="", **qk)
-    if name in ("W_Q", "W_K", "W_V"):
-        return Panel(name, f"{name}[{h}]", w[p + "attn." + name][h], rows=dm, cols=dh, row_axis="d_model",
-                     col_axis="d_head")
-    if name == "W_O":
-        return Panel(name, f"W_O[{h}]", w[p + "attn.W_O"][h], rows=dh, cols=dm, row_axis="d_head", col_axis="d_model")
-    if name == "W_in":
-        return Panel(name, "W_in", w[p + "mlp.W_in"], rows=dm, cols=dmlp, row_axis="d_model", col_axis="d_mlp")
-    if name == "W_out":
-        return Panel(name, "W_out", w[p + "mlp.W_out"], rows=dmlp, cols=dm, row_axis="d_mlp", col_axis="d_model")
-    if name == "W_E":
-        return Panel(name, "W_E", w["embed.W_E"], rows=_vocab_labels(result, cfg.d_vocab), cols=dm,
-                     row_axis="vocabulary", col_axis="d_model")
-    if name == "W_pos":
-        return Panel(name, "W_pos", w["pos_embed.W_pos"], rows=_idx(cfg.n_ctx), cols=dm, row_axis="position",
-                     col_axis="d_model")
-    raise KeyError(name)
-
-
-# name -> (what it shows, needs a layer, needs a head)
-SINGLE_VIEWS: dict[str, tuple[str, bool, bool]] = {
-    "embed": ("W_E[tokens] [T, d_model]", False, False),
-    "pos_embed": ("W_pos[:T] [T, d_model]", False, False),
-    "resid_pre": ("block input [T, d_model]", True, False),
-    "ln1_mean": ("LayerNorm 1 mean [T]", True, False),
-    "ln1_var": ("LayerNorm 1 variance [T]", True, False),
-    "ln1_out": ("LayerNorm 1 output [T, d_model] (alias ln1)", True, False),
-    "W_Q": ("blocks.L.attn.W_Q[h] [d_model, d_head]", True, True),
-    "W_K": ("blocks.L.attn.W_K[h] [d_model, d_head]", True, True),
-    "W_V": ("blocks.L.attn.W_V[h] [d_model, d_head]", True, True),
-    "q": ("q[:, h] [T, d_head]", True, True),
-    "k": ("k[:, h] [T, d_head]", True, True),
-    "v": ("v[:, h] [T, d_head]", True, True),
-    "attn_scores_raw": ("q·kᵀ [T, T]", True, True),
-    "attn_scores_scaled": ("raw / √d_head [T, T]", True, True),
-    "attn_scores": ("scaled, causal mask −∞ [T, T]", True, True),
-    "pattern": ("softmax of attn_scores [T, T]", True, True),
-    "z": ("z[:, h] = pattern · v [T, d_head]", True, True),
-    "z_concat": ("heads side by side [T, n_heads·d_head]", True, False),
-    "W_O": ("blocks.L.attn.W_O[h] [d_head, d_model]", True, True),
-    "result": ("result[:, h] = z_h · W_O[h] [T, d_model]", True, True),
-    "attn_out": ("Σ_h result + b_O [T, d_model]", True, False),
-    "resid_mid": ("resid_pre + attn_out [T, d_model]", True, False),
-    "ln2_mean": ("LayerNorm 2 mean [T]", True, False),
-    "ln2_var": ("LayerNorm 2 variance [T]", True, False),
-    "ln2_out": ("LayerNorm 2 output [T, d_model] (alias ln2)", True, False),
-    "W_in": ("blocks.L.mlp.W_in [d_model, d_mlp]", True, False),
-    "mlp_pre": ("ln2_out · W_in + b_in [T, d_mlp]", True, False),
-    "mlp_post": ("GELU(mlp_pre) [T, d_mlp]", True, False),
-    "W_out": ("blocks.L.mlp.W_out [d_mlp, d_model]", True, False),
-    "mlp_out": ("MLP output [T, d_model]", True, False),
-    "resid_post": ("block output [T, d_model]", True, False),
-    "ln_final_out": ("final LayerNorm [T, d_model]", False, False),
-    "logits": ("ln_final_out · W_Eᵀ [T, d_vocab]", False, False),
-    "W_E": ("embed.W_E [d_vocab, d_model]", False, False),
-    "W_pos": ("pos_embed.W_pos [n_ctx, d_model]", False, False),
-}
-
-
-def _softmax_rows(result, sel) -> list[Panel]:
-    t, L, h, i = result.trace, sel.layer, sel.head, sel.query
-    labels = tuple(result.labels)
-    scores, probs = t["attn_scores", L][h, i], t["pattern", L][h, i]
-    forbidden = np.isneginf(scores)[None, :]
-    word = labels[i] if labels else ""
-    row = (f"i={i} {word}",)
-    return [Panel("attn_scores", f"attn_scores[{h}, {i}, :] — query “{word}”", scores[None, :], row, labels,
-                  col_axis="key j", masked=forbidden),
-            Panel("pattern", f"pattern[{h}, {i}, :] = softmax (row sums to 1)", probs[None, :], row, labels,
-                  col_axis="key j", kind="sequential", masked=forbidden, levels=(0.0, 1.0), masked_text="")]
-
-
-def _weighted_sum(result, sel) -> list[Panel]:
-    t, L, h, i = result.trace, sel.layer, sel.head, sel.query
-    labels, dh = tuple(result.labels), _idx(result.inputs.config.d_head)
-    terms, z = explain.weighted_terms(t, L, h, i)
-    levels = _sym(terms, z)
-    word = labels[i] if labels else ""
-    return [Panel("pattern", f"pattern[{h}, {i}, j]", t["pattern", L][h, i][:, None], labels, ("p",),
-                  row_axis="key j", kind="sequential", levels=(0.0, 1.0)),
-            Panel("v", f"v[j, {h}]", t["v", L][:, h], labels, dh, col_axis="d_head"),
-            Panel("terms", f"pattern[{h}, {i}, j] · v[j, {h}]", terms, labels, dh, col_axis="d_head", levels=levels),
-            Panel("z", f"z[{i}, {h}] = Σ_j (column sums)", z[None, :], (f"i={i} {word}",), dh, col_axis="d_head",
-                  levels=levels)]
-
-
-def _shared(panels: list[Panel], names: tuple[str, ...]) -> list[Panel]:
-    """One colour scale for the named panels (so their colours compare)."""
-    chosen = [p for p in panels if p.name in names]
-    levels = _sym(*(p.values for p in chosen))
-    return [Panel(**{**p.__dict__, "levels": levels}) if p.name in names else p for p in panels]
-
-
+# -- composing figures ---------------------------------------------------------------------------------
 def _grid(n: int, columns: int) -> tuple[tuple[int, int, int, int], ...]:
     return tuple((k // columns, k % columns, 1, 1) for k in range(n))
 
 
-# name -> (description, builder(result, sel) -> (panels, columns, grid or None, panel size, column stretch))
-Composer = Callable[[object, object], tuple]
+def _station_figure(key: str):
+    """A station's figure: exactly the station's panels, in its slots' places."""
+    view = STATION_VIEWS[key]
+
+    def build(result, sel):
+        grid = tuple((s.row, s.col, s.rowspan, s.colspan) for s in view.slots)
+        return station_panels(key, result, sel), view.columns, grid, view.panel_size, view.col_stretch
+    return build
 
 
 def _composed_block(result, sel):
     names = ("resid_pre", "ln1_out", "q", "k", "v",
              "attn_scores", "pattern", "z", "attn_out", "resid_mid",
              "ln2_out", "mlp_pre", "mlp_post", "mlp_out", "resid_post")
-    panels = _shared([_panel(n, result, sel) for n in names], ("q", "k", "v"))
+    panels = share_levels([panel(n, result, sel) for n in names], ("q", "k", "v"))
     return panels, 5, None, (300, 280), ()
-
-
-def _composed(names: tuple[str, ...], columns: int, shared: tuple[tuple[str, ...], ...] = (),
-              size=(360, 320), stretch=()) -> Composer:
-    def build(result, sel):
-        panels = [_panel(n, result, sel) for n in names]
-        for group in shared:
-            panels = _shared(panels, group)
-        return panels, columns, None, size, stretch
-    return build
-
-
-def _composed_scores(result, sel):
-    panels = [_panel(n, result, sel) for n in ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")]
-    if sel.lock_scales:
-        panels = _shared(panels, ("attn_scores_raw", "attn_scores_scaled", "attn_scores"))
-    return panels, 2, None, (380, 340), ()
 
 
 def _composed_all_heads(result, sel):
     n = result.inputs.config.n_heads
     panels = []
     for h in range(n):
-        p = _panel("pattern", result, dataclasses.replace(sel, head=h))
-        panels.append(Panel(**{**p.__dict__, "name": f"pattern/{h}", "title": f"pattern, head {h}"}))
-    columns = min(n, 4)
-    return panels, columns, None, (340, 310), ()
+        p = panel("pattern", result, dataclasses.replace(sel, head=h))
+        panels.append(dataclasses.replace(p, name=f"pattern/{h}", title=f"pattern, head {h}"))
+    return panels, min(n, 4), None, (340, 310), ()
 
 
-COMPOSED_VIEWS: dict[str, tuple[str, Composer]] = {
-    "embeddings": ("station: embed, pos_embed, resid_pre (layer 0)",
-                   lambda r, s: ([_panel("embed", r, s), _panel("pos_embed", r, s),
-                                  _panel("resid_pre", r, _layer0(s))], 3, None, (360, 320), ())),
-    "layernorm": ("station: resid_pre, ln1_mean, ln1_var, ln1_out",
-                  _composed(("resid_pre", "ln1_mean", "ln1_var", "ln1_out"), 4, size=(300, 340))),
-    "projections": ("station: W_Q, W_K, W_V over q, k, v (one colour scale each row)",
-                    _composed(("W_Q", "W_K", "W_V", "q", "k", "v"), 3,
-                              shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v")))),
-    "scores": ("station: attn_scores_raw, attn_scores_scaled, attn_scores, pattern", _composed_scores),
-    "softmax": ("station: one query's attn_scores row and its pattern row",
-                lambda r, s: (_softmax_rows(r, s), 1, None, (640, 150), ())),
-    "weighted_sum": ("station: pattern row, v, the terms pattern·v, z",
-                     lambda r, s: (_weighted_sum(r, s), 4, ((0, 0, 1, 1), (0, 1, 1, 1), (0, 2, 1, 1), (1, 2, 1, 1)),
-                                   (340, 250), ())),
-    "heads": ("station: z_concat, W_O, result, attn_out, resid_mid",
-              _composed(("z_concat", "W_O", "result", "attn_out", "resid_mid"), 3, shared=(("result", "attn_out"),))),
-    "mlp": ("station: ln2_out, mlp_pre, mlp_post, mlp_out, resid_post",
-            _composed(("ln2_out", "mlp_pre", "mlp_post", "mlp_out", "resid_post"), 3,
-                      shared=(("mlp_pre", "mlp_post"),))),
+# name -> (description, builder(result, sel) -> (panels, columns, grid or None, panel size, column stretch))
+COMPOSED_VIEWS: dict[str, tuple[str, Callable]] = {
+    **{key: ("station: " + ", ".join(view_words(s.view) for s in view.slots), _station_figure(key))
+       for key, view in STATION_VIEWS.items()},
     "block": ("the whole block for one head: 15 panels from resid_pre to resid_post", _composed_block),
     "all_heads": ("pattern of every head in the layer", _composed_all_heads),
 }
 
 
-# composed view -> (depends on the layer, depends on the head), for the figure title
-COMPOSED_NEEDS = {"embeddings": (False, False), "layernorm": (True, False), "mlp": (True, False),
-                  "all_heads": (True, False)}
-COMPOSED_NEEDS.update({k: (True, True) for k in COMPOSED_VIEWS if k not in COMPOSED_NEEDS})
-
-
-def _layer0(sel):
-    return dataclasses.replace(sel, layer=0)
+def _needs(view: str) -> tuple[bool, bool]:
+    """(depends on the layer, depends on the head), for the figure title."""
+    if view in SINGLE_VIEWS:
+        return SINGLE_VIEWS[view][1:]
+    if view in PAGE:
+        return PAGE[view].layer, PAGE[view].head
+    return True, view != "all_heads"
 
 
 def view_names() -> list[str]:
@@ -364,7 +162,7 @@ def figure_title(view: str, result, sel) -> tuple[str, str]:
     cfg, inputs = result.inputs.config, result.inputs
     name = inputs.preset if inputs.preset != "custom" else "custom"
     parts = [view, name]
-    needs_layer, needs_head = SINGLE_VIEWS[view][1:] if view in SINGLE_VIEWS else COMPOSED_NEEDS[view]
+    needs_layer, needs_head = _needs(view)
     if needs_layer and cfg.n_layers > 1:
         parts.append(f"layer {sel.layer}")
     if needs_head and cfg.n_heads > 1:
@@ -382,12 +180,12 @@ def figure_spec(view: str, result, sel) -> FigureSpec:
     """The panels of a view for this result and selection (KeyError for an unknown view)."""
     view = canonical(view)
     if view in SINGLE_VIEWS:
-        panel = _panel(view, result, sel)
-        rows, cols = panel.values.shape if panel.values.ndim == 2 else (1, panel.values.size)
+        one = panel(view, result, sel)
+        rows, cols = one.values.shape if one.values.ndim == 2 else (1, one.values.size)
         # Column vectors and single rows get a narrow / short figure; matrices a near-square one.
         size = (220, 480) if cols == 1 else (640, 200) if rows == 1 else (560, 500)
         title, subtitle = figure_title(view, result, sel)
-        return FigureSpec(view, title, (panel,), ((0, 0, 1, 1),), 1, 1, size, subtitle=subtitle)
+        return FigureSpec(view, title, (one,), ((0, 0, 1, 1),), 1, 1, size, subtitle=subtitle)
     if view not in COMPOSED_VIEWS:
         raise KeyError(view)
     panels, columns, grid, size, stretch = COMPOSED_VIEWS[view][1](result, sel)
@@ -410,12 +208,12 @@ def natural_size(spec: FigureSpec, style: FigureStyle) -> tuple[int, int]:
     font.setPointSizeF(style.font_pt)
     metrics = QFontMetricsF(font)
     need, square = 0.0, False
-    for panel, (_, _, _, cs) in zip(spec.panels, spec.grid, strict=True):
-        rows, cols = panel.values.shape
-        if all(t.isdigit() or "·" in t for t in panel.cols):
+    for one, (_, _, _, cs) in zip(spec.panels, spec.grid, strict=True):
+        rows, cols = one.values.shape
+        if all(t.isdigit() or "·" in t for t in one.cols):
             continue                              # index columns may thin out (every 2nd, 5th …)
-        cell = max((metrics.horizontalAdvance(t) for t in panel.cols), default=0.0) + 12
-        side = max((metrics.horizontalAdvance(t) for t in panel.rows), default=0.0)
+        cell = max((metrics.horizontalAdvance(t) for t in one.cols), default=0.0) + 12
+        side = max((metrics.horizontalAdvance(t) for t in one.rows), default=0.0)
         need = max(need, (cols * cell + side + 11 * style.font_pt + 30) / cs / scale)
         square = square or (rows == cols and rows > 1)
     grown = min(max(pw, need), MAX_PANEL_PX)
@@ -483,13 +281,14 @@ class FigureWidget(pg.GraphicsLayoutWidget):
             item = self.title_label.item        # centre each line under the widest one
             item.setTextWidth(item.document().idealWidth())
             top = 1
-        for panel, (r, c, rs, cs) in zip(spec.panels, spec.grid, strict=True):
-            mp = MatrixPlot(self.ci, top + r, c, panel.title, kind=panel.kind, row_axis=panel.row_axis,
-                            col_axis=panel.col_axis, palette=pal, rowspan=rs, colspan=cs)
-            mp.apply_style(pal, cmap=style.cmap_for(panel.kind), font_pt=style.font_pt, line_scale=style.line_scale)
+        for one, (r, c, rs, cs) in zip(spec.panels, spec.grid, strict=True):
+            mp = MatrixPlot(self.ci, top + r, c, one.title, kind=one.kind, row_axis=one.row_axis,
+                            col_axis=one.col_axis, palette=pal, rowspan=rs, colspan=cs)
+            mp.apply_style(pal, cmap=style.cmap_for(one.kind), font_pt=style.font_pt, line_scale=style.line_scale)
             mp.show_values = style.show_values
-            mp.set_data(panel.values, panel.rows, panel.cols, masked=panel.masked, levels=panel.levels,
-                        masked_text=panel.masked_text, stairs=False)
+            mp.set_data(one.values, one.rows, one.cols, masked=one.masked, levels=one.levels,
+                        masked_text=one.masked_text, row_ticks=one.row_ticks, col_ticks=one.col_ticks,
+                        stairs=False)
             _crisp(mp)
             # Stretch factors only share out spare room: cap a single column / row instead.
             rows, cols = mp.values.shape
@@ -498,13 +297,13 @@ class FigureWidget(pg.GraphicsLayoutWidget):
                 mp.plot.setMaximumWidth(190 * scale)
             if rows == 1 and spec.rows > 1:
                 mp.plot.setMaximumHeight(150 * scale)
-            if panel.masked is not None and panel.masked.any():
+            if one.masked is not None and one.masked.any():
                 # Qt's pattern brushes come out as grey blocks in SVG viewers: hatch with lines.
                 mp.hatch.setBrush(QBrush(Qt.BrushStyle.NoBrush))
                 hatch = LineHatch(mp.hatch.rect(), "#aeb2b7" if style.theme == "light" else pal.masked)
                 mp.plot.addItem(hatch)
                 self.hatches.append(hatch)
-            self.plots[panel.name] = mp
+            self.plots[one.name] = mp
         for col, stretch in enumerate(spec.col_stretch):
             self.ci.layout.setColumnStretchFactor(col, stretch)
 

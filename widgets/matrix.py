@@ -393,6 +393,8 @@ class MatrixPlot:
             axis.setStyle(tickLength=0)
         self.plot.setLabel("left", row_axis, color=palette.muted)
         self.plot.setLabel("bottom", col_axis, color=palette.muted)
+        self._axis_titles = (row_axis, col_axis)
+        self.row_axis_shown = True                     # a station names a shared row axis once per row
 
         self.hatch = QGraphicsRectItem()
         self.hatch.setBrush(QBrush(QColor(palette.masked), Qt.BrushStyle.BDiagPattern))
@@ -447,6 +449,13 @@ class MatrixPlot:
         self._axes_key: tuple | None = None
         self.decimation = (1, 1)
         self._line_scale = 1.0
+
+    def set_axis_titles(self, row_axis: str, col_axis: str) -> None:
+        """The names of the row and column axes ("query i", "key j"); re-laid out only on change."""
+        if (row_axis, col_axis) != self._axis_titles:
+            self._axis_titles = (row_axis, col_axis)
+            self.plot.setLabel("left", row_axis, color=self.palette.muted)
+            self.plot.setLabel("bottom", col_axis, color=self.palette.muted)
 
     def set_title(self, text: str) -> None:
         if (text, self.title_size) == getattr(self, "_titled", None):

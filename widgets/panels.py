@@ -66,12 +66,15 @@ class StationBar(QToolBar):
     playToggled = Signal(bool)
     speedChanged = Signal(float)          # seconds per station
 
-    def __init__(self, keys: Sequence[str], titles: dict[str, str], parent: QWidget | None = None,
-                 short: dict[str, str] | None = None, pages: Sequence[str] = ()):
+    def __init__(self, pages: Sequence, shortcuts: dict[str, str] | None = None, parent: QWidget | None = None):
+        """`pages`: compute.stations.Page rows (stations, then instruments); `shortcuts`: the key
+        text of each page's action, for its tooltip."""
         super().__init__(parent)
-        short = short or titles
-        self.keys = list(keys)
-        self.pages = list(pages)
+        shortcuts = shortcuts or {}
+        self.keys = [p.key for p in pages if p.kind == "station"]
+        self.pages = [p.key for p in pages if p.kind != "station"]
+        titles = {p.key: p.title for p in pages}
+        short = {p.key: p.short for p in pages}
         self.setMovable(False)
         self.setObjectName("stationBar")
         self.prev = self.addAction("◀", lambda: self.step(-1))
@@ -79,12 +82,13 @@ class StationBar(QToolBar):
         self.group = QActionGroup(self)
         self.group.setExclusive(True)
         self.buttons: dict[str, QAction] = {}
-        for n, key in enumerate(self.keys + self.pages, start=1):
+        for key in self.keys + self.pages:
             if self.pages and key == self.pages[0]:
                 self._add_time_controls()
             action = QAction(short[key].replace("&", "&&"), self)
             action.setCheckable(True)
-            action.setToolTip(f"{titles[key]} (Ctrl+{n})" if n <= 9 else titles[key])
+            keys = shortcuts.get(key, "")
+            action.setToolTip(f"{titles[key]} ({keys})" if keys else titles[key])
             action.triggered.connect(lambda _=False, k=key: self.chosen.emit(k))
             self.group.addAction(action)
             self.addAction(action)

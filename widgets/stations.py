@@ -1,8 +1,10 @@
 """The stations of a block, each a labelled set of views drawn from one LabResult + Selection.
 
-A station reads names from the Trace (and the weights it used) and draws; it never computes
-(derived numbers come from compute.explain). `content()` returns exactly the arrays a station
-shows, by their DESIGN.md names, so tests can check what a person sees.
+A station draws the panels widgets/views.py gives it (`station_panels`: the same panels its
+exported figure has); it never computes (derived numbers come from compute.explain via the views).
+`content()` returns exactly the arrays a station shows, by their Trace names, so tests can check
+what a person sees. Most stations are heatmaps only and need no class of their own; the softmax
+row (bars), Heads·W_O (head dividers) and the MLP (the next-token bars) add to that.
 """
 from __future__ import annotations
 
@@ -14,12 +16,12 @@ from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
 from compute import explain
 from compute.generate import top_predictions
+from compute.stations import PAGE
 
 from .axes import make_lean
 from .matrix import LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
-from .matrix import idx_labels as _idx
-from .matrix import symmetric_levels as _sym
 from .theme import LIGHT, Palette
+from .views import STATION_VIEWS, station_panels, station_shapes, view_kind
 
 SUB = {"h": "h", "i": "i"}
 
@@ -40,9 +42,7 @@ class Station(QWidget):
     hovered = Signal(object)            # (query|None, key|None) or None
     clicked = Signal(object)            # (query|None, key|None)
     traced = Signal(object)             # (name, row, col): explain this cell (dot-product trace)
-    key = ""
-    title = ""
-    formula = ""
+    key = ""                            # a compute.stations.PAGE key: its title, its view
 
     def __init__(self, palette: Palette = LIGHT, parent: QWidget | None = None):
         super().__init__(parent)
@@ -84,15 +84,45 @@ class Station(QWidget):
         return mp
 
     def build(self) -> None:
-        raise NotImplementedError
+        """One heatmap per slot of the station's view (widgets/views.py)."""
+        view = STATION_VIEWS[self.key]
+        self.slot_plots: list[MatrixPlot] = []
+        for slot in view.slots:
+            mp = self.matrix(slot.row, slot.col, "", kind=view_kind(slot.view), roles=slot.roles,
+                             rowspan=slot.rowspan, colspan=slot.colspan, colorbar=slot.colorbar)
+            mp.trace_name = slot.trace                 # a click explains the cell
+            self.slot_plots.append(mp)
+            if slot.attr:
+                setattr(self, slot.attr, mp)
+        lay = self.canvas.ci.layout
+        for col, stretch in enumerate(view.col_stretch):
+            lay.setColumnStretchFactor(col, stretch)
+        for row, stretch in enumerate(view.row_stretch):
+            lay.setRowStretchFactor(row, stretch)
 
     # -- data ------------------------------------------------------------------------------------
+    def panels(self, result, sel):
+        """The panels this station shows (widgets/views.py), exactly those of its exported figure."""
+        return station_panels(self.key, result, sel)
+
     def content(self, result, sel) -> dict[str, np.ndarray]:
-        """The arrays this station shows for a result and selection (no drawing)."""
-        raise NotImplementedError
+        """The arrays this station shows for a result and selection (no drawing), by name."""
+        return {p.name: p.values for p in self.panels(result, sel)}
 
     def draw(self, result, sel, data: dict[str, np.ndarray]) -> None:
-        raise NotImplementedError
+        panels = self.panels(result, sel)
+        # A row axis is named once per row of panels when its neighbours share it ("token").
+        left = {r: p.row_axis for s, p in zip(STATION_VIEWS[self.key].slots, panels, strict=True) if s.col == 0
+                for r in range(s.row, s.row + s.rowspan)}
+        for slot, mp, p in zip(STATION_VIEWS[self.key].slots, self.slot_plots, panels, strict=True):
+            mp.row_axis_shown = slot.col == 0 or left.get(slot.row) != p.row_axis
+            self.draw_panel(mp, p)
+
+    def draw_panel(self, mp: MatrixPlot, p) -> None:
+        mp.set_title(p.title)
+        mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", p.col_axis)
+        mp.set_data(p.values, p.rows, p.cols, masked=p.masked, levels=p.levels, masked_text=p.masked_text,
+                    row_ticks=p.row_ticks, col_ticks=p.col_ticks)
 
     def highlight(self, sel) -> None:
         hover = sel.hover or (None, None)
@@ -173,14 +203,29 @@ class Station(QWidget):
         if self._dirty or (self.result is not None and self._drawn_for is None):
             self._refresh()
 
+    @property
+    def title(self) -> str:
+        return PAGE[self.key].title if self.key in PAGE else ""
+
+    @property
+    def formula(self) -> str:
+        return STATION_VIEWS[self.key].formula if self.key in STATION_VIEWS else ""
+
+    def where(self, sel) -> str:
+        """Which layer and head the views show (what this page depends on, from the page table)."""
+        page = PAGE.get(self.key)
+        if page is not None and not page.layer:
+            return "before the first block"
+        if page is not None and not page.head:
+            return f"layer {sel.layer}"
+        return f"layer {sel.layer}, head {sel.head}"
+
     def header_html(self, result, sel) -> str:
-        cfg = result.inputs.config
-        where = f"layer {sel.layer}, head {sel.head}" if cfg.n_layers else ""
         f = self.font_scale
         return (f"<b style='font-size:{13 * f:.0f}pt'>{self.title}</b>&nbsp;&nbsp;"
                 f"<span style='font-size:{11 * f:.0f}pt'>{self.formula}</span>"
                 f"<br><span style='color:{self.palette.muted}; font-size:{10 * f:.0f}pt'>"
-                f"{self.shapes(result, sel)} · {where}</span>")
+                f"{self.shapes(result, sel)} · {self.where(sel)}</span>")
 
     # -- appearance: themes and presentation mode (no new data, no recompute) -------------------------
     font_scale = 1.0
@@ -222,7 +267,7 @@ class Station(QWidget):
         self._refresh()
 
     def shapes(self, result, sel) -> str:
-        return ""
+        return station_shapes(self.key, result, sel) if self.key in STATION_VIEWS else ""
 
     # -- mouse -------------------------------------------------------------------------------------
     def _roles_to_pair(self, mp: MatrixPlot, cell: tuple[int, int]) -> tuple[int | None, int | None]:
@@ -251,90 +296,12 @@ class Station(QWidget):
             self.traced.emit((mp.trace_name, cell[0], cell[1]))
 
 
-# -- 1. embeddings ---------------------------------------------------------------------------------
-class EmbeddingsStation(Station):
-    key = "embeddings"
-    title = "Embeddings"
-    formula = "resid_pre = embed + pos_embed = W_E[tokens] + W_pos[:T]"
-
-    def build(self):
-        self.embed = self.matrix(0, 0, "embed = W_E[tokens]", roles=("query", None), row_axis="token",
-                                 col_axis="d_model")
-        self.pos = self.matrix(0, 1, "pos_embed = W_pos[:T]", roles=("query", None), col_axis="d_model")
-        self.sum = self.matrix(0, 2, "resid_pre (layer 0)", roles=("query", None), col_axis="d_model")
-
-    def content(self, result, sel):
-        t = result.trace
-        return {"embed": t["embed"], "pos_embed": t["pos_embed"], "resid_pre": t["resid_pre", 0]}
-
-    def draw(self, result, sel, d):
-        labels, cols = result.labels, _idx(result.inputs.config.d_model)
-        shared = _sym(d["embed"], d["pos_embed"], d["resid_pre"]) if sel.lock_scales else None
-        self.embed.set_data(d["embed"], labels, cols, levels=shared)
-        self.pos.set_data(d["pos_embed"], labels, cols, levels=shared)
-        self.sum.set_data(d["resid_pre"], labels, cols, levels=shared)
-
-    def shapes(self, result, sel):
-        return f"[T, d_model] = [{result.trace.T}, {result.inputs.config.d_model}]"
-
-    def header_html(self, result, sel):
-        return super().header_html(result, sel).replace(f", head {sel.head}", "").replace(
-            f"layer {sel.layer}", "before the first block")
-
-
-# -- 2. LayerNorm ----------------------------------------------------------------------------------
-class LayerNormStation(Station):
-    key = "layernorm"
-    title = "LayerNorm"
-    formula = "ln1_out = (resid_pre − ln1_mean) / √(ln1_var + ε) · w + b"
-
-    def build(self):
-        self.inp = self.matrix(0, 0, "resid_pre", roles=("query", None), row_axis="token", col_axis="d_model")
-        self.mean = self.matrix(0, 1, "ln1_mean", roles=("query", None), colorbar=False)
-        self.var = self.matrix(0, 2, "ln1_var", kind="sequential", roles=("query", None), colorbar=False)
-        self.out = self.matrix(0, 3, "ln1_out", roles=("query", None), col_axis="d_model")
-        for col, stretch in enumerate((4, 1, 1, 4)):
-            self.canvas.ci.layout.setColumnStretchFactor(col, stretch)
-
-    def content(self, result, sel):
-        t, L = result.trace, sel.layer
-        return {"resid_pre": t["resid_pre", L], "ln1_mean": t["ln1_mean", L], "ln1_var": t["ln1_var", L],
-                "ln1_out": t["ln1_out", L]}
-
-    def draw(self, result, sel, d):
-        labels, cols = result.labels, _idx(result.inputs.config.d_model)
-        self.inp.set_data(d["resid_pre"], labels, cols)
-        self.mean.set_data(d["ln1_mean"][:, None], labels, ["mean"])
-        self.var.set_data(d["ln1_var"][:, None], labels, ["var"])
-        self.out.set_data(d["ln1_out"], labels, cols)
-
-    def shapes(self, result, sel):
-        return f"[T, d_model] = [{result.trace.T}, {result.inputs.config.d_model}], ε = 1e-5, biased variance"
-
-    def header_html(self, result, sel):
-        return super().header_html(result, sel).replace(f", head {sel.head}", "")   # no heads here
-
-
-# -- 3. projections --------------------------------------------------------------------------------
+# -- the stations that draw more than heatmaps ----------------------------------------------------------
 class ProjectionStation(Station):
-    key = "projections"
-    title = "Q · K · V"
-    formula = "q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)"
+    """Q·K·V, where a traced cell lights its multiplication pairs: ln1_out's row times a weight
+    column (q, k, v), or q_i beside k_j (a score)."""
 
-    def build(self):
-        self.x = self.matrix(0, 0, "ln1_out", roles=("query", None), row_axis="token", col_axis="d_model",
-                             rowspan=2)
-        self.wq = self.matrix(0, 1, "W_Q[h]", row_axis="d_model", col_axis="d_head")
-        self.wk = self.matrix(0, 2, "W_K[h]", col_axis="d_head")
-        self.wv = self.matrix(0, 3, "W_V[h]", col_axis="d_head")
-        self.q = self.matrix(1, 1, "q[:, h]  (query i)", roles=("query", None), row_axis="token",
-                             col_axis="d_head")
-        self.k = self.matrix(1, 2, "k[:, h]  (key j)", roles=("key", None), col_axis="d_head")
-        self.v = self.matrix(1, 3, "v[:, h]  (value j)", roles=("key", None), col_axis="d_head")
-        for mp, name in ((self.q, "q"), (self.k, "k"), (self.v, "v")):
-            mp.trace_name = name                       # a click explains the cell
-        for col, stretch in enumerate((5, 4, 4, 4)):
-            self.canvas.ci.layout.setColumnStretchFactor(col, stretch)
+    key = "projections"
 
     def highlight(self, sel) -> None:
         super().highlight(sel)
@@ -342,10 +309,8 @@ class ProjectionStation(Station):
             return
         name, row, col = sel.trace
         if name in ("q", "k", "v"):
-            # the pairs: ln1_out's row times the weight matrix's column
             self.x.highlight(row=row)
-            weights = {"q": self.wq, "k": self.wk, "v": self.wv}
-            for key, mp in weights.items():
+            for key, mp in {"q": self.wq, "k": self.wk, "v": self.wv}.items():
                 mp.highlight(col=col if key == name else None)
             out = {"q": self.q, "k": self.k, "v": self.v}[name]
             out.highlight(row=row, cell=(row, col))
@@ -353,76 +318,12 @@ class ProjectionStation(Station):
             self.q.highlight(row=row)                  # q_i · k_j, pair by pair
             self.k.highlight(row=col)
 
-    def content(self, result, sel):
-        t, w, L, h = result.trace, result.weights, sel.layer, sel.head
-        p = f"blocks.{L}.attn."
-        return {"ln1_out": t["ln1_out", L], "W_Q": w[p + "W_Q"][h], "W_K": w[p + "W_K"][h], "W_V": w[p + "W_V"][h],
-                "q": t["q", L][:, h], "k": t["k", L][:, h], "v": t["v", L][:, h]}
 
-    def draw(self, result, sel, d):
-        cfg, labels = result.inputs.config, result.labels
-        dm, dh = _idx(cfg.d_model), _idx(cfg.d_head)
-        self.x.set_data(d["ln1_out"], labels, dm)
-        levels = _sym(d["W_Q"], d["W_K"], d["W_V"])
-        for mp, name in ((self.wq, "W_Q"), (self.wk, "W_K"), (self.wv, "W_V")):
-            mp.set_data(d[name], dm, dh, levels=levels)
-        levels = _sym(d["q"], d["k"], d["v"])
-        for mp, name in ((self.q, "q"), (self.k, "k"), (self.v, "v")):
-            mp.set_data(d[name], labels, dh, levels=levels)
-
-    def shapes(self, result, sel):
-        cfg = result.inputs.config
-        return (f"W_Q[h]: [d_model, d_head] = [{cfg.d_model}, {cfg.d_head}] · q[:, h]: [T, d_head] = "
-                f"[{result.trace.T}, {cfg.d_head}]")
-
-
-# -- 4. scores ---------------------------------------------------------------------------------------
-class ScoresStation(Station):
-    key = "scores"
-    title = "Scores"
-    formula = "attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern"
-
-    def build(self):
-        roles = ("query", "key")
-        self.raw = self.matrix(0, 0, "attn_scores_raw = q·kᵀ", roles=roles, row_axis="query i", col_axis="key j")
-        self.scaled = self.matrix(0, 1, "attn_scores_scaled", roles=roles, col_axis="key j")
-        self.masked = self.matrix(1, 0, "attn_scores (masked)", roles=roles, row_axis="query i", col_axis="key j")
-        self.pattern = self.matrix(1, 1, "pattern = softmax(attn_scores)", kind="sequential", roles=roles,
-                                   col_axis="key j")
-        for mp in (self.raw, self.scaled, self.masked, self.pattern):
-            mp.trace_name = "attn_scores"
-
-    def content(self, result, sel):
-        t, L, h = result.trace, sel.layer, sel.head
-        return {"attn_scores_raw": t["attn_scores_raw", L][h], "attn_scores_scaled": t["attn_scores_scaled", L][h],
-                "attn_scores": t["attn_scores", L][h], "pattern": t["pattern", L][h]}
-
-    def draw(self, result, sel, d):
-        labels = result.labels
-        cfg = result.inputs.config
-        forbidden = np.isneginf(d["attn_scores"])                      # where the mask said −∞
-        shared = _sym(d["attn_scores_raw"], d["attn_scores_scaled"]) if sel.lock_scales else None
-        self.scaled.set_title(f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
-                              else "attn_scores_scaled (scaling off)")
-        self.masked.set_title("attn_scores (masked: −∞)" if cfg.causal else "attn_scores (no mask)")
-        self.raw.set_data(d["attn_scores_raw"], labels, labels, levels=shared)
-        self.scaled.set_data(d["attn_scores_scaled"], labels, labels, levels=shared)
-        self.masked.set_data(d["attn_scores"], labels, labels, masked=forbidden, levels=shared)
-        # Long rows spread their weight thin (≈ 1/T): past 32 tokens the scale runs to the largest weight.
-        top = float(d["pattern"].max()) if d["pattern"].size else 1.0
-        p_levels = (0.0, 1.0) if len(labels) <= 32 or top <= 0 else (0.0, top)
-        self.pattern.set_data(d["pattern"], labels, labels, masked=forbidden, levels=p_levels, masked_text="0")
-
-    def shapes(self, result, sel):
-        T = result.trace.T
-        return f"[T, T] = [{T}, {T}] = {T * T:,} scores per head"
-
-
-# -- 5. softmax row --------------------------------------------------------------------------------
 class SoftmaxRowStation(Station):
+    """One query's scores and probabilities as bars over the keys (its figure: the same two rows
+    as heatmaps)."""
+
     key = "softmax"
-    title = "Softmax row"
-    formula = "pattern[h, i, j] = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij)"
 
     def build(self):
         self.scores_plot = self.canvas.addPlot(row=0, col=0, axisItems={"bottom": LabelAxis("bottom")})
@@ -445,16 +346,16 @@ class SoftmaxRowStation(Station):
         self.probs_plot.addItem(self.sum_text)
 
     def content(self, result, sel):
-        t, L, h, i = result.trace, sel.layer, sel.head, sel.query
-        if t.T == 0:
-            return {"attn_scores": np.zeros(0), "pattern": np.zeros(0)}
-        return {"attn_scores": t["attn_scores", L][h, i], "pattern": t["pattern", L][h, i]}
+        if result.trace.T == 0:
+            return {"attn_scores": np.zeros((1, 0)), "pattern": np.zeros((1, 0))}
+        return super().content(result, sel)
 
     def draw(self, result, sel, d):
         labels = result.labels
-        T = len(d["pattern"])
+        scores_panel, probs_panel = self.panels(result, sel) if labels else (None, None)
+        scores, probs = d["attn_scores"][0], d["pattern"][0]                 # [T] each
+        T = len(probs)
         x = np.arange(T)
-        scores, probs = d["attn_scores"], d["pattern"]
         allowed = np.isfinite(scores)
         shown = np.where(allowed, scores, 0.0)
         top = int(np.argmax(probs)) if T else -1
@@ -470,11 +371,9 @@ class SoftmaxRowStation(Station):
         for plot in (self.scores_plot, self.probs_plot):
             plot.getAxis("bottom").set_labels(labels)
             plot.setXRange(-0.6, max(T - 0.4, 0.6), padding=0)
-        word = labels[sel.query] if T else ""
-        set_title(self.scores_plot, f"attn_scores[h, i, :] for query i = {sel.query} (“{word}”) — grey: "
-                  "masked, −∞", self.palette.foreground, self.title_size)
-        set_title(self.probs_plot, "pattern[h, i, :] — the weights on each key", self.palette.foreground,
-                  self.title_size)
+        if scores_panel is not None:
+            set_title(self.scores_plot, scores_panel.title, self.palette.foreground, self.title_size)
+            set_title(self.probs_plot, probs_panel.title, self.palette.foreground, self.title_size)
         self.probs_plot.setYRange(0, 1.15, padding=0)
         for item in self.labels_items:
             self.probs_plot.removeItem(item)
@@ -493,95 +392,31 @@ class SoftmaxRowStation(Station):
         self.sum_text.setPos(max(T - 0.5, 0.5), 1.14)
         self.sum_text.setFont(self.text_font(1.2, bold=True))
 
-    def shapes(self, result, sel):
-        return f"one row of [T, T], T = {result.trace.T}"
 
-
-# -- 6. weighted sum ---------------------------------------------------------------------------------
-class WeightedSumStation(Station):
-    key = "weighted_sum"
-    title = "Weighted V"
-    formula = "z[i, h] = Σ_j pattern[h, i, j] · v[j, h]"
-
-    def build(self):
-        self.p = self.matrix(0, 0, "pattern[h, i, j]", kind="sequential", roles=("key", None),
-                             row_axis="key j", colorbar=False)
-        self.v = self.matrix(0, 1, "v[j, h]", roles=("key", None), col_axis="d_head")
-        self.terms = self.matrix(0, 2, "pattern[h, i, j] · v[j, h]", roles=("key", None), col_axis="d_head")
-        self.z = self.matrix(1, 2, "z[i, h] = Σ_j (column sums)", col_axis="d_head")
-        lay = self.canvas.ci.layout
-        lay.setColumnStretchFactor(0, 1)
-        lay.setColumnStretchFactor(1, 4)
-        lay.setColumnStretchFactor(2, 4)
-        lay.setRowStretchFactor(0, 6)
-        lay.setRowStretchFactor(1, 1)
-
-    def content(self, result, sel):
-        t, L, h, i = result.trace, sel.layer, sel.head, sel.query
-        if t.T == 0:
-            z0 = np.zeros((0, result.inputs.config.d_head))
-            return {"pattern": np.zeros(0), "v": z0, "terms": z0, "z": np.zeros(result.inputs.config.d_head)}
-        terms, z = explain.weighted_terms(t, L, h, i)
-        return {"pattern": t["pattern", L][h, i], "v": t["v", L][:, h], "terms": terms, "z": z}
-
-    def draw(self, result, sel, d):
-        labels = result.labels
-        dh = _idx(result.inputs.config.d_head)
-        self.p.set_data(d["pattern"][:, None], labels, ["p"], levels=(0.0, 1.0))
-        self.v.set_data(d["v"], labels, dh)
-        levels = _sym(d["terms"], d["z"])
-        self.terms.set_data(d["terms"], labels, dh, levels=levels)
-        word = labels[sel.query] if labels else ""
-        self.z.set_data(d["z"][None, :], [f"i={sel.query} {word}"], dh, levels=levels)
-
-    def shapes(self, result, sel):
-        return f"v[:, h]: [T, d_head] = [{result.trace.T}, {result.inputs.config.d_head}] · query i = {sel.query}"
-
-
-# -- 7. heads and W_O --------------------------------------------------------------------------------
 class HeadsStation(Station):
+    """z_concat and the stacked W_O with a line between heads; W_O is redrawn only when it changes."""
+
     key = "heads"
-    title = "Heads → W_O"
-    formula = ("z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h] + b_O;&nbsp; "
-               "resid_mid = resid_pre + attn_out")
 
     def build(self):
-        self.zc = self.matrix(0, 0, "z_concat (heads side by side)", roles=("query", None), row_axis="token",
-                              col_axis="head · d_head")
-        self.wo = self.matrix(0, 1, "W_O (stacked per head)", row_axis="head · d_head", col_axis="d_model")
-        self.res = self.matrix(1, 0, "result[:, h] = z_h · W_O[h]", roles=("query", None), row_axis="token",
-                               col_axis="d_model")
-        self.out = self.matrix(1, 1, "attn_out = Σ_h result + b_O", roles=("query", None), col_axis="d_model")
-        self.mid = self.matrix(1, 2, "resid_mid", roles=("query", None), col_axis="d_model")
+        super().build()
         self.lines: list = []
         self._lines_key: tuple | None = None
         self._wo_drawn: tuple | None = None       # (id of the W_O array drawn, numbers shown?)
         self._wo_source = None
 
-    def content(self, result, sel):
-        t, w, L, h = result.trace, result.weights, sel.layer, sel.head
-        W_O = w[f"blocks.{L}.attn.W_O"]
-        return {"z_concat": t["z_concat", L], "W_O": W_O.reshape(-1, W_O.shape[-1]),
-                "result": t["result", L][:, h], "attn_out": t["attn_out", L], "resid_mid": t["resid_mid", L]}
+    def draw_panel(self, mp, p) -> None:
+        if mp is self.wo:
+            W_O = self.result.weights[f"blocks.{self.selection.layer}.attn.W_O"]   # the array Weights keeps
+            if self._wo_drawn == (id(W_O), mp.show_values) and mp.values is not None:
+                return                                                # weights: only when they change
+            self._wo_drawn = (id(W_O), mp.show_values)
+            self._wo_source = W_O                                     # kept alive: its id stays unique
+        super().draw_panel(mp, p)
 
     def draw(self, result, sel, d):
-        cfg, labels = result.inputs.config, result.labels
-        # Columns of the concatenation: named "h0", "h1", … at each head's first column (tooltips
-        # still say head and column).
-        hd = [f"{c // cfg.d_head}·{c % cfg.d_head}" for c in range(cfg.d_concat)]
-        hd_ticks = [f"h{c // cfg.d_head}" if c % cfg.d_head == 0 else "" for c in range(cfg.d_concat)]
-        dm = _idx(cfg.d_model)
-        self.zc.set_data(d["z_concat"], labels, hd, col_ticks=hd_ticks)
-        W_O = result.weights[f"blocks.{sel.layer}.attn.W_O"]                # the array Weights keeps
-        if self._wo_drawn != (id(W_O), self.wo.show_values) or self.wo.values is None:
-            self.wo.set_data(d["W_O"], hd, dm, row_ticks=hd_ticks)  # weights: only when they change
-            self._wo_drawn = (id(W_O), self.wo.show_values)
-            self._wo_source = W_O                                   # kept alive: its id stays unique
-        levels = _sym(d["result"], d["attn_out"])
-        self.res.set_title(f"result[:, {sel.head}] = z_{sel.head} · W_O[{sel.head}]")
-        self.res.set_data(d["result"], labels, dm, levels=levels)
-        self.out.set_data(d["attn_out"], labels, dm, levels=levels)
-        self.mid.set_data(d["resid_mid"], labels, dm)
+        super().draw(result, sel, d)
+        cfg = result.inputs.config
         lines_key = (cfg.n_heads, cfg.d_head, self.palette.foreground)
         if lines_key == self._lines_key:
             return
@@ -597,24 +432,14 @@ class HeadsStation(Station):
                 mp.plot.addItem(line)
                 self.lines.append((mp.plot, line))
 
-    def shapes(self, result, sel):
-        cfg = result.inputs.config
-        return (f"z_concat: [T, n_heads·d_head] = [{result.trace.T}, {cfg.d_concat}] · W_O: "
-                f"[n_heads·d_head, d_model] = [{cfg.d_concat}, {cfg.d_model}]")
 
-
-# -- 8. MLP and residual -----------------------------------------------------------------------------
 class MLPStation(Station):
+    """The MLP's heatmaps and, beside them, the next token the model predicts after the query."""
+
     key = "mlp"
-    title = "MLP & residual"
-    formula = "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; resid_post = resid_mid + mlp_out"
 
     def build(self):
-        self.ln2 = self.matrix(0, 0, "ln2_out", roles=("query", None), row_axis="token", col_axis="d_model")
-        self.pre = self.matrix(0, 1, "mlp_pre = ln2_out · W_in + b_in", roles=("query", None), col_axis="d_mlp")
-        self.post = self.matrix(0, 2, "mlp_post = GELU(mlp_pre)", roles=("query", None), col_axis="d_mlp")
-        self.out = self.matrix(1, 0, "mlp_out", roles=("query", None), row_axis="token", col_axis="d_model")
-        self.resid = self.matrix(1, 1, "resid_post", roles=("query", None), col_axis="d_model")
+        super().build()
         self.logit_plot = self.canvas.addPlot(row=1, col=2, axisItems={"left": LabelAxis("left")})
         self.logit_plot.setMenuEnabled(False)
         self.logit_plot.setMouseEnabled(x=False, y=False)
@@ -627,9 +452,8 @@ class MLPStation(Station):
         self.logit_plot.addItem(self.logit_bars)
 
     def content(self, result, sel):
-        t, L = result.trace, sel.layer
-        data = {"ln2_out": t["ln2_out", L], "mlp_pre": t["mlp_pre", L], "mlp_post": t["mlp_post", L],
-                "mlp_out": t["mlp_out", L], "resid_post": t["resid_post", L]}
+        data = super().content(result, sel)
+        t = result.trace
         if t.T:
             top = top_predictions(t, sel.query, k=8)
             data.update(top_ids=np.array([p.token for p in top]), top_logits=np.array([p.logit for p in top]),
@@ -637,14 +461,8 @@ class MLPStation(Station):
         return data
 
     def draw(self, result, sel, d):
-        cfg, labels = result.inputs.config, result.labels
-        dm, dmlp = _idx(cfg.d_model), _idx(cfg.d_mlp)
-        self.ln2.set_data(d["ln2_out"], labels, dm)
-        levels = _sym(d["mlp_pre"], d["mlp_post"])
-        self.pre.set_data(d["mlp_pre"], labels, dmlp, levels=levels)
-        self.post.set_data(d["mlp_post"], labels, dmlp, levels=levels)
-        self.out.set_data(d["mlp_out"], labels, dm)
-        self.resid.set_data(d["resid_post"], labels, dm)
+        super().draw(result, sel, d)
+        labels = result.labels
         if "top_ids" in d:
             probs = d["top_probs"]
             n = len(probs)
@@ -661,10 +479,11 @@ class MLPStation(Station):
                 set_title(self.logit_plot, *title)
                 self.logit_plot.setLabel("bottom", "softmax(logits) after the last layer")
 
-    def shapes(self, result, sel):
-        cfg = result.inputs.config
-        return f"mlp_pre: [T, d_mlp] = [{result.trace.T}, {cfg.d_mlp}] · logits via W_Eᵀ (tied)"
+
+def station_class(key: str) -> type[Station]:
+    """The Station class of a key: its own where it draws more than heatmaps, else a plain one."""
+    special = {cls.key: cls for cls in (ProjectionStation, SoftmaxRowStation, HeadsStation, MLPStation)}
+    return special.get(key) or type(f"{key.title().replace('_', '')}Station", (Station,), {"key": key})
 
 
-STATION_CLASSES = [EmbeddingsStation, LayerNormStation, ProjectionStation, ScoresStation, SoftmaxRowStation,
-                   WeightedSumStation, HeadsStation, MLPStation]
+STATION_CLASSES = [station_class(key) for key in STATION_VIEWS]

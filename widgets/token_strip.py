@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QDrag, QKeySequence, QShortcut
+from PySide6.QtGui import QDrag
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -167,7 +167,11 @@ class TokenStrip(QWidget):
         self.count = QLabel(self)
         self.count.setObjectName("tokenCount")
         outer.addWidget(self.count)
-        QShortcut(QKeySequence("Ctrl+L"), self, activated=self.edit.setFocus)
+
+    def start_typing(self) -> None:
+        """Focus the sentence box with its text selected (Edit ▸ Type a sentence, Ctrl+L)."""
+        self.edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.edit.selectAll()
 
     # -- state -> view -------------------------------------------------------------------------
     def set_tokens(self, labels: Sequence[str], vocab: Sequence[str], n_ctx: int, selected: int) -> None:

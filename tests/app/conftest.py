@@ -28,9 +28,9 @@ def settings(tmp_path):
 
 
 @pytest.fixture
-def window(qtbot):
+def window(qtbot, settings):
     state = LabState()
-    win = MainWindow(state)
+    win = MainWindow(state, settings=settings)
     qtbot.addWidget(win)
     win.resize(1400, 900)
     win.show()

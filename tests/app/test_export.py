@@ -247,3 +247,21 @@ def test_the_window_exports_what_is_on_screen_through_the_dialog(qtbot, window, 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "nope" / "x.npz"), ""))
     assert not win.file_actions.export_npz()
     assert "Export failed" in win.messages.text and "does not exist" in win.messages.text
+
+
+def test_export_with_no_tokens_is_a_usage_error():
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    run = subprocess.run([sys.executable, str(ROOT / "main.py"), "export", "--tokens", "", "--view", "softmax",
+                          "-o", "/tmp/qkv-empty.svg"], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    assert run.returncode == 2 and "at least one token" in run.stderr
+
+
+def test_export_waits_for_the_views_to_show_the_last_change(qtbot, window, tmp_path):
+    s = window.state
+    s.set_config(n_layers=3)
+    s.select(layer=2)
+    if s.busy:                                                     # usually: the compute is running
+        assert not window.file_actions.export_to(tmp_path / "f.png", "pattern")
+        assert "Still computing" in window.messages.text and not (tmp_path / "f.png").exists()
+    qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
+    assert window.file_actions.export_to(tmp_path / "f.png", "pattern")

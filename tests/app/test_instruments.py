@@ -8,6 +8,8 @@ from PySide6.QtTest import QTest
 
 from compute import forward
 
+from .conftest import wait_render
+
 
 def _station(qtbot, win, key):
     win.state.select(station=key)
@@ -192,3 +194,36 @@ def test_calibrator_measures_the_prediction(qtbot, window):
     ref = forward(s.inputs.config, s.result.weights, s.inputs.tokens, backend="reference")
     top = int(np.argmax(ref["pattern", s.selection.layer][s.selection.head, s.selection.query]))
     assert win.instruments.total == 2 and (f"key {top} " in cal.outcome.text())
+
+
+def test_a_failed_experiment_is_not_scored(qtbot, window, monkeypatch):
+    s, ins = window.state, window.instruments
+    window.calibrator.choose_change("d_head_x4")
+    window.calibrator.set_prediction("sharper", True)
+    s.runner.cancel()
+    monkeypatch.setenv("QKV_LAB_MEMORY_BUDGET_GIB", "8")
+    with qtbot.waitSignal(ins.calibrated, timeout=30_000):
+        window.calibrator.apply.click()
+        s.cancel()                                          # the new inputs never produce a view
+    assert ins.total == 0 and "could not be computed" in window.calibrator.outcome.text()
+
+
+def test_sqrt_lab_shows_only_the_d_k_asked_for_last(qtbot, window):
+    s, ins = window.state, window.instruments
+    lab = window.sqrt_lab
+    s.select(station="sqrt_dk")
+    shown = []
+    ins.sqrtReady.connect(lambda n: shown.append(n.spread.d_k))
+    for d_k in (4096, 2048, 16):
+        s.select(d_k=d_k)
+    qtbot.waitUntil(lambda: 16 in shown, timeout=60_000)
+    qtbot.wait(300)
+    assert shown[-1] == 16 and lab.numbers.spread.d_k == 16
+
+
+def test_kv_cache_resets_when_the_weights_change(qtbot, window):
+    s, ins = window.state, window.instruments
+    s.select(station="kv_cache")
+    qtbot.waitUntil(lambda: ins.generation is not None, timeout=10_000)
+    wait_render(qtbot, window, lambda: s.set_seed(5))
+    assert ins.generation is None or ins.generation_weights is s.result.weights

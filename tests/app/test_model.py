@@ -106,3 +106,28 @@ def test_open_a_gpt2_checkpoint_folder_and_type_with_its_tokenizer(qtbot, window
         win.model_actions.open_checkpoint(str(bad))
     qtbot.waitUntil(lambda: "config.json" in win.messages.text, timeout=10_000)
     assert s.inputs == before                                       # the previous model stays
+
+
+def test_training_stopped_before_its_first_step_changes_nothing(qtbot, window):
+    s = window.state
+    trainer = window.model_actions.trainer
+    before = s.inputs
+
+    trainer._before = before                                # as start() records it
+    trainer._on_finished(type("R", (), {"record": {"steps_done": 0, "final_loss": None}, "weights": None})(), None)
+    assert s.inputs == before and s.undo_stack.count() == 0
+    assert "before its first step" in window.messages.text
+
+
+def test_edits_are_refused_while_training_runs(qtbot, window):
+    s = window.state
+    panel = window.model_actions.panel
+    panel.steps.setValue(400)
+    panel.every.setValue(100)
+    panel.start.click()
+    assert not s.set_text("a big dog") and "Training is running" in window.messages.text
+    assert not window.undo_action.isEnabled() or s.undo_stack.count() == 0
+    window.model_actions.trainer.stop()
+    qtbot.waitUntil(lambda: not window.model_actions.trainer.running and not s.locked, timeout=60_000)
+    qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
+    assert s.set_text("a big dog")

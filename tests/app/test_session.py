@@ -15,6 +15,7 @@ from app.main_window import MainWindow
 from app.session import SCHEMA_VERSION, SessionError, dumps, load_session, save_session, session_dict, sha256_of
 from app.settings import Settings
 from app.state import LabState, preset_config
+from compute import trained_toy_weights
 
 from .conftest import wait_render
 
@@ -167,7 +168,7 @@ def test_saving_is_atomic(lab, tmp_path, monkeypatch):
 
 
 def test_settings_use_the_injected_store_only(tmp_path, settings):
-    assert Settings.current() is settings and Path(settings.store.fileName()).parent == tmp_path
+    assert Path(settings.store.fileName()).parent == tmp_path
     settings.add_recent(tmp_path / "a.qkvlab")
     settings.add_recent(tmp_path / "b.qkvlab")
     settings.add_recent(tmp_path / "a.qkvlab")
@@ -183,6 +184,7 @@ def test_settings_use_the_injected_store_only(tmp_path, settings):
 def test_the_window_saves_opens_and_undoes_a_session(qtbot, window, tmp_path, settings):
     win, s = window, window.state
     actions = win.file_actions
+    assert actions.settings is settings                                  # handed in, not looked up
     wait_render(qtbot, win, lambda: s.set_text("a big dog"))
     s.select(head=1, station="mlp")
     assert actions.save_to(tmp_path / "talk.qkvlab")
@@ -223,7 +225,7 @@ def test_the_last_session_is_restored_at_start_up(qtbot, window, settings):
     win.close()                                                 # closing keeps the session
     assert settings.last_session and '"heads"' in settings.last_session
     state = LabState()
-    other = MainWindow(state)
+    other = MainWindow(state, settings=settings)
     qtbot.addWidget(other)
     other.show()
     try:
@@ -235,3 +237,60 @@ def test_the_last_session_is_restored_at_start_up(qtbot, window, settings):
         assert "the last session" in other.messages.text and settings.last_session is None
     finally:
         state.runner.shutdown()
+
+
+def test_sessions_keep_weights_opened_from_a_file(qtbot, window, tmp_path):
+    from app import session as sessions
+
+    path = tmp_path / "w.safetensors"
+    trained_toy_weights().save(path)
+    with qtbot.waitSignal(window.rendered, timeout=30_000):
+        window.model_actions.open_weights(str(path))
+    ref = sessions.weights_reference(window.state.inputs)
+    assert ref["kind"] == "file" and ref["path"] == str(path.resolve()) and "sha256" in ref
+
+
+def test_broken_recent_files_value_is_ignored(tmp_path):
+    from app.settings import Settings
+
+    settings = Settings.from_file(tmp_path / "s.ini") if hasattr(Settings, "from_file") else Settings.memory()
+    for raw in ("5", '"abc"', "{bad json"):
+        settings.set("sessions/recent", raw)
+        assert settings.recent_files() == []
+
+
+def test_a_session_whose_inputs_fail_is_not_left_open(qtbot, window, tmp_path):
+    """Opening a session whose weights no longer fit: the view goes back, and so must the file
+    name, or Save would write the old view over the session."""
+    s, files, model = window.state, window.file_actions, window.model_actions
+    weights, session = tmp_path / "w.safetensors", tmp_path / "talk.qkvlab"
+    assert model.save_weights(str(weights))
+    with qtbot.waitSignal(window.rendered, timeout=30_000):
+        model.open_weights(str(weights))
+    wait_render(qtbot, window, lambda: s.set_tokens([5, 6, 7]))
+    assert files.save_to(session)
+    saved = session.read_text()
+    wait_render(qtbot, window, lambda: s.set_config(n_heads=4))
+    assert model.save_weights(str(weights))                       # the same file, another shape now
+    files.new_session()
+    qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
+    s.registry.clear()
+    s.runner._weights.clear()                                      # as after a restart
+    with qtbot.waitSignal(s.computeFailed, timeout=30_000):
+        assert files.open_session(session)
+    assert files.path != session and "talk" not in window.windowTitle()
+    assert "was not opened" in window.messages.text
+    assert session.read_text() == saved
+
+
+def test_a_session_with_the_inputs_on_screen_stays_open_after_a_later_failure(qtbot, window, tmp_path):
+    """Opening a session of exactly the view on screen computes nothing: a later, unrelated
+    failure must not take its file name back."""
+    s, files = window.state, window.file_actions
+    session = tmp_path / "same.qkvlab"
+    assert files.save_to(session)
+    assert files.open_session(session)
+    qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
+    assert files.path == session
+    s.computeFailed.emit("something else went wrong")              # e.g. a later edit's weights
+    assert files.path == session and "was not opened" not in window.messages.text

@@ -12,8 +12,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QDrag, QDropEvent
 from PySide6.QtTest import QTest
 
-from app.runner import make_weights
 from app.state import STATIONS
+from app.values import make_weights
 from compute import Weights, forward
 
 from .conftest import wait_render
@@ -148,7 +148,7 @@ def test_hover_and_click_link_every_view(qtbot, window):
     qtbot.waitUntil(lambda: win.state.selection.query == 3 and win.state.selection.key == 1, timeout=5000)
     assert win.tokens.row.chips[3].isChecked()
     soft = _show_station(qtbot, win, "softmax")
-    np.testing.assert_allclose(soft.content(win.state.result, win.state.selection)["pattern"],
+    np.testing.assert_allclose(soft.content(win.state.result, win.state.selection)["pattern"][0],
                                win.state.result.trace["pattern", 0][0, 3])
     # switching head switches everything head-dependent
     win.controls.head.setValue(1)

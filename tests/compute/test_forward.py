@@ -19,6 +19,7 @@ from compute import (
     WeightsError,
     forward,
     memory,
+    register_backend,
     trace_shape,
 )
 
@@ -275,3 +276,12 @@ def test_layer_count_and_head_count_are_respected(rng):
     with pytest.raises(KeyError, match="layers 0..2"):
         trace["q", 3]
     assert math.isclose(trace.timing_ms["total"], trace.timing_ms["total"])
+
+
+def test_register_backend_works_through_forward():
+    register_backend("reference-again", "compute.backends.reference:ReferenceBackend")
+    cfg = PRESETS["toy"]
+    trace = forward(cfg, Weights.random(cfg, 0), [1, 2], backend="reference-again")
+    assert trace.backend == "reference"
+    with pytest.raises(ConfigError, match="reference-again"):
+        forward(cfg, Weights.random(cfg, 0), [1], backend="nope")

@@ -1,23 +1,23 @@
-"""The kernel-source map the app's code view reads: every station, its kernel, its key line."""
+"""The kernel-source map the app's code view reads: every step, its kernel, its key line."""
 from __future__ import annotations
 
 import inspect
 
 import pytest
 
-from cuda_kernels import KERNEL_SOURCE, STATIONS, kernel_source
+from cuda_kernels import KERNEL_SOURCE, STEPS, kernel_source
 
 EXPECTED = {"embeddings", "ln1", "projections", "scores", "softmax", "weighted_sum", "heads_W_O",
             "mlp", "residual"}
 
 
-def test_every_station_has_a_kernel_and_one_key_line():
-    assert set(STATIONS) == EXPECTED
-    for station in STATIONS:
-        src = kernel_source(station)
+def test_every_step_has_a_kernel_and_one_key_line():
+    assert set(STEPS) == EXPECTED
+    for step in STEPS:
+        src = kernel_source(step)
         lines = src.source.splitlines()
         assert 1 <= src.key_line <= len(lines)
-        assert KERNEL_SOURCE[station][1] in lines[src.key_line - 1]
+        assert KERNEL_SOURCE[step][1] in lines[src.key_line - 1]
         assert lines[0].lstrip().startswith("@kernel") and f"def {src.kernel}(" in src.source
         # the line number in the file points at the same text
         with open(src.path, encoding="utf-8") as fh:
@@ -45,6 +45,6 @@ def test_every_kernel_has_a_one_line_equation_docstring():
             assert "=" in doc, f"{name}: the docstring states the equation"
 
 
-def test_unknown_station_names_the_stations():
-    with pytest.raises(KeyError, match="stations: embeddings"):
+def test_unknown_step_names_the_steps():
+    with pytest.raises(KeyError, match="steps: embeddings"):
         kernel_source("attention")

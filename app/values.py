@@ -1,0 +1,152 @@
+"""The lab's plain values, Qt-free: the frozen Inputs (what is computed) and Selection (what is
+looked at), the LabResult the views draw from, the presets as the lab starts them, and the one way
+to turn Inputs into weights and a result. LabState (app/state.py), the runner (app/runner.py) and
+the headless `qkv-lab export` (app/export.py) all use these, so none of them imports another.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compute import PRESETS, Config, Weights, WeightsError, forward, load_checkpoint, toy_tokenizer, trained_toy_weights
+
+DEFAULT_TEXT = "the cat sat on the mat"
+# Larger presets start with a longer text from the toy words (their weights are random anyway).
+LONG_TEXT = ("the big red dog saw a cat and the cat ran to the mat it is a big mat and the dog sat "
+             "on the red hat the cat saw the dog and ran to a big red hat it is the hat on the mat")
+
+
+def preset_tokens(name: str) -> tuple[int, ...]:
+    words = toy_tokenizer().encode(DEFAULT_TEXT if name == "toy" else LONG_TEXT)
+    cfg = PRESETS[name]
+    if name != "toy":
+        words = (words * (64 // len(words) + 1))[:64]
+    return tuple(words[: cfg.n_ctx])
+
+
+def preset_weights(name: str) -> str:
+    """The toy preset starts with the trained weights (patterns with a story); others are random."""
+    if name == "toy":
+        try:
+            trained_toy_weights()
+            return "trained"
+        except (WeightsError, OSError):
+            return "random"                          # the asset is missing or damaged: still usable
+    return "random"
+
+
+def preset_config(name: str) -> Config:
+    """The preset as the lab runs it: GPT-3 175B is shown one block at a time."""
+    cfg = PRESETS[name]
+    return cfg.replace(n_layers=1, name=name) if name == "gpt3-175b" else cfg
+
+
+@dataclass(frozen=True)
+class Inputs:
+    config: Config
+    tokens: tuple[int, ...]
+    preset: str = "toy"
+    seed: int = 0
+    # "random": Weights.random(config, seed) · "trained": the shipped toy weights · "custom:<n>":
+    # made in this session (training) · a .safetensors path · a GPT-2 checkpoint folder
+    weights: str = "random"
+    backend: str = "auto"
+
+    def weights_key(self) -> tuple:
+        c = self.config
+        return (self.weights, self.seed, c.d_model, c.n_heads, c.d_head, c.n_ctx, c.d_vocab,
+                c.n_layers, c.d_mlp)
+
+
+@dataclass(frozen=True)
+class Selection:
+    layer: int = 0
+    head: int = 0
+    query: int = 0
+    key: int | None = None
+    hover: tuple[int, int] | None = None
+    station: str = "scores"
+    lock_scales: bool = False
+    show_values: bool = True
+    trace: tuple | None = None                  # dot-product trace: (name, row, col) in layer/head
+    lens: tuple = ((0, 1), (1, 1))              # head lens: (layer, head) of A and of B (clamped)
+    d_k: int = 64                               # the sqrt(d_k) lab's d_k
+    theme: str = "light"                        # "light" | "dark" (widgets.theme.PALETTES)
+    colormap: str = "blues"                     # sequential maps: widgets.theme.SEQUENTIAL_MAPS
+    diverging: str = "diverging"                # signed maps: widgets.theme.DIVERGING_MAPS
+
+
+@dataclass(frozen=True)
+class LabResult:
+    """Everything the views draw from: the Trace, the weights it used, the inputs, the labels."""
+
+    request_id: int
+    inputs: Inputs
+    trace: Any                      # compute.Trace
+    weights: Any                    # compute.Weights
+    labels: tuple[str, ...]
+    compute_ms: float
+    notice: str | None = None
+    token_label: Any = str          # id -> word, from the tokenizer in use
+
+
+SEED_MAX = 2**31 - 1                      # the seed box's range (and numpy's for a plain int seed)
+@dataclass
+class WeightsEntry:
+    """Weights kept in memory under an Inputs.weights name, with the tokenizer that goes with them."""
+
+    weights: Weights
+    tokenizer: object | None = None          # encode/decode/label(s); None: the toy vocabulary
+    label: str = ""
+
+
+def make_weights(inputs, registry: dict | None = None) -> Weights:
+    """The weights an Inputs names (shared by the runner and the headless `qkv-lab export`):
+    "random" (from the seed), "trained" (the shipped toy weights), "custom:<n>" (made in this
+    session, e.g. by training), a .safetensors file, or a Hugging Face GPT-2 checkpoint folder.
+    Files and folders are validated against the config; a folder's tokenizer goes to `registry`."""
+    source = inputs.weights
+    if registry is not None and source in registry:
+        return registry[source].weights
+    cfg = inputs.config
+    if source == "random":
+        return Weights.random(cfg, inputs.seed)
+    if source == "trained":
+        weights = trained_toy_weights()
+    elif source.startswith("custom:"):
+        raise WeightsError("these weights existed only in memory (made by training here, not saved to "
+                           "a file); use Model › Save weights to keep trained weights", source)
+    elif Path(source).expanduser().is_dir():
+        _, weights, tokenizer = load_checkpoint(Path(source).expanduser())
+        if registry is not None:
+            registry[source] = WeightsEntry(weights, tokenizer, Path(source).name)
+    else:
+        weights = Weights.load(Path(source).expanduser(), cfg=cfg)
+    if not weights.cfg.same_shapes(cfg):
+        raise WeightsError(f"they are for {weights.cfg.describe()}, not for {cfg.describe()}", source)
+    return weights
+
+
+def tokenizer_for(weights_name: str, registry: dict | None = None):
+    """The tokenizer that goes with named weights: a checkpoint's own, else the toy vocabulary."""
+    entry = registry.get(weights_name) if registry is not None else None
+    return entry.tokenizer if entry is not None and entry.tokenizer is not None else toy_tokenizer()
+
+
+def make_result(request_id: int, inputs: Inputs, trace, weights: Weights, tokenizer, t0: float) -> LabResult:
+    """The one way to wrap a Trace for the views (the runner's early and full results, the CLI):
+    token labels from the tokenizer of these weights, the time since `t0` (perf_counter)."""
+    return LabResult(request_id=request_id, inputs=inputs, trace=trace, weights=weights,
+                     labels=tuple(tokenizer.labels(inputs.tokens)), compute_ms=(time.perf_counter() - t0) * 1e3,
+                     notice=trace.notice, token_label=tokenizer.label)
+
+
+def compute_result(inputs: Inputs, registry: dict | None = None, request_id: int = 0) -> LabResult:
+    """Weights and forward pass for `inputs`, synchronously (the CLI; the synchronous runner)."""
+    t0 = time.perf_counter()
+    registry = {} if registry is None else registry
+    weights = make_weights(inputs, registry)
+    trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
+    return make_result(request_id, inputs, trace, weights, tokenizer_for(inputs.weights, registry), t0)

@@ -1,0 +1,127 @@
+"""LabState without a window: the synchronous runner computes each edit before the call returns."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.runner import SyncRunner
+from app.state import LabState
+from app.values import make_weights
+from compute import forward
+
+from .conftest import wait_render
+
+
+@pytest.fixture
+def state(qapp):
+    s = LabState(runner=SyncRunner())
+    s.shown, s.said = [], []
+    s.resultChanged.connect(s.shown.append)
+    s.message.connect(lambda level, text: s.said.append((level, text)))
+    s.start()
+    return s
+
+
+def _fresh(inputs):
+    return forward(inputs.config, make_weights(inputs), inputs.tokens, backend=inputs.backend)
+
+
+def test_every_edit_is_computed_and_equals_a_fresh_forward(state):
+    assert state.result is not None and not state.busy
+    assert state.set_text("the dog ran to the red hat")
+    assert state.result.inputs == state.inputs
+    want = _fresh(state.inputs)
+    for key in want.keys():
+        if key != "logits":
+            np.testing.assert_allclose(state.result.trace[key], want[key], rtol=1e-6, atol=1e-6)
+    assert state.result.labels == ("the", "dog", "ran", "to", "the", "red", "hat")
+
+
+def test_undo_and_redo_bring_back_each_result(state):
+    first = state.result
+    state.set_config(d_head=6)
+    assert state.result.inputs.config.d_head == 6
+    state.undo_stack.undo()
+    assert state.result.inputs == first.inputs
+    np.testing.assert_array_equal(state.result.trace["pattern", 1], first.trace["pattern", 1])
+    state.undo_stack.redo()
+    assert state.result.inputs.config.d_head == 6
+
+
+def test_a_refused_edit_changes_nothing_and_says_why(state):
+    before, n = state.inputs, len(state.shown)
+    assert not state.set_config(n_heads=0)
+    assert state.inputs == before and len(state.shown) == n
+    assert state.said[-1][0] == "error" and "n_heads" in state.said[-1][1]
+
+
+def test_inputs_that_fail_to_compute_go_back_to_the_view_on_screen(state, tmp_path):
+    before = state.inputs
+    state.set_weights(str(tmp_path / "missing.safetensors"))
+    assert state.inputs == before                  # the step was undone
+    assert any(level == "error" for level, _ in state.said)
+
+
+def test_the_query_stays_on_its_token_when_tokens_move(state):
+    state.select(query=1)                          # "cat" in "the cat sat on the mat"
+    state.move_token(1, 4)
+    assert state.result.labels[state.selection.query] == "cat"
+    state.insert_token(0, 5)
+    assert state.result.labels[state.selection.query] == "cat"
+
+
+def test_an_empty_sequence_is_refused_with_a_message(qtbot, window):
+    s = window.state
+    before = s.inputs
+    assert not s.set_text("   ")
+    assert "at least one token" in window.messages.text and s.inputs == before
+    for _ in range(5):
+        s.remove_token(0)
+    assert len(s.inputs.tokens) == 1 and not s.remove_token(0)
+
+
+def test_separate_edits_of_one_field_are_separate_undo_steps(qtbot, window):
+    s = window.state
+    c = window.controls
+    wait_render(qtbot, window, lambda: c.d_head.setValue(6))
+    wait_render(qtbot, window, lambda: c.d_head.setValue(8))
+    assert s.undo_stack.count() == 2
+    wait_render(qtbot, window, window.undo_action.trigger)
+    assert s.inputs.config.d_head == 6
+    wait_render(qtbot, window, window.undo_action.trigger)
+    c.causal.setChecked(False)
+    qtbot.waitUntil(lambda: not s.busy, timeout=10_000)
+    c.causal.setChecked(True)
+    qtbot.waitUntil(lambda: not s.busy, timeout=10_000)
+    assert s.undo_stack.count() == 2                        # mask off, mask on: two steps
+
+
+def test_a_refused_size_change_does_not_announce_new_weights(qtbot, window):
+    s = window.state
+    said = []
+    s.message.connect(lambda level, text: said.append((level, text)))
+    assert s.inputs.weights == "trained"
+    assert not s.set_config(n_ctx=2)                               # fewer positions than tokens
+    assert said and all("New sizes need new weights" not in text for _level, text in said)
+
+
+def test_unusable_weights_with_nothing_on_screen_fall_back_to_random(qtbot, tmp_path):
+    """A session opened at start-up whose weights file is damaged: show random weights instead
+    of a window where every edit fails the same way."""
+    from app.main_window import MainWindow
+    from app.state import LabState
+
+    bad = tmp_path / "w.safetensors"
+    bad.write_bytes(b"garbage" * 10)
+    state = LabState()
+    win = MainWindow(state)
+    qtbot.addWidget(win)
+    win.show()
+    assert state.set_weights(str(bad))                             # accepted: read only when computed
+    said = []
+    state.message.connect(lambda level, text: said.append((level, text)))
+    with qtbot.waitSignal(win.rendered, timeout=60_000):
+        state.start()
+    assert state.inputs.weights == "random" and state.result.inputs == state.inputs
+    assert any(level == "warning" and "showing random weights" in text for level, text in said)
+    state.runner.shutdown()

@@ -1,0 +1,79 @@
+"""The one panel vocabulary (widgets/views.py): a station on screen and its exported figure show the
+same panels — names, titles, values, labels, colour scales — and the station draws exactly them."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from app.values import Inputs, LabResult, Selection, make_weights, preset_config
+from compute import forward, toy_tokenizer
+from compute.stations import STATIONS
+from widgets.figure import figure_spec
+from widgets.stations import STATION_CLASSES
+from widgets.views import STATION_VIEWS, station_panels
+
+
+@pytest.fixture(scope="module")
+def result():
+    tok = toy_tokenizer()
+    inputs = Inputs(config=preset_config("toy"), tokens=tuple(tok.encode("the cat sat on the mat the cat")), seed=3)
+    weights = make_weights(inputs)
+    trace = forward(inputs.config, weights, inputs.tokens, backend="cpu")
+    return LabResult(request_id=1, inputs=inputs, trace=trace, weights=weights,
+                     labels=tuple(tok.labels(inputs.tokens)), compute_ms=0.0, token_label=tok.label)
+
+
+SELECTIONS = [Selection(layer=1, head=0, query=5), Selection(layer=0, head=1, query=2, lock_scales=True)]
+
+
+def _same(a, b):
+    assert (a.name, a.title, a.rows, a.cols, a.row_axis, a.col_axis, a.kind, a.masked_text, a.levels,
+            a.row_ticks, a.col_ticks) == (b.name, b.title, b.rows, b.cols, b.row_axis, b.col_axis, b.kind,
+                                         b.masked_text, b.levels, b.row_ticks, b.col_ticks)
+    np.testing.assert_array_equal(a.values, b.values)
+    assert (a.masked is None) == (b.masked is None)
+    if a.masked is not None:
+        np.testing.assert_array_equal(a.masked, b.masked)
+
+
+def test_every_station_has_a_view_and_a_class():
+    assert tuple(STATION_VIEWS) == STATIONS
+    assert [cls.key for cls in STATION_CLASSES] == list(STATIONS)
+
+
+@pytest.mark.parametrize("sel", SELECTIONS)
+@pytest.mark.parametrize("key", STATIONS)
+def test_each_stations_panels_are_its_exported_figures_panels(qapp, result, key, sel):
+    station = next(cls for cls in STATION_CLASSES if cls.key == key)()
+    shown = station.panels(result, sel)
+    spec = figure_spec(key, result, sel)
+    assert len(shown) == len(spec.panels)
+    for a, b in zip(shown, spec.panels, strict=True):
+        _same(a, b)
+    view = STATION_VIEWS[key]
+    assert spec.grid == tuple((s.row, s.col, s.rowspan, s.colspan) for s in view.slots)   # the same places
+    station.deleteLater()
+
+
+@pytest.mark.parametrize("key", [k for k in STATIONS if k != "softmax"])
+def test_a_station_draws_exactly_its_panels(qtbot, result, key):
+    station = next(cls for cls in STATION_CLASSES if cls.key == key)()
+    qtbot.addWidget(station)
+    station.resize(1000, 700)
+    station.show()
+    sel = SELECTIONS[0]
+    station.show_result(result, sel)
+    for mp, p in zip(station.slot_plots, station_panels(key, result, sel), strict=True):
+        np.testing.assert_array_equal(mp.values, np.atleast_2d(p.values))
+        assert mp.name == p.title and mp.levels == (p.levels or mp.levels)
+        assert list(mp.row_labels) == list(p.rows) and list(mp.col_labels) == list(p.cols)
+
+
+def test_locking_the_scales_shares_one_scale_on_screen_and_in_the_figure(result):
+    sel = SELECTIONS[0]
+    free = {p.name: p.levels for p in station_panels("scores", result, sel)}
+    locked = {p.name: p.levels for p in station_panels("scores", result, dataclasses.replace(sel, lock_scales=True))}
+    assert free["attn_scores_raw"] is None                                  # each its own scale
+    assert locked["attn_scores_raw"] == locked["attn_scores_scaled"] == locked["attn_scores"]

@@ -1,0 +1,341 @@
+"""What each view shows, once, for the screen and for exported figures alike.
+
+A `Panel` is one matrix as a person sees it: its DESIGN name, title, values, labels and colour
+scale. `panel(name, result, sel)` picks it from a LabResult and a Selection (no arithmetic beyond
+choosing a layer, a head, a row). A `StationView` lays a station's panels out: which panels, where,
+which share a colour scale, which follow the hovered query or key. `station_panels` gives the
+panels of a station; the station on screen (widgets/stations.py) draws exactly these, and the
+exported figure of the station (widgets/figure.py) is made of exactly these — so the figure
+equals the screen by construction (tests/widgets/test_views.py checks it).
+
+Adding a station: a Page row in compute/stations.py, a StationView here, and (only if it draws
+something other than heatmaps) a Station subclass in widgets/stations.py. See CONTRIBUTING.md.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from compute import explain
+
+from .matrix import idx_labels, symmetric_levels
+
+ALIASES = {"ln1": "ln1_out", "ln2": "ln2_out"}
+# Views of values in 0…1 or ≥ 0 (a sequential colour map); every other view is signed (diverging).
+SEQUENTIAL = frozenset({"pattern", "pattern_row", "pattern_col", "ln1_var", "ln2_var"})
+
+
+def view_kind(view: str) -> str:
+    return "sequential" if view in SEQUENTIAL else "diverging"
+
+
+# Views that are a part of a Trace name (one query's row, every head at once), in words.
+_PART_WORDS = {"scores_row": "the query's attn_scores row", "pattern_row": "its pattern row",
+               "pattern_col": "the query's pattern", "terms": "the terms pattern·v", "z_row": "z",
+               "W_O_stacked": "W_O (every head)"}
+
+
+def view_words(view: str) -> str:
+    return _PART_WORDS.get(view, view)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One heatmap: a DESIGN name, its matrix as shown, and how to label it."""
+
+    name: str                                  # e.g. "pattern" (key of FigureSpec.data())
+    title: str                                 # e.g. "pattern = softmax(attn_scores)"
+    values: np.ndarray                         # [rows, cols]
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    row_axis: str = ""
+    col_axis: str = ""
+    kind: str = "diverging"                    # "diverging" (symmetric levels) | "sequential"
+    masked: np.ndarray | None = None
+    levels: tuple[float, float] | None = None
+    masked_text: str = "−∞"
+    row_ticks: tuple[str, ...] | None = None   # axis labels instead of `rows` ("" leaves a blank)
+    col_ticks: tuple[str, ...] | None = None
+
+
+def _idx(n: int) -> tuple[str, ...]:
+    return tuple(idx_labels(n))
+
+
+def _vocab_labels(result, n: int) -> tuple[str, ...]:
+    return tuple(result.token_label(i) for i in range(n)) if n <= 256 else _idx(n)
+
+
+def _head_cols(cfg) -> tuple[str, ...]:
+    return tuple(f"{c // cfg.d_head}·{c % cfg.d_head}" for c in range(cfg.d_concat))
+
+
+def _head_ticks(cfg) -> tuple[str, ...]:
+    """"h0", "h1", … at each head's first column of the concatenation; blank elsewhere."""
+    return tuple(f"h{c // cfg.d_head}" if c % cfg.d_head == 0 else "" for c in range(cfg.d_concat))
+
+
+def pattern_levels(pattern: np.ndarray) -> tuple[float, float]:
+    """0…1 for short rows; long rows spread their weight thin (≈ 1/T), so past 32 keys the scale
+    runs to the largest weight."""
+    top = float(pattern.max()) if pattern.size else 1.0
+    return (0.0, 1.0) if pattern.shape[-1] <= 32 or top <= 0 else (0.0, top)
+
+
+def panel(name: str, result, sel) -> Panel:
+    """The single view `name` for the selected layer and head (KeyError for an unknown name)."""
+    t, w, cfg, labels = result.trace, result.weights, result.inputs.config, tuple(result.labels)
+    L, h = sel.layer, sel.head
+    dm, dh, dmlp = _idx(cfg.d_model), _idx(cfg.d_head), _idx(cfg.d_mlp)
+    p = f"blocks.{L}."
+    tok = dict(rows=labels, row_axis="token")
+    if name in ("embed", "pos_embed", "ln_final_out"):
+        titles = {"embed": "embed = W_E[tokens]", "pos_embed": "pos_embed = W_pos[:T]",
+                  "ln_final_out": "ln_final_out"}
+        return Panel(name, titles[name], t[name], cols=dm, col_axis="d_model", **tok)
+    if name == "logits":
+        return Panel(name, "logits = ln_final_out · W_Eᵀ", t["logits"], cols=_vocab_labels(result, cfg.d_vocab),
+                     col_axis="vocabulary", **tok)
+    if name in ("resid_pre", "ln1_out", "attn_out", "resid_mid", "ln2_out", "mlp_out", "resid_post"):
+        titles = {"attn_out": "attn_out = Σ_h result + b_O", "resid_mid": "resid_mid = resid_pre + attn_out",
+                  "resid_post": "resid_post = resid_mid + mlp_out"}
+        return Panel(name, titles.get(name, name), t[name, L], cols=dm, col_axis="d_model", **tok)
+    if name in ("mlp_pre", "mlp_post"):
+        title = "mlp_pre = ln2_out · W_in + b_in" if name == "mlp_pre" else "mlp_post = GELU(mlp_pre)"
+        return Panel(name, title, t[name, L], cols=dmlp, col_axis="d_mlp", **tok)
+    if name in ("ln1_mean", "ln1_var", "ln2_mean", "ln2_var"):
+        return Panel(name, name, t[name, L][:, None], cols=(name.split("_")[1],), kind=view_kind(name), **tok)
+    if name == "z_concat":
+        return Panel(name, "z_concat (heads side by side)", t[name, L], cols=_head_cols(cfg),
+                     col_axis="head · d_head", col_ticks=_head_ticks(cfg), **tok)
+    if name in ("q", "k", "v", "z"):
+        titles = {"q": f"q[:, {h}] = ln1_out · W_Q[{h}] + b_Q", "k": f"k[:, {h}] = ln1_out · W_K[{h}] + b_K",
+                  "v": f"v[:, {h}] = ln1_out · W_V[{h}] + b_V", "z": f"z[:, {h}] = pattern · v"}
+        return Panel(name, titles[name], t[name, L][:, h], cols=dh, col_axis="d_head", **tok)
+    if name == "result":
+        return Panel(name, f"result[:, {h}] = z_{h} · W_O[{h}]", t[name, L][:, h], cols=dm, col_axis="d_model", **tok)
+    if name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern"):
+        forbidden = np.isneginf(t["attn_scores", L][h])
+        qk = dict(rows=labels, cols=labels, row_axis="query i", col_axis="key j")
+        if name == "attn_scores_raw":
+            return Panel(name, "attn_scores_raw = q·kᵀ", t[name, L][h], **qk)
+        if name == "attn_scores_scaled":
+            title = (f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
+                     else "attn_scores_scaled (scaling off)")
+            return Panel(name, title, t[name, L][h], **qk)
+        if name == "attn_scores":
+            title = "attn_scores (masked: −∞)" if cfg.causal else "attn_scores (no mask)"
+            return Panel(name, title, t[name, L][h], masked=forbidden, **qk)
+        # Masked cells stay blank: the hatching says it, a wall of "0" only hides the real weights.
+        values = t[name, L][h]
+        return Panel(name, "pattern = softmax(attn_scores)", values, kind=view_kind(name), masked=forbidden,
+                     levels=pattern_levels(values), masked_text="", **qk)
+    if name in ("W_Q", "W_K", "W_V"):
+        return Panel(name, f"{name}[{h}]", w[p + "attn." + name][h], rows=dm, cols=dh, row_axis="d_model",
+                     col_axis="d_head")
+    if name == "W_O":
+        return Panel(name, f"W_O[{h}]", w[p + "attn.W_O"][h], rows=dh, cols=dm, row_axis="d_head", col_axis="d_model")
+    if name == "W_O_stacked":                 # every head's W_O, in the order of z_concat's columns
+        W_O = w[p + "attn.W_O"]                                             # [H, d_head, d_model]
+        return Panel("W_O", "W_O (stacked per head)", W_O.reshape(-1, W_O.shape[-1]), rows=_head_cols(cfg),
+                     cols=dm, row_axis="head · d_head", col_axis="d_model", row_ticks=_head_ticks(cfg))
+    if name == "W_in":
+        return Panel(name, "W_in", w[p + "mlp.W_in"], rows=dm, cols=dmlp, row_axis="d_model", col_axis="d_mlp")
+    if name == "W_out":
+        return Panel(name, "W_out", w[p + "mlp.W_out"], rows=dmlp, cols=dm, row_axis="d_mlp", col_axis="d_model")
+    if name == "W_E":
+        return Panel(name, "W_E", w["embed.W_E"], rows=_vocab_labels(result, cfg.d_vocab), cols=dm,
+                     row_axis="vocabulary", col_axis="d_model")
+    if name == "W_pos":
+        return Panel(name, "W_pos", w["pos_embed.W_pos"], rows=_idx(cfg.n_ctx), cols=dm, row_axis="position",
+                     col_axis="d_model")
+    if name in ("scores_row", "pattern_row"):  # one query's row of attn_scores / pattern (the softmax)
+        i = sel.query
+        word = labels[i] if labels else ""
+        scores = t["attn_scores", L][h, i]                                  # [T]
+        forbidden = np.isneginf(scores)[None, :]                            # [1, T]
+        row = dict(rows=(f"i={i} {word}",), cols=labels, col_axis="key j", masked=forbidden)
+        if name == "scores_row":
+            return Panel("attn_scores", f"attn_scores[{h}, {i}, :] — query “{word}”", scores[None, :], **row)
+        return Panel("pattern", f"pattern[{h}, {i}, :] = softmax (row sums to 1)", t["pattern", L][h, i][None, :],
+                     kind=view_kind(name), levels=(0.0, 1.0), masked_text="", **row)
+    if name in ("pattern_col", "terms", "z_row"):     # the weighted sum of v for one query
+        i = sel.query
+        word = labels[i] if labels else ""
+        terms, z = explain.weighted_terms(t, L, h, i)                       # [T, d_head], [d_head]
+        if name == "pattern_col":
+            return Panel("pattern", f"pattern[{h}, {i}, j]", t["pattern", L][h, i][:, None], labels, ("p",),
+                         row_axis="key j", kind=view_kind(name), levels=(0.0, 1.0))
+        if name == "terms":
+            return Panel("terms", f"pattern[{h}, {i}, j] · v[j, {h}]", terms, labels, dh, col_axis="d_head")
+        return Panel("z", f"z[{i}, {h}] = Σ_j (column sums)", z[None, :], (f"i={i} {word}",), dh, col_axis="d_head")
+    raise KeyError(name)
+
+
+# name -> (what it shows, needs a layer, needs a head): the single views of `qkv-lab export --view`.
+SINGLE_VIEWS: dict[str, tuple[str, bool, bool]] = {
+    "embed": ("W_E[tokens] [T, d_model]", False, False),
+    "pos_embed": ("W_pos[:T] [T, d_model]", False, False),
+    "resid_pre": ("block input [T, d_model]", True, False),
+    "ln1_mean": ("LayerNorm 1 mean [T]", True, False),
+    "ln1_var": ("LayerNorm 1 variance [T]", True, False),
+    "ln1_out": ("LayerNorm 1 output [T, d_model] (alias ln1)", True, False),
+    "W_Q": ("blocks.L.attn.W_Q[h] [d_model, d_head]", True, True),
+    "W_K": ("blocks.L.attn.W_K[h] [d_model, d_head]", True, True),
+    "W_V": ("blocks.L.attn.W_V[h] [d_model, d_head]", True, True),
+    "q": ("q[:, h] [T, d_head]", True, True),
+    "k": ("k[:, h] [T, d_head]", True, True),
+    "v": ("v[:, h] [T, d_head]", True, True),
+    "attn_scores_raw": ("q·kᵀ [T, T]", True, True),
+    "attn_scores_scaled": ("raw / √d_head [T, T]", True, True),
+    "attn_scores": ("scaled, causal mask −∞ [T, T]", True, True),
+    "pattern": ("softmax of attn_scores [T, T]", True, True),
+    "z": ("z[:, h] = pattern · v [T, d_head]", True, True),
+    "z_concat": ("heads side by side [T, n_heads·d_head]", True, False),
+    "W_O": ("blocks.L.attn.W_O[h] [d_head, d_model]", True, True),
+    "result": ("result[:, h] = z_h · W_O[h] [T, d_model]", True, True),
+    "attn_out": ("Σ_h result + b_O [T, d_model]", True, False),
+    "resid_mid": ("resid_pre + attn_out [T, d_model]", True, False),
+    "ln2_mean": ("LayerNorm 2 mean [T]", True, False),
+    "ln2_var": ("LayerNorm 2 variance [T]", True, False),
+    "ln2_out": ("LayerNorm 2 output [T, d_model] (alias ln2)", True, False),
+    "W_in": ("blocks.L.mlp.W_in [d_model, d_mlp]", True, False),
+    "mlp_pre": ("ln2_out · W_in + b_in [T, d_mlp]", True, False),
+    "mlp_post": ("GELU(mlp_pre) [T, d_mlp]", True, False),
+    "W_out": ("blocks.L.mlp.W_out [d_mlp, d_model]", True, False),
+    "mlp_out": ("MLP output [T, d_model]", True, False),
+    "resid_post": ("block output [T, d_model]", True, False),
+    "ln_final_out": ("final LayerNorm [T, d_model]", False, False),
+    "logits": ("ln_final_out · W_Eᵀ [T, d_vocab]", False, False),
+    "W_E": ("embed.W_E [d_vocab, d_model]", False, False),
+    "W_pos": ("pos_embed.W_pos [n_ctx, d_model]", False, False),
+}
+
+
+# -- the stations' layouts ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Slot:
+    """One panel of a station, where it sits and how it links to the selection on screen."""
+
+    view: str                                  # a `panel()` name
+    row: int
+    col: int
+    rowspan: int = 1
+    colspan: int = 1
+    roles: tuple[str | None, str | None] = ("query", None)   # what its rows / columns are: "query", "key"
+    attr: str = ""                             # the station's attribute for its plot (tests, tools)
+    title: str = ""                            # a shorter title here; "{h}", "{i}" filled in
+    trace: str | None = None                   # a click explains the cell (dot-product trace) of this name
+    colorbar: bool = True
+    layer0: bool = False                       # always layer 0 (the embeddings' resid_pre)
+
+
+@dataclass(frozen=True)
+class StationView:
+    key: str                                   # compute.stations.PAGE key
+    formula: str                               # the station header's equation (HTML)
+    slots: tuple[Slot, ...]
+    shared: tuple[tuple[str, ...], ...] = ()   # panel names that always share one colour scale
+    locked: tuple[tuple[str, ...], ...] = ()   # ... and those that share one when 'lock scales' is on
+    shapes: str = ""                           # the header's sizes line: {T}, {i} and Config fields
+    col_stretch: tuple[int, ...] = ()
+    row_stretch: tuple[int, ...] = ()
+    panel_size: tuple[int, int] = (360, 320)   # an exported figure's logical px per grid cell at 10 pt
+
+    @property
+    def columns(self) -> int:
+        return max(s.col + s.colspan for s in self.slots)
+
+
+QK = ("query", "key")
+STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
+    StationView("embeddings", "resid_pre = embed + pos_embed = W_E[tokens] + W_pos[:T]", (
+        Slot("embed", 0, 0, attr="embed"),
+        Slot("pos_embed", 0, 1, attr="pos"),
+        Slot("resid_pre", 0, 2, attr="sum", title="resid_pre (layer 0)", layer0=True),
+    ), locked=(("embed", "pos_embed", "resid_pre"),), shapes="[T, d_model] = [{T}, {d_model}]"),
+    StationView("layernorm", "ln1_out = (resid_pre − ln1_mean) / √(ln1_var + ε) · w + b", (
+        Slot("resid_pre", 0, 0, attr="inp"),
+        Slot("ln1_mean", 0, 1, attr="mean", colorbar=False),
+        Slot("ln1_var", 0, 2, attr="var", colorbar=False),
+        Slot("ln1_out", 0, 3, attr="out"),
+    ), shapes="[T, d_model] = [{T}, {d_model}], ε = 1e-5, biased variance", col_stretch=(4, 1, 1, 4),
+        panel_size=(300, 340)),
+    StationView("projections", "q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)", (
+        Slot("ln1_out", 0, 0, rowspan=2, attr="x"),
+        Slot("W_Q", 0, 1, roles=(None, None), attr="wq"),
+        Slot("W_K", 0, 2, roles=(None, None), attr="wk"),
+        Slot("W_V", 0, 3, roles=(None, None), attr="wv"),
+        Slot("q", 1, 1, attr="q", title="q[:, {h}]  (query i)", trace="q"),
+        Slot("k", 1, 2, roles=("key", None), attr="k", title="k[:, {h}]  (key j)", trace="k"),
+        Slot("v", 1, 3, roles=("key", None), attr="v", title="v[:, {h}]  (value j)", trace="v"),
+    ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v")), col_stretch=(5, 4, 4, 4),
+        shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q[:, h]: [T, d_head] = [{T}, {d_head}]"),
+    StationView("scores", "attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern", (
+        Slot("attn_scores_raw", 0, 0, roles=QK, attr="raw", trace="attn_scores"),
+        Slot("attn_scores_scaled", 0, 1, roles=QK, attr="scaled", trace="attn_scores"),
+        Slot("attn_scores", 1, 0, roles=QK, attr="masked", trace="attn_scores"),
+        Slot("pattern", 1, 1, roles=QK, attr="pattern", trace="attn_scores"),
+    ), locked=(("attn_scores_raw", "attn_scores_scaled", "attn_scores"),), panel_size=(380, 340),
+        shapes="[T, T] = [{T}, {T}] = {TT:,} scores per head"),
+    StationView("softmax", "pattern[h, i, j] = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij)", (
+        Slot("scores_row", 0, 0, roles=(None, "key"), attr="scores_row"),
+        Slot("pattern_row", 1, 0, roles=(None, "key"), attr="pattern_row"),
+    ), shapes="one row of [T, T], T = {T}", panel_size=(640, 150)),
+    StationView("weighted_sum", "z[i, h] = Σ_j pattern[h, i, j] · v[j, h]", (
+        Slot("pattern_col", 0, 0, roles=("key", None), attr="p", colorbar=False),
+        Slot("v", 0, 1, roles=("key", None), attr="v", title="v[j, {h}]"),
+        Slot("terms", 0, 2, roles=("key", None), attr="terms"),
+        Slot("z_row", 1, 2, roles=(None, None), attr="z"),
+    ), shared=(("terms", "z"),), col_stretch=(1, 4, 4), row_stretch=(6, 1), panel_size=(340, 250),
+        shapes="v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}"),
+    StationView("heads", "z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h] + b_O;&nbsp; "
+                         "resid_mid = resid_pre + attn_out", (
+        Slot("z_concat", 0, 0, attr="zc"),
+        Slot("W_O_stacked", 0, 1, roles=(None, None), attr="wo"),
+        Slot("result", 1, 0, attr="res"),
+        Slot("attn_out", 1, 1, attr="out"),
+        Slot("resid_mid", 1, 2, attr="mid"),
+    ), shared=(("result", "attn_out"),),
+        shapes="z_concat: [T, n_heads·d_head] = [{T}, {d_concat}] · W_O: [n_heads·d_head, d_model] = "
+               "[{d_concat}, {d_model}]"),
+    StationView("mlp", "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; "
+                       "resid_post = resid_mid + mlp_out", (
+        Slot("ln2_out", 0, 0, attr="ln2"),
+        Slot("mlp_pre", 0, 1, attr="pre"),
+        Slot("mlp_post", 0, 2, attr="post"),
+        Slot("mlp_out", 1, 0, attr="out"),
+        Slot("resid_post", 1, 1, attr="resid"),
+    ), shared=(("mlp_pre", "mlp_post"),), shapes="mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via W_Eᵀ (tied)"),
+)}
+
+
+def share_levels(panels: list[Panel], names: tuple[str, ...]) -> list[Panel]:
+    """One colour scale for the named panels (so their colours compare)."""
+    chosen = [p for p in panels if p.name in names]
+    if not chosen:
+        return panels
+    levels = symmetric_levels(*(p.values for p in chosen))
+    return [dataclasses.replace(p, levels=levels) if p.name in names else p for p in panels]
+
+
+def station_panels(key: str, result, sel) -> list[Panel]:
+    """The panels of a station for this result and selection, in its slots' order."""
+    view = STATION_VIEWS[key]
+    panels = []
+    for slot in view.slots:
+        p = panel(slot.view, result, dataclasses.replace(sel, layer=0) if slot.layer0 else sel)
+        if slot.title:
+            p = dataclasses.replace(p, title=slot.title.format(h=sel.head, i=sel.query))
+        panels.append(p)
+    for group in view.shared + (view.locked if sel.lock_scales else ()):
+        panels = share_levels(panels, group)
+    return panels
+
+
+def station_shapes(key: str, result, sel) -> str:
+    """The station's sizes line at the current sizes, e.g. "[T, T] = [6, 6] = 36 scores per head"."""
+    cfg, T = result.inputs.config, result.trace.T
+    return STATION_VIEWS[key].shapes.format(T=T, TT=T * T, i=sel.query, d_concat=cfg.d_concat, **cfg.to_dict())
