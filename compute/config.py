@@ -385,7 +385,28 @@ PRESETS: dict[str, Config] = {
     # (PRESETS["gpt3-175b"].replace(n_layers=1)).
     "gpt3-175b": Config(d_model=12288, n_heads=96, d_head=128, n_ctx=2048, d_vocab=50257,
                         n_layers=96, name="gpt3-175b"),
+    # GPT-3 as its paper describes the layers: dense and locally banded attention alternating
+    # (even layers dense, odd layers a band of the last 256 keys; see PRESET_NOTES for the width).
+    "gpt3-175b-banded": Config(d_model=12288, n_heads=96, d_head=128, n_ctx=2048, d_vocab=50257,
+                               n_layers=96, windows=(None, 256) * 48, name="gpt3-175b-banded"),
+    # The LLaMA family (DESIGN.md section 8). SmolLM2-135M as its GGUF/config.json give it.
+    "smollm2-135m": Config(d_model=576, n_heads=9, n_kv_heads=3, d_head=64, d_mlp=1536, n_ctx=8192,
+                           d_vocab=49152, n_layers=30, norm="rmsnorm", norm_eps=1e-5, positions="rope",
+                           rope_theta=1e5, mlp="swiglu", tied_embeddings=True, attn_bias=False,
+                           mlp_bias=False, name="smollm2-135m"),
+    # Dimensions only (like gpt3-175b): one block at a time.
+    "llama-3-8b": Config(d_model=4096, n_heads=32, n_kv_heads=8, d_head=128, d_mlp=14336, n_ctx=8192,
+                         d_vocab=128256, n_layers=32, norm="rmsnorm", norm_eps=1e-5, positions="rope",
+                         rope_theta=5e5, mlp="swiglu", tied_embeddings=False, attn_bias=False,
+                         mlp_bias=False, name="llama-3-8b"),
+    "mistral-7b": Config(d_model=4096, n_heads=32, n_kv_heads=8, d_head=128, d_mlp=14336, n_ctx=32768,
+                         d_vocab=32000, n_layers=32, norm="rmsnorm", norm_eps=1e-5, positions="rope",
+                         rope_theta=1e4, mlp="swiglu", tied_embeddings=False, attn_bias=False,
+                         mlp_bias=False, windows=4096, name="mistral-7b"),
 }
+# Presets whose weights cannot be held in memory: they are run one block at a time
+# (PRESETS[name].replace(n_layers=1); windows repeat their per-layer pattern).
+ONE_BLOCK_PRESETS: tuple[str, ...] = ("gpt3-175b", "gpt3-175b-banded", "llama-3-8b", "mistral-7b")
 
 PRESET_NOTES: dict[str, str] = {
     "toy": "2 blocks, 2 heads, width 8, vocabulary 16: small enough to read every number.",
@@ -394,4 +415,20 @@ PRESET_NOTES: dict[str, str] = {
     "gpt2-small": "GPT-2 small's dimensions: 12 blocks, 12 heads of 64, width 768, context 1024.",
     "gpt3-175b": "GPT-3 175B's dimensions: 96 blocks of 96 heads of 128, width 12,288, context 2,048. "
                  "Dimensions only, random weights, one block at a time.",
+    "gpt3-175b-banded": "GPT-3 175B with the attention its paper describes: \"alternating dense and locally "
+                        "banded sparse attention patterns in the layers\". The paper gives no band width; "
+                        "256 keys is assumed, the local window of GPT-Neo, EleutherAI's open replication of "
+                        "GPT-3's layout (its layers alternate global and local attention with window 256). "
+                        "Even layers dense, odd layers banded. Dimensions only, one block at a time "
+                        "(n_layers=1 is a dense layer; n_layers=2 shows both kinds).",
+    "smollm2-135m": "SmolLM2-135M's dimensions: 30 blocks, 9 query heads sharing 3 K/V heads (GQA) of 64, "
+                    "width 576, SwiGLU MLP of 1,536, RMSNorm, RoPE (theta 100,000), tied embeddings, "
+                    "vocabulary 49,152, context 8,192 (its config.json and GGUF say 8,192). Random weights; "
+                    "the real ones are 'SmolLM2-135M (real weights)'.",
+    "llama-3-8b": "Llama-3-8B's dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, width "
+                  "4,096, SwiGLU MLP of 14,336, RMSNorm, RoPE (theta 500,000), untied unembedding, vocabulary "
+                  "128,256, context 8,192. Dimensions only, random weights, one block at a time.",
+    "mistral-7b": "Mistral-7B (v0.1)'s dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, "
+                  "width 4,096, SwiGLU MLP of 14,336, RoPE (theta 10,000), vocabulary 32,000, context 32,768 "
+                  "with a sliding window of 4,096 keys in every layer. Dimensions only, one block at a time.",
 }
