@@ -37,7 +37,7 @@ def checkpoints(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("backend", ["reference"])
+@pytest.mark.parametrize("backend", ["reference", "cpu"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_logits_and_patterns_equal_transformers(checkpoints, case, backend):
     model, folder = checkpoints[case]
