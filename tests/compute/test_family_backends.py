@@ -42,6 +42,8 @@ def family_config(rng, **overrides) -> Config:
     if fields["positions"] == "rope" and rng.random() < 0.3:
         fields["rotary_dim"] = 2 * int(rng.integers(1, d_head // 2 + 1))
     fields.update(overrides)
+    if "windows" not in overrides:
+        fields["windows"] = tuple(fields["windows"][i % n_layers] for i in range(fields["n_layers"]))
     return Config(**fields)
 
 

