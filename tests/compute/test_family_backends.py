@@ -199,3 +199,21 @@ def test_window_with_an_extra_mask_and_fully_masked_rows(rng):
     cpu = forward(cfg, weights, tokens, backend="cpu", attn_mask=mask)
     assert_trace_matches(cpu, ref, F32_TOL)
     assert (cpu["pattern", 0][:, 4] == 0).all() and (cpu["z", 0][4] == 0).all()
+
+
+def test_explain_follows_gqa_rope_and_missing_biases(rng):
+    from compute import explain
+
+    cfg = Config(d_model=12, n_heads=4, n_kv_heads=2, d_head=6, n_ctx=10, d_vocab=9, n_layers=1,
+                 norm="rmsnorm", positions="rope", mlp="swiglu", attn_bias=False)
+    weights, tokens = _inputs(rng, cfg, T=8)
+    trace = forward(cfg, weights, tokens, backend="cpu")
+    for name in ("q", "k", "v"):
+        t = explain.projection_trace(trace, weights, name, 0, 3, 5, 2)             # query head 3
+        assert t.head == (3 if name == "q" else 1) and t.bias == 0.0               # K/V head 3 // 2
+        assert t.total == pytest.approx(t.cell, abs=1e-5)
+    s = explain.score_trace(trace, 0, 3, 6, 2)
+    assert s.left_name == "rot_q[6, 3]" and s.right_name == "rot_k[2, 1]"
+    assert s.total == pytest.approx(float(trace["attn_scores_raw", 0][3, 6, 2]), abs=1e-5)
+    terms, z = explain.weighted_terms(trace, 0, 3, 6)
+    np.testing.assert_allclose(terms.sum(0), z, rtol=1e-5, atol=1e-6)
