@@ -184,10 +184,18 @@ def _load_tokenizer(folder: Path, cfg: Config) -> CheckpointTokenizer:
     else:
         raise CheckpointError(f"no tokenizer: expected {TOKENIZER_FILE}, or {VOCAB_FILE} and {MERGES_FILE}",
                               folder)
+    sizes = [(folder / n).stat().st_size for n in (TOKENIZER_FILE, VOCAB_FILE, MERGES_FILE) if (folder / n).is_file()]
+    if max(sizes, default=0) > MAX_JSON_BYTES:
+        raise CheckpointError(f"the tokenizer files ({source}) are over {MAX_JSON_BYTES >> 20} MiB: not a tokenizer",
+                              folder)
     try:
         tok = make()
     except Exception as exc:  # noqa: BLE001 - the tokenizers library raises plain Exceptions
         raise CheckpointError(f"the tokenizer files ({source}) cannot be read: {exc}", folder) from None
+    except BaseException as exc:  # a Rust panic inside tokenizers is a BaseException (pyo3's PanicException)
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise CheckpointError(f"the tokenizer files ({source}) crash the tokenizers library: {exc}", folder) from None
     # A tokenizer.json may ask to truncate or pad; the lab shows exactly the text's tokens.
     tok.no_truncation()
     tok.no_padding()
@@ -237,8 +245,14 @@ def _check_folder(folder: str | os.PathLike) -> Path:
     return path
 
 
+MAX_JSON_BYTES = 64 << 20        # config.json and shard indexes are kilobytes; tokenizer.json ~10 MB
+
+
 def _read_json(path: Path, folder: Path, what: str) -> Any:
     try:
+        if path.stat().st_size > MAX_JSON_BYTES:
+            raise CheckpointError(f"{path.name} is {path.stat().st_size:,} bytes, more than the "
+                                  f"{MAX_JSON_BYTES >> 20} MiB such a file can need", folder)
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         present = sorted(p.name for p in folder.iterdir())[:12]

@@ -496,6 +496,10 @@ def _tokenizer(path: Path, meta: dict, cfg: Config, reader):
                                    ignore_merges=meta.get("tokenizer.ggml.pre") in ("llama-bpe", "llama3")))
     except Exception as exc:  # noqa: BLE001 - the tokenizers library raises plain Exceptions
         raise _error(f"the vocabulary cannot be made into a tokenizer: {exc}", path) from None
+    except BaseException as exc:  # a Rust panic inside tokenizers is a BaseException (pyo3's PanicException)
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise _error(f"the vocabulary crashes the tokenizers library: {exc}", path) from None
     pre, note = _pre_tokenizer(meta.get("tokenizer.ggml.pre"))
     tok.pre_tokenizer = pre
     tok.decoder = decoders.ByteLevel()

@@ -161,3 +161,15 @@ def test_random_corruptions_of_a_llama_folder_give_checkpoint_error_only(checkpo
         except CheckpointError:
             continue
         assert all(np.isfinite(w[k]).all() for k in w)
+
+
+def test_oversized_json_files_are_refused_before_they_are_read(checkpoints, tmp_path):
+    import shutil
+
+    folder = tmp_path / "huge"
+    shutil.copytree(checkpoints["llama-gqa"][1], folder)
+    for name, match in (("tokenizer.json", "tokenizer files .* over 64 MiB"), ("config.json", "more than the 64 MiB")):
+        with open(folder / name, "r+b") as fh:                 # sparse: nothing is written, the size is what counts
+            fh.truncate(65 << 20)
+        with pytest.raises(CheckpointError, match=match):
+            load_checkpoint(folder)
