@@ -175,7 +175,7 @@ class Weights(Mapping):
                 problems.append(f"{name} has shape {tuple(arr.shape)}, expected {shape} "
                                 f"{_shape_hint(name, cfg)}")
                 continue
-            arr = np.array(arr, dtype=np.float32, copy=True)  # own, contiguous, float32
+            arr = np.array(arr, dtype=np.float32, copy=True, order="C")  # own, contiguous, float32
             if not np.isfinite(arr).all():
                 bad = int(arr.size - np.isfinite(arr).sum())
                 problems.append(f"{name} has {bad} non-finite value(s) (NaN or Inf)")

@@ -68,6 +68,7 @@ def test_the_configs_map_every_family_field(checkpoints):
         for key, value in fields.items():
             assert getattr(cfg, key) == value, (case, key)
         assert ("unembed.W_U" in w) == (not cfg.tied_embeddings)
+        assert all(w[n].flags.c_contiguous for n in w)          # the device copies need C order
     _, w, _ = load_checkpoint(checkpoints["qwen2-biases"][1])
     assert not w["blocks.0.attn.b_O"].any() and w["blocks.0.attn.b_Q"].any()   # Qwen2: no o_proj bias
 

@@ -235,3 +235,25 @@ def test_real_smollm2_block_on_cuda(rng):
     cfg, weights, tok = real_models.load("smollm2-135m")
     ids = tok.encode("The capital of France is Paris. The capital of Germany is Berlin.")
     _compare(cfg, weights, ids, tol=2e-5)
+
+
+@pytest.mark.parametrize("case", ["llama-gqa", "mistral-window"])
+def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
+    """The HF-folder chain end to end on the device: load_checkpoint, the cuda backend, HF's own
+    float64 logits and patterns (tests/compute/test_llama_family proves reference == HF to 1e-8)."""
+    pytest.importorskip("transformers")
+    from compute import load_checkpoint
+    from tests.compute.helpers import max_scaled_error
+    from tests.compute.hf_models import hf_forward, make_hf_model, save_hf_folder
+
+    config = dict(num_key_value_heads=2) if case == "llama-gqa" else dict(sliding_window=3)
+    model = make_hf_model(case.split("-")[0], seed=11, hidden_size=8, intermediate_size=12,
+                          num_attention_heads=4, **config)
+    cfg, weights, tok = load_checkpoint(save_hf_folder(model, tmp_path / case))
+    ids = tok.encode("the cat sat on the mat and the dog ran")[:10]
+    logits, patterns = hf_forward(model, ids)
+    got = forward(cfg, weights, ids, backend="cuda")
+    assert got.backend == "cuda", got.notice
+    assert max_scaled_error(got["logits"], logits) <= 2e-5
+    for layer in range(cfg.n_layers):
+        assert max_scaled_error(got["pattern", layer], patterns[layer]) <= 2e-5
