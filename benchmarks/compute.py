@@ -158,7 +158,11 @@ def machine() -> dict:
             model = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), model)
     except OSError:
         pass
-    return {"cpu": model, "cpus": os.cpu_count(),
+    try:
+        load = [round(x, 2) for x in os.getloadavg()]       # a shared machine's other work shows here
+    except OSError:
+        load = None
+    return {"cpu": model, "cpus": os.cpu_count(), "load_average_1_5_15min": load,
             "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
             "torch": torch.__version__, "torch_threads": torch.get_num_threads(), "blas": blas,
             "commit": commit}

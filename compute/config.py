@@ -1,4 +1,5 @@
-"""The model's shape: a frozen, validated `Config`, the presets, and token validation.
+"""The model's shape: a frozen, validated `Config` (GPT-2 and the LLaMA family), the presets, and
+token validation.
 
 Every impossible value raises `ConfigError`, whose message names the field, the value and the
 limit it broke, so the UI and the CLI can show it as it is.
@@ -91,10 +92,14 @@ def _as_flag(name: str, value: Any) -> bool:
 
 @dataclass(frozen=True, kw_only=True)
 class Config:
-    """Dimensions of a GPT-2-style decoder (DESIGN.md section 2). Defaults are the toy workbench.
+    """Dimensions of a decoder (DESIGN.md section 2) and its model family (section 8: the
+    LLaMA family's RMSNorm, RoPE, GQA, SwiGLU, untied unembedding, windows). Defaults are the toy
+    workbench, a GPT-2.
 
     `d_head` defaults to d_model // n_heads and `d_mlp` to 4 * d_model; both are then ordinary
-    fields, so `replace(d_model=...)` keeps them unless they are given too.
+    fields, so `replace(d_model=...)` keeps them unless they are given too. `n_kv_heads` defaults
+    to n_heads and `rotary_dim` (RoPE only) to d_head; `windows` is None (all dense) or one entry
+    per layer (a single number means every layer).
     """
 
     d_model: int = 8
