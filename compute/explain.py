@@ -11,13 +11,18 @@ import numpy as np
 from .trace import Trace
 
 
-def weighted_terms(trace: Trace, layer: int, head: int, query: int) -> tuple[np.ndarray, np.ndarray]:
-    """The terms of z_i = sum_j pattern[h, i, j] * v_j, and z_i itself.
+def kv_head(trace: Trace, head: int) -> int:
+    """The K/V head query head `head` reads: head // (n_heads / n_kv_heads) (itself without GQA)."""
+    return int(head) // trace.cfg.n_groups
 
-    Returns terms [T, d_head] (row j is pattern[h, i, j] * v[j, h]) and z_i [d_head].
+
+def weighted_terms(trace: Trace, layer: int, head: int, query: int) -> tuple[np.ndarray, np.ndarray]:
+    """The terms of z_i = sum_j pattern[h, i, j] * v_j, and z_i itself (v of head h's K/V head).
+
+    Returns terms [T, d_head] (row j is pattern[h, i, j] * v[j, h // groups]) and z_i [d_head].
     """
     p = trace["pattern", layer][head, query]                              # [T]
-    v = trace["v", layer][:, head]                                        # [T, d_head]
+    v = trace["v", layer][:, kv_head(trace, head)]                        # [T, d_head]
     terms = p[:, None] * v                                                # [T, d_head]
     return terms, trace["z", layer][query, head]                          # [T, d_head], [d_head]
 
@@ -58,30 +63,36 @@ class DotTrace:
 
 
 def projection_trace(trace: Trace, weights, name: str, layer: int, head: int, row: int, col: int) -> DotTrace:
-    """q/k/v[row, head, col] = Σ_c ln1_out[row, c] · W[head, c, col] + b[head, col]."""
+    """q/k/v[row, head, col] = Σ_c ln1_out[row, c] · W[head, c, col] + b[head, col]. `head` is the
+    query head a view shows; for k and v it is mapped to the K/V head that query head reads."""
     if name not in ("q", "k", "v"):
         raise ValueError(f"projection_trace explains q, k or v, not {name!r}")
     letter = name.upper()
+    h = head if name == "q" else kv_head(trace, head)                     # k, v: the shared K/V head
     left = np.asarray(trace["ln1_out", layer][row], dtype=np.float64)     # [d_model]
-    right = np.asarray(weights[f"blocks.{layer}.attn.W_{letter}"][head][:, col], dtype=np.float64)  # [d_model]
+    right = np.asarray(weights[f"blocks.{layer}.attn.W_{letter}"][h][:, col], dtype=np.float64)  # [d_model]
     products = left * right                                               # [d_model]
-    bias = float(weights[f"blocks.{layer}.attn.b_{letter}"][head, col])
-    return DotTrace(name=name, layer=layer, head=head, row=row, col=col,
-                    left_name=f"ln1_out[{row}]", right_name=f"W_{letter}[{head}][:, {col}]",
+    bias_name = f"blocks.{layer}.attn.b_{letter}"
+    bias = float(weights[bias_name][h, col]) if bias_name in weights else 0.0   # no biases: 0
+    return DotTrace(name=name, layer=layer, head=h, row=row, col=col,
+                    left_name=f"ln1_out[{row}]", right_name=f"W_{letter}[{h}][:, {col}]",
                     left=left, right=right, products=products, running=np.cumsum(products), bias=bias,
-                    total=float(products.sum()) + bias, cell=float(trace[name, layer][row, head, col]))
+                    total=float(products.sum()) + bias, cell=float(trace[name, layer][row, h, col]))
 
 
 def score_trace(trace: Trace, layer: int, head: int, row: int, col: int) -> DotTrace:
-    """attn_scores_raw[head, i, j] = Σ_c q_i[c] · k_j[c]; then ÷ sqrt(d_head), mask, softmax."""
+    """attn_scores_raw[head, i, j] = Σ_c q_i[c] · k_j[c]; then ÷ sqrt(d_head), mask, softmax. With
+    RoPE the scores use rot_q and rot_k; with GQA, k of the K/V head the query head reads."""
     cfg = trace.cfg
-    left = np.asarray(trace["q", layer][row, head], dtype=np.float64)     # [d_head]
-    right = np.asarray(trace["k", layer][col, head], dtype=np.float64)    # [d_head]
+    q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+    g = kv_head(trace, head)
+    left = np.asarray(trace[q_name, layer][row, head], dtype=np.float64)  # [d_head]
+    right = np.asarray(trace[k_name, layer][col, g], dtype=np.float64)    # [d_head]
     products = left * right                                               # [d_head]
     total = float(products.sum())
     scale = 1.0 / float(np.sqrt(cfg.d_head)) if cfg.scale_scores else 1.0
     return DotTrace(name="attn_scores", layer=layer, head=head, row=row, col=col,
-                    left_name=f"q[{row}, {head}]", right_name=f"k[{col}, {head}]", left=left, right=right,
+                    left_name=f"{q_name}[{row}, {head}]", right_name=f"{k_name}[{col}, {g}]", left=left, right=right,
                     products=products, running=np.cumsum(products), bias=0.0, total=total,
                     cell=float(trace["attn_scores_raw", layer][head, row, col]), scale=scale,
                     scaled=total * scale, masked=bool(np.isneginf(trace["attn_scores", layer][head, row, col])),

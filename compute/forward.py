@@ -52,9 +52,7 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
     if not isinstance(weights, Weights):
         raise TypeError(f"forward needs Weights, got {type(weights).__name__}")
     if not weights.cfg.same_shapes(cfg):
-        diffs = [f"{f}: weights {getattr(weights.cfg, f)} vs config {getattr(cfg, f)}"
-                 for f in ("d_model", "n_heads", "d_head", "n_ctx", "d_vocab", "n_layers", "d_mlp")
-                 if getattr(weights.cfg, f) != getattr(cfg, f)]
+        diffs = cfg.shape_differences(weights.cfg)
         raise WeightsError(f"the weights do not fit this config ({'; '.join(diffs)}); "
                            "make new ones with Weights.random(cfg, seed)")
     ids = cfg.validate_tokens(tokens)                                       # [T]

@@ -5,6 +5,11 @@ keeps them (the cache) and a decode step only computes the newest row: its q, k,
 scores against the cached keys, one softmax row, and its path through W_O and the MLP. The
 multiply-add counts below compare that with recomputing the whole sequence at every step.
 
+Every model family: with GQA a layer caches n_kv_heads heads, [t, n_kv_heads, d_head] (SmolLM2's
+cache is 3x smaller than multi-head attention's, Llama-3-8B's 4x); with RoPE the keys are cached
+rotated (a position's rotation never changes); a layer with a window W keeps a ring of its last W
+rows. `cache_size(cfg)` gives the bytes per token and at full context beside the MHA equivalent.
+
 Written in float64 numpy, like the reference backend, so every cached row can be checked against
 `forward(..., backend="reference")` on the same tokens.
 """
@@ -14,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .backends.reference import gelu, layer_norm
+from .backends.reference import gelu, norm, rope, rope_angles, silu
 from .config import Config, ConfigError
 from .forward import forward
 from .weights import Weights
@@ -22,8 +27,30 @@ from .weights import Weights
 
 @dataclass
 class LayerCache:
-    k: np.ndarray                     # [t, n_heads, d_head] keys of every position so far
-    v: np.ndarray                     # [t, n_heads, d_head] values of every position so far
+    """One layer's cache: the keys (as the scores use them: after RoPE) and values of the
+    positions it still needs, oldest first. A layer with a window W keeps at most W rows: a ring
+    in which position p lives in slot p % W and each new row replaces the oldest."""
+
+    k: np.ndarray                     # [t, n_kv_heads, d_head] keys of the cached positions
+    v: np.ndarray                     # [t, n_kv_heads, d_head] values
+    positions: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))   # [t] their positions
+    window: int | None = None         # ring size (None: every position is kept)
+
+    def append(self, k: np.ndarray, v: np.ndarray, position: int) -> None:
+        """Add one position's k, v [n_kv_heads, d_head]; a full ring drops its oldest row."""
+        keep = slice(1, None) if self.window is not None and len(self.positions) >= self.window else slice(None)
+        self.k = np.concatenate([self.k[keep], k[None]], axis=0)          # [t, KV, dh]
+        self.v = np.concatenate([self.v[keep], v[None]], axis=0)          # [t, KV, dh]
+        self.positions = np.append(self.positions[keep], position)        # [t]
+
+    @property
+    def slots(self) -> np.ndarray:
+        """The ring slot of each cached row (its position itself without a window)."""
+        return self.positions if self.window is None else self.positions % self.window
+
+    @property
+    def nbytes(self) -> int:
+        return self.k.nbytes + self.v.nbytes
 
 
 @dataclass
@@ -32,13 +59,14 @@ class DecodeStep:
 
     position: int                     # index of the new token
     token: int                        # the token fed in at `position`
-    q: list[np.ndarray]               # per layer [n_heads, d_head]: the one new query row
+    q: list[np.ndarray]               # per layer [n_heads, d_head]: the one new query row (after RoPE)
     scores: list[np.ndarray]          # per layer [n_heads, t]: scaled scores of that row
     pattern: list[np.ndarray]         # per layer [n_heads, t]: its softmax row
     logits: np.ndarray                # [d_vocab] prediction after `position`
     next_token: int                   # greedy choice
     macs_cached: int                  # multiply-adds this step, with the cache
     macs_recompute: int               # multiply-adds to recompute the whole sequence instead
+    keys: list[np.ndarray] = field(default_factory=list)   # per layer [t]: the positions scored
 
 
 @dataclass
@@ -58,48 +86,132 @@ class Generation:
     def macs_saved(self) -> int:
         return sum(s.macs_recompute - s.macs_cached for s in self.steps)
 
+    @property
+    def cache_bytes(self) -> int:
+        """What the cache holds now, at the float64 it is kept in here."""
+        return sum(c.nbytes for c in self.caches)
 
-def block_macs(cfg: Config, n_new: int, n_total: int) -> int:
-    """Multiply-adds of one block for n_new query rows attending over n_total positions (causal:
-    row r of the new ones sees n_total - n_new + r + 1 keys)."""
-    H, dh, dm, mlp = cfg.n_heads, cfg.d_head, cfg.d_model, cfg.d_mlp
-    keys_seen = sum(n_total - n_new + r + 1 for r in range(n_new)) if cfg.causal else n_new * n_total
-    return (3 * n_new * dm * H * dh          # q, k, v rows
-            + H * keys_seen * dh             # scores q_i . k_j for the keys each row sees
-            + H * keys_seen * dh             # pattern @ v
+
+# -- sizes -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CacheSize:
+    """K/V cache sizes of a model, next to the same model with multi-head attention (one K/V head
+    per query head, no windows): GQA divides the cache by n_heads / n_kv_heads, a window W caps a
+    layer at W rows."""
+
+    itemsize: int                     # bytes per number (2: fp16/bf16, as inference engines store it)
+    n_ctx: int
+    bytes_per_token: int              # one more position, every layer, K and V
+    bytes_full_context: int           # at n_ctx positions (window layers hold min(n_ctx, W) rows)
+    mha_bytes_per_token: int
+    mha_bytes_full_context: int
+
+    @property
+    def ratio_per_token(self) -> float:
+        """How many times smaller than multi-head attention, per token."""
+        return self.mha_bytes_per_token / self.bytes_per_token
+
+    @property
+    def ratio_full_context(self) -> float:
+        return self.mha_bytes_full_context / self.bytes_full_context
+
+    def describe(self) -> str:
+        from .memory import fmt_bytes
+
+        kind = {2: "fp16", 4: "float32", 1: "8-bit"}.get(self.itemsize, f"{self.itemsize}-byte")
+        return (f"K/V cache ({kind}): {fmt_bytes(self.bytes_per_token)} per token, "
+                f"{fmt_bytes(self.bytes_full_context)} at the full context of {self.n_ctx:,}; "
+                f"multi-head attention would need {fmt_bytes(self.mha_bytes_per_token)} and "
+                f"{fmt_bytes(self.mha_bytes_full_context)} ({self.ratio_per_token:.3g}× and "
+                f"{self.ratio_full_context:.3g}× more)")
+
+
+def cache_bytes(cfg: Config, t: int, itemsize: int = 2, *, mha: bool = False) -> int:
+    """Bytes of the K/V cache after t positions: each layer holds min(t, W) rows of
+    2 · n_kv_heads · d_head numbers (mha: n_heads heads and no windows)."""
+    heads = cfg.n_heads if mha else cfg.n_kv_heads
+    rows = sum(t if mha or cfg.window(layer) is None else min(t, cfg.window(layer)) for layer in range(cfg.n_layers))
+    return rows * 2 * heads * cfg.d_head * itemsize
+
+
+def cache_size(cfg: Config, itemsize: int = 2) -> CacheSize:
+    """Cache bytes per token and at n_ctx, with the multi-head equivalent (SmolLM2: 3x smaller)."""
+    return CacheSize(itemsize=itemsize, n_ctx=cfg.n_ctx,
+                     bytes_per_token=cache_bytes(cfg, 1, itemsize),
+                     bytes_full_context=cache_bytes(cfg, cfg.n_ctx, itemsize),
+                     mha_bytes_per_token=cache_bytes(cfg, 1, itemsize, mha=True),
+                     mha_bytes_full_context=cache_bytes(cfg, cfg.n_ctx, itemsize, mha=True))
+
+
+# -- multiply-adds -----------------------------------------------------------------------------------
+def keys_seen(cfg: Config, n_new: int, n_total: int, layer: int = 0) -> int:
+    """Keys the n_new newest of n_total positions score in a layer: causal, row p sees p + 1 keys,
+    or min(p + 1, W) with a window W; without causal, every key (or the band |p - j| < W)."""
+    p = np.arange(n_total - n_new, n_total, dtype=np.int64)               # [n_new] positions of the new rows
+    W = cfg.window(layer)
+    if cfg.causal:
+        seen = p + 1 if W is None else np.minimum(p + 1, W)
+    else:
+        seen = np.full(n_new, n_total) if W is None else np.minimum(p + W, n_total) - np.maximum(0, p - W + 1)
+    return int(seen.sum())
+
+
+def block_macs(cfg: Config, n_new: int, n_total: int, layer: int = 0) -> int:
+    """Multiply-adds of one block (layer `layer`, for its window) for n_new query rows attending over
+    n_total positions (causal: row r of the new ones sees n_total - n_new + r + 1 keys)."""
+    H, KV, dh, dm, mlp = cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model, cfg.d_mlp
+    keys = keys_seen(cfg, n_new, n_total, layer)
+    mlp_products = 3 if cfg.mlp == "swiglu" else 2
+    return (n_new * dm * (H + 2 * KV) * dh   # q rows, and k, v rows of the n_kv_heads heads
+            + H * keys * dh                  # scores q_i . k_j for the keys each row sees
+            + H * keys * dh                  # pattern @ v
             + n_new * H * dh * dm            # W_O
-            + 2 * n_new * dm * mlp)          # W_in, W_out
+            + mlp_products * n_new * dm * mlp)   # W_in, W_out (and W_gate)
 
 
 def sequence_macs(cfg: Config, n_new: int, n_total: int) -> int:
     """All blocks plus the unembedding of the last row."""
-    return cfg.n_layers * block_macs(cfg, n_new, n_total) + cfg.d_model * cfg.d_vocab
+    if cfg.windows is None:
+        return cfg.n_layers * block_macs(cfg, n_new, n_total) + cfg.d_model * cfg.d_vocab
+    return sum(block_macs(cfg, n_new, n_total, layer) for layer in range(cfg.n_layers)) + cfg.d_model * cfg.d_vocab
 
 
-def _row_through_block(cfg, W, p, x, cache: LayerCache):
-    """One new residual row x [d_model] through block p; appends its k, v to the cache."""
-    dh = cfg.d_head
-    _, _, h_in = layer_norm(x[None, :], W[p + "ln1.w"], W[p + "ln1.b"])   # [1, d_model]
-    h_in = h_in[0]                                                        # [d_model]
-    q = np.einsum("d,hde->he", h_in, W[p + "attn.W_Q"]) + W[p + "attn.b_Q"]   # [H, dh]
-    k = np.einsum("d,hde->he", h_in, W[p + "attn.W_K"]) + W[p + "attn.b_K"]   # [H, dh]
-    v = np.einsum("d,hde->he", h_in, W[p + "attn.W_V"]) + W[p + "attn.b_V"]   # [H, dh]
-    cache.k = np.concatenate([cache.k, k[None]], axis=0)                  # [t, H, dh]
-    cache.v = np.concatenate([cache.v, v[None]], axis=0)                  # [t, H, dh]
-    scale = 1.0 / np.sqrt(dh) if cfg.scale_scores else 1.0
-    scores = np.einsum("he,the->ht", q, cache.k) * scale                  # [H, t] one row per head
-    e = np.exp(scores - scores.max(axis=1, keepdims=True))                # [H, t]
-    pattern = e / e.sum(axis=1, keepdims=True)                            # [H, t]
-    z = np.einsum("ht,the->he", pattern, cache.v)                         # [H, dh]
-    attn_out = np.einsum("he,hed->d", z, W[p + "attn.W_O"]) + W[p + "attn.b_O"]   # [d_model]
-    x = x + attn_out                                                      # resid_mid
-    _, _, h2 = layer_norm(x[None, :], W[p + "ln2.w"], W[p + "ln2.b"])
-    mlp_out = gelu(h2[0] @ W[p + "mlp.W_in"] + W[p + "mlp.b_in"]) @ W[p + "mlp.W_out"] + W[p + "mlp.b_out"]
-    return x + mlp_out, q, scores, pattern                                # resid_post [d_model]
+# -- prefill and decode ------------------------------------------------------------------------------
+def _row_through_block(cfg: Config, W, layer: int, x, position: int, cache: LayerCache):
+    """One new residual row x [d_model] at `position` through a block; appends its k, v to the cache."""
+    p = f"blocks.{layer}."
+
+    def plus(a, name):
+        return a + W[p + name] if p + name in W else a
+
+    h_in = norm(cfg, x[None, :], W[p + "ln1.w"], W.get(p + "ln1.b"))["out"][0]        # [d_model]
+    q = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_Q"]), "attn.b_Q")            # [H, dh]
+    k = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_K"]), "attn.b_K")            # [KV, dh]
+    v = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_V"]), "attn.b_V")            # [KV, dh]
+    if cfg.positions == "rope":
+        cos, sin = rope_angles(1, cfg.rotary_dim, cfg.rope_theta, start=position)   # [1, r/2] this position's angles
+        q, k = rope(q[None], cos, sin)[0], rope(k[None], cos, sin)[0]                # [H, dh], [KV, dh]
+    cache.append(k, v, position)
+    kv_of = np.arange(cfg.n_heads) // cfg.n_groups                                  # [H] K/V head of each query head
+    scale = 1.0 / np.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
+    scores = np.einsum("he,the->ht", q, cache.k[:, kv_of]) * scale                   # [H, t] one row per head
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))                            # [H, t]
+    pattern = e / e.sum(axis=1, keepdims=True)                                        # [H, t]
+    z = np.einsum("ht,the->he", pattern, cache.v[:, kv_of])                           # [H, dh]
+    attn_out = plus(np.einsum("he,hed->d", z, W[p + "attn.W_O"]), "attn.b_O")         # [d_model]
+    x = x + attn_out                                                                  # resid_mid
+    h2 = norm(cfg, x[None, :], W[p + "ln2.w"], W.get(p + "ln2.b"))["out"][0]          # [d_model]
+    if cfg.mlp == "swiglu":
+        post = silu(plus(h2 @ W[p + "mlp.W_gate"], "mlp.b_gate")) * plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in")
+    else:
+        post = gelu(plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in"))                         # [d_mlp]
+    mlp_out = plus(post @ W[p + "mlp.W_out"], "mlp.b_out")                            # [d_model]
+    return x + mlp_out, q, scores, pattern                                            # resid_post [d_model]
 
 
 def prefill(cfg: Config, weights: Weights, prompt) -> Generation:
-    """Run the prompt once (all rows at once) and keep every layer's k and v."""
+    """Run the prompt once (all rows at once) and keep every layer's k (after RoPE) and v; a
+    layer with a window W keeps only the last W positions."""
     if not cfg.causal:
         raise ConfigError("causal", False, "a KV cache needs the causal mask: without it, earlier "
                                           "positions would see the new token and every row would change")
@@ -107,8 +219,13 @@ def prefill(cfg: Config, weights: Weights, prompt) -> Generation:
     if not ids:
         raise ConfigError("tokens", "0 tokens", "the prompt needs at least one token")
     trace = forward(cfg, weights, ids, backend="reference")
-    caches = [LayerCache(k=np.array(trace["k", layer]), v=np.array(trace["v", layer]))
-              for layer in range(cfg.n_layers)]
+    key_name = "rot_k" if cfg.positions == "rope" else "k"
+    caches = []
+    for layer in range(cfg.n_layers):
+        W = cfg.window(layer)
+        keep = slice(-W, None) if W is not None else slice(None)
+        caches.append(LayerCache(k=np.array(trace[key_name, layer][keep]), v=np.array(trace["v", layer][keep]),
+                                 positions=np.arange(len(ids))[keep], window=W))
     return Generation(cfg=cfg, prompt=list(ids), tokens=list(ids), caches=caches,
                       prefill_macs=sequence_macs(cfg, len(ids), len(ids)),
                       W={n: a.astype(np.float64) for n, a in weights.items()})
@@ -126,17 +243,19 @@ def decode_step(gen: Generation, weights: Weights, token: int | None = None) -> 
                                                                "generate another token", limit=cfg.n_ctx)
     cfg.validate_tokens([token])
     W = gen.W or {n: a.astype(np.float64) for n, a in weights.items()}
-    x = W["embed.W_E"][token] + W["pos_embed.W_pos"][position]            # [d_model]
-    qs, scores, patterns = [], [], []
+    x = W["embed.W_E"][token]                                             # [d_model]
+    if cfg.positions == "learned":
+        x = x + W["pos_embed.W_pos"][position]                            # [d_model]
+    qs, scores, patterns, keys = [], [], [], []
     for layer in range(cfg.n_layers):
-        x, q, s, p = _row_through_block(cfg, W, f"blocks.{layer}.", x, gen.caches[layer])
-        qs.append(q), scores.append(s), patterns.append(p)
-    _, _, final = layer_norm(x[None, :], W["ln_final.w"], W["ln_final.b"])
-    logits = final[0] @ W["embed.W_E"].T                                  # [d_vocab]
+        x, q, s, p = _row_through_block(cfg, W, layer, x, position, gen.caches[layer])
+        qs.append(q), scores.append(s), patterns.append(p), keys.append(gen.caches[layer].positions.copy())
+    final = norm(cfg, x[None, :], W["ln_final.w"], W.get("ln_final.b"))["out"][0]    # [d_model]
+    logits = final @ (W["embed.W_E"].T if cfg.tied_embeddings else W["unembed.W_U"])  # [d_vocab]
     t = position + 1
     step = DecodeStep(position=position, token=int(token), q=qs, scores=scores, pattern=patterns,
                       logits=logits, next_token=int(np.argmax(logits)),
-                      macs_cached=sequence_macs(cfg, 1, t), macs_recompute=sequence_macs(cfg, t, t))
+                      macs_cached=sequence_macs(cfg, 1, t), macs_recompute=sequence_macs(cfg, t, t), keys=keys)
     gen.tokens.append(int(token))
     gen.steps.append(step)
     return step

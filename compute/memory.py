@@ -5,6 +5,7 @@ user sees before anything is allocated uses the same numbers as the one the API 
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -57,30 +58,30 @@ def fmt_bytes(n: float) -> str:
 
 
 def weight_count(cfg: Config, n_layers: int | None = None) -> int:
-    """Number of parameters (DESIGN.md section 3 names), for `n_layers` blocks."""
+    """Number of parameters (compute.names.weight_shapes of cfg), for `n_layers` blocks."""
+    from .names import block_weight_shapes, weight_shapes
+
     L = cfg.n_layers if n_layers is None else n_layers
-    dm, hd, mlp = cfg.d_model, cfg.d_concat, cfg.d_mlp
-    per_block = (2 * dm                      # ln1.w, ln1.b
-                 + 3 * (dm * hd + hd)        # W_Q/W_K/W_V and their biases
-                 + hd * dm + dm              # W_O, b_O
-                 + 2 * dm                    # ln2
-                 + dm * mlp + mlp + mlp * dm + dm)  # W_in, b_in, W_out, b_out
-    return cfg.d_vocab * dm + cfg.n_ctx * dm + L * per_block + 2 * dm
+    per_block = sum(math.prod(s) for s in block_weight_shapes(cfg).values())
+    outside = sum(math.prod(s) for n, s in weight_shapes(cfg.replace(n_layers=1)).items()
+                  if not n.startswith("blocks."))            # embeddings, final norm, unembedding
+    return outside + L * per_block
 
 
 def trace_count(cfg: Config, T: int, n_layers: int | None = None) -> int:
     """Number of values in a Trace of T tokens (every name of every layer, logits excluded)."""
+    from .names import global_names, layer_names, trace_shape
+
     L = cfg.n_layers if n_layers is None else n_layers
-    dm, H, dh, mlp = cfg.d_model, cfg.n_heads, cfg.d_head, cfg.d_mlp
-    per_layer = (T * dm * 6                   # resid_pre, ln1_out, attn_out, resid_mid, ln2_out, mlp_out
-                 + T * dm                     # resid_post
-                 + 4 * T                      # ln1/ln2 mean and var
-                 + 3 * T * H * dh             # q, k, v
-                 + 4 * H * T * T              # raw, scaled, masked scores and pattern
-                 + 2 * T * H * dh             # z, z_concat
-                 + T * H * dm                 # result (each head's share of attn_out)
-                 + 2 * T * mlp)               # mlp_pre, mlp_post
-    return T + 3 * T * dm + L * per_layer     # tokens, embed, pos_embed, ln_final_out
+    per_layer = sum(math.prod(trace_shape(n, cfg, T)) for n in layer_names(cfg))
+    whole = sum(math.prod(trace_shape(n, cfg, T)) for n in global_names(cfg) if n != "logits")
+    return whole + L * per_layer
+
+
+def block_bytes(cfg: Config, T: int, itemsize: int = 4) -> int:
+    """Weights and intermediates of one block at T tokens: what running a single block needs."""
+    weights = (weight_count(cfg, 1) - weight_count(cfg, 0)) * 4
+    return weights + (trace_count(cfg, T, 1) - trace_count(cfg, T, 0)) * itemsize
 
 
 def estimate(cfg: Config, T: int, dtype: np.dtype | type = np.float32,

@@ -1,9 +1,15 @@
-"""The one vocabulary of names (DESIGN.md section 3): weights and Trace intermediates, with shapes."""
+"""The one vocabulary of names (DESIGN.md sections 3 and 8): weights and Trace intermediates, with shapes.
+
+A GPT-2 config has exactly the names of section 3 (LAYER_NAMES, GLOBAL_NAMES, BLOCK_WEIGHTS, kept
+for callers that know only GPT-2). Other model families have some names instead of others:
+`layer_names(cfg)`, `global_names(cfg)` and `weight_shapes(cfg)` say which a config has, and
+`missing_reason(name, cfg)` says in words why a name is absent.
+"""
 from __future__ import annotations
 
 from .config import Config
 
-# Per-layer intermediates, in the order the block computes them.
+# Per-layer intermediates of a GPT-2 block, in the order the block computes them.
 LAYER_NAMES: tuple[str, ...] = (
     "resid_pre", "ln1_mean", "ln1_var", "ln1_out",
     "q", "k", "v",
@@ -11,12 +17,62 @@ LAYER_NAMES: tuple[str, ...] = (
     "z", "z_concat", "result", "attn_out", "resid_mid",
     "ln2_mean", "ln2_var", "ln2_out", "mlp_pre", "mlp_post", "mlp_out", "resid_post",
 )
-# The attention half of a layer (up to the residual after attention): final before the MLP runs.
+# Every per-layer name any model family has, in block order (RMSNorm's scale, RoPE's rotated q
+# and k, SwiGLU's linear branch are the additions).
+ALL_LAYER_NAMES: tuple[str, ...] = (
+    "resid_pre", "ln1_mean", "ln1_var", "ln1_scale", "ln1_out",
+    "q", "k", "v", "rot_q", "rot_k",
+    "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern",
+    "z", "z_concat", "result", "attn_out", "resid_mid",
+    "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out",
+    "resid_post",
+)
+_FIRST_MLP = ALL_LAYER_NAMES.index("ln2_mean")
+# The attention half of a GPT-2 layer (up to the residual after attention): final before the MLP runs.
 ATTENTION_NAMES: tuple[str, ...] = LAYER_NAMES[:LAYER_NAMES.index("resid_mid") + 1]
 # The rest: LayerNorm 2, the MLP and the residual after it.
 MLP_NAMES: tuple[str, ...] = LAYER_NAMES[len(ATTENTION_NAMES):]
 # Whole-model values; they take no layer index. `logits` is computed on first access.
 GLOBAL_NAMES: tuple[str, ...] = ("tokens", "embed", "pos_embed", "ln_final_out", "logits")
+ALL_GLOBAL_NAMES: tuple[str, ...] = GLOBAL_NAMES
+
+
+def missing_reason(name: str, cfg: Config) -> str | None:
+    """Why `cfg`'s model has no Trace name `name` (None when it has it, or the name is unknown)."""
+    rms = cfg.norm == "rmsnorm"
+    if name in ("ln1_mean", "ln1_var", "ln2_mean", "ln2_var") and rms:
+        return (f"{name}: this model uses RMSNorm, which subtracts no mean and keeps no variance; "
+                f"see {name[:3]}_scale, sqrt(mean(x²) + eps)")
+    if name in ("ln1_scale", "ln2_scale") and not rms:
+        return f"{name}: this model uses LayerNorm; see {name[:3]}_mean and {name[:3]}_var"
+    if name in ("rot_q", "rot_k") and cfg.positions != "rope":
+        return f"{name}: this model has learned positions, no RoPE"
+    if name == "pos_embed" and cfg.positions != "learned":
+        return "pos_embed: this model has RoPE positions (q and k are rotated), no learned position embedding"
+    if name == "mlp_pre_linear" and cfg.mlp != "swiglu":
+        return ("mlp_pre_linear: this model's MLP is GELU (W_in, GELU, W_out); only SwiGLU has a second, "
+                "linear branch x·W_in")
+    return None
+
+
+def layer_names(cfg: Config) -> tuple[str, ...]:
+    """The per-layer Trace names of `cfg`'s model, in block order (LAYER_NAMES for GPT-2)."""
+    return tuple(n for n in ALL_LAYER_NAMES if missing_reason(n, cfg) is None)
+
+
+def attention_names(cfg: Config) -> tuple[str, ...]:
+    """The names of the attention half of a layer, resid_pre to resid_mid."""
+    return tuple(n for n in layer_names(cfg) if ALL_LAYER_NAMES.index(n) < _FIRST_MLP)
+
+
+def mlp_names(cfg: Config) -> tuple[str, ...]:
+    """The names of the MLP half, the second norm to resid_post."""
+    return tuple(n for n in layer_names(cfg) if ALL_LAYER_NAMES.index(n) >= _FIRST_MLP)
+
+
+def global_names(cfg: Config) -> tuple[str, ...]:
+    """The whole-model Trace names of `cfg`'s model (no pos_embed with RoPE)."""
+    return tuple(n for n in ALL_GLOBAL_NAMES if missing_reason(n, cfg) is None)
 
 
 def layer_values(layer: int, namespace: dict, names: tuple[str, ...] = LAYER_NAMES) -> dict:
@@ -28,23 +84,24 @@ def layer_values(layer: int, namespace: dict, names: tuple[str, ...] = LAYER_NAM
 
 def trace_shape(name: str, cfg: Config, T: int) -> tuple[int, ...]:
     """The shape of a Trace name for T tokens."""
-    dm, H, dh = cfg.d_model, cfg.n_heads, cfg.d_head
+    dm, H, KV, dh, mlp = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_mlp
     shapes = {
         "tokens": (T,), "embed": (T, dm), "pos_embed": (T, dm), "ln_final_out": (T, dm),
         "logits": (T, cfg.d_vocab),
-        "resid_pre": (T, dm), "ln1_mean": (T,), "ln1_var": (T,), "ln1_out": (T, dm),
-        "q": (T, H, dh), "k": (T, H, dh), "v": (T, H, dh),
+        "resid_pre": (T, dm), "ln1_mean": (T,), "ln1_var": (T,), "ln1_scale": (T,), "ln1_out": (T, dm),
+        "q": (T, H, dh), "k": (T, KV, dh), "v": (T, KV, dh), "rot_q": (T, H, dh), "rot_k": (T, KV, dh),
         "attn_scores_raw": (H, T, T), "attn_scores_scaled": (H, T, T),
         "attn_scores": (H, T, T), "pattern": (H, T, T),
         "z": (T, H, dh), "z_concat": (T, H * dh), "result": (T, H, dm),
         "attn_out": (T, dm), "resid_mid": (T, dm),
-        "ln2_mean": (T,), "ln2_var": (T,), "ln2_out": (T, dm),
-        "mlp_pre": (T, cfg.d_mlp), "mlp_post": (T, cfg.d_mlp), "mlp_out": (T, dm),
+        "ln2_mean": (T,), "ln2_var": (T,), "ln2_scale": (T,), "ln2_out": (T, dm),
+        "mlp_pre": (T, mlp), "mlp_pre_linear": (T, mlp), "mlp_post": (T, mlp), "mlp_out": (T, dm),
         "resid_post": (T, dm),
     }
     return shapes[name]
 
 
+# The weights of a GPT-2 block by short name ("blocks.l." + short is the full name).
 BLOCK_WEIGHTS: tuple[str, ...] = (
     "ln1.w", "ln1.b",
     "attn.W_Q", "attn.W_K", "attn.W_V", "attn.b_Q", "attn.b_K", "attn.b_V", "attn.W_O", "attn.b_O",
@@ -53,21 +110,60 @@ BLOCK_WEIGHTS: tuple[str, ...] = (
 )
 
 
+def block_weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
+    """The weights one block of `cfg` has, by short name, with shapes, in canonical order."""
+    dm, H, KV, dh, mlp = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_mlp
+    layer_norm, bias, mlp_bias, swiglu = cfg.norm == "layernorm", cfg.attn_bias, cfg.mlp_bias, cfg.mlp == "swiglu"
+    block: dict[str, tuple[int, ...] | None] = {
+        "ln1.w": (dm,), "ln1.b": (dm,) if layer_norm else None,
+        "attn.W_Q": (H, dm, dh), "attn.W_K": (KV, dm, dh), "attn.W_V": (KV, dm, dh),
+        "attn.b_Q": (H, dh) if bias else None, "attn.b_K": (KV, dh) if bias else None,
+        "attn.b_V": (KV, dh) if bias else None,
+        "attn.W_O": (H, dh, dm), "attn.b_O": (dm,) if bias else None,
+        "ln2.w": (dm,), "ln2.b": (dm,) if layer_norm else None,
+        "mlp.W_gate": (dm, mlp) if swiglu else None, "mlp.b_gate": (mlp,) if swiglu and mlp_bias else None,
+        "mlp.W_in": (dm, mlp), "mlp.b_in": (mlp,) if mlp_bias else None,
+        "mlp.W_out": (mlp, dm), "mlp.b_out": (dm,) if mlp_bias else None,
+    }
+    return {short: shape for short, shape in block.items() if shape is not None}
+
+
+def block_weight_names(cfg: Config) -> tuple[str, ...]:
+    """Short names of one block's weights (BLOCK_WEIGHTS for GPT-2)."""
+    return tuple(block_weight_shapes(cfg))
+
+
 def weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
     """Every weight name (TransformerLens state-dict names) with its shape, in canonical order."""
-    dm, H, dh, mlp = cfg.d_model, cfg.n_heads, cfg.d_head, cfg.d_mlp
-    block = {
-        "ln1.w": (dm,), "ln1.b": (dm,),
-        "attn.W_Q": (H, dm, dh), "attn.W_K": (H, dm, dh), "attn.W_V": (H, dm, dh),
-        "attn.b_Q": (H, dh), "attn.b_K": (H, dh), "attn.b_V": (H, dh),
-        "attn.W_O": (H, dh, dm), "attn.b_O": (dm,),
-        "ln2.w": (dm,), "ln2.b": (dm,),
-        "mlp.W_in": (dm, mlp), "mlp.b_in": (mlp,), "mlp.W_out": (mlp, dm), "mlp.b_out": (dm,),
-    }
-    shapes = {"embed.W_E": (cfg.d_vocab, dm), "pos_embed.W_pos": (cfg.n_ctx, dm)}
+    dm = cfg.d_model
+    shapes = {"embed.W_E": (cfg.d_vocab, dm)}
+    if cfg.positions == "learned":
+        shapes["pos_embed.W_pos"] = (cfg.n_ctx, dm)
+    block = block_weight_shapes(cfg)
     for layer in range(cfg.n_layers):
-        for short in BLOCK_WEIGHTS:
-            shapes[f"blocks.{layer}.{short}"] = block[short]
+        for short, shape in block.items():
+            shapes[f"blocks.{layer}.{short}"] = shape
     shapes["ln_final.w"] = (dm,)
-    shapes["ln_final.b"] = (dm,)
+    if cfg.norm == "layernorm":
+        shapes["ln_final.b"] = (dm,)
+    if not cfg.tied_embeddings:
+        shapes["unembed.W_U"] = (dm, cfg.d_vocab)
     return shapes
+
+
+def missing_weight_reason(name: str, cfg: Config) -> str | None:
+    """Why `cfg`'s model has no weight `name` (None when it has it or the name means nothing)."""
+    short = name.split(".", 2)[-1] if name.startswith("blocks.") else name
+    if short in ("ln1.b", "ln2.b", "ln_final.b") and cfg.norm == "rmsnorm":
+        return f"{name}: RMSNorm has a scale w and no bias"
+    if name == "pos_embed.W_pos" and cfg.positions == "rope":
+        return f"{name}: this model has RoPE positions, no learned position embedding"
+    if short in ("attn.b_Q", "attn.b_K", "attn.b_V", "attn.b_O") and not cfg.attn_bias:
+        return f"{name}: this model's attention has no biases (attn_bias=False)"
+    if short in ("mlp.b_in", "mlp.b_out", "mlp.b_gate") and not cfg.mlp_bias:
+        return f"{name}: this model's MLP has no biases (mlp_bias=False)"
+    if short in ("mlp.W_gate", "mlp.b_gate") and cfg.mlp != "swiglu":
+        return f"{name}: only a SwiGLU MLP has a gate; this one is GELU"
+    if name == "unembed.W_U" and cfg.tied_embeddings:
+        return f"{name}: the unembedding is tied to W_E (logits = ln_final_out @ W_Eᵀ)"
+    return None

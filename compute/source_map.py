@@ -26,12 +26,12 @@ def _py(fn):
 _MAP = {
     "reference": {
         "embeddings": (reference.ReferenceBackend.run, 'resid = embed + pos_embed'),
-        "layernorm": (reference.layer_norm, "out = (x - mean[:, None]) / np.sqrt(var[:, None] + LN_EPS)"),
-        "projections": (reference.ReferenceBackend.run, 'q = np.einsum("td,hde->the", ln1_out'),
+        "layernorm": (reference.layer_norm, "out = (x - mean[:, None]) / np.sqrt(var[:, None] + eps)"),
+        "projections": (reference.ReferenceBackend.run, 'q = plus(np.einsum("td,hde->the", ln1_out'),
         "scores": (reference.ReferenceBackend.run, "attn_scores_scaled = attn_scores_raw * scale"),
         "softmax": (reference.softmax_rows, "e = np.exp(scores - row_max)"),
-        "weighted_sum": (reference.ReferenceBackend.run, "z = (pattern @ v.transpose(1, 0, 2))"),
-        "heads": (reference.ReferenceBackend.run, 'attn_out = result.sum(axis=1)'),
+        "weighted_sum": (reference.ReferenceBackend.run, "z = (pattern @ v_h.transpose(1, 0, 2))"),
+        "heads": (reference.ReferenceBackend.run, 'attn_out = plus(result.sum(axis=1)'),
         "mlp": (reference.gelu, "return 0.5 * x * (1.0 + np.tanh("),
     },
     "cpu": {
@@ -40,7 +40,7 @@ _MAP = {
         "projections": (cpu.ln1_qkv_rows, "np.matmul(ln1_out[r0:r1], W_QKV"),
         "scores": (cpu_kernels.scale_mask_softmax, "# scaled score (no extra mask)"),
         "softmax": (cpu_kernels.scale_mask_softmax, "e = exp32(ms[j] - row_max)"),
-        "weighted_sum": (cpu.attention_blocks, "np.matmul(pattern[h, s0:s1, :keys], vh[h, :keys]"),
+        "weighted_sum": (cpu.attention_blocks, "np.matmul(pattern[h, s0:s1, first:keys], vh[g, first:keys]"),
         "heads": (cpu.attention_blocks, "np.matmul(z[r0:r1, h], W_O[h]"),
         "mlp": (cpu.mlp_rows, "K.bias_gelu.serial(mlp_pre[r0:r1]"),
     },

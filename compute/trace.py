@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .config import Config
-from .names import GLOBAL_NAMES, LAYER_NAMES
+from .names import ALL_GLOBAL_NAMES, ALL_LAYER_NAMES, global_names, layer_names, missing_reason
 
 Key = str | tuple[str, int]
 
@@ -39,6 +39,8 @@ class Trace:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_layer_names", layer_names(self.cfg))
+        object.__setattr__(self, "_global_names", global_names(self.cfg))
         for arr in self._arrays.values():
             arr.setflags(write=False)
         object.__setattr__(self, "_arrays", MappingProxyType(dict(self._arrays)))
@@ -58,10 +60,10 @@ class Trace:
             if len(key) != 2:
                 raise KeyError(f"use trace[name, layer] or trace[name], not {key!r}")
             name, layer = key
-            if name in GLOBAL_NAMES:
+            if name in ALL_GLOBAL_NAMES:
                 raise KeyError(f"{name!r} is a whole-model value; use trace[{name!r}] without a layer")
-            if name not in LAYER_NAMES:
-                raise KeyError(_unknown(name))
+            if name not in self._layer_names:
+                raise KeyError(missing_reason(name, self.cfg) or _unknown(name, self.cfg))
             if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)):
                 raise KeyError(f"layer must be a whole number, not {layer!r}")
             index = int(layer) + (self.n_layers if layer < 0 else 0)
@@ -71,12 +73,12 @@ class Trace:
                 raise KeyError(f"{name!r} of layer {index} {_NOT_YET}")
             return self._arrays[(name, index)]
         name = key
-        if name in LAYER_NAMES:
+        if name in ALL_LAYER_NAMES:
             raise KeyError(f"{name!r} exists in every layer; use trace[{name!r}, layer]")
         if name == "logits":
             return self._logits()
-        if name not in GLOBAL_NAMES:
-            raise KeyError(_unknown(name))
+        if name not in self._global_names:
+            raise KeyError(missing_reason(name, self.cfg) or _unknown(name, self.cfg))
         if name not in self._arrays:
             raise KeyError(f"{name!r} {_NOT_YET}")
         return self._arrays[name]
@@ -89,15 +91,26 @@ class Trace:
 
     def keys(self) -> Iterator[Key]:
         """Every key; `logits` is listed but computed only when read."""
-        yield from (n for n in GLOBAL_NAMES if self.complete or n in self._arrays)
+        yield from (n for n in self._global_names if self.complete or n in self._arrays)
         for layer in range(self.n_layers):
-            for name in LAYER_NAMES:
+            for name in self._layer_names:
                 if self.complete or (name, layer) in self._arrays:
                     yield (name, layer)
 
     def has(self, name: str, layer: int | None = None) -> bool:
-        """Whether the value is here (always, in a complete Trace)."""
+        """Whether the value is here (always, in a complete Trace, for a name this model has)."""
+        if name not in (self._global_names if layer is None else self._layer_names):
+            return False
         return self.complete or (name if layer is None else (name, layer)) in self._arrays
+
+    @property
+    def layer_names(self) -> tuple[str, ...]:
+        """The per-layer names this model has (compute.names.layer_names of its config)."""
+        return self._layer_names
+
+    @property
+    def global_names(self) -> tuple[str, ...]:
+        return self._global_names
 
     @property
     def logits_ready(self) -> bool:
@@ -131,9 +144,9 @@ class Trace:
         return f"{self.backend_label} · {total:.1f} ms · T={self.T} · {self.dtype}"
 
 
-def _unknown(name: Any) -> str:
-    return (f"no intermediate named {name!r}; per-layer names: {', '.join(LAYER_NAMES)}; "
-            f"whole-model names: {', '.join(GLOBAL_NAMES)}")
+def _unknown(name: Any, cfg: Config) -> str:
+    return (f"no intermediate named {name!r}; per-layer names: {', '.join(layer_names(cfg))}; "
+            f"whole-model names: {', '.join(global_names(cfg))}")
 
 
 _NOT_YET = "is not computed yet (an early, partial Trace)"

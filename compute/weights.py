@@ -21,7 +21,7 @@ import numpy as np
 
 from . import memory, progress
 from .config import Config, ConfigError
-from .names import BLOCK_WEIGHTS, weight_shapes
+from .names import block_weight_names, missing_weight_reason, weight_shapes
 from .safetensors_header import Entry, HeaderError, read_header
 
 METADATA_KEY = "qkv_lab.config"
@@ -62,7 +62,8 @@ class Weights(Mapping):
         try:
             return self._arrays[name]
         except KeyError:
-            raise KeyError(f"no weight named {name!r}; names look like 'blocks.0.attn.W_Q' "
+            why = missing_weight_reason(str(name), self._cfg)
+            raise KeyError(why or f"no weight named {name!r}; names look like 'blocks.0.attn.W_Q' "
                            f"(w.names() lists all {len(self._arrays)})") from None
 
     def __iter__(self) -> Iterator[str]:
@@ -83,8 +84,9 @@ class Weights(Mapping):
         return sum(a.nbytes for a in self._arrays.values())
 
     def block(self, layer: int) -> dict[str, np.ndarray]:
-        """The weights of one block by short name ('attn.W_Q', 'ln1.w', ...)."""
-        return {short: self._arrays[f"blocks.{layer}.{short}"] for short in BLOCK_WEIGHTS}
+        """The weights of one block by short name ('attn.W_Q', 'ln1.w', ...): those this model
+        has (compute.names.block_weight_names; no biases with attn_bias=False, say)."""
+        return {short: self._arrays[f"blocks.{layer}.{short}"] for short in block_weight_names(self._cfg)}
 
     def __repr__(self) -> str:
         return f"Weights({self._cfg.describe()}, {memory.fmt_bytes(self.nbytes)})"
@@ -115,13 +117,13 @@ class Weights(Mapping):
             done += math.prod(shape)
             rng = np.random.default_rng([int(seed), zlib.crc32(name.encode())])
             short = name.rsplit(".", 1)[-1]
-            if short in ("W_Q", "W_K", "W_V", "W_in"):
+            if short in ("W_Q", "W_K", "W_V", "W_in", "W_gate"):
                 std = 1.0 / math.sqrt(shape[-2])
             elif short == "W_O":
                 std = residual_scale / math.sqrt(cfg.d_concat)
             elif short == "W_out":
                 std = residual_scale / math.sqrt(cfg.d_mlp)
-            elif short == "W_E":
+            elif short in ("W_E", "W_U"):
                 std = 0.02
             elif short == "W_pos":
                 std = 0.01
@@ -129,7 +131,7 @@ class Weights(Mapping):
                 std = None
             if std is not None:
                 arr = rng.standard_normal(shape, dtype=np.float32) * np.float32(std)
-            elif short == "w":  # LayerNorm gain
+            elif short == "w":  # LayerNorm / RMSNorm gain
                 arr = np.ones(shape, np.float32)
                 if bias_std > 0:
                     arr += rng.standard_normal(shape, dtype=np.float32) * np.float32(bias_std)
@@ -173,7 +175,7 @@ class Weights(Mapping):
                 problems.append(f"{name} has shape {tuple(arr.shape)}, expected {shape} "
                                 f"{_shape_hint(name, cfg)}")
                 continue
-            arr = np.array(arr, dtype=np.float32, copy=True)  # own, contiguous, float32
+            arr = np.array(arr, dtype=np.float32, copy=True, order="C")  # own, contiguous, float32
             if not np.isfinite(arr).all():
                 bad = int(arr.size - np.isfinite(arr).sum())
                 problems.append(f"{name} has {bad} non-finite value(s) (NaN or Inf)")

@@ -1,4 +1,4 @@
-"""Element-wise kernels: embeddings, GELU, the heads' sum, residual adds.
+"""Element-wise kernels: embeddings, RoPE, GELU, SiLU·gate, the heads' sum, residual adds.
 
 Each thread starts at its (row t, column c) from cuda.grid(2) and strides by the grid size, so a
 launch of any size covers any array; the loop bounds are the bounds guards.
@@ -19,8 +19,8 @@ GELU_A = np.float32(0.044715)
 
 
 @kernel
-def embed(tokens, W_E, W_pos, embed_out, resid_pre):
-    """embed[t] = W_E[tokens[t]];  resid_pre[t] = embed[t] + W_pos[t]  (the first block's input)."""
+def embed(tokens, W_E, W_pos, has_pos, embed_out, resid_pre):
+    """embed[t] = W_E[tokens[t]];  resid_pre[t] = embed[t] + W_pos[t]  (the first block's input; RoPE: no W_pos)."""
     T, d_model = embed_out.shape
     c0, t0 = cuda.grid(2)
     dc, dt = cuda.gridsize(2)
@@ -28,7 +28,27 @@ def embed(tokens, W_E, W_pos, embed_out, resid_pre):
         for c in range(c0, d_model, dc):
             e = W_E[tokens[t], c]
             embed_out[t, c] = e
-            resid_pre[t, c] = e + W_pos[t, c]
+            resid_pre[t, c] = e + W_pos[t, c] if has_pos else e
+
+
+@kernel
+def rope(x, cos, sin, out):
+    """out[t, n] = x[t, n] with each pair (i, i + r/2), i < r/2 = cos.shape[1], turned by angle(t, i)."""
+    # (x_i, x_{i+r/2}) -> (x_i cos - x_{i+r/2} sin, x_{i+r/2} cos + x_i sin); dims from r on are copied.
+    T, n_heads, d_head = x.shape
+    half = cos.shape[1]
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, n_heads * d_head, dc):
+            n, e = c // d_head, c % d_head
+            if e < half:
+                out[t, n, e] = x[t, n, e] * cos[t, e] - x[t, n, e + half] * sin[t, e]
+            elif e < 2 * half:
+                i = e - half
+                out[t, n, e] = x[t, n, e] * cos[t, i] + x[t, n, i] * sin[t, i]
+            else:
+                out[t, n, e] = x[t, n, e]
 
 
 @kernel
@@ -41,6 +61,18 @@ def gelu(x, out):
         for c in range(c0, d, dc):
             v = x[t, c]
             out[t, c] = float32(0.5) * v * (float32(1.0) + math.tanh(GELU_C * (v + GELU_A * v * v * v)))
+
+
+@kernel
+def silu_gate(gate, up, out):
+    """out = SiLU(gate) · up = gate / (1 + e^(-gate)) · up  (SwiGLU: mlp_post from mlp_pre and mlp_pre_linear)."""
+    T, d = out.shape
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, d, dc):
+            g = gate[t, c]
+            out[t, c] = g / (float32(1.0) + math.exp(-g)) * up[t, c]
 
 
 @kernel
@@ -75,8 +107,17 @@ def _grid(T: int, d: int):
     return (min(cdiv(d, bx), MAX_BLOCKS[0]), min(cdiv(T, by), MAX_BLOCKS[1])), THREADS
 
 
-def launch_embed(tokens, W_E, W_pos, embed_out, resid_pre):
-    embed[_grid(*embed_out.shape)](tokens, W_E, W_pos, embed_out, resid_pre)
+def launch_embed(tokens, W_E, W_pos, embed_out, resid_pre, has_pos=True):
+    embed[_grid(*embed_out.shape)](tokens, W_E, W_pos, has_pos, embed_out, resid_pre)
+
+
+def launch_rope(x, cos, sin, out):
+    T, n_heads, d_head = x.shape
+    rope[_grid(T, n_heads * d_head)](x, cos, sin, out)
+
+
+def launch_silu_gate(gate, up, out):
+    silu_gate[_grid(*out.shape)](gate, up, out)
 
 
 def launch_gelu(x, out):

@@ -61,9 +61,10 @@ def _multiply_slabs(As, Bs, acc, ty, tx):
 
 
 @device_function
-def _tile_product(A, B, b_transposed, k_end, acc):
-    """acc = this thread's REG×REG patch of A[:, :k_end] @ B[:k_end, :] (B given transposed, as
-    [N, K], when b_transposed) in the block's output tile; entries past an edge count as 0."""
+def _tile_product(A, B, b_transposed, k_begin, k_end, acc):
+    """acc = this thread's REG×REG patch of A[:, k_begin:k_end] @ B[k_begin:k_end, :] (B given
+    transposed, as [N, K], when b_transposed) in the block's output tile; entries past an edge
+    count as 0. (k_begin > 0 only where the caller knows A is 0 before it.)"""
     As = cuda.shared.array((BLOCK, A_COLS), float32)            # A[row0:+BLOCK, k0:+TILE]
     Bs = cuda.shared.array((TILE, B_COLS), float32)             # B[k0:+TILE, col0:+BLOCK]
     ty, tx = cuda.threadIdx.y, cuda.threadIdx.x
@@ -73,7 +74,7 @@ def _tile_product(A, B, b_transposed, k_end, acc):
     for r in range(REG):
         for c in range(REG):
             acc[r, c] = float32(0.0)
-    for k0 in range(0, k_end, TILE):
+    for k0 in range(k_begin, k_end, TILE):
         for s in range(REG):
             i, k = row0 + ty + s * TILE, k0 + tx                # threads in a row read along k
             As[ty + s * TILE, tx] = A[i, k] if i < M and k < k_end else float32(0.0)
@@ -97,31 +98,42 @@ def _output_index(r, c):
 
 # -- kernels ---------------------------------------------------------------------------------------
 @kernel
-def project_qkv(ln1_out, W_QKV, b_QKV, qkv):
-    """qkv[p, i, h, e] = Σ_c ln1_out[i, c] · W_QKV[p, h, c, e] + b_QKV[p, h, e]  (p = Q, K, V)."""
-    n_heads = W_QKV.shape[1]
-    p, h = cuda.blockIdx.z // n_heads, cuda.blockIdx.z % n_heads
+def project_qkv(ln1_out, W_QKV, b_QKV, q, k, v):
+    """[q | k | v][i, n, e] = Σ_c ln1_out[i, c] · W_QKV[n, c, e] + b_QKV[n, e]  (heads n: Q's H, K's KV, V's KV)."""
+    # W_QKV stacks Q's H heads and K's and V's n_kv_heads each (GQA): [H + 2 KV, d_model, d_head].
+    n = cuda.blockIdx.z
+    H, KV = q.shape[1], k.shape[1]
     T, d_model = ln1_out.shape
-    d_head = W_QKV.shape[3]
+    d_head = W_QKV.shape[2]
+    # Which output this block writes, and its head there (chosen once: no branch in the loop below).
+    out = q if n < H else (k if n < H + KV else v)
+    head = n if n < H else (n - H if n < H + KV else n - H - KV)
     acc = cuda.local.array((REG, REG), float32)
-    _tile_product(ln1_out, W_QKV[p, h], B_AS_IS, d_model, acc)   # ln1_out @ W[h]: [T, d_head]
+    _tile_product(ln1_out, W_QKV[n], B_AS_IS, 0, d_model, acc)  # ln1_out @ W[n]: [T, d_head]
     for r in range(REG):
         for c in range(REG):
             i, e = _output_index(r, c)
             if i < T and e < d_head:
-                qkv[p, i, h, e] = acc[r, c] + b_QKV[p, h, e]
+                out[i, head, e] = acc[r, c] + b_QKV[n, e]
+
+
+@device_function
+def _forbidden(i, j, causal, window):
+    """Key j is outside query i's view: after it (causal), or W or more away (a window W > 0)."""
+    # Bitwise, not `and`/`or`: no branches, so the caller's loop over its registers unrolls.
+    return (causal & (j > i)) | ((window > 0) & ((i - j >= window) | (j - i >= window)))
 
 
 @kernel
-def scores(q, k, causal, mask, has_mask, scale_scores, attn_scores_raw, attn_scores_scaled,
+def scores(q, k, causal, mask, has_mask, scale_scores, groups, window, attn_scores_raw, attn_scores_scaled,
            attn_scores):
-    """raw[h, i, j] = q[i, h]·k[j, h]; scaled = raw / sqrt(d_head); masked = scaled or -inf (j forbidden)."""
-    # Forbidden: j > i when causal, mask[i, j] False when has_mask. Every raw score is computed,
-    # above the diagonal too: the Trace shows them all.
+    """raw[h, i, j] = q[i, h]·k[j, h // groups]; scaled = raw / sqrt(d_head); masked = scaled or -inf (j forbidden)."""
+    # Forbidden: j > i when causal, outside the window, mask[i, j] False when has_mask. Every raw
+    # score is computed, the forbidden ones too: the Trace shows them all.
     h = cuda.blockIdx.z
     T, _, d_head = q.shape
     acc = cuda.local.array((REG, REG), float32)
-    _tile_product(q[:, h, :], k[:, h, :], B_TRANSPOSED, d_head, acc)   # q_h @ k_hᵀ: [T, T]
+    _tile_product(q[:, h, :], k[:, h // groups, :], B_TRANSPOSED, 0, d_head, acc)   # q_h @ k_gᵀ: [T, T]
     scale = float32(1.0) / math.sqrt(float32(d_head)) if scale_scores else float32(1.0)
     for r in range(REG):
         for c in range(REG):
@@ -131,7 +143,7 @@ def scores(q, k, causal, mask, has_mask, scale_scores, attn_scores_raw, attn_sco
                 scaled = raw * scale                            # ÷ sqrt(d_head)
                 attn_scores_raw[h, i, j] = raw
                 attn_scores_scaled[h, i, j] = scaled
-                attn_scores[h, i, j] = NEG_INF if causal and j > i else scaled
+                attn_scores[h, i, j] = NEG_INF if _forbidden(i, j, causal, window) else scaled
     if has_mask:                               # the extra mask: a pass of its own keeps acc in registers
         for r in range(REG):
             for c in range(REG):
@@ -141,16 +153,19 @@ def scores(q, k, causal, mask, has_mask, scale_scores, attn_scores_raw, attn_sco
 
 
 @kernel
-def weighted_sum(pattern, v, causal, z):
-    """z[i, h, e] = Σ_j pattern[h, i, j] · v[j, h, e]: each head's mix of values, in z_concat's layout."""
+def weighted_sum(pattern, v, causal, groups, window, z):
+    """z[i, h, e] = Σ_j pattern[h, i, j] · v[j, h // groups, e]: each head's mix of values, in z_concat's layout."""
     # z is [T, n_heads, d_head], so z_concat [T, n_heads·d_head] is the same memory.
     h = cuda.blockIdx.z
     T, _, d_head = v.shape
-    row_end = (cuda.blockIdx.y + 1) * BLOCK
-    # Causal: rows < row_end attend to no key >= row_end, so those tiles of the pattern are 0.
-    k_end = min(T, row_end) if causal else T
+    row0 = cuda.blockIdx.y * BLOCK
+    row_end = row0 + BLOCK
+    # Causal: rows < row_end attend to no key >= row_end, so those tiles of the pattern are 0;
+    # a window W: rows >= row0 attend to no key <= row0 - W either.
+    k_end = min(T, row_end) if causal else (min(T, row_end - 1 + window) if window > 0 else T)
+    k_begin = max(0, row0 - window + 1) if window > 0 else 0
     acc = cuda.local.array((REG, REG), float32)
-    _tile_product(pattern[h], v[:, h, :], B_AS_IS, k_end, acc)    # pattern_h @ v_h: [T, d_head]
+    _tile_product(pattern[h], v[:, h // groups, :], B_AS_IS, k_begin, k_end, acc)   # pattern_h @ v_g: [T, d_head]
     for r in range(REG):
         for c in range(REG):
             i, e = _output_index(r, c)
@@ -165,7 +180,7 @@ def head_results(z, W_O, result):
     T, _, d_head = z.shape
     d_model = W_O.shape[2]
     acc = cuda.local.array((REG, REG), float32)
-    _tile_product(z[:, h, :], W_O[h], B_AS_IS, d_head, acc)      # z_h @ W_O[h]: [T, d_model]
+    _tile_product(z[:, h, :], W_O[h], B_AS_IS, 0, d_head, acc)      # z_h @ W_O[h]: [T, d_model]
     for r in range(REG):
         for c in range(REG):
             i, j = _output_index(r, c)
@@ -179,7 +194,7 @@ def matmul_bias(x, W, bias, out):
     M, K = x.shape
     N = W.shape[1]
     acc = cuda.local.array((REG, REG), float32)
-    _tile_product(x, W, B_AS_IS, K, acc)                         # x @ W: [M, N]
+    _tile_product(x, W, B_AS_IS, 0, K, acc)                         # x @ W: [M, N]
     for r in range(REG):
         for c in range(REG):
             i, j = _output_index(r, c)
@@ -193,7 +208,7 @@ def unembed(x, W_E, logits):
     M, d_model = x.shape
     d_vocab = W_E.shape[0]
     acc = cuda.local.array((REG, REG), float32)
-    _tile_product(x, W_E, B_TRANSPOSED, d_model, acc)            # x @ W_Eᵀ: [M, d_vocab]
+    _tile_product(x, W_E, B_TRANSPOSED, 0, d_model, acc)            # x @ W_Eᵀ: [M, d_vocab]
     for r in range(REG):
         for c in range(REG):
             i, v = _output_index(r, c)
@@ -207,19 +222,20 @@ def _grid(M: int, N: int, batch: int = 1):
     return (cdiv(N, BLOCK), cdiv(M, BLOCK), batch), (TILE, TILE)
 
 
-def launch_project_qkv(ln1_out, W_QKV, b_QKV, qkv):
-    _, T, H, d_head = qkv.shape
-    project_qkv[_grid(T, d_head, 3 * H)](ln1_out, W_QKV, b_QKV, qkv)
+def launch_project_qkv(ln1_out, W_QKV, b_QKV, q, k, v):
+    T, H, d_head = q.shape
+    project_qkv[_grid(T, d_head, W_QKV.shape[0])](ln1_out, W_QKV, b_QKV, q, k, v)
 
 
-def launch_scores(q, k, causal, mask, has_mask, scale_scores, raw, scaled, masked):
+def launch_scores(q, k, causal, mask, has_mask, scale_scores, raw, scaled, masked, window=0):
     T, H, _ = q.shape
-    scores[_grid(T, T, H)](q, k, causal, mask, has_mask, scale_scores, raw, scaled, masked)
+    groups = H // k.shape[1]
+    scores[_grid(T, T, H)](q, k, causal, mask, has_mask, scale_scores, groups, window, raw, scaled, masked)
 
 
-def launch_weighted_sum(pattern, v, causal, z):
+def launch_weighted_sum(pattern, v, causal, z, window=0):
     T, H, d_head = z.shape
-    weighted_sum[_grid(T, d_head, H)](pattern, v, causal, z)
+    weighted_sum[_grid(T, d_head, H)](pattern, v, causal, H // v.shape[1], window, z)
 
 
 def launch_head_results(z, W_O, result):

@@ -26,17 +26,22 @@ def _a(ndim: int, dtype=types.float32):
 
 _b = types.boolean
 # kernel name -> (kernel, argument types as the CUDA backend passes them)
+_i = types.int64
+_f = types.float32
 SIGNATURES = {
-    "project_qkv": (products.project_qkv, (_a(2), _a(4), _a(3), _a(4))),
-    "scores": (products.scores, (_a(3), _a(3), _b, _a(2, types.boolean), _b, _b, _a(3), _a(3), _a(3))),
-    "weighted_sum": (products.weighted_sum, (_a(3), _a(3), _b, _a(3))),
+    "project_qkv": (products.project_qkv, (_a(2), _a(3), _a(2), _a(3), _a(3), _a(3))),
+    "scores": (products.scores, (_a(3), _a(3), _b, _a(2, types.boolean), _b, _b, _i, _i, _a(3), _a(3), _a(3))),
+    "weighted_sum": (products.weighted_sum, (_a(3), _a(3), _b, _i, _i, _a(3))),
     "head_results": (products.head_results, (_a(3), _a(3), _a(3))),
     "matmul_bias": (products.matmul_bias, (_a(2), _a(2), _a(1), _a(2))),
     "unembed": (products.unembed, (_a(2), _a(2), _a(2))),
-    "layer_norm": (rows.layer_norm, (_a(2), _a(1), _a(1), _a(1), _a(1), _a(2))),
-    "softmax_rows": (rows.softmax_rows, (_a(3), _b, _a(3))),
-    "embed": (elementwise.embed, (_a(1, types.int64), _a(2), _a(2), _a(2), _a(2))),
+    "layer_norm": (rows.layer_norm, (_a(2), _a(1), _a(1), _f, _a(1), _a(1), _a(2))),
+    "rms_norm": (rows.rms_norm, (_a(2), _a(1), _f, _a(1), _a(2))),
+    "softmax_rows": (rows.softmax_rows, (_a(3), _b, _i, _a(3))),
+    "embed": (elementwise.embed, (_a(1, types.int64), _a(2), _a(2), _b, _a(2), _a(2))),
+    "rope": (elementwise.rope, (_a(3), _a(2), _a(2), _a(3))),
     "gelu": (elementwise.gelu, (_a(2), _a(2))),
+    "silu_gate": (elementwise.silu_gate, (_a(2), _a(2), _a(2))),
     "sum_heads": (elementwise.sum_heads, (_a(3), _a(1), _a(2))),
     "add": (elementwise.add, (_a(2), _a(2), _a(2))),
 }

@@ -1,4 +1,4 @@
-"""Row kernels: LayerNorm and the row softmax. One block per row, its threads striding along the row,
+"""Row kernels: LayerNorm, RMSNorm and the row softmax. One block per row, its threads striding along the row,
 their partial results combined by a tree reduction in shared memory (warp shuffles would be
 faster, but the simulator does not simulate them, and one code path is tested everywhere).
 """
@@ -61,7 +61,7 @@ def _block_max(partial, value):
 
 
 @kernel
-def layer_norm(x, w, b, mean, var, out):
+def layer_norm(x, w, b, eps, mean, var, out):
     """out[t] = (x[t] - mean[t]) / sqrt(var[t] + eps) · w + b, mean and (biased) var over row t."""
     t = cuda.blockIdx.x
     T, d = x.shape
@@ -79,7 +79,7 @@ def layer_norm(x, w, b, mean, var, out):
         diff = x[t, c] - mu
         ss += diff * diff
     sigma2 = _block_sum(squares, ss) / float32(d)                     # var[t], biased
-    inv_std = float32(1.0) / math.sqrt(sigma2 + LN_EPS)
+    inv_std = float32(1.0) / math.sqrt(sigma2 + eps)
     for c in range(tid, d, ROW_THREADS):
         out[t, c] = (x[t, c] - mu) * inv_std * w[c] + b[c]
     if tid == 0:
@@ -88,10 +88,31 @@ def layer_norm(x, w, b, mean, var, out):
 
 
 @kernel
-def softmax_rows(attn_scores, causal, pattern):
+def rms_norm(x, w, eps, scale, out):
+    """scale[t] = sqrt(mean_c x[t, c]² + eps);  out[t] = x[t] / scale[t] · w  (RMSNorm: no mean, no bias)."""
+    t = cuda.blockIdx.x
+    T, d = x.shape
+    if t >= T:                             # whole block leaves together: no barrier is split
+        return
+    tid = cuda.threadIdx.x
+    squares = cuda.shared.array(ROW_THREADS, float32)                  # per-thread Σ x²
+    ss = float32(0.0)
+    for c in range(tid, d, ROW_THREADS):
+        ss += x[t, c] * x[t, c]
+    rms = math.sqrt(_block_sum(squares, ss) / float32(d) + eps)        # scale[t]
+    inv = float32(1.0) / rms
+    for c in range(tid, d, ROW_THREADS):
+        out[t, c] = x[t, c] * inv * w[c]
+    if tid == 0:
+        scale[t] = rms
+
+
+@kernel
+def softmax_rows(attn_scores, causal, window, pattern):
     """pattern[h, i, j] = exp(s_ij - max_j s_ij) / Σ_j exp(s_ij - max_j s_ij), s = attn_scores[h]."""
-    # A row with no allowed key (all -inf) is all zeros, as in PyTorch's SDPA. Causal: keys j > i
-    # are never exponentiated, and are written as exact zeros.
+    # A row with no allowed key (all -inf) is all zeros, as in PyTorch's SDPA. Keys outside
+    # [lo, limit) (after i when causal; W or more away with a window W) are never exponentiated,
+    # and are written as exact zeros.
     i, h = cuda.blockIdx.x, cuda.blockIdx.y
     T = attn_scores.shape[2]
     if i >= T:
@@ -100,8 +121,13 @@ def softmax_rows(attn_scores, causal, pattern):
     maxima = cuda.shared.array(ROW_THREADS, float32)                   # per-thread max
     sums = cuda.shared.array(ROW_THREADS, float32)                     # per-thread Σ exp
     limit = i + 1 if causal else T         # keys >= limit are masked by causality
+    lo = 0
+    if window > 0:                         # and keys outside the window
+        lo = max(i - window + 1, 0)
+        if not causal:
+            limit = min(i + window, T)
     m = NEG_INF
-    for j in range(tid, limit, ROW_THREADS):
+    for j in range(lo + tid, limit, ROW_THREADS):
         m = max(m, attn_scores[h, i, j])
     row_max = _block_max(maxima, m)
     if row_max == NEG_INF:                 # fully masked row (same answer in every thread)
@@ -109,22 +135,28 @@ def softmax_rows(attn_scores, causal, pattern):
             pattern[h, i, j] = float32(0.0)
         return
     s = float32(0.0)
-    for j in range(tid, limit, ROW_THREADS):
+    for j in range(lo + tid, limit, ROW_THREADS):
         e = math.exp(attn_scores[h, i, j] - row_max)      # minus the max: no overflow; exp(-inf) = 0
         pattern[h, i, j] = e
         s += e
     inv_total = float32(1.0) / _block_sum(sums, s)
-    for j in range(tid, limit, ROW_THREADS):   # each thread rescales the entries it wrote
+    for j in range(lo + tid, limit, ROW_THREADS):   # each thread rescales the entries it wrote
         pattern[h, i, j] *= inv_total
+    for j in range(tid, lo, ROW_THREADS):
+        pattern[h, i, j] = float32(0.0)
     for j in range(limit + tid, T, ROW_THREADS):
         pattern[h, i, j] = float32(0.0)
 
 
 # -- launch helpers --------------------------------------------------------------------------------
-def launch_layer_norm(x, w, b, mean, var, out):
-    layer_norm[x.shape[0], ROW_THREADS](x, w, b, mean, var, out)
+def launch_layer_norm(x, w, b, mean, var, out, eps=1e-5):
+    layer_norm[x.shape[0], ROW_THREADS](x, w, b, np.float32(eps), mean, var, out)
 
 
-def launch_softmax_rows(attn_scores, causal, pattern):
+def launch_rms_norm(x, w, scale, out, eps):
+    rms_norm[x.shape[0], ROW_THREADS](x, w, np.float32(eps), scale, out)
+
+
+def launch_softmax_rows(attn_scores, causal, pattern, window=0):
     H, T, _ = attn_scores.shape
-    softmax_rows[(T, H), ROW_THREADS](attn_scores, causal, pattern)
+    softmax_rows[(T, H), ROW_THREADS](attn_scores, causal, window, pattern)

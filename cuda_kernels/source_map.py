@@ -18,10 +18,10 @@ from . import elementwise, products, rows
 KERNEL_SOURCE: dict[str, tuple[object, str]] = {
     "embeddings": (elementwise.embed, "resid_pre[t, c] = e + W_pos[t, c]"),
     "ln1": (rows.layer_norm, "out[t, c] = (x[t, c] - mu) * inv_std * w[c] + b[c]"),
-    "projections": (products.project_qkv, "_tile_product(ln1_out, W_QKV[p, h]"),
+    "projections": (products.project_qkv, "_tile_product(ln1_out, W_QKV[n]"),
     "scores": (products.scores, "scaled = raw * scale"),
     "softmax": (rows.softmax_rows, "e = math.exp(attn_scores[h, i, j] - row_max)"),
-    "weighted_sum": (products.weighted_sum, "_tile_product(pattern[h], v[:, h, :]"),
+    "weighted_sum": (products.weighted_sum, "_tile_product(pattern[h], v[:, h // groups, :]"),
     "heads_W_O": (products.head_results, "_tile_product(z[:, h, :], W_O[h]"),
     "mlp": (elementwise.gelu, "out[t, c] = float32(0.5) * v * (float32(1.0) + math.tanh("),
     "residual": (elementwise.add, "out[t, c] = a[t, c] + b[t, c]"),

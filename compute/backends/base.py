@@ -76,7 +76,12 @@ class Backend(ABC):
         combined with the causal mask when cfg.causal; None means no extra mask."""
 
 
-def allowed_pairs(T: int, causal: bool, attn_mask: np.ndarray | None) -> np.ndarray:
-    """[T, T] bool: query i may attend to key j (j <= i when causal, and where attn_mask allows)."""
-    allowed = np.tril(np.ones((T, T), dtype=bool)) if causal else np.ones((T, T), dtype=bool)  # [T, T]
-    return allowed if attn_mask is None else allowed & attn_mask  # [T, T]
+def allowed_pairs(T: int, causal: bool, attn_mask: np.ndarray | None, window: int | None = None) -> np.ndarray:
+    """[T, T] bool: query i may attend to key j. Causal: j <= i; a window W keeps the last W
+    keys, i - W < j <= i (without causal: |i - j| < W, a band); attn_mask, where given, too."""
+    i, j = np.arange(T)[:, None], np.arange(T)[None, :]                    # [T, 1], [1, T]
+    allowed = (j <= i) if causal else np.ones((T, T), dtype=bool)          # [T, T]
+    if window is not None:
+        allowed = allowed & (i - j < window) & (j - i < window)           # [T, T] the band
+    allowed = np.broadcast_to(allowed, (T, T))
+    return allowed if attn_mask is None else allowed & attn_mask           # [T, T]

@@ -22,18 +22,19 @@ import sys
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .. import memory, progress
 from ..config import Config
-from ..names import ATTENTION_NAMES, MLP_NAMES
+from ..names import attention_names, mlp_names
 from ..weights import Weights
 from . import cpu_kernels as K
 from .base import Backend, BackendOutput, Stopwatch
 from .pool import BufferPool
+from .reference import rope_angles
 
 # Attention works on blocks of query rows whose scores take about this many bytes (L2-sized).
 BLOCK_BYTES = 1 << 20
@@ -141,39 +142,68 @@ def block_rows(T: int) -> int:
     return max(16, min(T, BLOCK_BYTES // (4 * max(T, 1))))
 
 
-def attention_blocks(items, qh, kh, vh, W_O, scale, causal, mask, has_mask,
+def attention_blocks(items, qh, kh, vh, W_O, scale, causal, mask, has_mask, groups, window,
                      raw, scaled, masked, pattern, z, res, part) -> None:
     """Attention for the (head, first row, end row) blocks taken from the iterator `items`
     (shared with another thread: each block is taken once). For rows r0:r1 of head h, in order:
     scores, scale + mask + softmax, pattern @ v and the head's share through W_O, added to `part`
-    (this thread's partial sum over heads; the caller adds the parts and b_O). qh, kh, vh are
-    head-major [H, T, dh] copies (BLAS is slower on the strided [T, H, dh] views); z is [T, H, dh]
-    and written in place."""
+    (this thread's partial sum over heads; the caller adds the parts and b_O). qh [H, T, dh] and
+    kh, vh [KV, T, dh] are head-major copies (BLAS is slower on the strided [T, H, dh] views);
+    query head h reads K/V head h // groups. z is [T, H, dh] and written in place. With a
+    `window` W (0 = none), a row's keys start at i - W + 1: pattern @ v skips the ones before."""
     T = raw.shape[2]
     for h, r0, r1 in items:
-        np.matmul(qh[h, r0:r1], kh[h].T, out=raw[h, r0:r1])                     # [R, T]  q_i . k_j
+        g = h // groups                                                         # this head's K/V head
+        np.matmul(qh[h, r0:r1], kh[g].T, out=raw[h, r0:r1])                     # [R, T]  q_i . k_j
         K.scale_mask_softmax(raw[h, r0:r1], r0, scale, causal, mask, has_mask,
-                             scaled[h, r0:r1], masked[h, r0:r1], pattern[h, r0:r1])  # [R, T] each
+                             scaled[h, r0:r1], masked[h, r0:r1], pattern[h, r0:r1], window)  # [R, T] each
         for s0 in range(r0, r1, PV_ROWS):              # causal: keys after a row's own are 0
             s1 = min(s0 + PV_ROWS, r1)
-            keys = s1 if causal else T
-            np.matmul(pattern[h, s0:s1, :keys], vh[h, :keys], out=z[s0:s1, h])   # [S, dh]  z = pattern @ v
+            keys = s1 if causal else (min(T, s1 - 1 + window) if window else T)
+            first = max(0, s0 - window + 1) if window else 0                    # the window: keys before are 0
+            np.matmul(pattern[h, s0:s1, first:keys], vh[g, first:keys], out=z[s0:s1, h])   # [S, dh]  z = p @ v
         np.matmul(z[r0:r1, h], W_O[h], out=res[h, r0:r1])                        # [R, d_model]  z_h @ W_O[h]
         K.add_into(part[r0:r1], res[h, r0:r1])                                   # [R, d_model]
 
 
+@lru_cache(maxsize=8)
+def rope_tables(T: int, rotary_dim: int, theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin [T, rotary_dim / 2] as float32 (the angles in float64, as the reference has them)."""
+    cos, sin = rope_angles(T, rotary_dim, theta)                             # [T, r/2] each, float64
+    cos, sin = cos.astype(np.float32), sin.astype(np.float32)
+    cos.setflags(write=False)
+    sin.setflags(write=False)
+    return cos, sin
+
+
 class _Prepared:
-    """Per-weights layouts for one fused projection per block, made once and reused."""
+    """Per-weights layouts made once and reused: one fused q/k/v projection per block, and zeros
+    for the biases a model does not have (so every kernel has one form)."""
 
     def __init__(self, cfg: Config, weights: Weights):
-        H, dh, dm = cfg.n_heads, cfg.d_head, cfg.d_model
-        self.W_QKV, self.b_QKV = [], []
+        H, KV, dh, dm = cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model
+
+        def zeros(n: int, dtype=np.float32) -> np.ndarray:
+            z = np.zeros(n, dtype)
+            z.setflags(write=False)                      # read-only like real weights: one kernel type
+            return z
+
+        self.W_QKV, self.b_QKV, self.blocks = [], [], []
         for layer in range(cfg.n_layers):
-            p = f"blocks.{layer}.attn."
-            # [H, d_model, dh] -> [d_model, H*dh] for each of Q, K, V, side by side: [d_model, 3*H*dh]
-            mats = [weights[p + n].transpose(1, 0, 2).reshape(dm, H * dh) for n in ("W_Q", "W_K", "W_V")]
-            self.W_QKV.append(np.ascontiguousarray(np.concatenate(mats, axis=1)))  # [d_model, 3*H*dh]
-            self.b_QKV.append(np.concatenate([weights[p + n].reshape(-1) for n in ("b_Q", "b_K", "b_V")]))
+            wb = weights.block(layer)
+            # [n, d_model, dh] -> [d_model, n*dh] for Q (H heads), K and V (KV heads): [d_model, (H+2KV)*dh]
+            mats = [wb[n].transpose(1, 0, 2).reshape(dm, -1) for n in ("attn.W_Q", "attn.W_K", "attn.W_V")]
+            self.W_QKV.append(np.ascontiguousarray(np.concatenate(mats, axis=1)))  # [d_model, (H+2KV)*dh]
+            if cfg.attn_bias:
+                self.b_QKV.append(np.concatenate([wb[n].reshape(-1) for n in ("attn.b_Q", "attn.b_K", "attn.b_V")]))
+            else:
+                self.b_QKV.append(np.zeros((H + 2 * KV) * dh, np.float32))   # as concatenate gives
+            full = dict(wb)
+            for short, shape in (("attn.b_O", dm), ("mlp.b_in", cfg.d_mlp), ("mlp.b_out", dm),
+                                 ("mlp.b_gate", cfg.d_mlp), ("ln1.b", dm), ("ln2.b", dm)):
+                full.setdefault(short, zeros(shape, np.float32))
+            self.blocks.append(full)
+        self.ln_final_b = weights["ln_final.b"] if "ln_final.b" in weights else zeros(dm, np.float32)
 
 
 class CpuBackend(Backend):
@@ -193,7 +223,7 @@ class CpuBackend(Backend):
         return f"cpu (numba, {numba.get_num_threads()} threads)"
 
     def _prepare(self, cfg: Config, weights: Weights) -> _Prepared:
-        key = (weights.uid, cfg.n_heads, cfg.d_head)
+        key = (weights.uid, cfg.shape_key())
         with self._prep_lock:
             if key not in self._prepared:
                 self._prepared[key] = _Prepared(cfg, weights)
@@ -208,12 +238,16 @@ class CpuBackend(Backend):
         larger passes use."""
         from ..trace import partial_trace
 
-        cfg = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=1)
-        ids = cfg.validate_tokens(np.arange(4))                            # read-only, as forward gives them
-        self.run(cfg, Weights.random(cfg, 0), ids, None)
-        # With a listener for early results: published arrays turn read-only, a type of its own.
-        with progress.reporting(None, lambda layer, arrays: partial_trace(cfg, arrays)):
-            self.run(cfg, Weights.random(cfg, 0), ids, np.tri(4, dtype=np.bool_))
+        gpt2 = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=1)
+        llama = Config(d_model=8, n_heads=2, n_kv_heads=1, d_head=4, n_ctx=8, d_vocab=10, n_layers=2,
+                       norm="rmsnorm", positions="rope", mlp="swiglu", attn_bias=False, mlp_bias=False,
+                       tied_embeddings=False, windows=(None, 2))
+        for cfg in (gpt2, llama):
+            ids = cfg.validate_tokens(np.arange(4))                        # read-only, as forward gives them
+            self.run(cfg, Weights.random(cfg, 0), ids, None)
+            # With a listener for early results: published arrays turn read-only, a type of its own.
+            with progress.reporting(None, lambda layer, arrays, cfg=cfg: partial_trace(cfg, arrays)):
+                self.run(cfg, Weights.random(cfg, 0), ids, np.tri(4, dtype=np.bool_))
         with _KERNEL_LOCK:
             heads = np.empty((2, 4, 2), np.float32)                       # [H=2, T=4, dh=2]
             K.bias_split_heads.serial(np.ones((2, 12), np.float32), np.ones(12, np.float32),
@@ -234,13 +268,16 @@ class CpuBackend(Backend):
         mask = np.ones((1, 1), np.bool_) if attn_mask is None else np.ascontiguousarray(attn_mask, np.bool_)
         out: dict = {"tokens": tokens}
 
-        embed, pos_embed, resid = embed_stage(weights["embed.W_E"], weights["pos_embed.W_pos"], tokens, new)
-        out.update(embed=embed, pos_embed=pos_embed)
+        W_pos = weights["pos_embed.W_pos"] if cfg.positions == "learned" else None
+        embed, pos_embed, resid = embed_stage(weights["embed.W_E"], W_pos, tokens, new)
+        out["embed"] = embed
+        if pos_embed is not None:
+            out["pos_embed"] = pos_embed
         watch.lap("embed")
         for layer in range(cfg.n_layers):
-            wb = weights.block(layer)
+            wb = prep.blocks[layer]
             attn = attention_half(cfg, wb, prep.W_QKV[layer], prep.b_QKV[layer], resid, mask,
-                                  attn_mask is not None, new, watch)
+                                  attn_mask is not None, new, watch, cfg.window(layer) or 0)
             out.update({(name, layer): value for name, value in attn.items()})
             if progress.wants_partial():                                   # this layer's attention is final
                 progress.publish(layer, dict(out))
@@ -249,23 +286,27 @@ class CpuBackend(Backend):
             resid = mlp["resid_post"]
 
         ln_final_out = new((T, dm))                                         # [T, d_model]
-        by_rows(partial(layer_norm_rows, resid, weights["ln_final.w"], weights["ln_final.b"],
-                        np.empty(T, np.float32), np.empty(T, np.float32), ln_final_out),   # mean, var not kept
+        stats = (np.empty(T, np.float32), np.empty(T, np.float32))          # not kept in the Trace
+        by_rows(partial(norm_rows, cfg, resid, weights["ln_final.w"], prep.ln_final_b, stats, ln_final_out),
                 T, split=T * dm >= 1 << 18)
         out["ln_final_out"] = ln_final_out
-        W_E = weights["embed.W_E"]                                          # [d_vocab, d_model]
+        unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
 
         def logits_fn(rows):
-            return ln_final_out[rows] @ W_E.T                               # [R, d_vocab] (tied)
+            return ln_final_out[rows] @ unembed                             # [R, d_vocab]
 
         return BackendOutput(out, logits_fn, watch.finish())
 
 
 # -- the stages of a pass, each on explicit arrays (the Trace names as local names) --------------------
-def embed_stage(W_E: np.ndarray, W_pos: np.ndarray, tokens: np.ndarray, new):
-    """embed = W_E[tokens] (ids validated by forward); pos_embed = W_pos[:T]; resid = their sum."""
+def embed_stage(W_E: np.ndarray, W_pos: np.ndarray | None, tokens: np.ndarray, new):
+    """embed = W_E[tokens] (ids validated by forward); pos_embed = W_pos[:T]; resid = their sum.
+    With RoPE (W_pos None) there is no pos_embed and resid is embed itself."""
     T, dm = len(tokens), W_E.shape[1]
     embed = new((T, dm))                                                    # [T, d_model]
+    if W_pos is None:
+        np.take(W_E, tokens, axis=0, out=embed)                             # [T, d_model]
+        return embed, None, embed
     pos_embed = W_pos[:T]                                                   # [T, d_model] (read-only view)
     resid = new((T, dm))                                                    # [T, d_model]
     by_rows(partial(embed_rows, W_E, tokens, pos_embed, embed, resid), T, split=T * dm >= 1 << 18)
@@ -276,34 +317,62 @@ def embed_rows(W_E, tokens, pos_embed, embed, resid, r0, r1, checkpoint) -> None
     K.embed_rows.serial(W_E, tokens[r0:r1], pos_embed[r0:r1], embed[r0:r1], resid[r0:r1])
 
 
-def layer_norm_rows(x, w, b, mean, var, out, r0, r1, checkpoint) -> None:
-    K.layer_norm.serial(x[r0:r1], w, b, mean[r0:r1], var[r0:r1], out[r0:r1])     # [R, d_model]
+def norm_stats(cfg: Config, T: int) -> tuple[np.ndarray, ...]:
+    """The per-token statistics a norm keeps: (mean, var) for LayerNorm, (scale,) for RMSNorm."""
+    return (np.empty(T, np.float32),) if cfg.norm == "rmsnorm" else (np.empty(T, np.float32), np.empty(T, np.float32))
 
 
-def ln1_qkv_rows(resid_pre, wb, W_QKV, b_QKV, ln1_mean, ln1_var, ln1_out, qkv, qh, kh, vh,
-                 r0, r1, checkpoint) -> None:
-    """Rows r0:r1 on one thread: LayerNorm 1, the one fused q/k/v product, its bias and head split."""
-    layer_norm_rows(resid_pre, wb["ln1.w"], wb["ln1.b"], ln1_mean, ln1_var, ln1_out, r0, r1, checkpoint)
-    np.matmul(ln1_out[r0:r1], W_QKV, out=qkv[r0:r1])                       # [R, 3*H*dh] one product
+def norm_rows(cfg: Config, x, w, b, stats, out, r0, r1, checkpoint) -> None:
+    """Rows r0:r1 of the config's norm: LayerNorm (stats = mean, var) or RMSNorm (stats = scale)."""
+    if cfg.norm == "rmsnorm":
+        K.rms_norm.serial(x[r0:r1], w, stats[0][r0:r1], out[r0:r1], cfg.norm_eps)     # [R, d_model]
+    else:
+        K.layer_norm.serial(x[r0:r1], w, b, stats[0][r0:r1], stats[1][r0:r1], out[r0:r1], cfg.norm_eps)
+
+
+def ln1_qkv_rows(cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, rot, r0, r1,
+                 checkpoint) -> None:
+    """Rows r0:r1 on one thread: norm 1, the one fused q/k/v product, its bias and head split, and
+    with RoPE the rotation of q and k (`rot` = (cos, sin, rqh, rkh))."""
+    norm_rows(cfg, resid_pre, wb["ln1.w"], wb["ln1.b"], stats, ln1_out, r0, r1, checkpoint)
+    np.matmul(ln1_out[r0:r1], W_QKV, out=qkv[r0:r1])                       # [R, (H+2KV)*dh] one product
     K.bias_split_heads.serial(qkv[r0:r1], b_QKV, qh[:, r0:r1], kh[:, r0:r1], vh[:, r0:r1])  # + b_Q, b_K, b_V
+    if rot is not None:
+        cos, sin, rqh, rkh = rot
+        K.rope.serial(qh[:, r0:r1], cos[r0:r1], sin[r0:r1], rqh[:, r0:r1])   # [H, R, dh]  rot_q
+        K.rope.serial(kh[:, r0:r1], cos[r0:r1], sin[r0:r1], rkh[:, r0:r1])   # [KV, R, dh] rot_k
 
 
-def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, mask, has_mask: bool, new, watch: Stopwatch) -> dict:
-    """One layer from resid_pre to resid_mid: every ATTENTION_NAMES value, by name."""
-    T, H, dh, dm = len(resid_pre), cfg.n_heads, cfg.d_head, cfg.d_model
-    hd = H * dh
+def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, mask, has_mask: bool, new, watch: Stopwatch,
+                   window: int = 0) -> dict:
+    """One layer from resid_pre to resid_mid: every attention_names(cfg) value, by name."""
+    T, H, KV, dh, dm = len(resid_pre), cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model
+    hd, kvd = H * dh, KV * dh
     f32 = np.float32
     scale = f32(1.0 / np.sqrt(dh)) if cfg.scale_scores else f32(1.0)
-    ln1_mean, ln1_var = np.empty(T, f32), np.empty(T, f32)                  # [T], [T]
+    stats = norm_stats(cfg, T)                                              # [T] each
+    if cfg.norm == "rmsnorm":
+        (ln1_scale,) = stats
+    else:
+        ln1_mean, ln1_var = stats
     ln1_out = new((T, dm))                                                  # [T, d_model]
-    qkv = new((T, 3 * hd))                                                  # [T, 3*H*dh]
+    qkv = new((T, hd + 2 * kvd))                                            # [T, (H+2KV)*dh]
     # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
-    qh, kh, vh = new((H, T, dh)), new((H, T, dh)), new((H, T, dh))          # [H, T, dh] each
-    by_rows(partial(ln1_qkv_rows, resid_pre, wb, W_QKV, b_QKV, ln1_mean, ln1_var, ln1_out, qkv, qh, kh, vh),
-            T, split=T * dm * 3 * hd >= SPLIT_MIN_MACS)
-    q = qkv[:, 0 * hd:1 * hd].reshape(T, H, dh)                              # [T, H, dh] (view)
-    k = qkv[:, 1 * hd:2 * hd].reshape(T, H, dh)                              # [T, H, dh] (view)
-    v = qkv[:, 2 * hd:3 * hd].reshape(T, H, dh)                              # [T, H, dh] (view)
+    qh, kh, vh = new((H, T, dh)), new((KV, T, dh)), new((KV, T, dh))        # [H|KV, T, dh] each
+    rot = None
+    if cfg.positions == "rope":
+        cos, sin = rope_tables(T, cfg.rotary_dim, cfg.rope_theta)            # [T, r/2] each
+        rot = (cos, sin, new((H, T, dh)), new((KV, T, dh)))                  # rot_q, rot_k head-major
+    by_rows(partial(ln1_qkv_rows, cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, rot),
+            T, split=T * dm * (hd + 2 * kvd) >= SPLIT_MIN_MACS)
+    q = qkv[:, :hd].reshape(T, H, dh)                                        # [T, H, dh] (view)
+    k = qkv[:, hd:hd + kvd].reshape(T, KV, dh)                               # [T, KV, dh] (view)
+    v = qkv[:, hd + kvd:].reshape(T, KV, dh)                                 # [T, KV, dh] (view)
+    if rot is not None:
+        rot_q, rot_k = rot[2].transpose(1, 0, 2), rot[3].transpose(1, 0, 2)  # [T, H, dh], [T, KV, dh] (views)
+        q_heads, k_heads = rot[2], rot[3]                                    # the scores use the rotated ones
+    else:
+        q_heads, k_heads = qh, kh
     watch.lap("qkv")
 
     attn_scores_raw = new((H, T, T))                                        # [H, T, T]  q_i . k_j
@@ -321,7 +390,7 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, mask, has_mask: boo
     parts = [new((T, dm)) for _ in range(2 if two else 1)]                  # [T, d_model] each
     for part in parts:
         part.fill(0.0)
-    args = (qh, kh, vh, wb["attn.W_O"], scale, cfg.causal, mask, has_mask,
+    args = (q_heads, k_heads, vh, wb["attn.W_O"], scale, cfg.causal, mask, has_mask, cfg.n_groups, window,
             attn_scores_raw, attn_scores_scaled, attn_scores, pattern, z, res)
     if two:                                                     # stop: leave the helper no more blocks
         on_two_threads(partial(attention_blocks, blocks, *args, parts[0]),
@@ -338,15 +407,22 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, mask, has_mask: boo
     K.heads_sum_residual(parts[0], parts[-1], two, wb["attn.b_O"], resid_pre, attn_out, resid_mid)
     watch.lap("W_O")
     ns = locals()
-    return {name: ns[name] for name in ATTENTION_NAMES}                   # the Trace names, by their local names
+    return {name: ns[name] for name in attention_names(cfg)}               # the Trace names, by their local names
 
 
-def mlp_rows(resid_mid, wb, ln2_mean, ln2_var, ln2_out, mlp_pre, mlp_post, mlp_out, resid_post,
+def mlp_rows(cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,
              r0, r1, checkpoint) -> None:
-    """Rows r0:r1 on one thread: LayerNorm 2, W_in, GELU, W_out and the residual."""
-    layer_norm_rows(resid_mid, wb["ln2.w"], wb["ln2.b"], ln2_mean, ln2_var, ln2_out, r0, r1, checkpoint)
-    np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre[r0:r1])          # [R, d_mlp] (bias below)
-    K.bias_gelu.serial(mlp_pre[r0:r1], wb["mlp.b_in"], mlp_post[r0:r1])     # mlp_pre += b_in; GELU
+    """Rows r0:r1 on one thread: norm 2, the MLP (GELU: W_in, GELU; SwiGLU: W_gate and W_in,
+    SiLU(gate) ⊙ up), W_out and the residual."""
+    norm_rows(cfg, resid_mid, wb["ln2.w"], wb["ln2.b"], stats, ln2_out, r0, r1, checkpoint)
+    if cfg.mlp == "swiglu":
+        np.matmul(ln2_out[r0:r1], wb["mlp.W_gate"], out=mlp_pre[r0:r1])       # [R, d_mlp] gate (bias below)
+        np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre_linear[r0:r1])  # [R, d_mlp] up
+        K.bias_silu_gate.serial(mlp_pre[r0:r1], wb["mlp.b_gate"], mlp_pre_linear[r0:r1], wb["mlp.b_in"],
+                                mlp_post[r0:r1])                          # + biases; SiLU(gate) * up
+    else:
+        np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre[r0:r1])      # [R, d_mlp] (bias below)
+        K.bias_gelu.serial(mlp_pre[r0:r1], wb["mlp.b_in"], mlp_post[r0:r1])     # mlp_pre += b_in; GELU
     checkpoint()                                                            # a newer edit may stop us here
     np.matmul(mlp_post[r0:r1], wb["mlp.W_out"], out=mlp_out[r0:r1])        # [R, d_model] (bias below)
     K.bias_residual.serial(mlp_out[r0:r1], wb["mlp.b_out"], resid_mid[r0:r1],
@@ -354,15 +430,22 @@ def mlp_rows(resid_mid, wb, ln2_mean, ln2_var, ln2_out, mlp_pre, mlp_post, mlp_o
 
 
 def mlp_half(cfg: Config, wb, resid_mid, new, watch: Stopwatch) -> dict:
-    """One layer from resid_mid to resid_post: the remaining LAYER_NAMES values, by name."""
+    """One layer from resid_mid to resid_post: the mlp_names(cfg) values, by name."""
     T, dm, dmlp = len(resid_mid), cfg.d_model, cfg.d_mlp
-    ln2_mean, ln2_var = np.empty(T, np.float32), np.empty(T, np.float32)    # [T], [T]
+    stats = norm_stats(cfg, T)                                              # [T] each
+    if cfg.norm == "rmsnorm":
+        (ln2_scale,) = stats
+    else:
+        ln2_mean, ln2_var = stats
     ln2_out = new((T, dm))                                                  # [T, d_model]
     mlp_pre, mlp_post = new((T, dmlp)), new((T, dmlp))                      # [T, d_mlp] each
+    mlp_pre_linear = new((T, dmlp)) if cfg.mlp == "swiglu" else None        # [T, d_mlp] SwiGLU's up
     mlp_out, resid_post = new((T, dm)), new((T, dm))                        # [T, d_model] each
     fraction = watch.fraction(0.5)
-    by_rows(partial(mlp_rows, resid_mid, wb, ln2_mean, ln2_var, ln2_out, mlp_pre, mlp_post, mlp_out, resid_post),
-            T, split=T * dm * dmlp >= SPLIT_MIN_MACS, checkpoint=partial(progress.report, "mlp", fraction))
+    macs = T * dm * dmlp * (3 if cfg.mlp == "swiglu" else 2)
+    by_rows(partial(mlp_rows, cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out,
+                    resid_post), T, split=macs >= SPLIT_MIN_MACS,
+            checkpoint=partial(progress.report, "mlp", fraction))
     watch.lap("mlp")
     ns = locals()
-    return {name: ns[name] for name in MLP_NAMES}
+    return {name: ns[name] for name in mlp_names(cfg)}

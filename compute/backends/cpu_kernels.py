@@ -110,7 +110,7 @@ def kernel(fastmath=False):
 
 # Reassociation lets LLVM vectorise the two row sums (1.6 -> 0.3 ms at T=1024, d_model=768).
 @kernel(fastmath={"reassoc", "contract", "nsz"})
-def layer_norm(x, w, b, mean_out, var_out, out):  # pragma: no cover - compiled
+def layer_norm(x, w, b, mean_out, var_out, out, eps):  # pragma: no cover - compiled
     """out[t] = (x[t] - mean[t]) / sqrt(var[t] + eps) * w + b, biased variance, per row t."""
     T, d = x.shape
     for t in prange(T):
@@ -123,12 +123,60 @@ def layer_norm(x, w, b, mean_out, var_out, out):  # pragma: no cover - compiled
             dev = x[t, c] - mean
             ss += dev * dev
         var = ss / d
-        inv = 1.0 / math.sqrt(var + LN_EPS)
+        inv = 1.0 / math.sqrt(var + eps)
         mean_out[t] = mean
         var_out[t] = var
         mean32, inv32 = np.float32(mean), np.float32(inv)  # float32 from here: a vectorised pass
         for c in range(d):
             out[t, c] = (x[t, c] - mean32) * inv32 * w[c] + b[c]
+
+
+@kernel(fastmath={"reassoc", "contract", "nsz"})
+def rms_norm(x, w, scale_out, out, eps):  # pragma: no cover - compiled
+    """scale[t] = sqrt(mean(x[t]²) + eps); out[t] = x[t] / scale[t] * w (RMSNorm: no mean, no bias)."""
+    T, d = x.shape
+    for t in prange(T):
+        ss = 0.0
+        for c in range(d):
+            ss += x[t, c] * x[t, c]
+        scale = math.sqrt(ss / d + eps)
+        scale_out[t] = scale
+        inv32 = np.float32(1.0 / scale)
+        for c in range(d):
+            out[t, c] = x[t, c] * inv32 * w[c]
+
+
+@kernel(fastmath={"contract"})
+def rope(xh, cos, sin, out):  # pragma: no cover - compiled
+    """Rows of head-major xh [heads, R, d_head] rotated: each pair (x_i, x_{i+r/2}) of the first
+    r = 2 * cos.shape[1] dims turned by its row's angle (cos, sin [R, r/2]); dims from r on copied."""
+    n, R, dh = xh.shape
+    half = cos.shape[1]
+    for h in prange(n):
+        for t in range(R):
+            x, y, c, s = xh[h, t], out[h, t], cos[t], sin[t]
+            x1, x2, y1, y2 = x[:half], x[half:2 * half], y[:half], y[half:2 * half]
+            for i in range(half):
+                y1[i] = x1[i] * c[i] - x2[i] * s[i]
+                y2[i] = x2[i] * c[i] + x1[i] * s[i]
+            rest, y_rest = x[2 * half:], y[2 * half:]
+            for i in range(rest.shape[0]):
+                y_rest[i] = rest[i]
+
+
+@kernel(fastmath={"contract"})
+def bias_silu_gate(pre, b_gate, pre_linear, b_in, post):  # pragma: no cover - compiled
+    """pre += b_gate (mlp_pre, the gate), pre_linear += b_in (mlp_pre_linear), then
+    post = SiLU(pre) ⊙ pre_linear = pre / (1 + e^(-pre)) · pre_linear, in one pass (SwiGLU)."""
+    T, d = pre.shape
+    one = np.float32(1.0)
+    for t in prange(T):
+        for n in range(d):
+            g = pre[t, n] + b_gate[n]
+            u = pre_linear[t, n] + b_in[n]
+            pre[t, n] = g
+            pre_linear[t, n] = u
+            post[t, n] = g / (one + exp32(-g)) * u
 
 
 # Serial: cpu.py runs it on a block of rows of one head, on two threads, right after the product
@@ -137,49 +185,60 @@ def layer_norm(x, w, b, mean_out, var_out, out):  # pragma: no cover - compiled
 # (measured: 4-5x slower). Reassociation vectorises the sum; no 'nnan'/'ninf': -inf is the mask.
 # error_model="numpy": a row whose max is +inf or NaN (float32 overflow) gives NaN, not an exception.
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"}, error_model="numpy")
-def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, pattern):  # pragma: no cover
+def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, pattern, window):  # pragma: no cover
     """Score rows i0, i0+1, ... of one head ([R, T] each): scaled = raw * scale; masked = scaled,
     or -inf where forbidden; pattern = softmax(masked) with the row max subtracted; a fully masked
-    row gives zeros. With `causal`, keys j > i are forbidden and their exp is never computed.
-    `mask` is indexed by the absolute query position i."""
+    row gives zeros. With `causal`, keys j > i are forbidden; with a `window` W > 0, keys j <= i - W
+    (and, without causal, j >= i + W) too: their exp is never computed. `mask` is indexed by the
+    absolute query position i."""
     R, T = raw.shape
     neg_inf = np.float32(-np.inf)
     ex = np.empty(T, np.float32)                        # one row of exponentials
     for r in range(R):
         i = i0 + r
         limit = min(i + 1, T) if causal else T          # keys at or beyond `limit` are masked
-        rr, sc, ms, pt = raw[r], scaled[r], masked[r], pattern[r]   # [T] each
+        lo = 0
+        if window > 0:                                  # keys before `lo` are outside the window
+            lo = max(i - window + 1, 0)
+            if not causal:
+                limit = min(i + window, T)
+        # Slices from `lo`: loops starting at index 0 of a slice vectorise (see above).
+        rr, sc, ms, pt = raw[r, lo:limit], scaled[r, lo:limit], masked[r, lo:limit], pattern[r, lo:limit]
+        n = limit - lo
         top = np.int32(-2147483648)                     # order key of the row max so far
         if has_mask:
-            for j in range(limit):
+            mrow = mask[i, lo:limit]
+            for j in range(n):
                 s = rr[j] * scale
                 sc[j] = s
-                m = s if mask[i, j] else neg_inf
+                m = s if mrow[j] else neg_inf
                 ms[j] = m
                 top = max(top, order_key(as_int32(m)))
         else:
-            for j in range(limit):
+            for j in range(n):
                 s = rr[j] * scale                       # scaled score (no extra mask)
                 sc[j] = s
                 ms[j] = s
                 top = max(top, order_key(as_int32(s)))
-        rr_t, sc_t, ms_t, pt_t = rr[limit:], sc[limit:], ms[limit:], pt[limit:]   # forbidden keys
-        for j in range(sc_t.shape[0]):
-            sc_t[j] = rr_t[j] * scale
-            ms_t[j] = neg_inf
-            pt_t[j] = 0.0
+        for part in range(2):                           # the forbidden keys before lo and from limit
+            a, b = (0, lo) if part == 0 else (limit, T)
+            rr_f, sc_f, ms_f, pt_f = raw[r, a:b], scaled[r, a:b], masked[r, a:b], pattern[r, a:b]
+            for j in range(sc_f.shape[0]):
+                sc_f[j] = rr_f[j] * scale
+                ms_f[j] = neg_inf
+                pt_f[j] = 0.0
         row_max = as_float32(order_key(top))
-        if row_max == neg_inf:                          # nothing allowed: the row is defined as zeros
-            for j in range(limit):
+        if n <= 0 or row_max == neg_inf:                # nothing allowed: the row is defined as zeros
+            for j in range(max(n, 0)):
                 pt[j] = 0.0
             continue
         total = np.float32(0.0)
-        for j in range(limit):
+        for j in range(n):
             e = exp32(ms[j] - row_max)                  # exp(-inf) = 0 for masked keys
             ex[j] = e                                   # (an L1 row: pattern is written once)
             total += e
         inv = np.float32(1.0) / total
-        for j in range(limit):
+        for j in range(n):
             pt[j] = ex[j] * inv
 
 
@@ -211,18 +270,22 @@ def bias_gelu(pre, bias, post):  # pragma: no cover - compiled
 @kernel()
 def bias_split_heads(qkv, bias, qh, kh, vh):  # pragma: no cover - compiled
     """qkv[t] += bias, then copy its Q, K and V parts head-major: qh[h, t] = qkv[t, h*dh:(h+1)*dh],
-    kh and vh likewise from the second and third thirds (BLAS is fastest on [H, T, dh])."""
+    kh and vh likewise from the K and V parts (BLAS is fastest on [H, T, dh]). Q has H heads, K
+    and V have KV heads each (GQA): qkv is [T, (H + 2 KV) dh]."""
     T = qkv.shape[0]
     H, _, dh = qh.shape
-    hd = H * dh
+    KV = kh.shape[0]
+    k0, v0 = H * dh, (H + KV) * dh
     for t in prange(T):
-        for c in range(3 * hd):
+        for c in range(qkv.shape[1]):
             qkv[t, c] += bias[c]
         for h in range(H):
             for e in range(dh):
                 qh[h, t, e] = qkv[t, h * dh + e]
-                kh[h, t, e] = qkv[t, hd + h * dh + e]
-                vh[h, t, e] = qkv[t, 2 * hd + h * dh + e]
+        for g in range(KV):
+            for e in range(dh):
+                kh[g, t, e] = qkv[t, k0 + g * dh + e]
+                vh[g, t, e] = qkv[t, v0 + g * dh + e]
 
 
 @kernel()

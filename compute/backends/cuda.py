@@ -25,18 +25,22 @@ from cuda_kernels import rows as R
 
 from .. import memory, progress
 from ..config import Config
-from ..names import GLOBAL_NAMES, LAYER_NAMES, trace_shape
+from ..names import global_names, layer_names, trace_shape
 from ..weights import Weights
 from .base import Backend, BackendOutput, BackendUnavailable, Stopwatch
 from .pool import BufferPool
 
-_BLOCK_WEIGHTS = ("ln1.w", "ln1.b", "attn.W_O", "attn.b_O", "ln2.w", "ln2.b",
-                  "mlp.W_in", "mlp.b_in", "mlp.W_out", "mlp.b_out")
-# Per-layer results with a device buffer of their own Trace shape (q, k, v live in one qkv buffer,
-# z_concat is z's memory, resid_pre/resid_post alternate between two buffers).
-_BUFFERED = ("ln1_mean", "ln1_var", "ln1_out", "attn_scores_raw", "attn_scores_scaled",
-             "attn_scores", "pattern", "z", "result", "attn_out", "resid_mid",
-             "ln2_mean", "ln2_var", "ln2_out", "mlp_pre", "mlp_post", "mlp_out")
+# Per-layer results with a device buffer of their own Trace shape (z_concat is z's memory,
+# resid_pre/resid_post alternate between two buffers); which of them a model has: buffered_names.
+_BUFFERED = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "rot_q", "rot_k",
+             "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern", "z", "result", "attn_out",
+             "resid_mid", "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "mlp_pre", "mlp_pre_linear",
+             "mlp_post", "mlp_out")
+
+
+def buffered_names(cfg: Config) -> tuple[str, ...]:
+    present = set(layer_names(cfg))
+    return tuple(n for n in _BUFFERED if n in present)
 
 
 def cuda_errors() -> tuple[type[BaseException], ...]:
@@ -59,40 +63,58 @@ def describe_failure(exc: BaseException) -> str:
 
 
 class _DeviceWeights:
-    """Device copies of one Weights object, in the layouts the kernels read."""
+    """Device copies of one Weights object, in the layouts the kernels read; zeros for the biases
+    a model does not have, so every kernel has one form."""
 
     def __init__(self, cfg: Config, weights: Weights):
         up = cuda.to_device
+        H, KV, dh, dm = cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model
+        zeros = np.zeros
         self.uid = weights.uid
         self.W_E = up(weights["embed.W_E"])                                 # [d_vocab, d_model]
-        self.W_pos = up(weights["pos_embed.W_pos"])                         # [n_ctx, d_model]
+        learned = cfg.positions == "learned"
+        self.W_pos = up(weights["pos_embed.W_pos"] if learned else zeros((1, 1), np.float32))  # [n_ctx, d_model]
         self.blocks = []
         for layer in range(cfg.n_layers):
             w = weights.block(layer)
-            blk = {short: up(w[short]) for short in _BLOCK_WEIGHTS}
-            blk["W_QKV"] = up(np.stack([w[f"attn.W_{p}"] for p in "QKV"]))  # [3, H, d_model, d_head]
-            blk["b_QKV"] = up(np.stack([w[f"attn.b_{p}"] for p in "QKV"]))  # [3, H, d_head]
+            blk = {short: up(w[short]) for short in ("ln1.w", "attn.W_O", "ln2.w", "mlp.W_in", "mlp.W_out")}
+            if cfg.mlp == "swiglu":
+                blk["mlp.W_gate"] = up(w["mlp.W_gate"])                     # [d_model, d_mlp]
+            for short, n in (("ln1.b", dm), ("ln2.b", dm), ("attn.b_O", dm), ("mlp.b_in", cfg.d_mlp),
+                             ("mlp.b_out", dm), ("mlp.b_gate", cfg.d_mlp)):
+                blk[short] = up(w[short] if short in w else zeros(n, np.float32))
+            # Q's H heads, then K's and V's KV heads each: [H + 2 KV, d_model, d_head]
+            blk["W_QKV"] = up(np.concatenate([w["attn.W_Q"], w["attn.W_K"], w["attn.W_V"]]))
+            biases = [w[f"attn.b_{p}"] if cfg.attn_bias else zeros((n, dh), np.float32)
+                      for p, n in (("Q", H), ("K", KV), ("V", KV))]
+            blk["b_QKV"] = up(np.concatenate(biases))                      # [H + 2 KV, d_head]
             self.blocks.append(blk)
         self.ln_final_w = up(weights["ln_final.w"])                         # [d_model]
-        self.ln_final_b = up(weights["ln_final.b"])                         # [d_model]
+        self.ln_final_b = up(weights["ln_final.b"] if "ln_final.b" in weights else zeros(dm, np.float32))
+        self.W_U = None if cfg.tied_embeddings else up(weights["unembed.W_U"])   # [d_model, d_vocab]
+        self.no_bias_vocab = None if cfg.tied_embeddings else up(zeros(cfg.d_vocab, np.float32))
+        if cfg.positions == "rope":
+            from .cpu import rope_tables
+
+            cos, sin = rope_tables(cfg.n_ctx, cfg.rotary_dim, cfg.rope_theta)  # [n_ctx, r/2] each
+            self.cos, self.sin = up(cos), up(sin)
 
 
 def _workspace(cfg: Config, T: int) -> SimpleNamespace:
     """Device buffers for one layer's intermediates (and the model's ends) at T tokens."""
     new = lambda shape: cuda.device_array(shape, np.float32)              # noqa: E731
-    ws = {name: new(trace_shape(name, cfg, T)) for name in _BUFFERED}
-    ws["qkv"] = new((3, T, cfg.n_heads, cfg.d_head))                      # [3, T, H, d_head]
+    ws = {name: new(trace_shape(name, cfg, T)) for name in buffered_names(cfg)}
     ws["resid"] = (new((T, cfg.d_model)), new((T, cfg.d_model)))         # resid_pre / resid_post
     ws["embed"] = new((T, cfg.d_model))                                   # [T, d_model]
     ws["ln_final_out"] = new((T, cfg.d_model))                            # [T, d_model]
-    ws["ln_final_stats"] = (new((T,)), new((T,)))                         # mean, var (not in the Trace)
+    ws["ln_final_stats"] = (new((T,)), new((T,)))                         # mean, var or scale (not in the Trace)
     return SimpleNamespace(**ws)
 
 
 def workspace_bytes(cfg: Config, T: int) -> int:
     """Device memory of `_workspace(cfg, T)`."""
-    per_layer = sum(int(np.prod(trace_shape(n, cfg, T))) for n in _BUFFERED)
-    return 4 * (per_layer + 3 * T * cfg.d_concat + 4 * T * cfg.d_model + 2 * T)
+    per_layer = sum(int(np.prod(trace_shape(n, cfg, T))) for n in buffered_names(cfg))
+    return 4 * (per_layer + 4 * T * cfg.d_model + 2 * T)
 
 
 def weights_bytes(cfg: Config) -> int:
@@ -188,7 +210,7 @@ class CudaBackend(Backend):
         return self._weights
 
     def _workspace(self, cfg: Config, T: int) -> SimpleNamespace:
-        key = (T, cfg.d_model, cfg.n_heads, cfg.d_head, cfg.d_mlp)
+        key = (T, cfg.shape_key())
         if self._ws_key != key:
             self._ws, self._ws_key = None, None
             self._check_device_memory(workspace_bytes(cfg, T), f"one layer at T={T}")
@@ -245,22 +267,23 @@ class CudaBackend(Backend):
         fetch = self._fetch
         out: dict = {"tokens": tokens}
 
-        EW.launch_embed(tokens_d, dw.W_E, dw.W_pos, ws.embed, ws.resid[0])  # [T, d_model] x2
+        learned = cfg.positions == "learned"
+        EW.launch_embed(tokens_d, dw.W_E, dw.W_pos, ws.embed, ws.resid[0], learned)  # [T, d_model] x2
         if copy_back:
             out["embed"] = fetch(ws.embed)                                  # [T, d_model]
-            out["pos_embed"] = weights["pos_embed.W_pos"][:T]               # [T, d_model] (exact: a view)
-            resid_pre_host = fetch(ws.resid[0])                             # [T, d_model]
+            if learned:
+                out["pos_embed"] = weights["pos_embed.W_pos"][:T]           # [T, d_model] (exact: a view)
+            resid_pre_host = out["embed"] if not learned else fetch(ws.resid[0])   # [T, d_model]
         for layer in range(L):
             progress.report(f"layer {layer}", layer / max(L, 1))           # may raise Cancelled
             resid_pre, resid_post = ws.resid[layer % 2], ws.resid[(layer + 1) % 2]
-            self._block(cfg, dw.blocks[layer], ws, resid_pre, resid_post, mask_d, has_mask)
+            self._block(cfg, dw, layer, ws, resid_pre, resid_post, mask_d, has_mask)
             if copy_back:
                 cuda.synchronize()
                 lap("kernels")
-                resid_pre_host = self._fetch_layer(ws, layer, resid_pre_host, resid_post, out)
+                resid_pre_host = self._fetch_layer(cfg, ws, layer, resid_pre_host, resid_post, out)
                 lap("copy")
-        R.launch_layer_norm(ws.resid[L % 2], dw.ln_final_w, dw.ln_final_b, *ws.ln_final_stats,
-                            ws.ln_final_out)                                # [T, d_model]
+        _norm(cfg, ws.resid[L % 2], dw.ln_final_w, dw.ln_final_b, ws.ln_final_stats, ws.ln_final_out)
         cuda.synchronize()
         lap("kernels")
         if not copy_back:
@@ -270,23 +293,36 @@ class CudaBackend(Backend):
         return BackendOutput(out, self._logits_fn(cfg, weights, ln_final_out), watch.finish())
 
     @staticmethod
-    def _block(cfg: Config, blk: dict, ws: SimpleNamespace, resid_pre, resid_post, mask, has_mask) -> None:
-        """One transformer block, launch by launch, in the order of DESIGN.md section 3."""
-        R.launch_layer_norm(resid_pre, blk["ln1.w"], blk["ln1.b"],
-                            ws.ln1_mean, ws.ln1_var, ws.ln1_out)             # [T], [T], [T, d_model]
-        P.launch_project_qkv(ws.ln1_out, blk["W_QKV"], blk["b_QKV"], ws.qkv)  # [3, T, H, d_head]
-        q, k, v = ws.qkv[0], ws.qkv[1], ws.qkv[2]                            # [T, H, d_head] views
+    def _block(cfg: Config, dw: _DeviceWeights, layer: int, ws: SimpleNamespace, resid_pre, resid_post, mask,
+               has_mask) -> None:
+        """One transformer block, launch by launch, in the order of DESIGN.md sections 3 and 8."""
+        blk = dw.blocks[layer]
+        window = cfg.window(layer) or 0
+        rms = cfg.norm == "rmsnorm"
+        _norm(cfg, resid_pre, blk["ln1.w"], blk["ln1.b"],
+              (ws.ln1_scale,) if rms else (ws.ln1_mean, ws.ln1_var), ws.ln1_out)   # [T, d_model]
+        P.launch_project_qkv(ws.ln1_out, blk["W_QKV"], blk["b_QKV"], ws.q, ws.k, ws.v)  # [T, H|KV, d_head]
+        q, k = ws.q, ws.k
+        if cfg.positions == "rope":
+            EW.launch_rope(ws.q, dw.cos, dw.sin, ws.rot_q)                  # [T, H, d_head]
+            EW.launch_rope(ws.k, dw.cos, dw.sin, ws.rot_k)                  # [T, KV, d_head]
+            q, k = ws.rot_q, ws.rot_k                                       # the scores use the rotated ones
         P.launch_scores(q, k, cfg.causal, mask, has_mask, cfg.scale_scores, ws.attn_scores_raw,
-                        ws.attn_scores_scaled, ws.attn_scores)              # [H, T, T] x3
-        R.launch_softmax_rows(ws.attn_scores, cfg.causal, ws.pattern)       # [H, T, T]
-        P.launch_weighted_sum(ws.pattern, v, cfg.causal, ws.z)              # [T, H, d_head]
+                        ws.attn_scores_scaled, ws.attn_scores, window)      # [H, T, T] x3
+        R.launch_softmax_rows(ws.attn_scores, cfg.causal, ws.pattern, window)   # [H, T, T]
+        P.launch_weighted_sum(ws.pattern, ws.v, cfg.causal, ws.z, window)   # [T, H, d_head]
         P.launch_head_results(ws.z, blk["attn.W_O"], ws.result)             # [T, H, d_model]
         EW.launch_sum_heads(ws.result, blk["attn.b_O"], ws.attn_out)        # [T, d_model]
         EW.launch_add(resid_pre, ws.attn_out, ws.resid_mid)                 # [T, d_model]
-        R.launch_layer_norm(ws.resid_mid, blk["ln2.w"], blk["ln2.b"],
-                            ws.ln2_mean, ws.ln2_var, ws.ln2_out)             # [T], [T], [T, d_model]
-        P.launch_matmul_bias(ws.ln2_out, blk["mlp.W_in"], blk["mlp.b_in"], ws.mlp_pre)     # [T, d_mlp]
-        EW.launch_gelu(ws.mlp_pre, ws.mlp_post)                                             # [T, d_mlp]
+        _norm(cfg, ws.resid_mid, blk["ln2.w"], blk["ln2.b"],
+              (ws.ln2_scale,) if rms else (ws.ln2_mean, ws.ln2_var), ws.ln2_out)   # [T, d_model]
+        if cfg.mlp == "swiglu":
+            P.launch_matmul_bias(ws.ln2_out, blk["mlp.W_gate"], blk["mlp.b_gate"], ws.mlp_pre)      # [T, d_mlp]
+            P.launch_matmul_bias(ws.ln2_out, blk["mlp.W_in"], blk["mlp.b_in"], ws.mlp_pre_linear)   # [T, d_mlp]
+            EW.launch_silu_gate(ws.mlp_pre, ws.mlp_pre_linear, ws.mlp_post)                       # [T, d_mlp]
+        else:
+            P.launch_matmul_bias(ws.ln2_out, blk["mlp.W_in"], blk["mlp.b_in"], ws.mlp_pre)         # [T, d_mlp]
+            EW.launch_gelu(ws.mlp_pre, ws.mlp_post)                                                 # [T, d_mlp]
         P.launch_matmul_bias(ws.mlp_post, blk["mlp.W_out"], blk["mlp.b_out"], ws.mlp_out)  # [T, d_model]
         EW.launch_add(ws.resid_mid, ws.mlp_out, resid_post)                 # [T, d_model]
 
@@ -296,22 +332,20 @@ class CudaBackend(Backend):
         device_array.copy_to_host(host)
         return host
 
-    def _fetch_layer(self, ws, layer: int, resid_pre_host, resid_post, out: dict) -> np.ndarray:
+    def _fetch_layer(self, cfg: Config, ws, layer: int, resid_pre_host, resid_post, out: dict) -> np.ndarray:
         """Copy one layer's results into `out`; returns resid_post (the next layer's resid_pre)."""
         fetch = self._fetch
         T, H, d_head = ws.z.shape
-        got = {name: fetch(getattr(ws, name)) for name in _BUFFERED}
-        qkv = fetch(ws.qkv)                                                 # [3, T, H, d_head]
-        got["q"], got["k"], got["v"] = qkv[0], qkv[1], qkv[2]               # [T, H, d_head] views
+        got = {name: fetch(getattr(ws, name)) for name in buffered_names(cfg)}
         got["z_concat"] = got["z"].reshape(T, H * d_head)                   # [T, H*d_head] view
         got["resid_pre"] = resid_pre_host
         got["resid_post"] = fetch(resid_post)                               # [T, d_model]
-        for name in LAYER_NAMES:
+        for name in layer_names(cfg):
             out[(name, layer)] = got[name]
         return got["resid_post"]
 
     def _logits_fn(self, cfg: Config, weights: Weights, ln_final_out: np.ndarray):
-        W_E = weights["embed.W_E"]                                          # [d_vocab, d_model]
+        unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
 
         def logits_fn(rows):
             x = np.ascontiguousarray(ln_final_out[rows])                    # [R, d_model]
@@ -325,24 +359,35 @@ class CudaBackend(Backend):
                     if self._weights is not None and self._weights.uid == weights.uid:
                         dw = self._weights
                         logits = cuda.device_array((x.shape[0], cfg.d_vocab), np.float32)  # [R, d_vocab]
-                        P.launch_unembed(cuda.to_device(x), dw.W_E, logits)
+                        if dw.W_U is None:
+                            P.launch_unembed(cuda.to_device(x), dw.W_E, logits)           # x @ W_Eᵀ (tied)
+                        else:
+                            P.launch_matmul_bias(cuda.to_device(x), dw.W_U, dw.no_bias_vocab, logits)
                         return logits.copy_to_host()                        # [R, d_vocab]
                 except (BackendUnavailable, *self._errors):
                     pass
                 finally:
                     self._lock.release()
-            return x @ W_E.T                                                # [R, d_vocab] on the CPU
+            return x @ unembed                                              # [R, d_vocab] on the CPU
 
         return logits_fn
+
+
+def _norm(cfg: Config, x, w, b, stats, out) -> None:
+    """The config's norm on the device: LayerNorm (stats = mean, var) or RMSNorm (stats = scale)."""
+    if cfg.norm == "rmsnorm":
+        R.launch_rms_norm(x, w, stats[0], out, cfg.norm_eps)                # [T], [T, d_model]
+    else:
+        R.launch_layer_norm(x, w, b, stats[0], stats[1], out, cfg.norm_eps)  # [T], [T], [T, d_model]
 
 
 def _empty_output(cfg: Config, weights: Weights, tokens: np.ndarray) -> BackendOutput:
     """T = 0: every name with its shape and no kernel launched."""
     out: dict = {"tokens": tokens}
-    for name in GLOBAL_NAMES:
+    for name in global_names(cfg):
         if name not in ("tokens", "logits"):
             out[name] = np.zeros(trace_shape(name, cfg, 0), np.float32)
     for layer in range(cfg.n_layers):
-        for name in LAYER_NAMES:
+        for name in layer_names(cfg):
             out[(name, layer)] = np.zeros(trace_shape(name, cfg, 0), np.float32)
     return BackendOutput(out, lambda rows: np.zeros((0, cfg.d_vocab), np.float32), {"total": 0.0})

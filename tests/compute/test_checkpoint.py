@@ -271,7 +271,7 @@ def _retensor(folder, mutate, prefix=""):
 @pytest.mark.parametrize("break_it, match", [
     (lambda f: (f / "config.json").unlink(), r"config.json is missing .*model.safetensors"),
     (lambda f: (f / "config.json").write_text("{nope"), "config.json is not valid JSON"),
-    (lambda f: _edit_config(f, model_type="llama"), r"unsupported architecture: .*model_type='llama'"),
+    (lambda f: _edit_config(f, model_type="gpt_neox"), r"unsupported architecture: .*model_type='gpt_neox'"),
     (lambda f: _edit_config(f, architectures=["GPT2ForSequenceClassification"]),
      r"unsupported architecture \['GPT2ForSequenceClassification'\]"),
     (lambda f: _edit_config(f, activation_function="relu"), "activation_function='relu' is not supported"),

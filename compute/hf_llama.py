@@ -1,0 +1,264 @@
+"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2), mapped to our names.
+
+    cfg, weights, tokenizer = compute.load_checkpoint("~/models/SmolLM2-135M")
+
+The same folder layout as GPT-2 (compute.checkpoint): `config.json`, `model.safetensors` or the
+shards of `model.safetensors.index.json`, and `tokenizer.json`. nn.Linear stores weights as
+(out, in), so every matrix is transposed to our right-multiplied layout:
+    model.embed_tokens.weight [d_vocab, d_model]          -> embed.W_E
+    layers.l.input_layernorm.weight                       -> blocks.l.ln1.w (RMSNorm: a scale only)
+    layers.l.self_attn.q_proj.weight [H*dh, d_model]      -> blocks.l.attn.W_Q [H, d_model, dh]
+    layers.l.self_attn.k_proj / v_proj [KV*dh, d_model]   -> blocks.l.attn.W_K / W_V [KV, d_model, dh]
+    layers.l.self_attn.{q,k,v}_proj.bias (Qwen2)          -> blocks.l.attn.b_Q / b_K / b_V
+    layers.l.self_attn.o_proj.weight [d_model, H*dh]      -> blocks.l.attn.W_O [H, dh, d_model]
+    layers.l.post_attention_layernorm.weight              -> blocks.l.ln2.w
+    layers.l.mlp.gate_proj / up_proj [d_mlp, d_model]     -> blocks.l.mlp.W_gate / W_in [d_model, d_mlp]
+    layers.l.mlp.down_proj [d_model, d_mlp]               -> blocks.l.mlp.W_out [d_mlp, d_model]
+    model.norm.weight                                     -> ln_final.w
+    lm_head.weight [d_vocab, d_model]                     -> unembed.W_U [d_model, d_vocab] (untied)
+HF's q/k rows are already in rotate_half order (pairs i, i + d/2): no permutation. Qwen2 has
+q/k/v biases and none on o_proj: b_O is zeros. Mistral's sliding_window applies to every layer;
+Qwen2's to the layers its layer_types (or use_sliding_window + max_window_layers) name.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .config import Config, ConfigError
+
+MODEL_TYPES = ("llama", "mistral", "qwen2")
+ARCHITECTURES = {"llama": ("LlamaForCausalLM", "LlamaModel"),
+                 "mistral": ("MistralForCausalLM", "MistralModel"),
+                 "qwen2": ("Qwen2ForCausalLM", "Qwen2Model")}
+# Buffers older checkpoints carry (RoPE frequencies): not weights.
+IGNORED_SUFFIXES = (".rotary_emb.inv_freq",)
+
+
+def _problem(problems: list[str], text: str) -> None:
+    problems.append(f"config.json: {text}")
+
+
+def _whole(raw: dict, key: str, problems: list[str], default: Any = None) -> int | None:
+    value = raw.get(key, default)
+    if value is None and default is None:
+        if key not in raw:
+            _problem(problems, f"{key} is missing")
+        else:
+            _problem(problems, f"{key}=null must be a whole number >= 1")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        _problem(problems, f"{key}={value!r} must be a whole number >= 1")
+        return None
+    return value
+
+
+def _number(raw: dict, key: str, problems: list[str], default: float) -> float | None:
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        _problem(problems, f"{key}={value!r} must be a positive number")
+        return None
+    return float(value)
+
+
+def _rope(raw: dict, problems: list[str]) -> tuple[float | None, float]:
+    """(rope_theta, partial_rotary_factor) from transformers 5's rope_parameters or 4's
+    rope_theta + rope_scaling; only the default (unscaled) RoPE is supported."""
+    params = raw.get("rope_parameters")
+    scaling = raw.get("rope_scaling")
+    if params is not None and not isinstance(params, dict):
+        _problem(problems, f"rope_parameters={params!r} must be an object")
+        params = None
+    source = params if params else raw
+    theta = _number(source, "rope_theta", problems, 10000.0)
+    kind = (params or {}).get("rope_type", "default")
+    if scaling is not None:
+        kind = scaling.get("rope_type", scaling.get("type")) if isinstance(scaling, dict) else scaling
+    if kind not in ("default", None):
+        _problem(problems, f"RoPE scaling {kind!r} is not supported (only the default RoPE: "
+                           "rope_type 'default', rope_scaling null)")
+    factor = source.get("partial_rotary_factor", raw.get("partial_rotary_factor", 1.0))
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
+        _problem(problems, f"partial_rotary_factor={factor!r} must be in (0, 1]")
+        factor = 1.0
+    return theta, float(factor)
+
+
+def _windows(raw: dict, model_type: str, n_layers: int, problems: list[str]) -> tuple | None:
+    """Per-layer windows: Mistral's sliding_window everywhere; Qwen2's on the layers it names."""
+    window = raw.get("sliding_window")
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
+        _problem(problems, f"sliding_window={window!r} must be a whole number >= 1 or null")
+        return None
+    layer_types = raw.get("layer_types")
+    if layer_types is not None:
+        if (not isinstance(layer_types, list) or len(layer_types) != n_layers
+                or any(t not in ("full_attention", "sliding_attention") for t in layer_types)):
+            _problem(problems, f"layer_types must list 'full_attention' or 'sliding_attention' for each of "
+                               f"the {n_layers} layers")
+            return None
+        if "sliding_attention" in layer_types and window is None:
+            _problem(problems, "layer_types has sliding_attention layers but sliding_window is null")
+            return None
+        if model_type == "qwen2" and not raw.get("use_sliding_window", False):
+            return None                           # HF's Qwen2 honours layer_types only when enabled
+        return tuple(window if t == "sliding_attention" else None for t in layer_types)
+    if window is None:
+        return None
+    if model_type == "mistral":
+        return (window,) * n_layers
+    if model_type == "qwen2" and raw.get("use_sliding_window", False):
+        first = raw.get("max_window_layers", n_layers)
+        if isinstance(first, bool) or not isinstance(first, int) or first < 0:
+            _problem(problems, f"max_window_layers={first!r} must be a whole number >= 0")
+            return None
+        return tuple(window if layer >= first else None for layer in range(n_layers))
+    return None
+
+
+def config_from_json(raw: dict, folder: Path, error) -> Config:
+    """Our Config for a llama/mistral/qwen2 config.json (already known to be a JSON object)."""
+    model_type = raw.get("model_type")
+    archs = raw.get("architectures") or []
+    if not isinstance(archs, list) or any(a not in ARCHITECTURES[model_type] for a in archs):
+        raise error(f"unsupported architecture {archs!r}; supported for model_type {model_type!r}: "
+                    f"{', '.join(ARCHITECTURES[model_type])}", folder)
+    problems: list[str] = []
+    act = raw.get("hidden_act", "silu")
+    if act != "silu":
+        _problem(problems, f"hidden_act={act!r} is not supported (a SwiGLU MLP uses 'silu')")
+    if raw.get("pretraining_tp", 1) not in (1, None):
+        _problem(problems, f"pretraining_tp={raw.get('pretraining_tp')!r} is not supported (only 1)")
+    d_model = _whole(raw, "hidden_size", problems)
+    n_heads = _whole(raw, "num_attention_heads", problems)
+    n_layers = _whole(raw, "num_hidden_layers", problems)
+    d_vocab = _whole(raw, "vocab_size", problems)
+    d_mlp = _whole(raw, "intermediate_size", problems)
+    n_ctx = _whole(raw, "max_position_embeddings", problems)
+    n_kv = raw.get("num_key_value_heads")
+    if n_kv is not None:
+        n_kv = _whole(raw, "num_key_value_heads", problems)
+    head_dim = raw.get("head_dim")
+    if head_dim is not None:
+        head_dim = _whole(raw, "head_dim", problems)
+    elif d_model and n_heads:
+        if d_model % n_heads:
+            _problem(problems, f"hidden_size={d_model} is not divisible by num_attention_heads={n_heads} "
+                               "(and no head_dim is given)")
+        head_dim = d_model // n_heads or None
+    eps = _number(raw, "rms_norm_eps", problems, 1e-6)
+    theta, partial = _rope(raw, problems)
+    tied = raw.get("tie_word_embeddings", False)
+    if not isinstance(tied, bool):
+        _problem(problems, f"tie_word_embeddings={tied!r} must be true or false")
+    bias = raw.get("attention_bias", False) if model_type != "qwen2" else True
+    mlp_bias = raw.get("mlp_bias", False)
+    for key, value in (("attention_bias", bias), ("mlp_bias", mlp_bias)):
+        if not isinstance(value, bool):
+            _problem(problems, f"{key}={value!r} must be true or false")
+    windows = _windows(raw, model_type, n_layers, problems) if n_layers else None
+    if problems:
+        raise error(problems, folder)
+    rotary_dim = int(head_dim * partial)
+    try:
+        return Config(d_model=d_model, n_heads=n_heads, d_head=head_dim, n_ctx=n_ctx, d_vocab=d_vocab,
+                      n_layers=n_layers, d_mlp=d_mlp, norm="rmsnorm", norm_eps=eps, positions="rope",
+                      rope_theta=theta, rotary_dim=rotary_dim, n_kv_heads=n_kv, mlp="swiglu",
+                      tied_embeddings=tied, attn_bias=bias, mlp_bias=mlp_bias, windows=windows,
+                      name=folder.name or "checkpoint")
+    except ConfigError as exc:
+        raise error(f"config.json gives an impossible model: {exc}", folder) from None
+
+
+def hf_shapes(cfg: Config, model_type: str) -> dict[str, tuple[int, ...]]:
+    """Every tensor such a checkpoint must have for `cfg`, HF names (without `model.`) and shapes."""
+    dm, H, KV, dh, mlp = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_mlp
+    shapes = {"embed_tokens.weight": (cfg.d_vocab, dm)}
+    for layer in range(cfg.n_layers):
+        p = f"layers.{layer}."
+        shapes.update({
+            p + "input_layernorm.weight": (dm,),
+            p + "self_attn.q_proj.weight": (H * dh, dm), p + "self_attn.k_proj.weight": (KV * dh, dm),
+            p + "self_attn.v_proj.weight": (KV * dh, dm), p + "self_attn.o_proj.weight": (dm, H * dh),
+            p + "post_attention_layernorm.weight": (dm,),
+            p + "mlp.gate_proj.weight": (mlp, dm), p + "mlp.up_proj.weight": (mlp, dm),
+            p + "mlp.down_proj.weight": (dm, mlp),
+        })
+        if cfg.attn_bias:
+            shapes.update({p + "self_attn.q_proj.bias": (H * dh,), p + "self_attn.k_proj.bias": (KV * dh,),
+                           p + "self_attn.v_proj.bias": (KV * dh,)})
+            if model_type != "qwen2":
+                shapes[p + "self_attn.o_proj.bias"] = (dm,)
+        if cfg.mlp_bias:
+            shapes.update({p + "mlp.gate_proj.bias": (mlp,), p + "mlp.up_proj.bias": (mlp,),
+                           p + "mlp.down_proj.bias": (dm,)})
+    shapes["norm.weight"] = (dm,)
+    if not cfg.tied_embeddings:
+        shapes["lm_head.weight"] = (cfg.d_vocab, dm)
+    return shapes
+
+
+def strip_prefix(entries: dict) -> dict:
+    """Drop the `model.` prefix of *ForCausalLM (lm_head.weight has none)."""
+    return {n.removeprefix("model."): e for n, e in entries.items()}
+
+
+def unexpected(names, expected: dict) -> list[str]:
+    """Names that are neither expected nor a known buffer (a tied lm_head is allowed)."""
+    return sorted(n for n in names if n not in expected and n != "lm_head.weight"
+                  and not n.endswith(IGNORED_SUFFIXES))
+
+
+def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """HF llama-family tensors (names without `model.`) to our names and layouts (DESIGN.md 8)."""
+    dm, H, KV, dh = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head
+
+    def heads_in(w: np.ndarray, n: int) -> np.ndarray:
+        return w.reshape(n, dh, dm).transpose(0, 2, 1)                  # (n*dh, d_model) -> [n, d_model, dh]
+
+    out = {"embed.W_E": hf["embed_tokens.weight"]}                       # [d_vocab, d_model]
+    for layer in range(cfg.n_layers):
+        h, p = f"layers.{layer}.", f"blocks.{layer}."
+        out.update({
+            p + "ln1.w": hf[h + "input_layernorm.weight"],                   # [d_model]
+            p + "attn.W_Q": heads_in(hf[h + "self_attn.q_proj.weight"], H),  # [H, d_model, dh]
+            p + "attn.W_K": heads_in(hf[h + "self_attn.k_proj.weight"], KV),  # [KV, d_model, dh]
+            p + "attn.W_V": heads_in(hf[h + "self_attn.v_proj.weight"], KV),  # [KV, d_model, dh]
+            # o_proj is (out, in): z_concat @ o_proj.T, whose rows h*dh + e split by head.
+            p + "attn.W_O": hf[h + "self_attn.o_proj.weight"].T.reshape(H, dh, dm),  # [H, dh, d_model]
+            p + "ln2.w": hf[h + "post_attention_layernorm.weight"],          # [d_model]
+            p + "mlp.W_gate": hf[h + "mlp.gate_proj.weight"].T,              # [d_model, d_mlp]
+            p + "mlp.W_in": hf[h + "mlp.up_proj.weight"].T,                  # [d_model, d_mlp]
+            p + "mlp.W_out": hf[h + "mlp.down_proj.weight"].T,               # [d_mlp, d_model]
+        })
+        if cfg.attn_bias:
+            out.update({
+                p + "attn.b_Q": hf[h + "self_attn.q_proj.bias"].reshape(H, dh),    # [H, dh]
+                p + "attn.b_K": hf[h + "self_attn.k_proj.bias"].reshape(KV, dh),   # [KV, dh]
+                p + "attn.b_V": hf[h + "self_attn.v_proj.bias"].reshape(KV, dh),   # [KV, dh]
+                p + "attn.b_O": hf.get(h + "self_attn.o_proj.bias", np.zeros(dm, np.float32)),  # [d_model]
+            })
+        if cfg.mlp_bias:
+            out.update({p + "mlp.b_gate": hf[h + "mlp.gate_proj.bias"], p + "mlp.b_in": hf[h + "mlp.up_proj.bias"],
+                        p + "mlp.b_out": hf[h + "mlp.down_proj.bias"]})
+    out["ln_final.w"] = hf["norm.weight"]                                 # [d_model]
+    if not cfg.tied_embeddings:
+        out["unembed.W_U"] = hf["lm_head.weight"].T                       # [d_model, d_vocab]
+    return out
+
+
+def headline(cfg: Config, entries: dict) -> list[str]:
+    """config.json's sizes against the tensors' (one line each, before the per-tensor list)."""
+    lines = []
+    for name, key, axis, value in (("embed_tokens.weight", "vocab_size", 0, cfg.d_vocab),
+                                   ("embed_tokens.weight", "hidden_size", 1, cfg.d_model),
+                                   ("layers.0.mlp.up_proj.weight", "intermediate_size", 0, cfg.d_mlp),
+                                   ("layers.0.self_attn.k_proj.weight", "num_key_value_heads * head_dim", 0,
+                                    cfg.n_kv_heads * cfg.d_head)):
+        shape = entries[name][1] if name in entries else None
+        if shape is not None and len(shape) == 2 and shape[axis] != value:
+            lines.append(f"config.json says {key}={value} but {name} has shape {shape}")
+    return lines
