@@ -31,7 +31,7 @@ from .memory import MemoryEstimate
 from .names import GLOBAL_NAMES, LAYER_NAMES, trace_shape, weight_shapes
 from .progress import Cancelled
 from .tokenizer import ToyTokenizer, VocabularyError, toy_tokenizer
-from .trace import Trace, partial_trace
+from .trace import Lazy, Trace, partial_trace
 from .weights import Weights, WeightsError
 
 estimate_memory = memory.estimate
@@ -45,7 +45,7 @@ _TORCH_NAMES = {
 
 __all__ = [
     "BACKEND_NAMES", "BackendUnavailable", "Cancelled", "Config", "ConfigError", "GLOBAL_NAMES", "LAYER_NAMES",
-    "LIMITS", "MemoryEstimate", "PRESETS", "PRESET_NOTES", "ToyTokenizer", "Trace", "VocabularyError", "partial_trace",
+    "LIMITS", "MemoryEstimate", "PRESETS", "PRESET_NOTES", "ToyTokenizer", "Lazy", "Trace", "VocabularyError", "partial_trace",
     "Weights", "WeightsError", "estimate_memory", "forward", "get_backend", "memory", "progress",
     "register_backend", "resolve_backend", "toy_tokenizer", "trace_shape", "warm_up", "weight_shapes",
     "Checkpoint", "CheckpointInfo", "real_models", "CheckpointError", "CheckpointTokenizer",

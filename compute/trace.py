@@ -15,12 +15,31 @@ from .names import ALL_GLOBAL_NAMES, ALL_LAYER_NAMES, global_names, layer_names,
 Key = str | tuple[str, int]
 
 
+@dataclass(frozen=True)
+class Lazy:
+    """A Trace value made on first access: `make()` returns the array (then cached, read-only).
+
+    Backends use it for what is cheap to make from other values but costly to keep for every layer
+    (the T×T score maps from q and k), or costly to move (a GPU's buffers, copied to the host only
+    when a view asks). `shape` and `dtype` say what it will be without making it."""
+
+    make: Callable[[], np.ndarray]
+    shape: tuple[int, ...]
+    dtype: np.dtype = np.dtype(np.float32)
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape)) * np.dtype(self.dtype).itemsize
+
+
 @dataclass(frozen=True, eq=False)
 class Trace:
-    """Every intermediate (DESIGN.md section 3): `trace[name, layer]` or `trace[name]`.
+    """Every intermediate (docs/ARCHITECTURE.md, "Names"): `trace[name, layer]` or `trace[name]`.
 
     Arrays are read-only. `logits` ([T, d_vocab], ten times a block's work at real vocabulary
     sizes) is computed on first access; `logits_rows(rows)` computes just the rows a view needs.
+    A backend may hand over a value as a `Lazy`: it is made on first access, once, and is then
+    an ordinary read-only array (the Trace stays immutable and equal to a materialised one).
     """
 
     cfg: Config
@@ -29,7 +48,7 @@ class Trace:
     backend_label: str                               # e.g. "cpu (numba, 2 threads)"
     dtype: np.dtype
     timing_ms: Mapping[str, float]                   # "total" and per-stage times
-    _arrays: Mapping[Key, np.ndarray] = field(repr=False)
+    _arrays: Mapping[Key, np.ndarray | Lazy] = field(repr=False)
     _logits_fn: Callable[[np.ndarray | slice], np.ndarray] = field(repr=False)
     notice: str | None = None                        # e.g. why CUDA fell back to CPU
     weights_uid: int | None = None
@@ -42,7 +61,8 @@ class Trace:
         object.__setattr__(self, "_layer_names", layer_names(self.cfg))
         object.__setattr__(self, "_global_names", global_names(self.cfg))
         for arr in self._arrays.values():
-            arr.setflags(write=False)
+            if not isinstance(arr, Lazy):
+                arr.setflags(write=False)
         object.__setattr__(self, "_arrays", MappingProxyType(dict(self._arrays)))
         object.__setattr__(self, "timing_ms", MappingProxyType(dict(self.timing_ms)))
 
@@ -71,7 +91,7 @@ class Trace:
                 raise KeyError(f"layer {layer} does not exist; this model has layers 0..{self.n_layers - 1}")
             if (name, index) not in self._arrays:
                 raise KeyError(f"{name!r} of layer {index} {_NOT_YET}")
-            return self._arrays[(name, index)]
+            return self._value((name, index))
         name = key
         if name in ALL_LAYER_NAMES:
             raise KeyError(f"{name!r} exists in every layer; use trace[{name!r}, layer]")
@@ -81,7 +101,25 @@ class Trace:
             raise KeyError(missing_reason(name, self.cfg) or _unknown(name, self.cfg))
         if name not in self._arrays:
             raise KeyError(f"{name!r} {_NOT_YET}")
-        return self._arrays[name]
+        return self._value(name)
+
+    def _value(self, key: Key) -> np.ndarray:
+        value = self._arrays[key]
+        if not isinstance(value, Lazy):
+            return value
+        with self._lock:
+            if key not in self._lazy:
+                made = value.make()
+                if made.shape != value.shape:
+                    raise RuntimeError(f"{key!r} was promised as {value.shape}, made as {made.shape}")
+                made.setflags(write=False)
+                self._lazy[key] = made
+            return self._lazy[key]
+
+    def is_ready(self, name: str, layer: int | None = None) -> bool:
+        """Whether reading the value costs nothing more (it is not a Lazy still to be made)."""
+        key = name if layer is None else (name, layer)
+        return key in self._arrays and (not isinstance(self._arrays[key], Lazy) or key in self._lazy)
 
     def get(self, name: str, layer: int | None = None, default: Any = None) -> Any:
         try:
@@ -137,7 +175,9 @@ class Trace:
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in self._arrays.values())
+        """Bytes held now: arrays, and the lazy values made so far."""
+        held = sum(a.nbytes for a in self._arrays.values() if not isinstance(a, Lazy))
+        return held + sum(a.nbytes for k, a in self._lazy.items() if k != "logits")
 
     def summary(self) -> str:
         total = self.timing_ms.get("total", float("nan"))

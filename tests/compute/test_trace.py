@@ -64,3 +64,27 @@ def test_logits_are_computed_on_demand_and_rows_match():
     np.testing.assert_allclose(full, t["ln_final_out"] @ w["embed.W_E"].astype(np.float64).T)  # tied
     with pytest.raises(IndexError):
         t.logits_rows([4])
+
+
+def test_a_lazy_value_is_made_once_on_first_access_and_is_read_only():
+    from compute import Lazy, Trace
+
+    cfg = PRESETS["toy"]
+    made = []
+
+    def make():
+        made.append(1)
+        return np.arange(6, dtype=np.float32).reshape(2, 3)
+
+    arrays = {"tokens": np.array([1, 2]), ("pattern", 0): Lazy(make, (2, 3))}
+    trace = Trace(cfg=cfg, tokens=arrays["tokens"], backend="cpu", backend_label="cpu", dtype=np.dtype(np.float32),
+                  timing_ms={}, _arrays=arrays, _logits_fn=lambda rows: None, complete=False)
+    assert not trace.is_ready("pattern", 0) and made == [] and trace.nbytes == arrays["tokens"].nbytes
+    first = trace["pattern", 0]
+    assert trace["pattern", 0] is first and made == [1] and trace.is_ready("pattern", 0)
+    assert not first.flags.writeable
+    bad = Trace(cfg=cfg, tokens=arrays["tokens"], backend="cpu", backend_label="cpu", dtype=np.dtype(np.float32),
+                timing_ms={}, _arrays={**arrays, ("pattern", 0): Lazy(make, (3, 3))},
+                _logits_fn=lambda rows: None, complete=False)
+    with pytest.raises(RuntimeError, match="promised"):
+        bad["pattern", 0]
