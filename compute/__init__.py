@@ -45,7 +45,8 @@ _TORCH_NAMES = {
 
 __all__ = [
     "BACKEND_NAMES", "BackendUnavailable", "Cancelled", "Config", "ConfigError", "GLOBAL_NAMES", "LAYER_NAMES",
-    "LIMITS", "MemoryEstimate", "PRESETS", "PRESET_NOTES", "ToyTokenizer", "Lazy", "Trace", "VocabularyError", "partial_trace",
+    "LIMITS", "Lazy", "MemoryEstimate", "PRESETS", "PRESET_NOTES", "ToyTokenizer", "Trace", "VocabularyError",
+    "partial_trace",
     "Weights", "WeightsError", "estimate_memory", "forward", "get_backend", "memory", "progress",
     "register_backend", "resolve_backend", "toy_tokenizer", "trace_shape", "warm_up", "weight_shapes",
     "Checkpoint", "CheckpointInfo", "real_models", "CheckpointError", "CheckpointTokenizer",

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import memory
 from .backends import Backend, BackendUnavailable, backend_names, cuda_unsupported_here, get_backend
+from .backends.base import Reuse
 from .config import Config, ConfigError
 from .trace import Trace
 from .weights import Weights, WeightsError
@@ -39,12 +40,16 @@ def resolve_backend(name: str) -> tuple[Backend, str | None]:
 
 
 def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *,
-            attn_mask: Any = None, check_memory: bool = True) -> Trace:
+            attn_mask: Any = None, check_memory: bool = True, reuse: Trace | None = None) -> Trace:
     """Every intermediate of the model on `tokens` (DESIGN.md section 3) as a read-only Trace.
 
     `attn_mask` ([T, T] bool, True = query i may attend to key j) is applied on top of the causal
     mask; rows it leaves with no key get an all-zero pattern. Impossible inputs raise ConfigError
     (bad ids, too many tokens, not enough memory) or WeightsError (weights of another shape).
+
+    `reuse`: an earlier Trace (the one on screen). Where it allows (`reusable_rows`), a backend that
+    supports it computes only the rows after the tokens' common prefix; the result is the same
+    Trace a full pass gives, and `trace.reused_rows` says how many rows were taken.
     """
     t0 = time.perf_counter()
     if not isinstance(cfg, Config):
@@ -68,8 +73,12 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
     chosen, notice = resolve_backend(backend)
     if check_memory:
         memory.check(cfg, T, chosen.dtype, include_weights=False)
+    rows = reusable_rows(reuse, cfg, weights, ids, mask, chosen) if reuse is not None else 0
     try:
-        result = chosen.run(cfg, weights, ids, mask)
+        if rows:
+            result = chosen.run(cfg, weights, ids, mask, reuse=Reuse(reuse, rows))
+        else:
+            result = chosen.run(cfg, weights, ids, mask)
     except (BackendUnavailable, MemoryError) as exc:
         if chosen.name != "cuda":
             raise
@@ -80,7 +89,30 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
     timing["forward"] = (time.perf_counter() - t0) * 1e3
     return Trace(cfg=cfg, tokens=ids, backend=chosen.name, backend_label=chosen.label(),
                  dtype=chosen.dtype, timing_ms=timing, _arrays=result.arrays,
-                 _logits_fn=result.logits_fn, notice=notice, weights_uid=weights.uid)
+                 _logits_fn=result.logits_fn, notice=notice, weights_uid=weights.uid,
+                 reused_rows=result.reused_rows, attn_mask=mask)
+
+
+def reusable_rows(previous: Trace, cfg: Config, weights: Weights, ids: np.ndarray, mask: np.ndarray | None,
+                  backend: Backend) -> int:
+    """How many leading rows of `previous` a pass on `ids` may take unchanged (0: none; a full pass).
+
+    Only with the causal mask (a row then depends on positions ≤ i alone), the same config (every
+    field, flags included), the same weights and backend, a complete previous Trace, and the same
+    extra mask on those rows; then the tokens' common prefix."""
+    if (not backend.supports_reuse or not cfg.causal or not isinstance(previous, Trace) or not previous.complete
+            or previous.cfg != cfg or previous.weights_uid != weights.uid or previous.backend != backend.name):
+        return 0
+    old = previous.tokens
+    n = min(len(old), len(ids))
+    differs = np.flatnonzero(old[:n] != ids[:n])                              # positions that changed
+    rows = int(differs[0]) if differs.size else n
+    if (previous.attn_mask is None) != (mask is None):
+        return 0
+    if mask is not None:                                                    # rows < p must see the same keys
+        same = np.flatnonzero((previous.attn_mask[:rows, :rows] != mask[:rows, :rows]).any(axis=1))
+        rows = int(same[0]) if same.size else rows
+    return rows
 
 
 def warm_up(backend: str = "cpu") -> None:

@@ -54,6 +54,8 @@ class Trace:
     weights_uid: int | None = None
     request_id: Any = None                           # set by the app to drop stale results
     complete: bool = True                            # False: the part a backend published early
+    reused_rows: int = 0                             # leading rows taken from an earlier Trace (forward reuse=)
+    attn_mask: np.ndarray | None = field(default=None, repr=False)   # the extra mask it was computed with
     _lazy: dict = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

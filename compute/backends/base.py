@@ -22,9 +22,22 @@ class BackendUnavailable(RuntimeError):
 
 @dataclass
 class BackendOutput:
-    arrays: dict                                 # (name, layer) or name -> array, every Trace name
+    arrays: dict                                 # (name, layer) or name -> array (or Lazy), every Trace name
     logits_fn: Callable[[np.ndarray | slice], np.ndarray]
     timing_ms: dict[str, float] = field(default_factory=dict)
+    reused_rows: int = 0                         # rows taken from the previous Trace (see Reuse)
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What a pass may take from an earlier Trace: with the causal mask a query row depends only on
+    positions ≤ i, so when the tokens share their first `rows` ids with that Trace's (and config,
+    weights, backend and mask rows are the same), rows < `rows` of every per-position value of
+    every layer are unchanged. `forward` decides this; a backend with `supports_reuse` may then
+    compute only rows ≥ `rows` (and say how many it took in BackendOutput.reused_rows)."""
+
+    trace: object                                # compute.Trace
+    rows: int
 
 
 class Stopwatch:
@@ -58,6 +71,7 @@ class Stopwatch:
 class Backend(ABC):
     name: str = "?"
     dtype: np.dtype = np.dtype(np.float32)
+    supports_reuse: bool = False                 # run() accepts reuse=Reuse(...)
 
     def available(self) -> tuple[bool, str]:
         """(True, "") when it can run on this machine, else (False, the reason in words)."""
@@ -73,7 +87,8 @@ class Backend(ABC):
     def run(self, cfg: Config, weights: Weights, tokens: np.ndarray,
             attn_mask: np.ndarray | None) -> BackendOutput:
         """Every Trace name for `tokens` [T]. `attn_mask` [T, T] bool (True = may attend) is
-        combined with the causal mask when cfg.causal; None means no extra mask."""
+        combined with the causal mask when cfg.causal; None means no extra mask. A backend with
+        `supports_reuse` also takes `reuse=Reuse(...)` as a keyword."""
 
 
 def allowed_pairs(T: int, causal: bool, attn_mask: np.ndarray | None, window: int | None = None) -> np.ndarray:
