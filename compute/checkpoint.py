@@ -24,7 +24,7 @@ The mapping (GPT-2's Conv1D stores weights as (in, out), so they are already rig
     h.l.ln_2.*, h.l.mlp.c_fc.*, h.l.mlp.c_proj.* -> blocks.l.ln2.*, mlp.W_in/b_in, mlp.W_out/b_out
     ln_f.weight / .bias                          -> ln_final.w / .b
 A leading `transformer.` is accepted; the `attn.bias` / `attn.masked_bias` mask buffers are
-ignored. The unembedding is tied to W_E here (DESIGN.md section 2): an `lm_head.weight` equal to
+ignored. The unembedding is tied to W_E here (docs/ARCHITECTURE.md, "Names"): an `lm_head.weight` equal to
 `wte.weight` is fine, one that differs is refused, because our logits would not be the model's.
 
 Every problem is a `CheckpointError` (a ValueError) whose message names the folder, the file and
@@ -413,7 +413,7 @@ def hf_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
 
 
 def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """HF GPT-2 tensors (names without `transformer.`) to our names and layouts (DESIGN.md 3)."""
+    """HF GPT-2 tensors (names without `transformer.`) to our names and layouts (docs/ARCHITECTURE.md, "Names")."""
     dm, H, dh = cfg.d_model, cfg.n_heads, cfg.d_head
 
     def heads_in(w: np.ndarray) -> np.ndarray:

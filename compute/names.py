@@ -1,4 +1,5 @@
-"""The one vocabulary of names (DESIGN.md sections 3 and 8): weights and Trace intermediates, with shapes.
+"""The one vocabulary of names: weights and Trace intermediates, with shapes (docs/ARCHITECTURE.md,
+"Names" and "Model families").
 
 A GPT-2 config has exactly the names of section 3 (LAYER_NAMES, GLOBAL_NAMES, BLOCK_WEIGHTS, kept
 for callers that know only GPT-2). Other model families have some names instead of others:

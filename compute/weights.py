@@ -47,7 +47,7 @@ class WeightsError(ValueError):
 
 
 class Weights(Mapping):
-    """Read-only float32 arrays by name (DESIGN.md section 3), made for one Config's shapes."""
+    """Read-only float32 arrays by name (docs/ARCHITECTURE.md, "Names"), made for one Config's shapes."""
 
     def __init__(self, cfg: Config, arrays: dict[str, np.ndarray], *, _checked: bool = False):
         if not _checked:

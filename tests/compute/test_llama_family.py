@@ -1,4 +1,4 @@
-"""The LLaMA family (DESIGN.md section 8) against Hugging Face `transformers` itself: tiny random
+"""The LLaMA family (docs/ARCHITECTURE.md, "Model families") against Hugging Face `transformers` itself: tiny random
 Llama (GQA, MQA, tied and untied), Qwen2 (biases) and Mistral (a window shorter than the prompt)
 checkpoints saved as real folders with their own BPE tokenizer, opened with load_checkpoint; logits
 and every layer's pattern equal HF's float64 eager forward."""
