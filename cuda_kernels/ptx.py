@@ -63,6 +63,12 @@ def compiler_available() -> tuple[bool, str]:
             return False, "NVVM is not installed (pip install \"numba-cuda[cu13]\")"
     except Exception as exc:  # noqa: BLE001 - any failure to load the library means "not here"
         return False, f"NVVM cannot be loaded: {exc}"
+    try:  # compile_ptx also asks NVRTC (its version decides the PTX ISA)
+        from numba.cuda.cudadrv import nvrtc
+
+        nvrtc._get_nvrtc_version()
+    except Exception as exc:  # noqa: BLE001 - a missing or broken NVRTC library
+        return False, f"NVRTC cannot be loaded (pip install \"numba-cuda[cu13]\"): {' '.join(str(exc).split())[:200]}"
     return True, ""
 
 
