@@ -90,6 +90,21 @@ def sum_heads(result, b_O, attn_out):
 
 
 @kernel
+def sum_heads_residual(result, b_O, resid_pre, attn_out, resid_mid):
+    """attn_out[t] = Σ_h result[t, h] + b_O;  resid_mid[t] = resid_pre[t] + attn_out[t]  (one pass over result)."""
+    T, n_heads, d_model = result.shape
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, d_model, dc):
+            total = b_O[c]
+            for h in range(n_heads):
+                total += result[t, h, c]
+            attn_out[t, c] = total
+            resid_mid[t, c] = resid_pre[t, c] + total
+
+
+@kernel
 def add(a, b, out):
     """out = a + b: the residual adds (resid_mid = resid_pre + attn_out, resid_post = resid_mid + mlp_out)."""
     T, d = out.shape
@@ -126,6 +141,10 @@ def launch_gelu(x, out):
 
 def launch_sum_heads(result, b_O, attn_out):
     sum_heads[_grid(*attn_out.shape)](result, b_O, attn_out)
+
+
+def launch_sum_heads_residual(result, b_O, resid_pre, attn_out, resid_mid):
+    sum_heads_residual[_grid(*attn_out.shape)](result, b_O, resid_pre, attn_out, resid_mid)
 
 
 def launch_add(a, b, out):
