@@ -192,21 +192,21 @@ def scale_mask_softmax(raw, causal, mask, has_mask, scale, window, scaled, maske
 
 
 # -- launch helpers --------------------------------------------------------------------------------
-def launch_layer_norm(x, w, b, mean, var, out, eps=1e-5):
-    layer_norm[x.shape[0], ROW_THREADS](x, w, b, np.float32(eps), mean, var, out)
+def launch_layer_norm(x, w, b, mean, var, out, eps=1e-5, stream=0):
+    layer_norm[x.shape[0], ROW_THREADS, stream](x, w, b, np.float32(eps), mean, var, out)
 
 
-def launch_rms_norm(x, w, scale, out, eps):
-    rms_norm[x.shape[0], ROW_THREADS](x, w, np.float32(eps), scale, out)
+def launch_rms_norm(x, w, scale, out, eps, stream=0):
+    rms_norm[x.shape[0], ROW_THREADS, stream](x, w, np.float32(eps), scale, out)
 
 
-def launch_softmax_rows(attn_scores, causal, pattern, window=0):
+def launch_softmax_rows(attn_scores, causal, pattern, window=0, stream=0):
     H, T, _ = attn_scores.shape
-    softmax_rows[(T, H), ROW_THREADS](attn_scores, causal, window, pattern)
+    softmax_rows[(T, H), ROW_THREADS, stream](attn_scores, causal, window, pattern)
 
 
-def launch_scale_mask_softmax(raw, causal, mask, has_mask, scale, window, scaled, masked, pattern):
+def launch_scale_mask_softmax(raw, causal, mask, has_mask, scale, window, scaled, masked, pattern, stream=0):
     """`scale` = 1/sqrt(d_head), or 1 for no scaling."""
     H, T, _ = raw.shape
-    scale_mask_softmax[(T, H), ROW_THREADS](raw, causal, mask, has_mask, np.float32(scale), window, scaled, masked,
-                                            pattern)
+    scale_mask_softmax[(T, H), ROW_THREADS, stream](raw, causal, mask, has_mask, np.float32(scale), window,
+                                                    scaled, masked, pattern)
