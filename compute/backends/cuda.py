@@ -397,7 +397,9 @@ class CudaBackend(Backend):
             if not cuda.is_available():
                 why = driver.driver.initialization_error
                 if why:
-                    return False, "no usable NVIDIA driver: " + " ".join(str(why).split())[:200]
+                    why = " ".join(str(why).split())
+                    return False, ("no NVIDIA GPU driver found" if "cannot be found" in why
+                                   else "no usable NVIDIA driver: " + why[:160])
                 if not nvvm.is_available():
                     return False, f"NVIDIA's CUDA compiler library (NVVM) is missing: {INSTALL}"
                 return False, "no CUDA GPU found"

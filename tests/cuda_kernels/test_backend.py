@@ -258,3 +258,21 @@ def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
     assert max_scaled_error(got["logits"], logits) <= 2e-5
     for layer in range(cfg.n_layers):
         assert max_scaled_error(got["pattern", layer], patterns[layer]) <= 2e-5
+
+
+def test_the_backend_line_says_why_cuda_is_not_used(monkeypatch):
+    """On Linux, a CPU pass says what CUDA lacks, with the command that installs it."""
+    import compute.backends as backends
+
+    monkeypatch.setattr(backends, "cuda_unsupported_here", lambda: None)    # as on Linux
+    backend = get_backend("cuda")
+    monkeypatch.setattr(backend, "_available", (True, ""))
+    assert backends.cuda_unused_reason() is None
+    why = f"NVIDIA's CUDA compiler library (NVVM) is missing: {cuda_backend.INSTALL}"
+    monkeypatch.setattr(backend, "_available", (False, why))
+    assert backends.cuda_unused_reason() == f"CUDA not used: {why}"
+    assert "pip install -r requirements-gpu.txt" in backends.cuda_unused_reason()
+    monkeypatch.setattr(backends, "_load_errors", {"cuda": "the cuda backend cannot be loaded: no numba.cuda"})
+    assert "cannot be loaded" in backends.cuda_unused_reason()
+    monkeypatch.setattr(backends, "cuda_unsupported_here", lambda: "macOS runs the cpu backend")
+    assert backends.cuda_unused_reason() is None                            # that line says it already
