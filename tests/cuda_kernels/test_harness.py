@@ -41,3 +41,24 @@ def test_the_ptx_check_skips_without_nvrtc():
     if "numba-cuda is not installed" in run.stdout or "NVVM" in run.stdout:
         return                                  # no compiler at all here: nothing more to see
     assert run.stdout.startswith("False") and "NVRTC" in run.stdout, run.stdout
+
+
+def test_sass_summary_counts_a_k_step_with_its_inner_loop_taken_tile_times():
+    from cuda_kernels.ptx import sass_summary
+
+    sass = "\n".join([
+        "        /*0000*/                   MOV R1, c[0x0][0x28] ;",
+        "        /*0010*/                   LDG.E R2, desc[UR4][R4.64] ;",          # outer loop starts here
+        "        /*0020*/                   STS [R3], R2 ;",
+        "        /*0030*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;",
+        "        /*0040*/                   LDS R5, [R3] ;",                        # inner loop starts here
+        "        /*0050*/                   FFMA R6, R5, R5, R6 ;",
+        "        /*0060*/                   FFMA R7, R5, R5, R7 ;",
+        "        /*0070*/               @P0 BRA 0x40 ;",
+        "        /*0080*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;",
+        "        /*0090*/               @P1 BRA 0x10 ;",
+        "        /*00a0*/                   EXIT ;"])
+    got = sass_summary(sass, unroll_hint=4)
+    assert got["instructions"] == 11 and got["ffma"] == 2
+    assert got["k_step"]["instructions"] == 9 - 4 + 4 * 4 and got["k_step"]["ffma"] == 8    # 21, 8
+    assert got["k_step"]["ffma_share"] == round(8 / 21, 3)
