@@ -100,7 +100,7 @@ def test_memory_pressure_spills_the_oldest_trace_to_the_host(rng, backend):
     a_head = a.part("pattern", 0, 1)                                        # one part read before the spill
     b = forward(cfg, weights, second, backend="cuda")
     assert b.backend == "cuda", b.notice
-    assert backend.spills == spills + 1 and _run_of(a).spilled
+    assert backend.spills >= spills + 1 and _run_of(a).spilled                 # (older live runs first, if any)
     assert all(s.buf is None for s in _run_of(a).slots.values())            # its device memory is free
     ref_a = forward(cfg, weights, first, backend="reference")
     assert_trace_matches(a, ref_a, TOL)                                     # read from the host copies
