@@ -29,8 +29,9 @@ def _calibrate() -> int | None:
 
 
 class BufferPool:
-    def __init__(self, max_bytes: int):
+    def __init__(self, max_bytes: int, alloc=np.empty):
         self.max_bytes = max_bytes
+        self._alloc = alloc                      # (shape, dtype) -> array: np.empty, or pinned host memory
         self._arrays: list[np.ndarray] = []
         self._lock = threading.Lock()
         self._alone = _calibrate()
@@ -64,7 +65,7 @@ class BufferPool:
                     del arr
             self.misses += 1
             self._evict(self.max_bytes - nbytes)
-            arr = np.empty(shape, dtype)
+            arr = self._alloc(shape, dtype)
             if self.held_bytes() + nbytes <= self.max_bytes:
                 self._arrays.append(arr)
             return arr
