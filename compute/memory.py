@@ -188,3 +188,16 @@ def check(cfg: Config, T: int, dtype: np.dtype | type = np.float32, *,
               f"{budget / GIB:.2f} GiB ({budget_source() if not fixed_budget else 'given'}); "
               + "; ".join(hints))
     raise ConfigError(field, value, reason, limit=budget)
+
+
+def over_budget(n_bytes: int) -> int | None:
+    """None if `n_bytes` fit the memory budget (after caches give back what they hold), else the
+    budget. For allocations that are not a forward pass, such as reading a weights file."""
+    budget = budget_bytes()
+    if n_bytes <= budget:
+        return None
+    if sum(reclaim() for reclaim in _reclaimers) > 0:
+        budget = budget_bytes()
+        if n_bytes <= budget:
+            return None
+    return budget
