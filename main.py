@@ -305,6 +305,8 @@ def build_window(args: argparse.Namespace, settings, err=None):
     state = LabState()
     set_dark(state, settings.theme == "dark")           # with its colour maps, as the menu does
     window = MainWindow(state, settings=settings)
+    for text in settings.problems:                     # e.g. a value ignored in the preferences file
+        state.message.emit("warning", f"Preferences: {text}")
 
     def fail(code: int, text: str) -> int:
         print(f"qkv-lab: {text}", file=err)
