@@ -325,7 +325,9 @@ def main(args) -> int:
         Path(tempfile.gettempdir()) / "gpu_check-simulated.json" if args.simulate else
         ROOT / "benchmarks" / "results" / f"gpu_check-{time.strftime('%Y%m%d-%H%M')}.json")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=1, default=str))
+    from compute import safe_io
+
+    safe_io.write_file(path, json.dumps(result, indent=1, default=str))
     for skipped in result["skipped"]:
         print(f"skipped: {skipped}")
     print(f"\nwrote {path} ({result['seconds']:.0f} s)")
