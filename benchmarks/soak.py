@@ -41,6 +41,16 @@ def rss_bytes() -> int:
         return peak if sys.platform == "darwin" else peak * 1024
 
 
+def rss_parts() -> str:
+    """Anonymous (heap, arrays) and file-backed (libraries) resident memory, from /proc."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            fields = dict(line.split(":", 1) for line in fh if line.startswith(("RssAnon", "RssFile")))
+        return " ".join(f"{k[3:].lower()} {int(v.split()[0]) / 1e3:.0f}" for k, v in sorted(fields.items()))
+    except (OSError, ValueError):
+        return ""
+
+
 def settled(win) -> bool:
     """The views show the inputs' own result, painted, with no redraw waiting."""
     s = win.state
@@ -261,12 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     soak = Soak(win, np.random.default_rng(args.seed), wait, max_tokens=args.max_tokens,
                 d_heads=tuple(sorted({max(1, cfg.d_head // 2), cfg.d_head, cfg.d_head + 2})),
                 timeout_ms=600_000)
-    soak.visit_every_page()
-    gc.collect()
     if args.tracemalloc:
         import tracemalloc
 
         tracemalloc.start(1)
+    soak.visit_every_page()
+    gc.collect()
     base, previous, t0 = rss_bytes(), None, time.perf_counter()
     pool = getattr(get_backend("cpu"), "pool", None)
     print(f"soak: {args.actions} actions, preset {args.preset} ({cfg.describe()}), seed {args.seed}; "
@@ -277,15 +287,20 @@ def main(argv: list[str] | None = None) -> int:
             gc.collect()
             held = f", pool {pool.held_bytes() / 1e6:.0f} MB" if pool is not None else ""
             print(f"  {n:6d} actions  {time.perf_counter() - t0:7.1f} s  RSS {rss_bytes() / 1e6:7.0f} MB"
-                  f"  (+{(rss_bytes() - base) / 1e6:.0f}){held}, live Traces {soak.live_traces()}, "
+                  f"  (+{(rss_bytes() - base) / 1e6:.0f}; {rss_parts()}){held}, live Traces {soak.live_traces()}, "
                   f"undo steps {state.undo_stack.count()}", flush=True)
             if args.tracemalloc:
                 print(f"    Python-traced memory {tracemalloc.get_traced_memory()[0] / 1e6:.0f} MB")
                 snapshot = tracemalloc.take_snapshot()
                 print("\n".join(_top_allocations(snapshot, previous)))
                 previous = snapshot
-    soak.check_final_view()
+    from compute import memory
+
     growth = rss_bytes() - base
+    memory.give_back_freed_memory(force=True)
+    print(f"RSS {rss_bytes() / 1e6:.0f} MB ({rss_parts()}) after giving back freed heap pages "
+          f"({(rss_bytes() - base) / 1e6:+.0f} MB since the start)")
+    soak.check_final_view()
     print(f"actions: {dict(sorted(soak.counts.items()))}")
     print(f"final view equals a fresh reference compute; live Traces {soak.live_traces()}; "
           f"RSS growth {growth / 1e6:.0f} MB")

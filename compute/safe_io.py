@@ -41,7 +41,7 @@ class FileError(OSError):
         self.reason = reason or message
         self.path = path
         self.errno = code
-        self.strerror = message        # callers that print `exc.strerror or exc` get the sentence
+        self.strerror = self.reason    # as OSError's: the cause, for callers that add the file name
 
     def __str__(self) -> str:
         return self.args[0]
