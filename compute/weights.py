@@ -227,6 +227,7 @@ class Weights(Mapping):
                 _check_entries_against(cfg, entries, source)
                 _check_budget(entries, source)
                 tensors, digest = _read_tensors(fh, header, entries, source)
+                tensors = {n: tensors[n] for n in weight_shapes(cfg)}     # the canonical order, as from_dict
                 if os.fstat(fh.fileno()).st_mtime_ns != st.st_mtime_ns:
                     raise WeightsError("the file changed while it was read; open it again", source)
         except HeaderError as exc:
@@ -330,7 +331,7 @@ def _read_tensors(fh, header, entries: dict[str, Entry], source: str) -> tuple[d
     _hash_skip(fh, digest, total - position, source)
     if problems:
         raise WeightsError(problems, source)
-    return {n: arrays[n] for n in entries}, digest.hexdigest()
+    return arrays, digest.hexdigest()
 
 
 def _read_exact(fh, n: int, source: str, what: str) -> bytes:

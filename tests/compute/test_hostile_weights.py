@@ -165,3 +165,12 @@ def test_huge_fields_are_cut_short_in_messages(tmp_path):
     with pytest.raises(WeightsError) as info:
         Weights.load(path)
     assert len(str(info.value)) < 1000
+
+
+def test_loaded_names_keep_the_canonical_order_whatever_the_file_order(tmp_path):
+    from safetensors.numpy import save_file
+
+    w = Weights.random(MID, 3)
+    path = tmp_path / "reversed.safetensors"
+    save_file({n: w[n] for n in reversed(w.names())}, str(path), metadata={"qkv_lab.config": json.dumps(MID.to_dict())})
+    assert Weights.load(path).names() == w.names()
