@@ -112,11 +112,23 @@ def _file_digest(path: Path, block: bool) -> str | None:
     return safe_io.sha256_file(path)                   # regular files only: a pipe is refused
 
 
-def _hash_later(path: Path) -> threading.Thread:
-    """Fill the digest memo off the UI thread (the next save or check finds it)."""
-    thread = threading.Thread(target=sha256_of, args=(path,), name="qkv-lab sha256", daemon=True)
-    thread.start()
-    return thread
+_HASHING: set[str] = set()                          # paths being hashed in the background now
+
+
+def _hash_later(path: Path) -> None:
+    """Fill the digest memo off the UI thread (the next save or check finds it), once per path."""
+    key = str(path)
+    if key in _HASHING:
+        return
+    _HASHING.add(key)
+
+    def work() -> None:
+        try:
+            sha256_of(path)
+        finally:
+            _HASHING.discard(key)
+
+    threading.Thread(target=work, name="qkv-lab sha256", daemon=True).start()
 
 
 def _trained_file() -> Path | None:
