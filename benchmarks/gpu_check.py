@@ -89,9 +89,9 @@ class Report:
     def write(self) -> None:
         self.data["seconds"] = round(self.elapsed(), 2)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.data, indent=1, default=_jsonable))
-        tmp.replace(self.path)
+        from compute import safe_io                      # the project's one writer (checked, then replaced)
+
+        safe_io.write_file(self.path, json.dumps(self.data, indent=1, default=_jsonable))
 
     def stage(self, name: str, fn, *args, need_s: float = 0.0):
         """Run one stage: its result (a dict) or its error goes into the JSON, which is written."""
