@@ -89,7 +89,7 @@ class Report:
     def write(self) -> None:
         self.data["seconds"] = round(self.elapsed(), 2)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        from compute import safe_io                      # the project's one writer (checked, then replaced)
+        from compute import safe_io  # the project's one writer (checked, then replaced)
 
         safe_io.write_file(self.path, json.dumps(self.data, indent=1, default=_jsonable))
 
