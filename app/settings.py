@@ -10,8 +10,8 @@ warning, and a known key whose text does not fit its type falls back to its defa
 Where preferences live: `main.py` gives the window the user's store (`Settings.user()`); tests use
 a temporary INI file (`Settings.at(path)`); anything else gets a store in memory, so nothing but
 the real app ever touches the user's preferences. `QKV_LAB_SETTINGS=/path/file.ini` points the app
-at a file of its own (CI, kiosks, demos). The Settings object is passed in (FileActions takes
-it); `Settings.install()` / `Settings.current()` remain for callers not yet given one.
+at a file of its own (CI, kiosks, demos). The Settings object is always handed in
+(`MainWindow(state, settings=...)`); nothing finds it through a global.
 """
 from __future__ import annotations
 
@@ -270,8 +270,6 @@ def default_path() -> Path:
 class Settings:
     """Typed preferences. Every getter survives a missing or hand-broken value (default back)."""
 
-    _current: Settings | None = None
-
     def __init__(self, store: MemoryStore | None = None):
         self.store = store if store is not None else MemoryStore()
 
@@ -295,17 +293,6 @@ class Settings:
     @classmethod
     def memory(cls) -> Settings:
         return cls(MemoryStore())
-
-    @classmethod
-    def install(cls, settings: Settings | None) -> None:
-        cls._current = settings
-
-    @classmethod
-    def current(cls) -> Settings:
-        """The installed store, for callers not yet handed one (prefer passing Settings in)."""
-        if cls._current is None:
-            cls._current = cls.memory()
-        return cls._current
 
     # -- raw access ----------------------------------------------------------------------------
     def get(self, key: str, default: Any = None, kind: type | None = None) -> Any:

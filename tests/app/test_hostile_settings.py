@@ -65,8 +65,8 @@ def test_the_app_starts_on_a_hostile_preferences_file_without_running_it(tmp_pat
             "from app.settings import Settings\n"
             "from app.state import LabState\n"
             "from app.main_window import MainWindow\n"
-            "s = Settings.user(); Settings.install(s)\n"
-            "w = MainWindow(LabState())\n"
+            "s = Settings.user()\n"
+            "w = MainWindow(LabState(), settings=s)\n"
             "from app.file_actions import restore_last_session\n"
             "restore_last_session(w, s)\n"
             "print('theme', s.theme, 'problems', len(s.problems))\n")
