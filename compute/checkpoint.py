@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from . import memory
+from . import memory, safe_io
 from .config import PRESETS, Config, ConfigError
 from .loaded import (  # noqa: F401 - re-exported, compute.checkpoint is where callers find them
     VISIBLE_CONTROLS,
@@ -160,10 +160,12 @@ MAX_JSON_BYTES = 64 << 20        # config.json and shard indexes are kilobytes; 
 
 def _read_json(path: Path, folder: Path, what: str) -> Any:
     try:
-        if path.stat().st_size > MAX_JSON_BYTES:
-            raise CheckpointError(f"{path.name} is {path.stat().st_size:,} bytes, more than the "
-                                  f"{MAX_JSON_BYTES >> 20} MiB such a file can need", folder)
-        text = path.read_text(encoding="utf-8")
+        # Bounded while reading and regular files only: a pipe named config.json reports size 0
+        # and would block a plain read forever; /dev/zero would never end.
+        text = safe_io.read_text(path, MAX_JSON_BYTES)
+    except safe_io.FileError as exc:
+        raise CheckpointError(f"{path.name}: {exc.reason} (at most {MAX_JSON_BYTES >> 20} MiB, a regular file)",
+                              folder) from None
     except FileNotFoundError:
         present = sorted(p.name for p in folder.iterdir())[:12]
         raise CheckpointError(f"{path.name} is missing ({what}); the folder has: "
@@ -290,7 +292,7 @@ def _read_tensor(entry: _Entry, name: str, folder: Path) -> np.ndarray:
     if dtype not in _FLOATS:
         raise CheckpointError(f"{name} has dtype {dtype}; weights must be F16, BF16, F32 or F64", folder)
     try:
-        with open(path, "rb") as fh:
+        with safe_io.open_regular(path) as fh:
             fh.seek(offset)
             raw = fh.read(length)
     except OSError as exc:

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from . import safe_io
 from .config import Config, ConfigError
 from .loaded import Checkpoint, CheckpointError, CheckpointInfo, CheckpointTokenizer, stored_label
 
@@ -61,7 +62,6 @@ _GLOBAL_NAMES = {"token_embd.weight": "embed_tokens.weight", "output_norm.weight
 
 
 def _error(problems, path):
-
     return CheckpointError(problems, path)
 
 
@@ -78,9 +78,12 @@ def scan(path: Path) -> tuple[dict[str, Any], list[_TensorInfo], int]:
     """(metadata, tensor infos, data start) of a GGUF file, read with struct and every count,
     length and offset checked against the file's size; a CheckpointError for anything malformed.
     Large arrays (the vocabulary) are skipped over, not decoded: the gguf reader decodes them."""
-    size = path.stat().st_size
-    with open(path, "rb") as fh:
-        return _scan(fh, size, path)
+    try:
+        fh = safe_io.open_regular(path)              # a pipe or device: refused at once, not read
+    except safe_io.FileError as exc:
+        raise _error(exc.reason, path) from None
+    with fh:
+        return _scan(fh, os.fstat(fh.fileno()).st_size, path)
 
 
 def _scan(fh, size: int, path: Path):
