@@ -164,8 +164,9 @@ def _read_json(path: Path, folder: Path, what: str) -> Any:
         # and would block a plain read forever; /dev/zero would never end.
         text = safe_io.read_text(path, MAX_JSON_BYTES)
     except safe_io.FileError as exc:
-        raise CheckpointError(f"{path.name}: {exc.reason} (at most {MAX_JSON_BYTES >> 20} MiB, a regular file)",
-                              folder) from None
+        too_big = exc.reason.startswith("it is larger")
+        raise CheckpointError(f"{path.name} is larger than the {MAX_JSON_BYTES >> 20} MiB such a file can need"
+                              if too_big else f"{path.name}: {exc.reason}", folder) from None
     except FileNotFoundError:
         present = sorted(p.name for p in folder.iterdir())[:12]
         raise CheckpointError(f"{path.name} is missing ({what}); the folder has: "
