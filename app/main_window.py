@@ -341,7 +341,8 @@ class MainWindow(QMainWindow):
         labels = self.state.labels(gen.tokens) if gen is not None else []
         layer = min(sel.layer, gen.cfg.n_layers - 1) if gen is not None else 0
         head = min(sel.head, gen.cfg.n_heads - 1) if gen is not None else 0
-        self.kv_view.show_generation(gen, list(labels), layer, head)
+        cfg = gen.cfg if gen is not None else self.state.inputs.config
+        self.kv_view.show_generation(gen, list(labels), layer, head, sizes=self.instruments.cache_sizes(cfg))
 
     def _update_code(self) -> None:
         view, note = self.instruments.code_for(self.state.selection.station, self.code_view.which.currentText(),
