@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from . import memory
+from . import memory, progress
 from .config import PRESETS, Config, ConfigError
 from .safetensors_header import HeaderError, read_header
 from .weights import Weights, WeightsError
@@ -540,7 +540,9 @@ def _read_all(entries: dict[str, _Entry], names: Iterable[str], folder: Path) ->
     """The named tensors as float32, every NaN/Inf reported at once."""
     out: dict[str, np.ndarray] = {}
     non_finite = []
-    for name in names:
+    names = list(names)
+    for n, name in enumerate(names):
+        progress.report("reading the weights", n / len(names))           # a callback may cancel
         arr = _read_tensor(entries[name], name, folder)
         if not np.isfinite(arr).all():
             non_finite.append(f"{name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s)")
