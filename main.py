@@ -93,7 +93,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                  epilog="qkv-lab export --help: figures and data without a window.")
     ap.add_argument("--smoke", action="store_true", help="draw the first full view, then quit (exit 0)")
     ap.add_argument("--preset", default=None, help="preset to start with (toy, andrea-120m, gpt2-small, gpt3-175b)")
-    ap.add_argument("--tokens", help="text to start with (toy vocabulary words)")
+    ap.add_argument("--tokens", help="text to start with (toy vocabulary words, or the --model's tokenizer)")
+    ap.add_argument("--model", metavar="PATH", help="open a Hugging Face folder or a .gguf file (or smollm2-135m: "
+                                                    "the packaged real model)")
     ap.add_argument("--station", default=None, help="station to show first")
     ap.add_argument("--layer", type=int, default=None, help="layer to show first")
     ap.add_argument("--head", type=int, default=None, help="head to show first")
@@ -316,6 +318,7 @@ def build_window(args: argparse.Namespace, settings, err=None):
 
     state.message.connect(say)
     for option, value, apply in (("--preset", args.preset if args.preset != "toy" else None, state.load_preset),
+                                 ("--model", args.model or None, window.model_actions.open_now),
                                  ("--tokens", args.tokens or None, state.set_text)):
         if value is not None:
             del said[:]
@@ -328,7 +331,7 @@ def build_window(args: argparse.Namespace, settings, err=None):
     if args.session:
         window.file_actions.open_session(args.session)   # a problem is a message in the window
         state.undo_stack.clear()
-    elif not (args.clean or args.smoke or args.preset or args.tokens) and settings.restore_last:
+    elif not (args.clean or args.smoke or args.preset or args.tokens or args.model) and settings.restore_last:
         restore_last_session(window, settings)
     state.select(station=args.station or state.selection.station)
     for name in ("layer", "head"):

@@ -40,6 +40,7 @@ from .instruments import Instruments
 from .model_actions import ModelActions
 from .settings import Settings
 from .state import LabState
+from .values import real_model_of
 
 STYLE = """
 QMainWindow, QWidget { font-size: 10pt; }
@@ -357,7 +358,8 @@ class MainWindow(QMainWindow):
         self.state.select(**changes)
 
     def _on_inputs(self, inputs) -> None:
-        note = PRESET_NOTES.get(inputs.preset, "")
+        real = real_model_of(inputs.weights) if inputs.weights not in ("random", "trained") else None
+        note = real.status() if real is not None else PRESET_NOTES.get(inputs.preset, "")
         self.controls.set_inputs(inputs, note, self.state.weights_label(inputs),
                                  trained_fits=inputs.config.same_shapes(PRESETS["toy"]))
         if self.state.busy or self.state.result is None or self.state.result.inputs != inputs:
