@@ -358,15 +358,18 @@ class MainWindow(QMainWindow):
         self.state.select(**changes)
 
     def _on_inputs(self, inputs) -> None:
-        real = real_model_of(inputs.weights) if inputs.weights not in ("random", "trained") else None
-        note = real.status() if real is not None else PRESET_NOTES.get(inputs.preset, "")
-        self.controls.set_inputs(inputs, note, self.state.weights_label(inputs),
-                                 trained_fits=inputs.config.same_shapes(PRESETS["toy"]))
+        self._show_inputs_in_controls(inputs)
         if self.state.busy or self.state.result is None or self.state.result.inputs != inputs:
             self._strip_timer.start()
         else:
             self._show_tokens()
         self._update_sizes()
+
+    def _show_inputs_in_controls(self, inputs) -> None:
+        real = real_model_of(inputs.weights) if inputs.weights not in ("random", "trained") else None
+        note = real.status() if real is not None else PRESET_NOTES.get(inputs.preset, "")
+        self.controls.set_inputs(inputs, note, self.state.weights_label(inputs),
+                                 trained_fits=inputs.config.same_shapes(PRESETS["toy"]))
 
     def _show_tokens(self, result=None) -> None:
         """The token strip for `result` (an early or a full one), else for the inputs now."""
@@ -461,6 +464,8 @@ class MainWindow(QMainWindow):
             self.instruments.kv_reset()                  # the cached rows belong to other inputs
         self._update_instrument_tabs()
         self._show_tokens(result)
+        if result.inputs == self.state.inputs:
+            self._show_inputs_in_controls(result.inputs)   # weights loaded by the runner (a session's): their name
         trace = result.trace
         elsewhere = cuda_unsupported_here() if trace.backend == "cpu" else None    # macOS, Windows
         self.controls.backend_in_use.setText(f"{trace.backend_label} · {elsewhere}" if elsewhere

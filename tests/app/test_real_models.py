@@ -254,3 +254,21 @@ def test_the_command_line_opens_the_real_model_then_types_with_its_tokenizer(qtb
     assert "Opened SmolLM2-135M (real weights)" in err.getvalue()
     qtbot.waitUntil(lambda: s.result is not None and not s.busy, timeout=120_000)
     s.runner.shutdown()
+
+
+@needs_smollm2
+def test_a_session_of_the_real_model_opens_it_again(qtbot, window, tmp_path):
+    win, s = window, window.state
+    wait_render(qtbot, win, lambda: _choose(win, _preset_entry(win)), timeout=180_000)
+    wait_render(qtbot, win, lambda: s.set_text("The cat sat. The cat sat."), timeout=60_000)
+    s.select(layer=12, head=5)
+    assert win.file_actions.save_to(tmp_path / "smol.qkvlab")
+    saved = s.inputs
+    wait_render(qtbot, win, lambda: s.load_preset("toy"))
+    s.registry.clear()                                         # nothing kept in memory: it must load the file
+    wait_render(qtbot, win, lambda: win.file_actions.open_session(tmp_path / "smol.qkvlab"), timeout=180_000)
+    assert s.inputs.weights == saved.weights and s.inputs.tokens == saved.tokens and s.inputs.config == saved.config
+    assert (s.selection.layer, s.selection.head) == (12, 5)
+    assert "weights dequantized from Q4_1" in win.controls.weights.currentText()
+    np.testing.assert_array_equal(s.result.weights["blocks.3.attn.W_K"],
+                                  real_models.load("smollm2-135m").weights["blocks.3.attn.W_K"])
