@@ -99,6 +99,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--station", default=None, help="station to show first")
     ap.add_argument("--layer", type=int, default=None, help="layer to show first")
     ap.add_argument("--head", type=int, default=None, help="head to show first")
+    ap.add_argument("--query", type=int, default=None, help="query position to show first (default: the last)")
     ap.add_argument("--session", metavar="FILE", help="open this .qkvlab session")
     ap.add_argument("--clean", action="store_true", help="start clean: do not reopen the last session")
     ap.add_argument("--theme", choices=("light", "dark"), help="light or dark (default: as last time)")
@@ -343,6 +344,13 @@ def build_window(args: argparse.Namespace, settings, err=None):
                 return fail(2, layer_problem("--layer", value, state.inputs) if name == "layer"
                             else f"--head {value}: this model has heads 0..{limit - 1}")
             state.select(**{name: value})
+    if args.query is not None:
+        T = len(state.inputs.tokens)
+        if not 0 <= args.query < T:
+            return fail(2, f"--query {args.query}: the sequence has positions 0..{T - 1}")
+        state.select(query=args.query)
+    elif args.model:
+        state.select(query=len(state.inputs.tokens) - 1)   # the last token sees them all
     if args.theme:                                     # after the session: the command line wins
         set_dark(state, args.theme == "dark")
     return window

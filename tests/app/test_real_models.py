@@ -272,3 +272,18 @@ def test_a_session_of_the_real_model_opens_it_again(qtbot, window, tmp_path):
     assert "weights dequantized from Q4_1" in win.controls.weights.currentText()
     np.testing.assert_array_equal(s.result.weights["blocks.3.attn.W_K"],
                                   real_models.load("smollm2-135m").weights["blocks.3.attn.W_K"])
+
+
+def test_the_command_line_chooses_the_query(qtbot):
+    import io
+
+    import main
+    from app.settings import Settings
+
+    win = main.build_window(main.parse_args(["--clean", "--query", "3"]), Settings.memory(), err=io.StringIO())
+    qtbot.addWidget(win)
+    assert win.state.selection.query == 3
+    win.state.runner.shutdown()
+    err = io.StringIO()
+    assert main.build_window(main.parse_args(["--clean", "--query", "6"]), Settings.memory(), err=err) == 2
+    assert "--query 6: the sequence has positions 0..5" in err.getvalue()
