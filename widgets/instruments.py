@@ -220,8 +220,9 @@ class HeadLens(Station):
         (la, ha), (lb, hb) = sel.lens
         data = {}
         for tag, (layer, head) in (("A", (la, ha)), ("B", (lb, hb))):
-            data[f"k_{tag}"] = t["k", layer][:, head]
-            data[f"v_{tag}"] = t["v", layer][:, head]
+            g = kv_head(result.inputs.config, head)                   # k, v: the K/V head this head reads
+            data[f"k_{tag}"] = t["k", layer][:, g]
+            data[f"v_{tag}"] = t["v", layer][:, g]
             data[f"pattern_{tag}"] = t["pattern", layer][head]
             data[f"result_{tag}"] = t["result", layer][:, head]
         return data
@@ -240,8 +241,9 @@ class HeadLens(Station):
             A, B = d[f"{name}_A"], d[f"{name}_B"]
             masked = np.isneginf(result.trace["attn_scores", la][ha]) if name == "pattern" else None
             levels = (0.0, 1.0) if name == "pattern" else _sym(A, B)      # one scale for A and B
-            a.set_title(f"{name} · layer {la} head {ha}")
-            b.set_title(f"{name} · layer {lb} head {hb}")
+            kv = name in ("k", "v") and cfg.n_kv_heads < cfg.n_heads
+            a.set_title(f"{name} · layer {la} head {ha}" + (f" (K/V head {kv_head(cfg, ha)})" if kv else ""))
+            b.set_title(f"{name} · layer {lb} head {hb}" + (f" (K/V head {kv_head(cfg, hb)})" if kv else ""))
             a.set_data(A, labels, cols[name], masked=masked, levels=levels, masked_text="0")
             b.set_data(B, labels, cols[name], masked=masked, levels=levels, masked_text="0")
             diff.set_data(np.asarray(A, np.float64) - np.asarray(B, np.float64), labels, cols[name])

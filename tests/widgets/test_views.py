@@ -266,3 +266,18 @@ def test_a_station_rebuilds_its_plots_for_another_family_and_back(qtbot):
         items = [i for i in station.canvas.ci.items if i is station.logit_plot]
         assert items, "the next-token bars come back with the rebuilt plots"
     assert not hasattr(station, "lin")                             # SwiGLU's attribute left with its plot
+
+
+def test_the_head_lens_shows_the_kv_head_each_query_head_reads(qtbot):
+    from widgets.instruments import HeadLens
+
+    res = make_result(CONFIGS["gqa4"])                      # 4 query heads, 2 K/V heads
+    lens = HeadLens()
+    qtbot.addWidget(lens)
+    lens.show()
+    sel = Selection(lens=((1, 3), (0, 1)))
+    lens.show_result(res, sel)
+    data = lens.content(res, sel)
+    np.testing.assert_array_equal(data["k_A"], res.trace["k", 1][:, 1])     # query head 3 reads K/V head 1
+    np.testing.assert_array_equal(data["v_B"], res.trace["v", 0][:, 0])
+    assert lens.rows["k"][0].name == "k · layer 1 head 3 (K/V head 1)"
