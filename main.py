@@ -154,10 +154,10 @@ def export_main(argv: list[str]) -> int:
 
     import dataclasses
 
-    from app.export import ExportError, ExportRequest, check_view, export, format_of, headless_result
-    from app.session import SessionError, load_session
+    from app.export import ExportError, ExportRequest, check_request, check_view, export, format_of, headless_result
+    from app.session import SessionError, load_session, run_checks
     from app.state import STATIONS, Inputs, Selection, preset_config, preset_tokens, preset_weights
-    from compute import ConfigError, VocabularyError, toy_tokenizer
+    from compute import ConfigError, VocabularyError, safe_io, toy_tokenizer
     from widgets.figure import FigureStyle, is_single
 
     def fail(code: int, text: str) -> int:
@@ -183,11 +183,16 @@ def export_main(argv: list[str]) -> int:
                             diverging=args.diverging, show_values=args.values, title=args.title)
     except ValueError as exc:
         ap.error(str(exc))
-
-    folder = os.path.dirname(os.path.abspath(os.path.expanduser(args.output)))
-    if not os.path.isdir(folder):                       # before any computing: say it at once
-        return fail(1, f"cannot write {args.output!r}: the folder {folder!r} does not exist"
-                    if not os.path.exists(folder) else f"cannot write {args.output!r}: {folder!r} is not a folder")
+    # Every option's range is a usage error (exit 2), checked by the same code the API uses.
+    try:
+        check_request(ExportRequest(args.output, view=view or "pattern", style=style, width=args.width,
+                                    dpi=args.dpi, size=size))
+    except ExportError as exc:
+        ap.error(str(exc))
+    try:                                                # before any computing: say it at once
+        safe_io.check_target(args.output)
+    except safe_io.FileError as exc:
+        return fail(1, str(exc))
 
     # -- inputs and selection ----------------------------------------------------------------------
     selection = Selection()
@@ -196,7 +201,7 @@ def export_main(argv: list[str]) -> int:
             data = load_session(args.session)
         except SessionError as exc:
             return fail(1, str(exc))
-        for text in data.warnings:
+        for text in (*data.warnings, *run_checks(data)):    # no window to keep responsive: check now
             print(f"qkv-lab export: warning: {text}", file=sys.stderr)
         inputs = data.inputs
         selection = dataclasses.replace(selection, **{k: v for k, v in data.selection.items()
@@ -303,6 +308,8 @@ def build_window(args: argparse.Namespace, settings, err=None):
     state = LabState()
     set_dark(state, settings.theme == "dark")           # with its colour maps, as the menu does
     window = MainWindow(state, settings=settings)
+    for text in settings.problems:                     # e.g. a value ignored in the preferences file
+        state.message.emit("warning", f"Preferences: {text}")
 
     def fail(code: int, text: str) -> int:
         print(f"qkv-lab: {text}", file=err)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
-from compute.backends import cuda_unsupported_here
+from compute.backends import cuda_unsupported_here, cuda_unused_reason
 from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
 from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
@@ -467,7 +467,8 @@ class MainWindow(QMainWindow):
         if result.inputs == self.state.inputs:
             self._show_inputs_in_controls(result.inputs)   # weights loaded by the runner (a session's): their name
         trace = result.trace
-        elsewhere = cuda_unsupported_here() if trace.backend == "cpu" else None    # macOS, Windows
+        # macOS, Windows; on Linux what CUDA lacks (a library, with the command that installs it)
+        elsewhere = (cuda_unsupported_here() or cuda_unused_reason()) if trace.backend == "cpu" else None
         self.controls.backend_in_use.setText(f"{trace.backend_label} · {elsewhere}" if elsewhere
                                              else trace.backend_label)
         self.status_backend.setText(f"backend {trace.backend_label}")

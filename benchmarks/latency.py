@@ -109,10 +109,11 @@ def main(argv=None) -> int:
                   f"{row['render_ms']:>11.1f}")
         win.close()
     if args.json:
-        with open(args.json, "w") as fh:
-            from benchmarks.compute import machine
+        from benchmarks.compute import machine
+        from compute import safe_io
 
-            json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(), "rows": rows}, fh, indent=1)
+        safe_io.write_file(args.json, json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
+                                                  "rows": rows}, indent=1))
     return 0
 
 

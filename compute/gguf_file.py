@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .config import Config, ConfigError
+from .loaded import Checkpoint, CheckpointError, CheckpointInfo, CheckpointTokenizer, stored_label
 
 ARCHITECTURES = ("llama", "qwen2")
 TENSOR_TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q4_K", "Q5_K", "Q6_K")
@@ -60,7 +61,6 @@ _GLOBAL_NAMES = {"token_embd.weight": "embed_tokens.weight", "output_norm.weight
 
 
 def _error(problems, path):
-    from .checkpoint import CheckpointError
 
     return CheckpointError(problems, path)
 
@@ -338,7 +338,6 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
     """A Checkpoint (cfg, weights, tokenizer; .info) from a GGUF file. `rope_pairs="as_stored"`
     skips the Q/K un-permutation (only to show what a wrong pairing does)."""
     from . import hf_llama, memory, progress
-    from .checkpoint import Checkpoint, CheckpointInfo, stored_label
     from .weights import Weights, WeightsError
 
     path = Path(path).expanduser()
@@ -471,7 +470,6 @@ def _tokenizer(path: Path, meta: dict, cfg: Config, reader):
     """CheckpointTokenizer from tokenizer.ggml.* (byte-level BPE: model 'gpt2'), and notes."""
     from tokenizers import AddedToken, Tokenizer, decoders, models, processors
 
-    from .checkpoint import CheckpointTokenizer
 
     kind = meta.get("tokenizer.ggml.model")
     if kind != "gpt2":

@@ -16,6 +16,18 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
+def _png(pixmap) -> bytes:
+    """A QPixmap as PNG bytes (written by compute.safe_io, the project's one writer)."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    pixmap.save(buffer, "PNG")
+    buffer.close()
+    return bytes(data.data())
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -34,6 +46,7 @@ def main() -> int:
     from app.main_window import MainWindow
     from app.presentation import set_dark
     from app.state import PAGES, LabState
+    from compute import safe_io
 
     state = LabState()
     if args.preset != "toy":
@@ -74,7 +87,7 @@ def main() -> int:
             settle(lambda: win.stations["mask"].unmasked is not None, 30)
         settle()
         path = out / f"{args.preset}-{args.theme}-{key}.png"
-        win.grab().save(str(path))
+        safe_io.write_file(path, _png(win.grab()))
         print(path)
     return 0
 

@@ -161,22 +161,23 @@ def panel(name: str, result, sel) -> Panel:
     if name == "result":
         return Panel(name, f"result[:, {h}] = z_{h} · W_O[{h}]", t[name, L][:, h], cols=dm, col_axis="d_model", **tok)
     if name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern"):
-        forbidden = np.isneginf(t["attn_scores", L][h])
+        # One head's map: a GPU Trace copies just that head to the host (Trace.part), not all of them.
+        forbidden = np.isneginf(t.part("attn_scores", L, h))
         qk = dict(rows=labels, cols=labels, row_axis="query i", col_axis="key j")
         if name == "attn_scores_raw":
             title = "attn_scores_raw = rot_q·rot_kᵀ" if cfg.positions == "rope" else "attn_scores_raw = q·kᵀ"
-            return Panel(name, title, t[name, L][h], **qk)
+            return Panel(name, title, t.part(name, L, h), **qk)
         if name == "attn_scores_scaled":
             title = (f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
                      else "attn_scores_scaled (scaling off)")
-            return Panel(name, title, t[name, L][h], **qk)
+            return Panel(name, title, t.part(name, L, h), **qk)
         if name == "attn_scores":
             window = cfg.window(L)
             title = ("attn_scores (no mask)" if not cfg.causal and window is None else
                      f"attn_scores (masked: −∞, window {window})" if window is not None else "attn_scores (masked: −∞)")
-            return Panel(name, title, t[name, L][h], masked=forbidden, **qk)
+            return Panel(name, title, t.part(name, L, h), masked=forbidden, **qk)
         # Masked cells stay blank: the hatching says it, a wall of "0" only hides the real weights.
-        values = t[name, L][h]
+        values = t.part(name, L, h)
         return Panel(name, "pattern = softmax(attn_scores)", values, kind=view_kind(name), masked=forbidden,
                      levels=pattern_levels(values), masked_text="", **qk)
     if name in ("W_Q", "W_K", "W_V"):

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
-import app.export as export_module
 from app.export import ExportError, ExportRequest, build_figure, csv_text, export, headless_result
 from app.session import session_dict
 from app.state import Inputs, Selection, preset_config, preset_tokens
@@ -139,12 +138,11 @@ def test_a_failed_write_leaves_no_partial_file_and_keeps_the_old_one(result, tmp
     target = tmp_path / "fig.svg"
     target.write_text("the old figure")
 
-    def broken(widget, path, title=""):
-        Path(path).write_text("<svg half written")
+    def broken(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(export_module, "write_svg", broken)
-    with pytest.raises(ExportError, match="No space left"):
+    monkeypatch.setattr(os, "fsync", broken)
+    with pytest.raises(ExportError, match="the disk is full"):
         export(result, SEL, ExportRequest(str(target), view="pattern"))
     assert target.read_text() == "the old figure"
     assert [p.name for p in tmp_path.iterdir()] == ["fig.svg"]
