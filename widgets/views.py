@@ -412,13 +412,14 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         family={"swiglu": dict(
             formula="mlp_out = (SiLU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&nbsp; "
                     "resid_post = resid_mid + mlp_out&nbsp; (SwiGLU: gate ⊙ up)",
+            # Four columns: short titles that fit (the header has the equations).
             slots=(Slot("ln2_out", 0, 0, attr="ln2"),
-                   Slot("mlp_pre", 0, 1, attr="pre"),
-                   Slot("mlp_pre_linear", 0, 2, attr="lin"),
-                   Slot("mlp_post", 0, 3, attr="post"),
+                   Slot("mlp_pre", 0, 1, attr="pre", title="mlp_pre (gate)"),
+                   Slot("mlp_pre_linear", 0, 2, attr="lin", title="mlp_pre_linear (up)"),
+                   Slot("mlp_post", 0, 3, attr="post", title="mlp_post = SiLU(gate) ⊙ up"),
                    Slot("W_out", 1, 0, roles=(None, None), attr="wout"),
                    Slot("mlp_out", 1, 1, attr="out"),
-                   Slot("resid_post", 1, 2, attr="resid")),
+                   Slot("resid_post", 1, 2, attr="resid", title="resid_post")),
             shared=(("mlp_pre", "mlp_pre_linear"),), panel_size=(330, 320),
             shapes="mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · "
                    "W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}")}),

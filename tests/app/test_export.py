@@ -307,4 +307,4 @@ def test_figures_of_a_family_model_say_what_it_lacks(family, tmp_path, view):
     if view == "projections":
         assert "rot_q[:, 1] = RoPE(q)" in texts and "k[:, 0]" in texts   # head 1 reads K/V head 0
     if view == "mlp":
-        assert "SiLU(mlp_pre)" in texts and "W_out" in texts
+        assert "SiLU(gate) ⊙ up" in texts and "W_out" in texts and "mlp_pre (gate)" in texts

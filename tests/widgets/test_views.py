@@ -208,7 +208,8 @@ def test_swiglu_mlp_shows_gate_up_product_and_w_out(family):
     assert list(p) == ["ln2_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "W_out", "mlp_out", "resid_post"]
     np.testing.assert_array_equal(p["mlp_pre_linear"].values, t["mlp_pre_linear", 1])
     np.testing.assert_array_equal(p["W_out"].values, family.weights["blocks.1.mlp.W_out"])
-    assert "(gate)" in p["mlp_pre"].title and "SiLU(mlp_pre) ⊙ mlp_pre_linear" in p["mlp_post"].title
+    assert p["mlp_pre"].title == "mlp_pre (gate)" and p["mlp_post"].title == "mlp_post = SiLU(gate) ⊙ up"
+    assert "SiLU(mlp_pre) ⊙ mlp_pre_linear" in panel("mlp_post", family, SELECTIONS[0]).title   # the single view
     assert p["mlp_pre"].levels == p["mlp_pre_linear"].levels != p["mlp_post"].levels
     assert "unembed.W_U (untied)" in station_shapes("mlp", family, SELECTIONS[0])
 
