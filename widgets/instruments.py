@@ -556,6 +556,8 @@ class KVCacheView(QWidget):
         rope = cfg.positions == "rope"
         self.k.set_title(f"K cache{' (rot_k: after RoPE)' if rope else ''}, K/V head {g}")
         self.v.set_title(f"V cache, K/V head {g}")
+        row = "rot_q (after RoPE)" if rope else "q"
+        self.q.set_title(f"the new query row {row} of head {head} (after a decode step)")
         self.k.set_data(K, rows, dh)
         self.v.set_data(V, rows, dh)
         for mp in (self.k, self.v):

@@ -253,7 +253,7 @@ def test_kv_cache_of_grouped_heads_and_a_window(qtbot, window):
     np.testing.assert_allclose(kv.v.values, full["v", 1][T - 3:, 1], atol=1e-9)
     assert kv.k.row_labels == list(s.labels(gen.tokens)[T - 3:])
     assert "K/V head 1" in kv.k.name and "shared by query heads 2–3" in kv.header.text()
-    assert "ring of its last 3 rows" in kv.header.text()
+    assert "ring of its last 3 rows" in kv.header.text() and "rot_q (after RoPE) of head 3" in kv.q.name
     size = kvcache.cache_size(cfg)
     assert size.ratio_per_token > 1 and html.escape(size.describe()) in kv.counter.text()
     s.select(layer=0)                                       # a dense layer keeps every row
