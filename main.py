@@ -93,10 +93,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                  epilog="qkv-lab export --help: figures and data without a window.")
     ap.add_argument("--smoke", action="store_true", help="draw the first full view, then quit (exit 0)")
     ap.add_argument("--preset", default=None, help="preset to start with (toy, andrea-120m, gpt2-small, gpt3-175b)")
-    ap.add_argument("--tokens", help="text to start with (toy vocabulary words)")
+    ap.add_argument("--tokens", help="text to start with (toy vocabulary words, or the --model's tokenizer)")
+    ap.add_argument("--model", metavar="PATH", help="open a Hugging Face folder or a .gguf file (or smollm2-135m: "
+                                                    "the packaged real model)")
     ap.add_argument("--station", default=None, help="station to show first")
     ap.add_argument("--layer", type=int, default=None, help="layer to show first")
     ap.add_argument("--head", type=int, default=None, help="head to show first")
+    ap.add_argument("--query", type=int, default=None, help="query position to show first (default: the last)")
     ap.add_argument("--session", metavar="FILE", help="open this .qkvlab session")
     ap.add_argument("--clean", action="store_true", help="start clean: do not reopen the last session")
     ap.add_argument("--theme", choices=("light", "dark"), help="light or dark (default: as last time)")
@@ -323,6 +326,7 @@ def build_window(args: argparse.Namespace, settings, err=None):
 
     state.message.connect(say)
     for option, value, apply in (("--preset", args.preset if args.preset != "toy" else None, state.load_preset),
+                                 ("--model", args.model or None, window.model_actions.open_now),
                                  ("--tokens", args.tokens or None, state.set_text)):
         if value is not None:
             del said[:]
@@ -335,7 +339,7 @@ def build_window(args: argparse.Namespace, settings, err=None):
     if args.session:
         window.file_actions.open_session(args.session)   # a problem is a message in the window
         state.undo_stack.clear()
-    elif not (args.clean or args.smoke or args.preset or args.tokens) and settings.restore_last:
+    elif not (args.clean or args.smoke or args.preset or args.tokens or args.model) and settings.restore_last:
         restore_last_session(window, settings)
     state.select(station=args.station or state.selection.station)
     for name in ("layer", "head"):
@@ -347,6 +351,13 @@ def build_window(args: argparse.Namespace, settings, err=None):
                 return fail(2, layer_problem("--layer", value, state.inputs) if name == "layer"
                             else f"--head {value}: this model has heads 0..{limit - 1}")
             state.select(**{name: value})
+    if args.query is not None:
+        T = len(state.inputs.tokens)
+        if not 0 <= args.query < T:
+            return fail(2, f"--query {args.query}: the sequence has positions 0..{T - 1}")
+        state.select(query=args.query)
+    elif args.model:
+        state.select(query=len(state.inputs.tokens) - 1)   # the last token sees them all
     if args.theme:                                     # after the session: the command line wins
         set_dark(state, args.theme == "dark")
     return window

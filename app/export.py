@@ -30,7 +30,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QS
 from PySide6.QtGui import QFontInfo, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 
-from compute import GLOBAL_NAMES, LAYER_NAMES, safe_io
+from compute import safe_io
 from widgets.figure import FigureStyle, FigureWidget, canonical, figure_spec, is_single, natural_size, view_names
 
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
@@ -208,16 +208,16 @@ def npz_arrays(result, sel=None, include_logits: bool | None = None) -> tuple[di
     cfg = inputs.config
     arrays: dict[str, np.ndarray] = {}
     notes = []
-    for name in GLOBAL_NAMES:
+    for name in trace.global_names:              # the names this model has (no pos_embed with RoPE)
         if name == "logits":
             big = trace.T * cfg.d_vocab > MAX_LOGITS_ELEMENTS
             if include_logits is False or (include_logits is None and big):
                 notes.append(f"logits omitted ([{trace.T}, {cfg.d_vocab}] is too large); "
-                             "recompute them as ln_final_out @ W_E.T")
+                             f"recompute them as ln_final_out @ {'W_E.T' if cfg.tied_embeddings else 'W_U'}")
                 continue
         arrays[npz_key(name)] = np.asarray(trace[name])
     for layer in range(cfg.n_layers):
-        for name in LAYER_NAMES:
+        for name in trace.layer_names:           # e.g. ln1_scale, rot_q, mlp_pre_linear for LLaMA
             arrays[npz_key(name, layer)] = np.asarray(trace[name, layer])
     meta = {
         "format": NPZ_FORMAT, "version": NPZ_VERSION,
@@ -245,6 +245,8 @@ def csv_text(result, sel, view: str) -> str:
         raise ExportError(f"a CSV file holds one matrix; {view!r} is a composed figure. "
                           f"Choose a single view such as pattern, attn_scores or q")
     panel = figure_spec(view, result, sel).panels[0]
+    if panel.missing:
+        raise ExportError(panel.missing)        # a name this model lacks: why, not an empty file
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
     corner = f"{panel.row_axis or 'row'} \\ {panel.col_axis or 'column'}"

@@ -196,6 +196,12 @@ class Instruments(QObject):
         self._kv_running = True
         self.background.run(("kv", "step"), lambda: (kvcache.decode_step(gen, weights), weights))
 
+    @staticmethod
+    def cache_sizes(cfg) -> str:
+        """The K/V cache's bytes per token and at full context, beside multi-head attention's
+        (grouped K/V heads shrink it by n_heads / n_kv_heads, a window caps a layer's rows)."""
+        return kvcache.cache_size(cfg).describe()
+
     def kv_reset(self) -> None:
         self.generation = None
         self._generation_weights = None

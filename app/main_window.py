@@ -40,6 +40,7 @@ from .instruments import Instruments
 from .model_actions import ModelActions
 from .settings import Settings
 from .state import LabState
+from .values import real_model_of
 
 STYLE = """
 QMainWindow, QWidget { font-size: 10pt; }
@@ -341,7 +342,8 @@ class MainWindow(QMainWindow):
         labels = self.state.labels(gen.tokens) if gen is not None else []
         layer = min(sel.layer, gen.cfg.n_layers - 1) if gen is not None else 0
         head = min(sel.head, gen.cfg.n_heads - 1) if gen is not None else 0
-        self.kv_view.show_generation(gen, list(labels), layer, head)
+        cfg = gen.cfg if gen is not None else self.state.inputs.config
+        self.kv_view.show_generation(gen, list(labels), layer, head, sizes=self.instruments.cache_sizes(cfg))
 
     def _update_code(self) -> None:
         view, note = self.instruments.code_for(self.state.selection.station, self.code_view.which.currentText(),
@@ -356,14 +358,18 @@ class MainWindow(QMainWindow):
         self.state.select(**changes)
 
     def _on_inputs(self, inputs) -> None:
-        note = PRESET_NOTES.get(inputs.preset, "")
-        self.controls.set_inputs(inputs, note, self.state.weights_label(inputs),
-                                 trained_fits=inputs.config.same_shapes(PRESETS["toy"]))
+        self._show_inputs_in_controls(inputs)
         if self.state.busy or self.state.result is None or self.state.result.inputs != inputs:
             self._strip_timer.start()
         else:
             self._show_tokens()
         self._update_sizes()
+
+    def _show_inputs_in_controls(self, inputs) -> None:
+        real = real_model_of(inputs.weights) if inputs.weights not in ("random", "trained") else None
+        note = real.status() if real is not None else PRESET_NOTES.get(inputs.preset, "")
+        self.controls.set_inputs(inputs, note, self.state.weights_label(inputs),
+                                 trained_fits=inputs.config.same_shapes(PRESETS["toy"]))
 
     def _show_tokens(self, result=None) -> None:
         """The token strip for `result` (an early or a full one), else for the inputs now."""
@@ -458,6 +464,8 @@ class MainWindow(QMainWindow):
             self.instruments.kv_reset()                  # the cached rows belong to other inputs
         self._update_instrument_tabs()
         self._show_tokens(result)
+        if result.inputs == self.state.inputs:
+            self._show_inputs_in_controls(result.inputs)   # weights loaded by the runner (a session's): their name
         trace = result.trace
         # macOS, Windows; on Linux what CUDA lacks (a library, with the command that installs it)
         elsewhere = (cuda_unsupported_here() or cuda_unused_reason()) if trace.backend == "cpu" else None

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from . import memory, safe_io
+from . import memory, progress, safe_io
 from .config import PRESETS, Config, ConfigError
 from .loaded import (  # noqa: F401 - re-exported, compute.checkpoint is where callers find them
     VISIBLE_CONTROLS,
@@ -453,7 +453,9 @@ def _read_all(entries: dict[str, _Entry], names: Iterable[str], folder: Path) ->
     """The named tensors as float32, every NaN/Inf reported at once."""
     out: dict[str, np.ndarray] = {}
     non_finite = []
-    for name in names:
+    names = list(names)
+    for n, name in enumerate(names):
+        progress.report("reading the weights", n / len(names))           # a callback may cancel
         arr = _read_tensor(entries[name], name, folder)
         if not np.isfinite(arr).all():
             non_finite.append(f"{name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s)")

@@ -340,7 +340,7 @@ def unpermute_heads(w: np.ndarray, n_heads: int) -> np.ndarray:
 def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
     """A Checkpoint (cfg, weights, tokenizer; .info) from a GGUF file. `rope_pairs="as_stored"`
     skips the Q/K un-permutation (only to show what a wrong pairing does)."""
-    from . import hf_llama, memory
+    from . import hf_llama, memory, progress
     from .weights import Weights, WeightsError
 
     path = Path(path).expanduser()
@@ -373,7 +373,8 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
     non_finite = []
     if sorted(t.name for t in reader.tensors) != sorted(by_name):
         raise _error("the gguf reader and the header scan disagree on the tensor names (corrupted)", path)
-    for t in reader.tensors:
+    for n, t in enumerate(reader.tensors):
+        progress.report("dequantizing the weights", n / len(reader.tensors))   # a callback may cancel
         arr = _dequantize(t, by_name[t.name], path)                         # float32, numpy shape
         if not np.isfinite(arr).all():
             non_finite.append(f"{t.name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s) "

@@ -31,8 +31,11 @@ def layer_note(inputs) -> str:
     n = inputs.config.n_layers
     if full is None or full.n_layers == n:
         return ""
-    return (f"{inputs.preset} has {full.n_layers} blocks; the lab computes {n} with its shapes and random "
-            f"weights, shown as layer 0{f'..{n - 1}' if n > 1 else ''}: it stands for any of them.")
+    window = inputs.config.window(0) if len(set(full.windows or ())) > 1 else None
+    which = f" (a banded one: window {window})" if window is not None else ""
+    return (f"{inputs.preset} has {full.n_layers} blocks; the lab computes {n}{which} with its shapes and random "
+            f"weights, shown as layer 0{f'..{n - 1}' if n > 1 else ''}: it stands for any of "
+            f"{'its banded ones' if which else 'them'}.")
 
 
 def _spin(lo: int, hi: int, tip: str) -> QSpinBox:
@@ -46,6 +49,7 @@ def _spin(lo: int, hi: int, tip: str) -> QSpinBox:
 
 class Controls(QWidget):
     presetChosen = Signal(str)
+    realModelChosen = Signal(str)               # a compute.real_models key (installed or not)
     configChanged = Signal(str, object, bool)   # field, value, part of a drag (merge undo)
     layerChosen = Signal(int)
     headChosen = Signal(int)
@@ -66,6 +70,7 @@ class Controls(QWidget):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.preset = QComboBox()
         self.preset.addItems(presets + ["custom"])
+        self._real_paths: dict[str, int] = {}       # a real model's file -> its index in the list
         self.preset.setToolTip(tr("load a preset: its sizes and its default tokens"))
         self.preset.activated.connect(lambda i: self._emit_preset())
         form.addRow(tr("preset"), self.preset)
@@ -151,7 +156,21 @@ class Controls(QWidget):
         outer.addStretch(1)
 
     # -- intents -------------------------------------------------------------------------------
+    def set_real_models(self, entries) -> None:
+        """List real trained models beside the presets: (key, text, tooltip, path or "") each; an
+        entry that is not installed says in its text the one command that installs it."""
+        custom = self.preset.findText("custom")
+        for i, (key, text, tip, path) in enumerate(entries):
+            self.preset.insertItem(custom + i, text, f"real:{key}")
+            self.preset.setItemData(custom + i, tip, Qt.ItemDataRole.ToolTipRole)
+            if path:
+                self._real_paths[path] = custom + i
+
     def _emit_preset(self) -> None:
+        data = self.preset.currentData()
+        if isinstance(data, str) and data.startswith("real:"):
+            self.realModelChosen.emit(data[5:])
+            return
         name = self.preset.currentText()
         if name != "custom":
             self.presetChosen.emit(name)
@@ -184,7 +203,7 @@ class Controls(QWidget):
             self.weights.setCurrentIndex(max(0, self.weights.findData(inputs.weights if inputs.weights in
                                                                       ("trained", "random") else "")))
             cfg = inputs.config
-            index = self.preset.findText(inputs.preset)
+            index = self._real_paths.get(inputs.weights, self.preset.findText(inputs.preset))
             self.preset.setCurrentIndex(index if index >= 0 else self.preset.count() - 1)
             self.preset_note.setText(preset_note)
             self.preset_note.setVisible(bool(preset_note))

@@ -27,7 +27,17 @@ from compute.stations import PAGE
 from .axes import safe_paint
 from .matrix import MatrixPlot
 from .theme import DARK, DIVERGING_MAPS, FIGURE, SEQUENTIAL_MAPS, Palette
-from .views import ALIASES, SINGLE_VIEWS, STATION_VIEWS, Panel, panel, share_levels, station_panels, view_words
+from .views import (
+    ALIASES,
+    SINGLE_VIEWS,
+    STATION_VIEWS,
+    Panel,
+    panel,
+    share_levels,
+    station_panels,
+    station_view,
+    view_words,
+)
 
 
 @dataclass(frozen=True)
@@ -83,10 +93,10 @@ def _grid(n: int, columns: int) -> tuple[tuple[int, int, int, int], ...]:
 
 
 def _station_figure(key: str):
-    """A station's figure: exactly the station's panels, in its slots' places."""
-    view = STATION_VIEWS[key]
+    """A station's figure: exactly the station's panels, in its slots' places (the model's own)."""
 
     def build(result, sel):
+        view = station_view(key, result.inputs.config)
         grid = tuple((s.row, s.col, s.rowspan, s.colspan) for s in view.slots)
         return station_panels(key, result, sel), view.columns, grid, view.panel_size, view.col_stretch
     return build
@@ -109,10 +119,20 @@ def _composed_all_heads(result, sel):
     return panels, min(n, 4), None, (340, 310), ()
 
 
+def _slot_words(view) -> str:
+    """The panels of a station in words; those only some model families have say which."""
+    conds: dict[str, set[str]] = {}
+    for s in view.slots:
+        conds.setdefault(view_words(s.view), set()).add(s.when)
+    for when, changes in view.family.items():
+        for s in changes.get("slots", ()):
+            conds.setdefault(view_words(s.view), set()).add(s.when or when)
+    return ", ".join(w if "" in c or len(c) > 1 else f"{w} ({c.pop()})" for w, c in conds.items())
+
+
 # name -> (description, builder(result, sel) -> (panels, columns, grid or None, panel size, column stretch))
 COMPOSED_VIEWS: dict[str, tuple[str, Callable]] = {
-    **{key: ("station: " + ", ".join(view_words(s.view) for s in view.slots), _station_figure(key))
-       for key, view in STATION_VIEWS.items()},
+    **{key: ("station: " + _slot_words(view), _station_figure(key)) for key, view in STATION_VIEWS.items()},
     "block": ("the whole block for one head: 15 panels from resid_pre to resid_post", _composed_block),
     "all_heads": ("pattern of every head in the layer", _composed_all_heads),
 }
@@ -289,6 +309,7 @@ class FigureWidget(pg.GraphicsLayoutWidget):
             mp.set_data(one.values, one.rows, one.cols, masked=one.masked, levels=one.levels,
                         masked_text=one.masked_text, row_ticks=one.row_ticks, col_ticks=one.col_ticks,
                         stairs=False)
+            mp.set_message(one.missing)               # a name this model lacks: why, in its place
             _crisp(mp)
             # Stretch factors only share out spare room: cap a single column / row instead.
             rows, cols = mp.values.shape

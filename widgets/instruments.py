@@ -34,6 +34,7 @@ from .matrix import idx_labels as _idx
 from .matrix import symmetric_levels as _sym
 from .stations import Station
 from .theme import LIGHT
+from .views import kv_head
 
 
 def _fmt(v: float) -> str:
@@ -219,8 +220,9 @@ class HeadLens(Station):
         (la, ha), (lb, hb) = sel.lens
         data = {}
         for tag, (layer, head) in (("A", (la, ha)), ("B", (lb, hb))):
-            data[f"k_{tag}"] = t["k", layer][:, head]
-            data[f"v_{tag}"] = t["v", layer][:, head]
+            g = kv_head(result.inputs.config, head)                   # k, v: the K/V head this head reads
+            data[f"k_{tag}"] = t["k", layer][:, g]
+            data[f"v_{tag}"] = t["v", layer][:, g]
             data[f"pattern_{tag}"] = t["pattern", layer][head]
             data[f"result_{tag}"] = t["result", layer][:, head]
         return data
@@ -239,8 +241,9 @@ class HeadLens(Station):
             A, B = d[f"{name}_A"], d[f"{name}_B"]
             masked = np.isneginf(result.trace["attn_scores", la][ha]) if name == "pattern" else None
             levels = (0.0, 1.0) if name == "pattern" else _sym(A, B)      # one scale for A and B
-            a.set_title(f"{name} · layer {la} head {ha}")
-            b.set_title(f"{name} · layer {lb} head {hb}")
+            kv = name in ("k", "v") and cfg.n_kv_heads < cfg.n_heads
+            a.set_title(f"{name} · layer {la} head {ha}" + (f" (K/V head {kv_head(cfg, ha)})" if kv else ""))
+            b.set_title(f"{name} · layer {lb} head {hb}" + (f" (K/V head {kv_head(cfg, hb)})" if kv else ""))
             a.set_data(A, labels, cols[name], masked=masked, levels=levels, masked_text="0")
             b.set_data(B, labels, cols[name], masked=masked, levels=levels, masked_text="0")
             diff.set_data(np.asarray(A, np.float64) - np.asarray(B, np.float64), labels, cols[name])
@@ -531,44 +534,62 @@ class KVCacheView(QWidget):
         lay.setRowStretchFactor(1, 1)
         self.state = None
 
-    def show_generation(self, gen, labels, layer: int, head: int, note: str = "") -> None:
-        """gen: compute.kvcache.Generation or None; labels: token words of gen.tokens."""
+    def show_generation(self, gen, labels, layer: int, head: int, note: str = "", sizes: str = "") -> None:
+        """gen: compute.kvcache.Generation or None; labels: token words of gen.tokens; sizes: the
+        cache's bytes beside multi-head attention's (compute.kvcache.cache_size(cfg).describe())."""
         self.state = gen
         self.step.setEnabled(gen is not None)
         if gen is None:
             self.header.setText("<b style='font-size:13pt'>KV cache</b>&nbsp;&nbsp;Prefill runs the prompt once "
                                 "and keeps every layer's k and v; each decode step then computes one new row.")
-            self.counter.setText(note)
+            self.counter.setText(" ".join(filter(None, (note, html.escape(sizes)))))
             for mp in (self.k, self.v, self.q, self.p):
                 mp.set_data(np.zeros((0, 0)), [], [])
             return
         t = len(gen.tokens)
-        K = gen.caches[layer].k[:, head]                                    # [t, d_head]
-        V = gen.caches[layer].v[:, head]
+        cfg, cache = gen.cfg, gen.caches[layer]
+        g = kv_head(cfg, head)                                              # the K/V head query head reads
+        K = cache.k[:, g]                                                   # [rows, d_head] (rows ≤ W)
+        V = cache.v[:, g]
+        rows = [labels[p] if p < len(labels) else str(p) for p in cache.positions]
         dh = _idx(K.shape[1])
-        self.k.set_data(K, labels, dh)
-        self.v.set_data(V, labels, dh)
+        rope = cfg.positions == "rope"
+        self.k.set_title(f"K cache{' (rot_k: after RoPE)' if rope else ''}, K/V head {g}")
+        self.v.set_title(f"V cache, K/V head {g}")
+        row = "rot_q (after RoPE)" if rope else "q"
+        self.q.set_title(f"the new query row {row} of head {head} (after a decode step)")
+        self.k.set_data(K, rows, dh)
+        self.v.set_data(V, rows, dh)
         for mp in (self.k, self.v):
-            mp.highlight(row=t - 1 if gen.steps else None)
+            mp.highlight(row=len(rows) - 1 if gen.steps else None)
         if gen.steps:
             step = gen.steps[-1]
             self.q.set_data(step.q[layer][head][None, :], [f"{step.position}:{labels[-1]}"], dh)
-            self.p.set_data(step.pattern[layer][head][:, None], labels, ["p"], levels=(0, 1))
+            self.p.set_data(step.pattern[layer][head][:, None], rows, ["p"], levels=(0, 1))
         else:
             self.q.set_data(np.zeros((0, 0)), [], [])
             self.p.set_data(np.zeros((0, 0)), [], [])
         prompt = " ".join(labels[: len(gen.prompt)])
         made = " ".join(labels[len(gen.prompt):])
+        shared = ""
+        if cfg.n_kv_heads < cfg.n_heads:
+            first = g * cfg.n_groups
+            shared = (f"; query head {head} reads K/V head {g}, shared by query heads {first}–"
+                      f"{first + cfg.n_groups - 1} (one cached K/V head for {cfg.n_groups})")
+        ring = (f"; a window of {cache.window}: this layer keeps a ring of its last {cache.window} rows"
+                if cache.window is not None else "")
         self.header.setText(
             f"<b style='font-size:13pt'>KV cache</b>&nbsp;&nbsp;prompt: <b>{html.escape(prompt)}</b>"
             f"{' → generated: <b style=color:#e8710a>' + html.escape(made) + '</b>' if made else ''}"
-            f"<br><span style='color:{self.palette.muted}'>layer {layer}, head {head} · {t} cached rows; "
-            f"the orange row is new this step, the others are reused as they are</span>")
+            f"<br><span style='color:{self.palette.muted}'>layer {layer}, head {head} · {len(rows)} cached rows{shared}"
+            f"{ring}; the orange row is new this step, the others are reused as they are</span>")
+        sizes = f"<br>{html.escape(sizes)}" if sizes else ""
         if gen.steps:
             s = gen.steps[-1]
             self.counter.setText(
                 f"step {len(gen.steps)}: with the cache <b>{s.macs_cached:,}</b> multiply-adds; recomputing all "
                 f"{t} positions would take <b>{s.macs_recompute:,}</b> ({s.macs_recompute / s.macs_cached:.1f}×). "
-                f"Saved so far: <b>{gen.macs_saved:,}</b>. {note}")
+                f"Saved so far: <b>{gen.macs_saved:,}</b>. {note}{sizes}")
         else:
-            self.counter.setText(f"prefill: {gen.prefill_macs:,} multiply-adds for {t} positions at once. {note}")
+            self.counter.setText(f"prefill: {gen.prefill_macs:,} multiply-adds for {t} positions at once. "
+                                 f"{note}{sizes}")

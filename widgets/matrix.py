@@ -579,6 +579,27 @@ class MatrixPlot:
             self._axes_key = (rows, cols)
         self._update_text()
 
+    def set_message(self, text: str | None) -> None:
+        """Say `text` in place of the matrix (a name this model does not have: set_data an empty
+        one first); None or "" takes it away."""
+        item = getattr(self, "_message", None)
+        if self.bar is not None:
+            self.bar.setVisible(not text)              # no colour scale for data that is not there
+        if not text:
+            if item is not None:
+                item.setVisible(False)
+            return
+        if item is None:
+            item = self._message = pg.TextItem(anchor=(0.5, 0.5))
+            self.plot.addItem(item)
+        item.setColor(self.palette.muted)
+        item.setText(text)
+        item.setTextWidth(260)
+        item.setPos(0.5, 0.5)
+        item.setVisible(True)
+        self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        self._axes_key = None                          # the next matrix sets its own range again
+
     def auto_levels(self, display: np.ndarray, span: tuple[float, float] | None = None) -> tuple[float, float]:
         lo, hi = span if span is not None else finite_range(display)
         if self.kind == "sequential":

@@ -14,16 +14,18 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCursor, QFont
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
-from compute import explain
+from compute import Config, explain
 from compute.generate import top_predictions
 from compute.stations import PAGE
 
 from .axes import make_lean
 from .matrix import LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
 from .theme import LIGHT, Palette
-from .views import STATION_VIEWS, station_panels, station_shapes, view_kind
+from .views import STATION_VIEWS, kv_head, kv_sharers, station_panels, station_shapes, station_view, view_kind
 
 SUB = {"h": "h", "i": "i"}
+# Pages that read a query head's K/V head: their header says which one, and who shares it.
+KV_PAGES = frozenset({"projections", "scores", "softmax", "weighted_sum"})
 
 
 class Canvas(pg.GraphicsLayoutWidget):
@@ -65,14 +67,21 @@ class Station(QWidget):
         layout.addWidget(self.canvas, 1)
         self.plots: list[MatrixPlot] = []
         self.roles: dict[int, tuple[str | None, str | None]] = {}   # id(plot) -> (row role, col role)
+        # The slots of the model on screen (widgets/views.py station_view): GPT-2's until a result
+        # of another model family arrives, then `rebuild` makes that family's plots.
+        self.view = station_view(self.key, Config()) if self.key in STATION_VIEWS else None
+        self._style: tuple = ()                           # the last apply_style's maps, font, lines
         self.build()
+        self._lean_axes()
+        connect_mouse(self.canvas, lambda: self.plots, self._on_hover, self._on_click)
+
+    def _lean_axes(self) -> None:
         for item in self.canvas.ci.items:                 # every axis lays out the lean way
             if isinstance(item, pg.PlotItem):
                 for side in ("left", "bottom", "right", "top"):
                     axis = item.getAxis(side)
                     if not isinstance(axis, LabelAxis) and not hasattr(axis, "lean_levels"):
                         make_lean(axis, levels=2)
-        connect_mouse(self.canvas, lambda: self.plots, self._on_hover, self._on_click)
 
     # -- building --------------------------------------------------------------------------------
     def matrix(self, row: int, col: int, title: str, kind: str = "diverging", roles=(None, None),
@@ -84,8 +93,8 @@ class Station(QWidget):
         return mp
 
     def build(self) -> None:
-        """One heatmap per slot of the station's view (widgets/views.py)."""
-        view = STATION_VIEWS[self.key]
+        """One heatmap per slot of the station's view (widgets/views.py) for the model on screen."""
+        view = self.view
         self.slot_plots: list[MatrixPlot] = []
         for slot in view.slots:
             mp = self.matrix(slot.row, slot.col, "", kind=view_kind(slot.view), roles=slot.roles,
@@ -95,10 +104,25 @@ class Station(QWidget):
             if slot.attr:
                 setattr(self, slot.attr, mp)
         lay = self.canvas.ci.layout
-        for col, stretch in enumerate(view.col_stretch):
-            lay.setColumnStretchFactor(col, stretch)
-        for row, stretch in enumerate(view.row_stretch):
-            lay.setRowStretchFactor(row, stretch)
+        for col in range(max(view.columns, len(view.col_stretch), lay.columnCount())):
+            lay.setColumnStretchFactor(col, view.col_stretch[col] if col < len(view.col_stretch) else 1)
+        for row in range(max(len(view.row_stretch), lay.rowCount())):
+            lay.setRowStretchFactor(row, view.row_stretch[row] if row < len(view.row_stretch) else 1)
+
+    def rebuild(self, view) -> None:
+        """New plots for another set of slots (a model of another family: RMSNorm's scale instead
+        of LayerNorm's mean and variance, RoPE's rotated q and k, SwiGLU's branches)."""
+        for slot in self.view.slots:
+            if slot.attr and getattr(self, slot.attr, None) in self.plots:
+                delattr(self, slot.attr)
+        self.canvas.ci.clear()
+        self.plots, self.roles = [], {}
+        self.view = view
+        self.build()
+        self._lean_axes()
+        if self._style:
+            self._style_plots(*self._style)
+        self._drawn_for = None
 
     # -- data ------------------------------------------------------------------------------------
     def panels(self, result, sel):
@@ -111,10 +135,11 @@ class Station(QWidget):
 
     def draw(self, result, sel, data: dict[str, np.ndarray]) -> None:
         panels = self.panels(result, sel)
+        slots = self.view.slots
         # A row axis is named once per row of panels when its neighbours share it ("token").
-        left = {r: p.row_axis for s, p in zip(STATION_VIEWS[self.key].slots, panels, strict=True) if s.col == 0
+        left = {r: p.row_axis for s, p in zip(slots, panels, strict=True) if s.col == 0
                 for r in range(s.row, s.row + s.rowspan)}
-        for slot, mp, p in zip(STATION_VIEWS[self.key].slots, self.slot_plots, panels, strict=True):
+        for slot, mp, p in zip(slots, self.slot_plots, panels, strict=True):
             mp.row_axis_shown = slot.col == 0 or left.get(slot.row) != p.row_axis
             self.draw_panel(mp, p)
 
@@ -123,6 +148,7 @@ class Station(QWidget):
         mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", p.col_axis)
         mp.set_data(p.values, p.rows, p.cols, masked=p.masked, levels=p.levels, masked_text=p.masked_text,
                     row_ticks=p.row_ticks, col_ticks=p.col_ticks)
+        mp.set_message(p.missing)                     # a name this model lacks: why, never old data
 
     def highlight(self, sel) -> None:
         hover = sel.hover or (None, None)
@@ -185,6 +211,11 @@ class Station(QWidget):
         result, sel = self.result, self.selection
         if not self._fits(result, sel):
             return                                        # a selection for newer inputs: wait for them
+        view = station_view(self.key, result.inputs.config) if self.view is not None else None
+        if view is not None and view.slots != self.view.slots:
+            self.rebuild(view)                            # another model family: its own panels
+        elif view is not None:
+            self.view = view                              # the same panels; its formula, its shapes
         try:
             data = self.content(result, sel)
         except KeyError:
@@ -209,16 +240,22 @@ class Station(QWidget):
 
     @property
     def formula(self) -> str:
-        return STATION_VIEWS[self.key].formula if self.key in STATION_VIEWS else ""
+        return self.view.formula if self.view is not None else ""
 
     def where(self, sel) -> str:
-        """Which layer and head the views show (what this page depends on, from the page table)."""
+        """Which layer and head the views show (what this page depends on, from the page table);
+        with grouped K/V heads, which K/V head the query head reads and who shares it."""
         page = PAGE.get(self.key)
         if page is not None and not page.layer:
             return "before the first block"
         if page is not None and not page.head:
             return f"layer {sel.layer}"
-        return f"layer {sel.layer}, head {sel.head}"
+        text = f"layer {sel.layer}, head {sel.head}"
+        cfg = self.result.inputs.config if self.result is not None else None
+        if cfg is not None and cfg.n_kv_heads < cfg.n_heads and self.key in KV_PAGES:
+            first, last = kv_sharers(cfg, sel.head)
+            text += f" · K/V head {kv_head(cfg, sel.head)}, shared by query heads {first}–{last}"
+        return text
 
     def header_html(self, result, sel) -> str:
         f = self.font_scale
@@ -247,6 +284,13 @@ class Station(QWidget):
         if font_pt is not None:
             self.font_scale = font_pt / 10.0
             self.title_size = f"{font_pt * 1.1:.1f}pt"
+        old = self._style or (None, None, None, 1.0)
+        self._style = (sequential or old[0], diverging or old[1], font_pt or old[2], line_scale)
+        self._style_plots(*self._style)
+        self._drawn_for = None                        # titles and headers are written at draw time
+        self._refresh()
+
+    def _style_plots(self, sequential, diverging, font_pt, line_scale) -> None:
         for mp in self.plots:
             cmap = sequential if mp.kind == "sequential" else diverging
             mp.apply_style(self.palette, cmap=cmap, font_pt=font_pt, line_scale=line_scale)
@@ -263,8 +307,6 @@ class Station(QWidget):
                 for child in item.items:
                     if isinstance(child, pg.TextItem):
                         child.setColor(self.palette.foreground)
-        self._drawn_for = None                        # titles and headers are written at draw time
-        self._refresh()
 
     def shapes(self, result, sel) -> str:
         return station_shapes(self.key, result, sel) if self.key in STATION_VIEWS else ""
@@ -315,8 +357,9 @@ class ProjectionStation(Station):
             out = {"q": self.q, "k": self.k, "v": self.v}[name]
             out.highlight(row=row, cell=(row, col))
         elif name == "attn_scores":
-            self.q.highlight(row=row)                  # q_i · k_j, pair by pair
-            self.k.highlight(row=col)
+            # q_i · k_j, pair by pair (with RoPE the scores multiply the rotated rot_q and rot_k)
+            (getattr(self, "rq", None) or self.q).highlight(row=row)
+            (getattr(self, "rk", None) or self.k).highlight(row=col)
 
 
 class SoftmaxRowStation(Station):
@@ -440,7 +483,9 @@ class MLPStation(Station):
 
     def build(self):
         super().build()
-        self.logit_plot = self.canvas.addPlot(row=1, col=2, axisItems={"left": LabelAxis("left")})
+        self._logit_title = None
+        # Beside the second row of heatmaps: column 2 (GELU) or 3 (SwiGLU's wider first row).
+        self.logit_plot = self.canvas.addPlot(row=1, col=self.view.columns - 1, axisItems={"left": LabelAxis("left")})
         self.logit_plot.setMenuEnabled(False)
         self.logit_plot.setMouseEnabled(x=False, y=False)
         self.logit_plot.hideButtons()

@@ -263,3 +263,48 @@ def test_export_waits_for_the_views_to_show_the_last_change(qtbot, window, tmp_p
         assert "Still computing" in window.messages.text and not (tmp_path / "f.png").exists()
     qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
     assert window.file_actions.export_to(tmp_path / "f.png", "pattern")
+
+
+# -- the LLaMA family: its own names in every format ------------------------------------------------------
+FAMILY = preset_config("toy").replace(norm="rmsnorm", positions="rope", n_kv_heads=1, mlp="swiglu",
+                                      tied_embeddings=False, attn_bias=False, mlp_bias=False, windows=(None, 3))
+
+
+@pytest.fixture(scope="module")
+def family(qapp):
+    return headless_result(Inputs(config=FAMILY, tokens=preset_tokens("toy"), seed=5, backend="reference"))
+
+
+def test_npz_of_a_family_model_holds_its_own_names(family, tmp_path):
+    path = export(family, SEL, ExportRequest(str(tmp_path / "llama.npz")))
+    t = family.trace
+    with np.load(path) as npz:
+        keys = set(npz.files) - {"meta"}
+        for layer in range(FAMILY.n_layers):
+            for name in ("ln1_scale", "rot_q", "rot_k", "mlp_pre_linear", "k"):
+                np.testing.assert_array_equal(npz[f"{name}/{layer}"], t[name, layer])
+        meta = json.loads(str(npz["meta"]))
+    expected = set(t.global_names) | {f"{n}/{layer}" for layer in range(FAMILY.n_layers) for n in t.layer_names}
+    assert keys == expected and "pos_embed" not in keys and "ln1_mean/0" not in keys
+    assert meta["config"]["norm"] == "rmsnorm" and meta["config"]["windows"] == [None, 3]
+
+
+def test_csv_of_a_family_name_and_of_a_name_it_lacks(family, tmp_path):
+    path = export(family, SEL, ExportRequest(str(tmp_path / "rot.csv"), view="rot_q"))
+    rows = [line.split(",") for line in path.read_text().splitlines()]
+    np.testing.assert_allclose([float(x) for x in rows[3][1:]], family.trace["rot_q", 1][2, 1])
+    with pytest.raises(ExportError, match="RMSNorm"):
+        export(family, SEL, ExportRequest(str(tmp_path / "mean.csv"), view="ln1_mean"))
+    assert not (tmp_path / "mean.csv").exists()
+
+
+@pytest.mark.parametrize("view", ["embeddings", "layernorm", "projections", "scores", "mlp", "pos_embed"])
+def test_figures_of_a_family_model_say_what_it_lacks(family, tmp_path, view):
+    path = export(family, SEL, ExportRequest(str(tmp_path / f"{view}.svg"), view=view))
+    texts = " ".join(_svg_texts(path))
+    if view in ("embeddings", "pos_embed"):
+        assert "no learned position" in texts                       # the reason, where W_pos would be
+    if view == "projections":
+        assert "rot_q[:, 1] = RoPE(q)" in texts and "k[:, 0]" in texts   # head 1 reads K/V head 0
+    if view == "mlp":
+        assert "SiLU(gate) ⊙ up" in texts and "W_out" in texts and "mlp_pre (gate)" in texts

@@ -1,6 +1,8 @@
 """Each teaching instrument driven through its widget, its numbers checked independently."""
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
@@ -227,3 +229,33 @@ def test_kv_cache_resets_when_the_weights_change(qtbot, window):
     qtbot.waitUntil(lambda: ins.generation is not None, timeout=10_000)
     wait_render(qtbot, window, lambda: s.set_seed(5))
     assert ins.generation is None or ins.generation_weights is s.result.weights
+
+
+def test_kv_cache_of_grouped_heads_and_a_window(qtbot, window):
+    """GQA: the K/V head the query head reads, its bytes beside multi-head attention's; a window: a
+    ring of its last W rows, each the real rot_k / v of its position."""
+    from compute import kvcache
+
+    win, s = window, window.state
+    cfg = s.inputs.config.replace(n_heads=4, d_head=2, n_kv_heads=2, positions="rope", norm="rmsnorm",
+                                  windows=(None, 3))
+    wait_render(qtbot, win, lambda: s.edit("family", config=cfg, weights="random", preset="custom"))
+    s.select(layer=1, head=3)                              # query head 3 reads K/V head 1
+    kv = _station(qtbot, win, "kv_cache")
+    qtbot.waitUntil(lambda: win.instruments.generation is not None, timeout=10_000)
+    for _ in range(2):
+        with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
+            kv.step.click()
+    gen = win.instruments.generation
+    full = forward(cfg, s.result.weights, gen.tokens, backend="reference")
+    T = len(gen.tokens)
+    np.testing.assert_allclose(kv.k.values, full["rot_k", 1][T - 3:, 1], atol=1e-9)   # the ring: last 3 rows
+    np.testing.assert_allclose(kv.v.values, full["v", 1][T - 3:, 1], atol=1e-9)
+    assert kv.k.row_labels == list(s.labels(gen.tokens)[T - 3:])
+    assert "K/V head 1" in kv.k.name and "shared by query heads 2–3" in kv.header.text()
+    assert "ring of its last 3 rows" in kv.header.text() and "rot_q (after RoPE) of head 3" in kv.q.name
+    size = kvcache.cache_size(cfg)
+    assert size.ratio_per_token > 1 and html.escape(size.describe()) in kv.counter.text()
+    s.select(layer=0)                                       # a dense layer keeps every row
+    win._show_generation()
+    np.testing.assert_allclose(kv.k.values, full["rot_k", 0][:, 1], atol=1e-9)
