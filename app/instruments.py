@@ -107,7 +107,8 @@ class Instruments(QObject):
             return None, f"“{station}” is an instrument, not a step of the block: its numbers come from " \
                          f"compute/{ {'sqrt_dk': 'sqrt_dk', 'kv_cache': 'kvcache'}.get(station, 'explain') }.py."
         try:
-            view = source_map.station_source(backend, station)
+            family = source_map.family_of(result.inputs.config) if result is not None else ()
+            view = source_map.station_source(backend, station, family)
         except (KeyError, LookupError, ImportError, OSError) as exc:
             return None, f"no source for {backend}: {exc}"
         note = "this backend computed the views" if backend == in_use else f"(the views were computed by {in_use})"
