@@ -26,7 +26,7 @@ from compute.stations import PAGE
 
 from .axes import safe_paint
 from .matrix import MatrixPlot
-from .theme import DARK, DIVERGING_MAPS, FIGURE, SEQUENTIAL_MAPS, Palette
+from .theme import DARK, DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, DIVERGING_MAPS, FIGURE, SEQUENTIAL_MAPS, Palette
 from .views import ALIASES, SINGLE_VIEWS, STATION_VIEWS, Panel, panel, share_levels, station_panels, view_words
 
 
@@ -53,8 +53,8 @@ class FigureStyle:
 
     theme: str = "light"                 # light: white paper, black ink; dark: for dark slides
     font_pt: float = 10.0
-    sequential: str = "viridis"          # SEQUENTIAL_MAPS
-    diverging: str = "diverging-cb"      # DIVERGING_MAPS
+    sequential: str = DEFAULT_SEQUENTIAL  # SEQUENTIAL_MAPS; the app's default too
+    diverging: str = DEFAULT_DIVERGING    # DIVERGING_MAPS
     show_values: bool = True             # numbers in the cells, where they fit
     title: bool = True
     line_scale: float = 1.0
