@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QCursor, QFont
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
@@ -27,13 +27,49 @@ SUB = {"h": "h", "i": "i"}
 
 
 class Canvas(pg.GraphicsLayoutWidget):
-    """A GraphicsLayoutWidget that says when it has finished painting (render timing)."""
+    """A GraphicsLayoutWidget that says when it has finished painting (render timing) and when
+    it was resized (the station lays itself out again)."""
 
     painted = Signal()
+    resized = Signal()
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
         self.painted.emit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.resized.emit()
+
+
+QWIDGETSIZE_MAX = 16777215
+MARGIN = 6                      # px around the panels; spare room is shared out to centre them
+
+
+def legibility(cell_w: float, cell_h: float) -> float:
+    """How readable a cell is: a number is ~1.8 times as wide as tall, so a cell counts by its
+    height or by its width / 1.8, whichever is smaller."""
+    return min(cell_w / 1.8, cell_h)
+
+
+def layout_score(layout, shapes, weights, size, colorbars) -> tuple[float, float]:
+    """(the least legible cell, the weighted mean legibility) of the slots' matrices [rows, cols]
+    in `layout` on a canvas of `size` (w, h) px; T×T matrices keep square cells."""
+    w, h = size
+    n_cols = max(c + cs for _r, c, _rs, cs in layout.places)
+    n_rows = max(r + rs for r, _c, rs, _cs in layout.places)
+    col_s = [layout.col_stretch[c] if c < len(layout.col_stretch) else 1 for c in range(n_cols)]
+    row_s = [layout.row_stretch[r] if r < len(layout.row_stretch) else 1 for r in range(n_rows)]
+    cells = []
+    for (r, c, rs, cs), (rows, cols), bar in zip(layout.places, shapes, colorbars, strict=True):
+        pw = w * sum(col_s[c:c + cs]) / sum(col_s) - 70 - (45 if bar else 0)   # axes, colour bar
+        ph = h * sum(row_s[r:r + rs]) / sum(row_s) - 70                        # title, labels
+        cw, ch = max(pw, 1.0) / max(cols, 1), max(ph, 1.0) / max(rows, 1)
+        if rows == cols and rows > 1:
+            cw = ch = min(cw, ch)
+        cells.append(legibility(cw, ch))
+    mean = sum(x * wt for x, wt in zip(cells, weights, strict=True)) / sum(weights)
+    return min(cells), mean
 
 
 class Station(QWidget):
@@ -65,6 +101,10 @@ class Station(QWidget):
         layout.addWidget(self.canvas, 1)
         self.plots: list[MatrixPlot] = []
         self.roles: dict[int, tuple[str | None, str | None]] = {}   # id(plot) -> (row role, col role)
+        self.slot_plots: list[MatrixPlot] = []
+        self.layout_index = 0                 # which of the view's screen layouts is on screen
+        self._fit_key: tuple | None = None
+        self._fitting = False
         self.build()
         for item in self.canvas.ci.items:                 # every axis lays out the lean way
             if isinstance(item, pg.PlotItem):
@@ -73,12 +113,13 @@ class Station(QWidget):
                     if not isinstance(axis, LabelAxis) and not hasattr(axis, "lean_levels"):
                         make_lean(axis, levels=2)
         connect_mouse(self.canvas, lambda: self.plots, self._on_hover, self._on_click)
+        self.canvas.resized.connect(self.fit)
 
     # -- building --------------------------------------------------------------------------------
     def matrix(self, row: int, col: int, title: str, kind: str = "diverging", roles=(None, None),
                row_axis: str = "", col_axis: str = "", **kw) -> MatrixPlot:
         mp = MatrixPlot(self.canvas.ci, row, col, title, kind=kind, row_axis=row_axis, col_axis=col_axis,
-                        palette=self.palette, **kw)
+                        palette=self.palette, roles=roles, **kw)
         self.plots.append(mp)
         self.roles[id(mp)] = roles
         return mp
@@ -94,11 +135,19 @@ class Station(QWidget):
             self.slot_plots.append(mp)
             if slot.attr:
                 setattr(self, slot.attr, mp)
+        self._stretch(view.screen_layouts[0])
+
+    def _stretch(self, layout) -> None:
+        """The layout's stretch factors; rows and columns it leaves empty get none (no room)."""
         lay = self.canvas.ci.layout
-        for col, stretch in enumerate(view.col_stretch):
-            lay.setColumnStretchFactor(col, stretch)
-        for row, stretch in enumerate(view.row_stretch):
-            lay.setRowStretchFactor(row, stretch)
+        n_cols = max(c + cs for _r, c, _rs, cs in layout.places)
+        n_rows = max(r + rs for r, _c, rs, _cs in layout.places)
+        for col in range(lay.columnCount()):
+            lay.setColumnStretchFactor(col, (layout.col_stretch[col] if col < len(layout.col_stretch) else 1)
+                                       if col < n_cols else 0)
+        for row in range(lay.rowCount()):
+            lay.setRowStretchFactor(row, (layout.row_stretch[row] if row < len(layout.row_stretch) else 1)
+                                    if row < n_rows else 0)
 
     # -- data ------------------------------------------------------------------------------------
     def panels(self, result, sel):
@@ -109,20 +158,172 @@ class Station(QWidget):
         """The arrays this station shows for a result and selection (no drawing), by name."""
         return {p.name: p.values for p in self.panels(result, sel)}
 
+    def places(self) -> tuple[tuple[int, int, int, int], ...]:
+        """Where the slots sit on screen now: (row, col, rowspan, colspan) of each."""
+        return STATION_VIEWS[self.key].screen_layouts[self.layout_index].places
+
     def draw(self, result, sel, data: dict[str, np.ndarray]) -> None:
-        panels = self.panels(result, sel)
-        # A row axis is named once per row of panels when its neighbours share it ("token").
-        left = {r: p.row_axis for s, p in zip(STATION_VIEWS[self.key].slots, panels, strict=True) if s.col == 0
-                for r in range(s.row, s.row + s.rowspan)}
-        for slot, mp, p in zip(STATION_VIEWS[self.key].slots, self.slot_plots, panels, strict=True):
-            mp.row_axis_shown = slot.col == 0 or left.get(slot.row) != p.row_axis
+        panels = self._panels = self.panels(result, sel)
+        for mp, p in zip(self.slot_plots, panels, strict=True):
             self.draw_panel(mp, p)
+        self._apply_places()
+        self.fit()
+
+    def _apply_places(self) -> None:
+        """What depends on where the panels sit: row-axis titles and colour bars."""
+        view, panels = STATION_VIEWS[self.key], getattr(self, "_panels", None)
+        if panels is None:
+            return
+        places = self.places()
+        # A row axis is named once per row of panels when its neighbours share it ("token").
+        left = {r: p.row_axis for (row, col, rs, _cs), p in zip(places, panels, strict=True) if col == 0
+                for r in range(row, row + rs)}
+        for (row, col, _rs, _cs), mp, p in zip(places, self.slot_plots, panels, strict=True):
+            mp.row_axis_shown = col == 0 or left.get(row) != p.row_axis
+            mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", p.col_axis)
+        self._colour_bars(view, places)
+
+    def _colour_bars(self, view, places) -> None:
+        """Panels on one shared scale need one colour bar per row: the rightmost one keeps it."""
+        keep = [slot.colorbar for slot in view.slots]
+        for group in view.shared:
+            members = [k for k, slot in enumerate(view.slots) if slot.view in group
+                       or (slot.view == "W_O_stacked" and "W_O" in group)]
+            for k in members:
+                row, col = places[k][0], places[k][1] + places[k][3]
+                keep[k] = keep[k] and not any(places[o][0] == row and places[o][1] + places[o][3] > col
+                                              for o in members if o != k)
+        for mp, on in zip(self.slot_plots, keep, strict=True):
+            mp.show_colorbar(on)
 
     def draw_panel(self, mp: MatrixPlot, p) -> None:
         mp.set_title(p.title)
-        mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", p.col_axis)
         mp.set_data(p.values, p.rows, p.cols, masked=p.masked, levels=p.levels, masked_text=p.masked_text,
                     row_ticks=p.row_ticks, col_ticks=p.col_ticks)
+        mp.set_outline(p.outline)
+
+    # -- layout: the arrangement, square T×T cells, one number size per shape ---------------------------
+    def fit(self) -> None:
+        """Lay the station out for its canvas now: the arrangement whose cells read best, T×T
+        cells square, spare room shared out around the panels, and numbers at one size for all
+        matrices of one shape (or in none of them, if one cannot show them)."""
+        plots = [mp for mp in self.slot_plots if mp.values is not None]
+        size = self.canvas.viewport().size()
+        if self._fitting or not plots or not self.isVisible() or size.width() < 50 or size.height() < 50:
+            return
+        self._fitting = True
+        try:
+            view = STATION_VIEWS.get(self.key)
+            shapes = tuple(mp.values.shape for mp in plots)
+            if view is not None and len(plots) == len(view.slots):
+                self._choose_layout(view, shapes, (size.width(), size.height()))
+            # Axes re-measure their labels at once (set_labels): their sizes say whether to lay out again.
+            axes = tuple((mp.plot.getAxis("left").textWidth, mp.plot.getAxis("bottom").textHeight,
+                          mp.bar is not None and mp.bar.isVisible(), mp.text.max_px) for mp in plots)
+            key = (size.width(), size.height(), shapes, axes, self.layout_index)
+            if key != self._fit_key:
+                self._square_cells()
+                self._fit_key = key
+            for mp in plots:
+                mp.fit_title()
+            self.harmonise_numbers()
+        finally:
+            self._fitting = False
+
+    def _choose_layout(self, view, shapes, size) -> None:
+        layouts = [(k, lay) for k, lay in enumerate(view.screen_layouts)
+                   if size[0] >= lay.min_aspect * size[1]]
+        if len(view.screen_layouts) < 2:
+            return
+        weights = [slot.weight for slot in view.slots]
+        bars = [slot.colorbar for slot in view.slots]
+        scores = {k: layout_score(lay, shapes, weights, size, bars) for k, lay in layouts}
+        floor = 0.75 * max(least for least, _mean in scores.values())
+        best = max((k for k in scores if scores[k][0] >= floor), key=lambda k: (scores[k][1], -k))
+        if best == self.layout_index:
+            return
+        self.layout_index = best
+        ci = self.canvas.ci
+        for mp in self.slot_plots:
+            ci.removeItem(mp.plot)
+        for mp, (r, c, rs, cs) in zip(self.slot_plots, view.screen_layouts[best].places, strict=True):
+            ci.addItem(mp.plot, row=r, col=c, rowspan=rs, colspan=cs)
+        self._stretch(view.screen_layouts[best])
+        self._apply_places()
+
+    def _settle(self) -> None:
+        """Lay the canvas out now (axes re-measure their labels as they resize: a few rounds)."""
+        ci = self.canvas.ci
+        for _ in range(4):
+            before = [mp.plot.vb.geometry() for mp in self.slot_plots]
+            ci.layout.activate()
+            for mp in self.slot_plots:
+                mp.plot.layout.activate()
+            if [mp.plot.vb.geometry() for mp in self.slot_plots] == before:
+                return
+
+    def _square_cells(self) -> None:
+        """Cap each T×T panel so its cells are square, then share the room left over equally on
+        both sides (the capped panels would otherwise huddle in the top-left corner)."""
+        ci, full = self.canvas.ci, QRectF(self.canvas.range)
+        squares = [mp for mp in self.slot_plots if mp.square and mp.values is not None]
+        ci.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
+        for mp in squares:
+            mp.plot.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
+        ci.setGeometry(full)                   # capped children had shrunk the whole layout
+        self._settle()
+        if not squares:
+            return
+        for _ in range(3):                     # a capped panel can let its neighbour in the column grow
+            capped = False
+            for mp in squares:
+                rows, cols = mp.values.shape
+                vb, g = mp.plot.vb.geometry(), mp.plot.geometry()
+                cell = min(vb.width() / cols, vb.height() / rows)
+                spare_w, spare_h = vb.width() - cell * cols, vb.height() - cell * rows
+                if spare_w > 1:
+                    mp.plot.setMaximumWidth(g.width() - spare_w)
+                    capped = True
+                if spare_h > 1:
+                    mp.plot.setMaximumHeight(g.height() - spare_h)
+                    capped = True
+            if not capped:
+                break
+            ci.setGeometry(full)
+            self._settle()
+        # The layout now wants less than the canvas (its maximum): margins take up the rest.
+        spare_w, spare_h = full.width() - ci.geometry().width(), full.height() - ci.geometry().height()
+        if spare_w > 1 or spare_h > 1:
+            mx, my = MARGIN + max(spare_w, 0) / 2, MARGIN + max(spare_h, 0) / 2
+            ci.setContentsMargins(mx, my, mx, my)
+            ci.setGeometry(full)
+            self._settle()
+
+    def harmonise_numbers(self) -> None:
+        """One number size for the matrices of one shape drawn at about one size, or none in any
+        of them: q shows numbers exactly when k and v do. A panel drawn 1.5× larger (the large
+        pattern beside small scores) decides for itself."""
+        by_shape: dict[tuple, list[tuple[float, MatrixPlot, float | None]]] = {}
+        for mp in self.plots:
+            if mp.values is not None and mp.text._values is not None:
+                vb = mp.plot.vb
+                (x0, x1), (y0, y1) = vb.viewRange()
+                cell = (vb.width() / max(x1 - x0, 1e-9), vb.height() / max(y1 - y0, 1e-9))
+                by_shape.setdefault(mp.values.shape, []).append((legibility(*cell), mp, mp.text.fit_px(*cell)))
+        for members in by_shape.values():
+            members.sort(key=lambda m: m[0])
+            groups = [[members[0]]]
+            for m in members[1:]:
+                if m[0] > 1.5 * groups[-1][0][0]:
+                    groups.append([])
+                groups[-1].append(m)
+            for group in groups:
+                sizes = [px for _l, _mp, px in group]
+                px = 0 if any(v is None for v in sizes) else min(sizes)
+                for _l, mp, _px in group:
+                    if mp.text.number_px != px:
+                        mp.text.number_px = px
+                        mp.text.update()
 
     def highlight(self, sel) -> None:
         hover = sel.hover or (None, None)

@@ -55,9 +55,10 @@ class Panel:
     kind: str = "diverging"                    # "diverging" (symmetric levels) | "sequential"
     masked: np.ndarray | None = None
     levels: tuple[float, float] | None = None
-    masked_text: str = "−∞"
+    masked_text: str = ""                      # hatched cells carry no text: the hatch says it
     row_ticks: tuple[str, ...] | None = None   # axis labels instead of `rows` ("" leaves a blank)
     col_ticks: tuple[str, ...] | None = None
+    outline: tuple[int, int, int, int] | None = None   # a block to outline: (row, col, rows, cols)
 
 
 def _idx(n: int) -> tuple[str, ...]:
@@ -89,6 +90,7 @@ def panel(name: str, result, sel) -> Panel:
     t, w, cfg, labels = result.trace, result.weights, result.inputs.config, tuple(result.labels)
     L, h = sel.layer, sel.head
     dm, dh, dmlp = _idx(cfg.d_model), _idx(cfg.d_head), _idx(cfg.d_mlp)
+    dh_n = cfg.d_head
     p = f"blocks.{L}."
     tok = dict(rows=labels, row_axis="token")
     if name in ("embed", "pos_embed", "ln_final_out"):
@@ -107,9 +109,10 @@ def panel(name: str, result, sel) -> Panel:
         return Panel(name, title, t[name, L], cols=dmlp, col_axis="d_mlp", **tok)
     if name in ("ln1_mean", "ln1_var", "ln2_mean", "ln2_var"):
         return Panel(name, name, t[name, L][:, None], cols=(name.split("_")[1],), kind=view_kind(name), **tok)
-    if name == "z_concat":
+    if name == "z_concat":                    # the selected head's columns outlined
         return Panel(name, "z_concat (heads side by side)", t[name, L], cols=_head_cols(cfg),
-                     col_axis="head · d_head", col_ticks=_head_ticks(cfg), **tok)
+                     col_axis="head · d_head", col_ticks=_head_ticks(cfg),
+                     outline=(0, h * dh_n, len(labels), dh_n), **tok)
     if name in ("q", "k", "v", "z"):
         titles = {"q": f"q[:, {h}] = ln1_out · W_Q[{h}] + b_Q", "k": f"k[:, {h}] = ln1_out · W_K[{h}] + b_K",
                   "v": f"v[:, {h}] = ln1_out · W_V[{h}] + b_V", "z": f"z[:, {h}] = pattern · v"}
@@ -140,7 +143,8 @@ def panel(name: str, result, sel) -> Panel:
     if name == "W_O_stacked":                 # every head's W_O, in the order of z_concat's columns
         W_O = w[p + "attn.W_O"]                                             # [H, d_head, d_model]
         return Panel("W_O", "W_O (stacked per head)", W_O.reshape(-1, W_O.shape[-1]), rows=_head_cols(cfg),
-                     cols=dm, row_axis="head · d_head", col_axis="d_model", row_ticks=_head_ticks(cfg))
+                     cols=dm, row_axis="head · d_head", col_axis="d_model", row_ticks=_head_ticks(cfg),
+                     outline=(h * dh_n, 0, dh_n, cfg.d_model))
     if name == "W_in":
         return Panel(name, "W_in", w[p + "mlp.W_in"], rows=dm, cols=dmlp, row_axis="d_model", col_axis="d_mlp")
     if name == "W_out":
@@ -230,6 +234,20 @@ class Slot:
     trace: str | None = None                   # a click explains the cell (dot-product trace) of this name
     colorbar: bool = True
     layer0: bool = False                       # always layer 0 (the embeddings' resid_pre)
+    keys_masked: bool = False                  # rows are keys j of query i: those it may not see are hatched
+    weight: float = 1.0                        # how much its legibility counts when a screen layout is chosen
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Another arrangement of a station's slots on screen, for canvases of some shape: `places`
+    gives (row, col, rowspan, colspan) per slot, in the slots' order. Exported figures keep the
+    slots' own places."""
+
+    places: tuple[tuple[int, int, int, int], ...]
+    col_stretch: tuple[int, ...] = ()
+    row_stretch: tuple[int, ...] = ()
+    min_aspect: float = 0.0                    # only for canvases at least this wide per unit of height
 
 
 @dataclass(frozen=True)
@@ -243,62 +261,81 @@ class StationView:
     col_stretch: tuple[int, ...] = ()
     row_stretch: tuple[int, ...] = ()
     panel_size: tuple[int, int] = (360, 320)   # an exported figure's logical px per grid cell at 10 pt
+    layouts: tuple[Layout, ...] = ()           # other screen arrangements (the slots' own is the first)
 
     @property
     def columns(self) -> int:
         return max(s.col + s.colspan for s in self.slots)
 
+    @property
+    def screen_layouts(self) -> tuple[Layout, ...]:
+        """The slots' own arrangement, then the alternatives a station may choose on screen."""
+        own = Layout(tuple((s.row, s.col, s.rowspan, s.colspan) for s in self.slots), self.col_stretch,
+                     self.row_stretch)
+        return (own, *self.layouts)
+
 
 QK = ("query", "key")
+KEYS = ("key", None)
 STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
     StationView("embeddings", "resid_pre = embed + pos_embed = W_E[tokens] + W_pos[:T]", (
         Slot("embed", 0, 0, attr="embed"),
         Slot("pos_embed", 0, 1, attr="pos"),
         Slot("resid_pre", 0, 2, attr="sum", title="resid_pre (layer 0)", layer0=True),
-    ), locked=(("embed", "pos_embed", "resid_pre"),), shapes="[T, d_model] = [{T}, {d_model}]"),
+    ), shared=(("embed", "pos_embed", "resid_pre"),), shapes="[T, d_model] = [{T}, {d_model}]",
+        layouts=(Layout(((0, 0, 1, 1), (1, 0, 1, 1), (2, 0, 1, 1))),)),      # stacked: wide rows, short T
     StationView("layernorm", "ln1_out = (resid_pre − ln1_mean) / √(ln1_var + ε) · w + b", (
         Slot("resid_pre", 0, 0, attr="inp"),
         Slot("ln1_mean", 0, 1, attr="mean", colorbar=False),
         Slot("ln1_var", 0, 2, attr="var", colorbar=False),
         Slot("ln1_out", 0, 3, attr="out"),
-    ), shapes="[T, d_model] = [{T}, {d_model}], ε = 1e-5, biased variance", col_stretch=(4, 1, 1, 4),
-        panel_size=(300, 340)),
+    ), locked=(("resid_pre", "ln1_out"),), shapes="[T, d_model] = [{T}, {d_model}], ε = 1e-5, biased variance",
+        col_stretch=(4, 1, 1, 4), panel_size=(300, 340),
+        layouts=(Layout(((0, 0, 1, 1), (0, 1, 1, 1), (0, 2, 1, 1), (1, 0, 1, 1)), col_stretch=(8, 1, 1)),)),
     StationView("projections", "q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)", (
         Slot("ln1_out", 0, 0, rowspan=2, attr="x"),
         Slot("W_Q", 0, 1, roles=(None, None), attr="wq"),
         Slot("W_K", 0, 2, roles=(None, None), attr="wk"),
         Slot("W_V", 0, 3, roles=(None, None), attr="wv"),
         Slot("q", 1, 1, attr="q", title="q[:, {h}]  (query i)", trace="q"),
-        Slot("k", 1, 2, roles=("key", None), attr="k", title="k[:, {h}]  (key j)", trace="k"),
-        Slot("v", 1, 3, roles=("key", None), attr="v", title="v[:, {h}]  (value j)", trace="v"),
-    ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v")), col_stretch=(5, 4, 4, 4),
+        Slot("k", 1, 2, roles=KEYS, attr="k", title="k[:, {h}]  (key j)", trace="k"),
+        Slot("v", 1, 3, roles=KEYS, attr="v", title="v[:, {h}]  (value j)", trace="v"),
+    ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v")), locked=(("ln1_out", "q", "k", "v"),),
+        col_stretch=(5, 4, 4, 4),
         shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q[:, h]: [T, d_head] = [{T}, {d_head}]"),
+    # raw, scaled and masked on one scale: the ÷√d_head shows as paler colours.
     StationView("scores", "attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern", (
         Slot("attn_scores_raw", 0, 0, roles=QK, attr="raw", trace="attn_scores"),
         Slot("attn_scores_scaled", 0, 1, roles=QK, attr="scaled", trace="attn_scores"),
         Slot("attn_scores", 1, 0, roles=QK, attr="masked", trace="attn_scores"),
-        Slot("pattern", 1, 1, roles=QK, attr="pattern", trace="attn_scores"),
-    ), locked=(("attn_scores_raw", "attn_scores_scaled", "attn_scores"),), panel_size=(380, 340),
-        shapes="[T, T] = [{T}, {T}] = {TT:,} scores per head"),
+        Slot("pattern", 1, 1, roles=QK, attr="pattern", trace="attn_scores", weight=3.0),
+    ), shared=(("attn_scores_raw", "attn_scores_scaled", "attn_scores"),), panel_size=(380, 340),
+        shapes="[T, T] = [{T}, {T}] = {TT:,} scores per head",
+        # wide and short (a laptop on a projector): the pattern large, the scores small beside it
+        layouts=(Layout(((0, 1, 1, 1), (0, 2, 1, 1), (1, 1, 1, 1), (0, 0, 2, 1)), col_stretch=(2, 1, 1),
+                        min_aspect=1.6),)),
     StationView("softmax", "pattern[h, i, j] = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij)", (
         Slot("scores_row", 0, 0, roles=(None, "key"), attr="scores_row"),
         Slot("pattern_row", 1, 0, roles=(None, "key"), attr="pattern_row"),
     ), shapes="one row of [T, T], T = {T}", panel_size=(640, 150)),
+    # v → p·v → z on one scale: the weights shrink the rows, the column sums are z.
     StationView("weighted_sum", "z[i, h] = Σ_j pattern[h, i, j] · v[j, h]", (
-        Slot("pattern_col", 0, 0, roles=("key", None), attr="p", colorbar=False),
-        Slot("v", 0, 1, roles=("key", None), attr="v", title="v[j, {h}]"),
-        Slot("terms", 0, 2, roles=("key", None), attr="terms"),
+        Slot("pattern_col", 0, 0, roles=KEYS, attr="p", colorbar=False, keys_masked=True),
+        Slot("v", 0, 1, roles=KEYS, attr="v", title="v[j, {h}]", keys_masked=True),
+        Slot("terms", 0, 2, roles=KEYS, attr="terms", keys_masked=True),
         Slot("z_row", 1, 2, roles=(None, None), attr="z"),
-    ), shared=(("terms", "z"),), col_stretch=(1, 4, 4), row_stretch=(6, 1), panel_size=(340, 250),
+    ), shared=(("v", "terms", "z"),), col_stretch=(1, 4, 4), row_stretch=(6, 1), panel_size=(340, 250),
         shapes="v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}"),
+    # resid_pre above resid_mid, beside attn_out, all on one scale: the residual add shows.
     StationView("heads", "z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h] + b_O;&nbsp; "
                          "resid_mid = resid_pre + attn_out", (
         Slot("z_concat", 0, 0, attr="zc"),
         Slot("W_O_stacked", 0, 1, roles=(None, None), attr="wo"),
+        Slot("resid_pre", 0, 2, attr="pre"),
         Slot("result", 1, 0, attr="res"),
         Slot("attn_out", 1, 1, attr="out"),
         Slot("resid_mid", 1, 2, attr="mid"),
-    ), shared=(("result", "attn_out"),),
+    ), shared=(("result", "attn_out", "resid_pre", "resid_mid"),),
         shapes="z_concat: [T, n_heads·d_head] = [{T}, {d_concat}] · W_O: [n_heads·d_head, d_model] = "
                "[{d_concat}, {d_model}]"),
     StationView("mlp", "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; "
@@ -308,7 +345,8 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("mlp_post", 0, 2, attr="post"),
         Slot("mlp_out", 1, 0, attr="out"),
         Slot("resid_post", 1, 1, attr="resid"),
-    ), shared=(("mlp_pre", "mlp_post"),), shapes="mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via W_Eᵀ (tied)"),
+    ), shared=(("mlp_pre", "mlp_post"), ("mlp_out", "resid_post")),
+        shapes="mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via W_Eᵀ (tied)"),
 )}
 
 
@@ -321,6 +359,18 @@ def share_levels(panels: list[Panel], names: tuple[str, ...]) -> list[Panel]:
     return [dataclasses.replace(p, levels=levels) if p.name in names else p for p in panels]
 
 
+def masked_keys(result, sel) -> np.ndarray:
+    """The keys j the selected query may not see (−∞ in its attn_scores row) [T]."""
+    return np.isneginf(result.trace["attn_scores", sel.layer][sel.head, sel.query])
+
+
+def mask_keys(p: Panel, result, sel) -> Panel:
+    """A panel whose rows are keys of the query, with the keys it may not see hatched (no text)."""
+    forbidden = masked_keys(result, sel)                                   # [T]
+    masked = np.broadcast_to(forbidden[:, None], p.values.shape).copy()    # [T, cols]
+    return dataclasses.replace(p, masked=masked, masked_text="")
+
+
 def station_panels(key: str, result, sel) -> list[Panel]:
     """The panels of a station for this result and selection, in its slots' order."""
     view = STATION_VIEWS[key]
@@ -329,6 +379,8 @@ def station_panels(key: str, result, sel) -> list[Panel]:
         p = panel(slot.view, result, dataclasses.replace(sel, layer=0) if slot.layer0 else sel)
         if slot.title:
             p = dataclasses.replace(p, title=slot.title.format(h=sel.head, i=sel.query))
+        if slot.keys_masked:
+            p = mask_keys(p, result, sel)
         panels.append(p)
     for group in view.shared + (view.locked if sel.lock_scales else ()):
         panels = share_levels(panels, group)

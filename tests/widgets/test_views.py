@@ -71,9 +71,34 @@ def test_a_station_draws_exactly_its_panels(qtbot, result, key):
         assert list(mp.row_labels) == list(p.rows) and list(mp.col_labels) == list(p.cols)
 
 
-def test_locking_the_scales_shares_one_scale_on_screen_and_in_the_figure(result):
+@pytest.mark.parametrize(("key", "group"), [
+    ("scores", ("attn_scores_raw", "attn_scores_scaled", "attn_scores")),     # ÷√d_head shows as paler
+    ("weighted_sum", ("v", "terms", "z")),                                     # v → p·v → z
+    ("embeddings", ("embed", "pos_embed", "resid_pre")),
+    ("heads", ("result", "attn_out", "resid_pre", "resid_mid")),               # the residual add
+])
+def test_the_panels_a_lesson_compares_share_one_scale_by_default(result, key, group):
+    for sel in SELECTIONS:
+        levels = {p.name: p.levels for p in station_panels(key, result, sel)}
+        assert len({levels[name] for name in group}) == 1 and levels[group[0]] is not None
+    figure = {p.name: p.levels for p in figure_spec(key, result, SELECTIONS[0]).panels}
+    assert len({figure[name] for name in group}) == 1                          # the figure too
+
+
+def test_raw_scores_are_brighter_than_the_scaled_ones_by_sqrt_d_head(result):
     sel = SELECTIONS[0]
-    free = {p.name: p.levels for p in station_panels("scores", result, sel)}
-    locked = {p.name: p.levels for p in station_panels("scores", result, dataclasses.replace(sel, lock_scales=True))}
-    assert free["attn_scores_raw"] is None                                  # each its own scale
-    assert locked["attn_scores_raw"] == locked["attn_scores_scaled"] == locked["attn_scores"]
+    panels = {p.name: p for p in station_panels("scores", result, sel)}
+    raw, scaled = panels["attn_scores_raw"], panels["attn_scores_scaled"]
+    top = float(np.abs(raw.values).max())
+    assert raw.levels == (-top, top)                                            # the raw ones span it
+    d_head = result.inputs.config.d_head
+    assert float(np.abs(scaled.values).max()) == pytest.approx(top / np.sqrt(d_head), rel=1e-5)
+
+
+def test_locking_the_scales_adds_a_stations_wider_groups(result):
+    sel = SELECTIONS[0]
+    free = {p.name: p.levels for p in station_panels("projections", result, sel)}
+    lock = dataclasses.replace(sel, lock_scales=True)
+    locked = {p.name: p.levels for p in station_panels("projections", result, lock)}
+    assert free["ln1_out"] != free["q"] == free["k"] == free["v"]
+    assert locked["ln1_out"] == locked["q"] == locked["k"] == locked["v"]
