@@ -26,7 +26,7 @@ from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
 from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
 from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
-from widgets.instruments import CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
+from widgets.instruments import CODE_FONT_PT, CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
 from widgets.panels import MessageBar, NotesPanel, StationBar
 from widgets.stations import STATION_CLASSES
 from widgets.token_strip import TokenStrip
@@ -57,6 +57,14 @@ QToolButton#pageButton:checked { background: #e8710a; color: white; border-color
 QGroupBox { font-weight: bold; margin-top: 10px; }
 QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
 """
+
+
+NARROW = 1500            # px: below this the two docks share one (tabs), leaving the station room
+DOCK_WIDTH = 290         # px: the instruments dock (Notes, Predict)
+# The Trace table and the Code need more: the dock widens for them, as far as the station allows.
+TAB_WIDTH = {"trace": 430, "code": 620}
+MIN_STATION = 640        # px the station keeps when the dock widens
+POP_OUT_SIZE = (820, 680)
 
 
 class MainWindow(QMainWindow):
@@ -181,10 +189,71 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._docks_sized:
-            # Qt sizes docks from their contents; give the views the room once the window is laid out.
             self._docks_sized = True
-            QTimer.singleShot(0, lambda: self.resizeDocks(list(self.docks.values()), [250, 290],
-                                                          Qt.Orientation.Horizontal))
+            QTimer.singleShot(0, self._size_docks)
+
+    def _size_docks(self) -> None:
+        """Qt sizes docks from their contents; give the views the room once the window is laid
+        out. Below NARROW px (a laptop, a projector at 1280) the controls and the instruments share
+        one dock on the right, as tabs, so the station keeps three quarters of the width."""
+        controls, notes = self.docks["controls"], self.docks["notes"]
+        if self.width() < NARROW:
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, controls)
+            self.tabifyDockWidget(notes, controls)
+            notes.raise_()
+            self.resizeDocks([notes], [DOCK_WIDTH], Qt.Orientation.Horizontal)
+        else:
+            self.resizeDocks([controls, notes], [250, DOCK_WIDTH], Qt.Orientation.Horizontal)
+
+    def _fit_dock_to_tab(self) -> None:
+        """The instruments dock as wide as its tab needs (Notes 290 px, the Trace table 430, the
+        Code 620), within what leaves the station MIN_STATION px; a window of its own holds any."""
+        dock = self.docks["notes"]
+        if not dock.isVisible() or dock.isFloating():
+            return
+        tab = {self.trace_panel: "trace", self.code_view: "code"}.get(self.tabs.currentWidget(), "")
+        others = sum(d.width() for d in self.docks.values() if d is not dock and d.isVisible()
+                     and not d.isFloating() and self.dockWidgetArea(d) != self.dockWidgetArea(dock))
+        room = self.width() - others - MIN_STATION
+        want = max(DOCK_WIDTH, min(TAB_WIDTH.get(tab, DOCK_WIDTH), room))
+        if abs(dock.width() - want) > 4:
+            self.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
+
+    def _pop_out_instruments(self) -> None:
+        """The instruments in a window of their own (room for the code and the trace table), or
+        back into the dock."""
+        dock = self.docks["notes"]
+        if dock.isFloating():
+            dock.setFloating(False)
+            self._fit_dock_to_tab()
+            return
+        dock.setFloating(True)
+        dock.resize(*POP_OUT_SIZE)
+        dock.show()
+        dock.raise_()
+
+    def set_presenting(self, on: bool) -> None:
+        """Presentation mode (app/presentation.py hides the chrome): messages float over the
+        top of the station instead of pushing it down, and fade."""
+        bar, column = self.messages, self.centralWidget().layout()
+        if on == bar.floating:
+            return
+        if on:
+            column.removeWidget(bar)
+        else:
+            column.insertWidget(1, bar)
+        bar.set_floating(on)
+        self._place_messages()
+        font_pt = getattr(getattr(self, "file_actions", None), "appearance", None)
+        self.code_view.set_font_pt(font_pt.font_pt if on and font_pt is not None else CODE_FONT_PT)
+
+    def _place_messages(self) -> None:
+        if self.messages.floating:
+            self.messages.place()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_messages()
 
     def closeEvent(self, event) -> None:
         self.state.runner.shutdown()
@@ -281,7 +350,10 @@ class MainWindow(QMainWindow):
         ins.generationChanged.connect(lambda gen: self._show_generation())
         self.trace_panel.cleared.connect(lambda: s.select(trace=None))
         self.tabs.currentChanged.connect(lambda _i: self._update_instrument_tabs())
+        self.tabs.currentChanged.connect(lambda _i: self._fit_dock_to_tab())
         self.code_view.backendChosen.connect(lambda which: self._update_code())
+        self.code_view.popOutRequested.connect(self._pop_out_instruments)
+        self.trace_panel.popOutRequested.connect(self._pop_out_instruments)
         self.calibrator.applyRequested.connect(ins.calibrate)
         self.calibrator.suggestRequested.connect(self._suggest_experiment)
         self.calibrator.undoRequested.connect(ins.undo_experiment)
@@ -292,6 +364,7 @@ class MainWindow(QMainWindow):
         s.set_early_results(True)                    # this window draws them (see app/early.py)
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
+        s.message.connect(lambda *_: self._place_messages())
         s.lockChanged.connect(self._on_lock)
         s.undo_stack.canUndoChanged.connect(self._on_lock)      # after Qt's own update of the actions
         s.undo_stack.canRedoChanged.connect(self._on_lock)
@@ -312,6 +385,7 @@ class MainWindow(QMainWindow):
         name, row, col = target
         self.state.select(trace=(name, row, col))
         self.tabs.setCurrentWidget(self.trace_panel)
+        self.docks["notes"].raise_()                  # in front of the controls when they share a dock
 
     def _suggest_experiment(self) -> None:
         change, question = self.instruments.suggest()
@@ -380,6 +454,9 @@ class MainWindow(QMainWindow):
         return list(tok.vocab) if hasattr(tok, "vocab") else list(tok.labels(range(size)))
 
     def _on_selection(self, sel) -> None:
+        if sel.theme != getattr(self, "_code_theme", "light"):
+            self._code_theme = sel.theme
+            self.code_view.set_dark(sel.theme == "dark")       # its syntax colours follow the page
         self.controls.set_selection(sel)
         self.tokens.set_selected(sel.query)
         self.station_bar.set_current(sel.station)
@@ -396,9 +473,7 @@ class MainWindow(QMainWindow):
             self.sqrt_lab.set_dk(sel.d_k)
             self.instruments.request_sqrt(sel.d_k)
         elif sel.station == "kv_cache":
-            if self.instruments.generation is None and self.state.result is not None:
-                self.instruments.kv_prefill()             # opening the page runs the prompt once
-            self._show_generation()
+            self._show_generation()                       # empty until "Prefill the prompt"
         self._update_instrument_tabs()
         self._update_notes()
 

@@ -66,17 +66,9 @@ def dark_qpalette() -> QPalette:
 
 
 def set_dark(state, on: bool) -> None:
-    """Dark or light theme (view state). Blues (white = 0) means nothing on a dark page: viridis,
-    and blues again when the page turns light (unless another map was chosen meanwhile)."""
-    changes = {"theme": "dark" if on else "light"}
-    if on and state.selection.colormap == "blues":
-        changes["colormap"] = "viridis"
-        state.blues_for_dark = True
-    elif not on and state.blues_for_dark:
-        if state.selection.colormap == "viridis":
-            changes["colormap"] = "blues"
-        state.blues_for_dark = False
-    state.select(**changes)
+    """Dark or light theme (view state). The colour maps stay as chosen: each is drawn in the
+    variant of the page (0 is white on a light page, the page's dark on a dark one)."""
+    state.select(theme="dark" if on else "light")
 
 
 class Appearance(QObject):
@@ -215,6 +207,8 @@ class Presentation(QObject):
                        "statusbar": w.statusBar().isVisible(), "maximized": w.isMaximized()}
         for dock in w.findChildren(QDockWidget):
             dock.hide()
+        if hasattr(w, "set_presenting"):
+            w.set_presenting(True)               # messages float over the slide and fade
         w.menuBar().hide()                       # the actions are the window's own: their keys still work
         w.statusBar().hide()
         self.active = True
@@ -237,6 +231,8 @@ class Presentation(QObject):
         self.sheet.close_sheet()
         self.appearance.presenting = False
         self.appearance.apply()
+        if hasattr(w, "set_presenting"):
+            w.set_presenting(False)
         saved = self._saved or {}
         w.showNormal()
         if saved.get("geometry") is not None:

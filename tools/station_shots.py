@@ -2,7 +2,8 @@
 developing; the real-window check is tools/screenshot.sh).
 
     python tools/station_shots.py OUTDIR [--preset P] [--size WxH] [--tokens TEXT] [--theme dark]
-                                          [--stations scores,sqrt_dk,...] [--tab code]
+                                          [--stations scores,sqrt_dk,...] [--tab code] [--present]
+                                          [--layer L] [--head H] [--name {key}-{size}-{theme}.png]
 """
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ def main() -> int:
     ap.add_argument("--stations", default="")
     ap.add_argument("--theme", choices=("light", "dark"), default="light")
     ap.add_argument("--tab", choices=("notes", "trace", "code", "predict", "train"), default="notes")
+    ap.add_argument("--present", action="store_true", help="presentation mode, at --size")
+    ap.add_argument("--layer", type=int, default=0)
+    ap.add_argument("--head", type=int, default=0)
+    ap.add_argument("--name", default="{preset}-{theme}-{key}.png",
+                    help="file name: {preset}, {theme}, {key}, {size}, {mode} (present / window)")
     args = ap.parse_args()
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
@@ -57,6 +63,12 @@ def main() -> int:
 
     state.start()
     settle(lambda: state.result is not None)
+    state.select(layer=args.layer, head=args.head)
+    if args.present:
+        win.file_actions.presentation.enter()
+        settle()
+        win.setGeometry(0, 0, w, h)                    # offscreen, full screen is the size asked for
+        settle()
     tabs = {"notes": win.notes, "trace": win.trace_panel, "code": win.code_view, "predict": win.calibrator}
     if args.tab == "train":
         win.tabs.setCurrentWidget(win.model_actions.panel)
@@ -73,7 +85,8 @@ def main() -> int:
         elif key == "mask":
             settle(lambda: win.stations["mask"].unmasked is not None, 30)
         settle()
-        path = out / f"{args.preset}-{args.theme}-{key}.png"
+        path = out / args.name.format(preset=args.preset, theme=args.theme, key=key, size=args.size,
+                                      mode="present" if args.present else "window")
         win.grab().save(str(path))
         print(path)
     return 0

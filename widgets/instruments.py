@@ -5,11 +5,13 @@ intents; they compute nothing themselves."""
 from __future__ import annotations
 
 import html
+import keyword
+import re
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -19,9 +21,11 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSlider,
     QSpinBox,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QTextEdit,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -35,6 +39,8 @@ from .matrix import symmetric_levels as _sym
 from .stations import Station
 from .theme import LIGHT
 
+KEY_ROWS = ("key", None)      # rows are key positions (the cached k and v)
+
 
 def _fmt(v: float) -> str:
     return f"{v:+.4f}"
@@ -45,22 +51,27 @@ class TracePanel(QWidget):
     """A clicked cell written out as its multiplication pairs, running sum, bias and result."""
 
     cleared = Signal()
+    popOutRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        top = QHBoxLayout()
         self.title = QLabel("Click a cell of q, k or v (Q·K·V station) or a score (Scores station) to see "
                             "the multiplications that make it.")
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.RichText)
-        layout.addWidget(self.title)
+        top.addWidget(self.title, 1)
+        self.pop_out = pop_out_button(self.popOutRequested)
+        top.addWidget(self.pop_out, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(top)
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["left", "right", "product", "running Σ"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setDefaultSectionSize(20)
+        self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setFont(QFont("monospace", 9))
+        self.table.setFont(QFont("monospace", 10))
         layout.addWidget(self.table, 1)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
@@ -110,10 +121,62 @@ class TracePanel(QWidget):
 
 
 # -- 8. code view (dock) -----------------------------------------------------------------------------
+class PythonHighlighter(QSyntaxHighlighter):
+    """Syntax colour for the code view: keywords, builtins, strings, comments, numbers, decorators
+    (colours for a light or a dark page)."""
+
+    KEYWORDS = frozenset(keyword.kwlist) | {"self"}
+    BUILTINS = frozenset({"range", "len", "min", "max", "abs", "float", "int", "sum", "zip", "enumerate",
+                          "print", "isinstance", "tuple", "list", "dict", "np", "math", "cuda", "numba"})
+    TOKEN = re.compile(r"""(?P<comment>#.*$)|(?P<string>[rbfu]*("[^"]*"|'[^']*'))|(?P<decorator>@[\w.]+)"""
+                       r"""|(?P<number>\b\d+(\.\d*)?([eE][-+]?\d+)?\b)|(?P<word>\b[A-Za-z_]\w*\b)""")
+
+    def __init__(self, document, dark: bool = False):
+        super().__init__(document)
+        self.set_dark(dark)
+
+    def set_dark(self, dark: bool) -> None:
+        colours = ({"keyword": "#c792ea", "builtin": "#82aaff", "string": "#c3e88d", "comment": "#8b949e",
+                    "number": "#f78c6c", "decorator": "#ffcb6b"} if dark else
+                   {"keyword": "#7b1fa2", "builtin": "#1a55a0", "string": "#2e7d32", "comment": "#6a737d",
+                    "number": "#b35900", "decorator": "#8a6d00"})
+        self.formats = {}
+        for kind, colour in colours.items():
+            fmt = QTextCharFormat()
+            fmt.setForeground(QColor(colour))
+            if kind == "keyword":
+                fmt.setFontWeight(QFont.Weight.Bold)
+            if kind == "comment":
+                fmt.setFontItalic(True)
+            self.formats[kind] = fmt
+        self.rehighlight()
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt's name
+        start = self._line_number_width(text)          # the view's line numbers are not code
+        for m in self.TOKEN.finditer(text, start):
+            kind = m.lastgroup
+            if kind == "word":
+                word = m.group("word")
+                kind = "keyword" if word in self.KEYWORDS else "builtin" if word in self.BUILTINS else None
+            if kind is not None:
+                self.setFormat(m.start(), m.end() - m.start(), self.formats[kind])
+
+    @staticmethod
+    def _line_number_width(text: str) -> int:
+        stripped = text.lstrip()
+        digits = len(stripped) - len(stripped.lstrip("0123456789"))
+        return len(text) - len(stripped) + digits
+
+
+CODE_FONT_PT = 11.0      # readable across a room; presentation mode scales it with the type
+
+
 class CodeView(QWidget):
-    """The source that computed the active station, with the key line highlighted."""
+    """The source that computed the active station, with syntax colour and the key line
+    highlighted. It opens on the reference backend: float64 numpy written like the equations."""
 
     backendChosen = Signal(str)
+    popOutRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -122,10 +185,13 @@ class CodeView(QWidget):
         row = QHBoxLayout()
         row.addWidget(QLabel(tr("code of")))
         self.which = QComboBox()
-        self.which.addItems(["backend in use", "reference", "cpu", "cuda"])
-        self.which.setToolTip(tr("whose code to show: the backend that computed this view, or another"))
+        self.which.addItems(["reference", "backend in use", "cpu", "cuda"])
+        self.which.setToolTip(tr("whose code to show: the reference (reads like the equations), the backend "
+                                 "that computed this view, or another"))
         self.which.activated.connect(lambda i: self.backendChosen.emit(self.which.currentText()))
         row.addWidget(self.which, 1)
+        self.pop_out = pop_out_button(self.popOutRequested)
+        row.addWidget(self.pop_out)
         layout.addLayout(row)
         self.where = QLabel()
         self.where.setWordWrap(True)
@@ -133,16 +199,26 @@ class CodeView(QWidget):
         layout.addWidget(self.where)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)   # a narrow dock still shows whole lines
-        font = QFont("monospace", 9)
-        font.setStyleHint(QFont.StyleHint.TypeWriter)
-        self.text.setFont(font)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)      # code keeps its lines
+        self.highlighter = PythonHighlighter(self.text.document())
+        self.set_font_pt(CODE_FONT_PT)
         layout.addWidget(self.text, 1)
         self.view = None
+        self._note = ""
+
+    def set_font_pt(self, pt: float) -> None:
+        # A style sheet of its own: the window's "QWidget { font-size }" would override setFont.
+        self.text.setStyleSheet(f"QPlainTextEdit {{ font-family: 'DejaVu Sans Mono', monospace; "
+                                f"font-size: {pt:.0f}pt; }}")
+
+    def set_dark(self, dark: bool) -> None:
+        self.highlighter.set_dark(dark)
+        if self.view is not None:
+            self.show_source(self.view, self._note)
 
     def show_source(self, view, note: str = "") -> None:
         """`view` is a compute.source_map.SourceView (or None with a note saying why)."""
-        self.view = view
+        self.view, self._note = view, note
         if view is None:
             self.where.setText(note)
             self.text.setPlainText("")
@@ -159,7 +235,6 @@ class CodeView(QWidget):
         fmt = QTextCharFormat()
         dark = self.text.palette().color(self.text.backgroundRole()).lightness() < 128
         fmt.setBackground(QColor("#6b5300" if dark else "#fde293"))      # readable in both themes
-        fmt.setForeground(QColor("#ffffff" if dark else "#000000"))
         fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
         sel.format = fmt
         sel.cursor = QTextCursor(block)
@@ -171,6 +246,15 @@ class CodeView(QWidget):
     @property
     def key_line_text(self) -> str:
         return "" if self.view is None else self.view.key_text
+
+
+def pop_out_button(signal) -> QToolButton:
+    """⧉: the instruments in a window of their own, as wide as the code and the tables need."""
+    button = QToolButton()
+    button.setText("⧉")
+    button.setToolTip(tr("open the instruments in a window of their own (again: back into the dock)"))
+    button.clicked.connect(signal)
+    return button
 
 
 # -- 2. head lens (page) --------------------------------------------------------------------------------
@@ -486,7 +570,8 @@ class SqrtDkLab(QWidget):
 
 # -- 5. KV cache (page) ------------------------------------------------------------------------------------
 class KVCacheView(QWidget):
-    """Generation step by step: cached K and V rows grow, one new query row per decode step."""
+    """Generation step by step: cached K and V rows grow, one new query row per decode step. The
+    page opens empty, asking for the prefill: nothing is computed until the lecturer asks."""
 
     key = "kv_cache"
     prefillRequested = Signal()
@@ -517,31 +602,81 @@ class KVCacheView(QWidget):
         self.counter.setTextFormat(Qt.TextFormat.RichText)
         self.counter.setWordWrap(True)
         layout.addWidget(self.counter)
+        # The empty state: one sentence and one button, where the caches will appear.
+        self.body = QStackedWidget()
+        empty = QWidget()
+        column = QVBoxLayout(empty)
+        column.addStretch(1)
+        self.empty_text = QLabel(tr("Prefill the prompt: it runs once and keeps every layer's k and v. "
+                                    "Then decode one token at a time."))
+        self.empty_text.setObjectName("emptyState")
+        self.empty_text.setWordWrap(True)
+        self.empty_text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        column.addWidget(self.empty_text)
+        self.empty_button = QPushButton(tr("Prefill the prompt"))
+        self.empty_button.setObjectName("emptyAction")
+        self.empty_button.clicked.connect(self.prefillRequested)
+        column.addWidget(self.empty_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        column.addStretch(2)
+        self.body.addWidget(empty)
         self.canvas = pg.GraphicsLayoutWidget()
         self.canvas.setBackground(palette.background)
-        layout.addWidget(self.canvas, 1)
-        self.k = MatrixPlot(self.canvas.ci, 0, 0, "K cache (rows: positions)", palette=palette)
-        self.v = MatrixPlot(self.canvas.ci, 0, 1, "V cache", palette=palette)
-        self.p = MatrixPlot(self.canvas.ci, 0, 2, "its pattern", kind="sequential", palette=palette)
+        self.body.addWidget(self.canvas)
+        layout.addWidget(self.body, 1)
+        self.k = MatrixPlot(self.canvas.ci, 0, 0, "K cache (rows: positions)", palette=palette, roles=KEY_ROWS)
+        self.v = MatrixPlot(self.canvas.ci, 0, 1, "V cache", palette=palette, roles=KEY_ROWS)
+        self.p = MatrixPlot(self.canvas.ci, 0, 2, "its pattern", kind="sequential", palette=palette,
+                            roles=KEY_ROWS)
         self.q = MatrixPlot(self.canvas.ci, 1, 0, "the new query row q (after a decode step)", palette=palette)
+        self._step_plots = {self.p: (0, 2, 1, 1), self.q: (1, 0, 1, 2)}   # shown once a step exists
         lay = self.canvas.ci.layout
         for c, stretch in enumerate((4, 4, 1)):
             lay.setColumnStretchFactor(c, stretch)
         lay.setRowStretchFactor(0, 8)
         lay.setRowStretchFactor(1, 1)
         self.state = None
+        self._show_step_plots(False)
+        self._apply_font(10.0)
+
+    def _show_step_plots(self, on: bool) -> None:
+        """The new query row and its pattern exist only after a decode step: no empty frames before."""
+        for mp, (r, c, rs, cs) in self._step_plots.items():
+            if mp.plot.isVisible() == on and (mp.plot in self.canvas.ci.items) == on:
+                continue
+            if on:
+                self.canvas.ci.addItem(mp.plot, row=r, col=c, rowspan=rs, colspan=cs)
+            elif mp.plot in self.canvas.ci.items:
+                self.canvas.ci.removeItem(mp.plot)
+            mp.plot.setVisible(on)
+
+    def _apply_font(self, font_pt: float) -> None:
+        self.empty_text.setStyleSheet(f"font-size: {font_pt * 1.5:.0f}pt; color: {self.palette.muted};")
+        self.empty_button.setStyleSheet(f"font-size: {font_pt * 1.4:.0f}pt; padding: 8px 22px;")
+
+    def apply_style(self, palette=None, sequential=None, diverging=None, font_pt=None, line_scale=1.0) -> None:
+        if palette is not None:
+            self.palette = palette
+            self.canvas.setBackground(palette.background)
+        for mp in (self.k, self.v, self.p, self.q):
+            mp.apply_style(self.palette, cmap=sequential if mp.kind == "sequential" else diverging,
+                           font_pt=font_pt, line_scale=line_scale)
+        self._apply_font(font_pt or 10.0)
 
     def show_generation(self, gen, labels, layer: int, head: int, note: str = "") -> None:
         """gen: compute.kvcache.Generation or None; labels: token words of gen.tokens."""
         self.state = gen
         self.step.setEnabled(gen is not None)
+        self.reset.setEnabled(gen is not None)
         if gen is None:
             self.header.setText("<b style='font-size:13pt'>KV cache</b>&nbsp;&nbsp;Prefill runs the prompt once "
                                 "and keeps every layer's k and v; each decode step then computes one new row.")
             self.counter.setText(note)
+            self.body.setCurrentIndex(0)
             for mp in (self.k, self.v, self.q, self.p):
                 mp.set_data(np.zeros((0, 0)), [], [])
+            self._show_step_plots(False)
             return
+        self.body.setCurrentIndex(1)
         t = len(gen.tokens)
         K = gen.caches[layer].k[:, head]                                    # [t, d_head]
         V = gen.caches[layer].v[:, head]
@@ -550,6 +685,7 @@ class KVCacheView(QWidget):
         self.v.set_data(V, labels, dh)
         for mp in (self.k, self.v):
             mp.highlight(row=t - 1 if gen.steps else None)
+        self._show_step_plots(bool(gen.steps))
         if gen.steps:
             step = gen.steps[-1]
             self.q.set_data(step.q[layer][head][None, :], [f"{step.position}:{labels[-1]}"], dh)
@@ -559,11 +695,12 @@ class KVCacheView(QWidget):
             self.p.set_data(np.zeros((0, 0)), [], [])
         prompt = " ".join(labels[: len(gen.prompt)])
         made = " ".join(labels[len(gen.prompt):])
+        query = self.palette.query
         self.header.setText(
             f"<b style='font-size:13pt'>KV cache</b>&nbsp;&nbsp;prompt: <b>{html.escape(prompt)}</b>"
-            f"{' → generated: <b style=color:#e8710a>' + html.escape(made) + '</b>' if made else ''}"
+            f"{f' → generated: <b style=color:{query}>' + html.escape(made) + '</b>' if made else ''}"
             f"<br><span style='color:{self.palette.muted}'>layer {layer}, head {head} · {t} cached rows; "
-            f"the orange row is new this step, the others are reused as they are</span>")
+            f"the outlined row is new this step, the others are reused as they are</span>")
         if gen.steps:
             s = gen.steps[-1]
             self.counter.setText(
@@ -571,4 +708,5 @@ class KVCacheView(QWidget):
                 f"{t} positions would take <b>{s.macs_recompute:,}</b> ({s.macs_recompute / s.macs_cached:.1f}×). "
                 f"Saved so far: <b>{gen.macs_saved:,}</b>. {note}")
         else:
-            self.counter.setText(f"prefill: {gen.prefill_macs:,} multiply-adds for {t} positions at once. {note}")
+            self.counter.setText(f"prefill: {gen.prefill_macs:,} multiply-adds for {t} positions at once. "
+                                 f"Decode one token ▶ to see the new query row and its pattern. {note}")

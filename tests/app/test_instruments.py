@@ -74,10 +74,19 @@ def test_code_view_shows_the_line_that_scales(qtbot, window):
     _station(qtbot, win, "scores")
     win.tabs.setCurrentWidget(win.code_view)
     code = win.code_view
-    assert "* scale" in code.key_line_text and "cpu_kernels.py" in code.where.text()
-    code.which.setCurrentText("reference")
+    # It opens on the reference function (reads like the equations), coloured, lines unwrapped,
+    # in a dock widened for it.
+    assert "attn_scores_raw * scale" in code.key_line_text and "reference.py" in code.where.text()
+    doc = code.text.document()
+    colours = {r.format.foreground().color().name() for n in range(doc.blockCount())
+               for r in doc.findBlockByNumber(n).layout().formats()}
+    assert {"#7b1fa2", "#6a737d"} <= colours                                       # keywords, comments
+    assert code.text.lineWrapMode() == code.text.LineWrapMode.NoWrap
+    assert code.text.font().pointSizeF() >= 11
+    qtbot.waitUntil(lambda: win.docks["notes"].width() >= 600, timeout=5000)
+    code.which.setCurrentText("backend in use")
     code.which.activated.emit(code.which.currentIndex())
-    assert "attn_scores_raw * scale" in code.key_line_text
+    assert "* scale" in code.key_line_text and "cpu_kernels.py" in code.where.text()
     code.which.setCurrentText("cuda")
     code.which.activated.emit(code.which.currentIndex())
     assert "raw * scale" in code.key_line_text and "products.py" in code.where.text()
@@ -138,7 +147,11 @@ def test_mask_view_compares_with_the_unmasked_run(qtbot, window):
 def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     win = window
     kv = _station(qtbot, win, "kv_cache")
-    qtbot.waitUntil(lambda: win.instruments.generation is not None, timeout=10_000)
+    assert win.instruments.generation is None and kv.body.currentIndex() == 0        # the empty state ...
+    assert "Prefill the prompt" in kv.empty_text.text() and kv.empty_button.isVisible()
+    with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
+        kv.empty_button.click()                                                   # ... asks for the prefill
+    assert kv.body.currentIndex() == 1 and not kv.q.plot.isVisible()             # no query row before a step
     for n in (1, 2):                                       # each step runs off the UI thread
         with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
             kv.step.click()
@@ -148,6 +161,7 @@ def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     full = forward(win.state.inputs.config, win.state.result.weights, gen.tokens, backend="reference")
     np.testing.assert_allclose(kv.k.values, full["k", 0][:, 0], atol=1e-9)     # the cache is the real k
     assert kv.k._bands["row"].rect().y() == 6.5                                  # the new row is marked
+    assert kv.q.plot.isVisible() and kv.p.plot.isVisible()
     assert gen.steps[-1].next_token == int(np.argmax(full["logits"][7]))
     assert f"{gen.macs_saved:,}" in kv.counter.text()
     kv.reset.click()
@@ -224,6 +238,7 @@ def test_sqrt_lab_shows_only_the_d_k_asked_for_last(qtbot, window):
 def test_kv_cache_resets_when_the_weights_change(qtbot, window):
     s, ins = window.state, window.instruments
     s.select(station="kv_cache")
-    qtbot.waitUntil(lambda: ins.generation is not None, timeout=10_000)
+    with qtbot.waitSignal(ins.generationChanged, timeout=10_000):
+        window.kv_view.prefill.click()
     wait_render(qtbot, window, lambda: s.set_seed(5))
     assert ins.generation is None or ins.generation_weights is s.result.weights
