@@ -290,6 +290,7 @@ class HeadLens(Station):
             b = self.matrix(r, 1, f"{name} · B", kind=kind, roles=roles)
             d = self.matrix(r, 2, f"{name} · A − B", roles=roles)
             self.rows[name] = (a, b, d)
+        self.canvas.ci.layout.setRowStretchFactor(2, 2)     # the T×T patterns get the most room
 
     def _emit(self) -> None:
         if not self._updating:
@@ -325,9 +326,15 @@ class HeadLens(Station):
             levels = (0.0, 1.0) if name == "pattern" else _sym(A, B)      # one scale for A and B
             a.set_title(f"{name} · layer {la} head {ha}")
             b.set_title(f"{name} · layer {lb} head {hb}")
-            a.set_data(A, labels, cols[name], masked=masked, levels=levels, masked_text="0")
-            b.set_data(B, labels, cols[name], masked=masked, levels=levels, masked_text="0")
-            diff.set_data(np.asarray(A, np.float64) - np.asarray(B, np.float64), labels, cols[name])
+            if name == "pattern":              # each head's own mask; their difference has both
+                masked_b = np.isneginf(result.trace["attn_scores", lb][hb])
+                masked_d = masked | masked_b
+            else:
+                masked_b = masked_d = None
+            a.set_data(A, labels, cols[name], masked=masked, levels=levels)
+            b.set_data(B, labels, cols[name], masked=masked_b, levels=levels)
+            diff.set_data(np.asarray(A, np.float64) - np.asarray(B, np.float64), labels, cols[name],
+                          masked=masked_d)
 
     def shapes(self, result, sel):
         return "rows: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; one colour scale per row for A and B"
@@ -383,8 +390,7 @@ class MaskView(Station):
         T = len(labels)
         self.with_mask.set_title("pattern with the causal mask" if result.inputs.config.causal
                                  else "pattern (the mask is off now)")
-        self.with_mask.set_data(d["pattern"], labels, labels, masked=d["forbidden"], levels=(0, 1),
-                                masked_text="0")
+        self.with_mask.set_data(d["pattern"], labels, labels, masked=d["forbidden"], levels=(0, 1))
         for plot, box in self.answer_boxes:
             plot.removeItem(box)
         self.answer_boxes = []
@@ -462,6 +468,9 @@ class SqrtDkLab(QWidget):
         self.hist_scaled = self._plot(0, 1, "q·k / √d_k")
         self.row_raw = self._plot(1, 0, "softmax, unscaled", labels=True)
         self.row_scaled = self._plot(1, 1, "softmax, scaled", labels=True)
+        # One x scale for both histograms: dividing by √d_k visibly narrows the spread.
+        self.hist_scaled.setXLink(self.hist_raw)
+        self.hist_scaled.setYLink(self.hist_raw)
         self.curve = self._plot(2, 0, "std of q·k against d_k")
         self.curve.setLogMode(x=True, y=True)
         # Powers of two only: pyqtgraph's automatic log ticks pile up at projector font sizes.
@@ -534,7 +543,12 @@ class SqrtDkLab(QWidget):
                                          brush=pg.mkBrush(colour + "80"), pen=pg.mkPen(colour)))
             for x in (-spread, spread):
                 plot.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen(ink, style=Qt.PenStyle.DashLine)))
+        edges = n.hist_raw[1]
+        self.hist_raw.setXRange(float(edges[0]), float(edges[-1]), padding=0.02)
+        top = max(float(n.hist_raw[0].max()), float(n.hist_scaled[0].max()))
+        self.hist_raw.setYRange(0, top * 1.05, padding=0)
         set_title(self.hist_raw, f"q·k (dashed: ±√d_k = ±{n.spread.sqrt_d_k:.1f})", ink)
+        set_title(self.hist_scaled, "q·k / √d_k, on the same scale (dashed: ±1)", ink)
         self.curve.clear()
         dks = np.array([c[0] for c in n.curve], float)
         self.curve.addItem(pg.PlotDataItem(dks, np.sqrt(dks), pen=pg.mkPen(ink, width=2), name="√d_k"))

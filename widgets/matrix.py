@@ -471,6 +471,7 @@ class CellText(pg.GraphicsObject):
         self.max_px = 15                              # largest number size: the axis type's size
         self.px_scale = 1.0                           # > 1 while a figure renders into a larger image
         self.number_px: float | None = None           # set by a station: one size for a group, 0 = none
+        self.decimals_shown: int | None = None        # set by a station: fewer decimals in narrow cells
         self.masked_colour = QColor("#3c4043")
         self.masked_background = QColor(255, 255, 255, 200)   # behind a masked cell's text, over the hatch
         self.setZValue(5)
@@ -492,17 +493,24 @@ class CellText(pg.GraphicsObject):
         rows, cols = self._values.shape
         return QRectF(-0.5, -0.5, cols, rows)
 
-    def texts(self) -> tuple[list[list[str]], list[list[bool]]]:
-        """The text of every cell ("" in a masked one unless told otherwise), and which are masked."""
-        if self._texts is None:
+    def texts(self, decimals: int | None = None) -> tuple[list[list[str]], list[list[bool]]]:
+        """The text of every cell ("" in a masked one unless told otherwise), and which are
+        masked; `decimals` fewer than the matrix's own when its cells are narrow."""
+        d = self._decimals if decimals is None else decimals
+        if self._texts is None or self._texts[0] != d:
             rows, cols = self._values.shape
             hidden = self._masked.tolist() if self._masked is not None else [[False] * cols for _ in range(rows)]
-            texts = [[self._masked_text if hidden[i][j] else format_value(float(self._values[i, j]), self._decimals)
+            texts = [[self._masked_text if hidden[i][j] else format_value(float(self._values[i, j]), d)
                       for j in range(cols)] for i in range(rows)]
-            self._texts = (texts, hidden)
-        return self._texts
+            self._texts = (d, texts, hidden)
+        return self._texts[1], self._texts[2]
 
-    def fit_px(self, cell_w: float, cell_h: float) -> float | None:
+    def fewer_decimals(self) -> int | None:
+        """One decimal less than the matrix's own (at least one), or None if there is none to drop."""
+        d = self._decimals
+        return d - 1 if d is not None and d > 1 else None
+
+    def fit_px(self, cell_w: float, cell_h: float, decimals: int | None = None) -> float | None:
         """The number size for cells of this many device px: from the cell's shorter side up to
         the axis type, shrunk until the widest number fits; None when even MIN_NUMBER_PX does not."""
         if self._values is None or self._values.size == 0:
@@ -511,7 +519,7 @@ class CellText(pg.GraphicsObject):
         px = float(int(min(self.max_px * ps, min(cell_w, cell_h) * 0.45)))
         if px < MIN_NUMBER_PX * ps:
             return None
-        texts, _hidden = self.texts()
+        texts, _hidden = self.texts(decimals)
         widest = max((t for row in texts for t in row), key=len, default="")
         while px >= MIN_NUMBER_PX * ps:
             font = QFont()
@@ -522,8 +530,8 @@ class CellText(pg.GraphicsObject):
         return None
 
     def _lay_out(self, cell_w: float, cell_h: float, ps: float):
-        texts, hidden = self.texts()
-        px = self.fit_px(cell_w, cell_h)
+        texts, hidden = self.texts(self.decimals_shown)
+        px = self.fit_px(cell_w, cell_h, self.decimals_shown)
         if px is not None and self.number_px is not None:
             px = min(px, self.number_px) if self.number_px > 0 else None   # the group's size, or none
         if px is None:
@@ -541,7 +549,7 @@ class CellText(pg.GraphicsObject):
         ps = self.px_scale
         rows, cols = self._values.shape
         # Texts and font depend only on the values and the cell size: made once per change.
-        key = (round(cell_w, 1), round(cell_h, 1), ps, self.max_px, self.number_px)
+        key = (round(cell_w, 1), round(cell_h, 1), ps, self.max_px, self.number_px, self.decimals_shown)
         if getattr(self, "_layout_key", None) != key:
             self._layout_key = key
             self._layout = self._lay_out(cell_w, cell_h, ps)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QCursor, QFont
+from PySide6.QtGui import QBrush, QColor, QCursor, QFont
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
 from compute import explain
@@ -19,8 +19,8 @@ from compute.generate import top_predictions
 from compute.stations import PAGE
 
 from .axes import make_lean
-from .matrix import LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
-from .theme import LIGHT, Palette
+from .matrix import MIN_NUMBER_PX, LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
+from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
 from .views import STATION_VIEWS, station_panels, station_shapes, view_kind
 
 SUB = {"h": "h", "i": "i"}
@@ -47,29 +47,30 @@ MARGIN = 6                      # px around the panels; spare room is shared out
 
 
 def legibility(cell_w: float, cell_h: float) -> float:
-    """How readable a cell is: a number is ~1.8 times as wide as tall, so a cell counts by its
-    height or by its width / 1.8, whichever is smaller."""
-    return min(cell_w / 1.8, cell_h)
+    """The size (px) a number can have in a cell of this many px: at most 0.45 of its shorter
+    side (CellText.fit_px), and one decimal ("−0.5") about twice as wide as the type is tall."""
+    return min(0.45 * min(cell_w, cell_h), 0.9 * cell_w / 2.0)
 
 
 def layout_score(layout, shapes, weights, size, colorbars) -> tuple[float, float]:
-    """(the least legible cell, the weighted mean legibility) of the slots' matrices [rows, cols]
-    in `layout` on a canvas of `size` (w, h) px; T×T matrices keep square cells."""
+    """(the weight of the slots whose numbers can be read, their weighted mean legibility) for the
+    slots' matrices [rows, cols] in `layout` on a canvas of `size` (w, h) px; T×T cells square."""
     w, h = size
     n_cols = max(c + cs for _r, c, _rs, cs in layout.places)
     n_rows = max(r + rs for r, _c, rs, _cs in layout.places)
     col_s = [layout.col_stretch[c] if c < len(layout.col_stretch) else 1 for c in range(n_cols)]
     row_s = [layout.row_stretch[r] if r < len(layout.row_stretch) else 1 for r in range(n_rows)]
-    cells = []
-    for (r, c, rs, cs), (rows, cols), bar in zip(layout.places, shapes, colorbars, strict=True):
+    readable, total = 0.0, 0.0
+    for (r, c, rs, cs), (rows, cols), bar, weight in zip(layout.places, shapes, colorbars, weights, strict=True):
         pw = w * sum(col_s[c:c + cs]) / sum(col_s) - 70 - (45 if bar else 0)   # axes, colour bar
         ph = h * sum(row_s[r:r + rs]) / sum(row_s) - 70                        # title, labels
         cw, ch = max(pw, 1.0) / max(cols, 1), max(ph, 1.0) / max(rows, 1)
         if rows == cols and rows > 1:
             cw = ch = min(cw, ch)
-        cells.append(legibility(cw, ch))
-    mean = sum(x * wt for x, wt in zip(cells, weights, strict=True)) / sum(weights)
-    return min(cells), mean
+        px = legibility(cw, ch)
+        readable += weight if px >= MIN_NUMBER_PX else 0.0
+        total += weight * px
+    return readable, total / sum(weights)
 
 
 class Station(QWidget):
@@ -167,7 +168,6 @@ class Station(QWidget):
         for mp, p in zip(self.slot_plots, panels, strict=True):
             self.draw_panel(mp, p)
         self._apply_places()
-        self.fit()
 
     def _apply_places(self) -> None:
         """What depends on where the panels sit: row-axis titles and colour bars."""
@@ -207,7 +207,7 @@ class Station(QWidget):
         """Lay the station out for its canvas now: the arrangement whose cells read best, T×T
         cells square, spare room shared out around the panels, and numbers at one size for all
         matrices of one shape (or in none of them, if one cannot show them)."""
-        plots = [mp for mp in self.slot_plots if mp.values is not None]
+        plots = [mp for mp in self.plots if mp.values is not None]
         size = self.canvas.viewport().size()
         if self._fitting or not plots or not self.isVisible() or size.width() < 50 or size.height() < 50:
             return
@@ -215,7 +215,7 @@ class Station(QWidget):
         try:
             view = STATION_VIEWS.get(self.key)
             shapes = tuple(mp.values.shape for mp in plots)
-            if view is not None and len(plots) == len(view.slots):
+            if view is not None and self.slot_plots and len(plots) == len(view.slots):
                 self._choose_layout(view, shapes, (size.width(), size.height()))
             # Axes re-measure their labels at once (set_labels): their sizes say whether to lay out again.
             axes = tuple((mp.plot.getAxis("left").textWidth, mp.plot.getAxis("bottom").textHeight,
@@ -238,8 +238,7 @@ class Station(QWidget):
         weights = [slot.weight for slot in view.slots]
         bars = [slot.colorbar for slot in view.slots]
         scores = {k: layout_score(lay, shapes, weights, size, bars) for k, lay in layouts}
-        floor = 0.75 * max(least for least, _mean in scores.values())
-        best = max((k for k in scores if scores[k][0] >= floor), key=lambda k: (scores[k][1], -k))
+        best = max(scores, key=lambda k: (scores[k], -k))      # the most numbers read, then the largest
         if best == self.layout_index:
             return
         self.layout_index = best
@@ -255,18 +254,18 @@ class Station(QWidget):
         """Lay the canvas out now (axes re-measure their labels as they resize: a few rounds)."""
         ci = self.canvas.ci
         for _ in range(4):
-            before = [mp.plot.vb.geometry() for mp in self.slot_plots]
+            before = [mp.plot.vb.geometry() for mp in self.plots]
             ci.layout.activate()
-            for mp in self.slot_plots:
+            for mp in self.plots:
                 mp.plot.layout.activate()
-            if [mp.plot.vb.geometry() for mp in self.slot_plots] == before:
+            if [mp.plot.vb.geometry() for mp in self.plots] == before:
                 return
 
     def _square_cells(self) -> None:
         """Cap each T×T panel so its cells are square, then share the room left over equally on
         both sides (the capped panels would otherwise huddle in the top-left corner)."""
         ci, full = self.canvas.ci, QRectF(self.canvas.range)
-        squares = [mp for mp in self.slot_plots if mp.square and mp.values is not None]
+        squares = [mp for mp in self.plots if mp.square and mp.values is not None and mp.plot.isVisible()]
         ci.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         for mp in squares:
             mp.plot.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
@@ -301,15 +300,16 @@ class Station(QWidget):
 
     def harmonise_numbers(self) -> None:
         """One number size for the matrices of one shape drawn at about one size, or none in any
-        of them: q shows numbers exactly when k and v do. A panel drawn 1.5× larger (the large
-        pattern beside small scores) decides for itself."""
-        by_shape: dict[tuple, list[tuple[float, MatrixPlot, float | None]]] = {}
+        of them: q shows numbers exactly when k and v do. Where the matrix's own decimals do not
+        fit, one fewer (−0.5 for −0.52) may; a panel drawn 1.5× larger (the large pattern beside
+        small scores) decides for itself."""
+        by_shape: dict[tuple, list[tuple[float, MatrixPlot, tuple[float, float]]]] = {}
         for mp in self.plots:
             if mp.values is not None and mp.text._values is not None:
                 vb = mp.plot.vb
                 (x0, x1), (y0, y1) = vb.viewRange()
                 cell = (vb.width() / max(x1 - x0, 1e-9), vb.height() / max(y1 - y0, 1e-9))
-                by_shape.setdefault(mp.values.shape, []).append((legibility(*cell), mp, mp.text.fit_px(*cell)))
+                by_shape.setdefault(mp.values.shape, []).append((legibility(*cell), mp, cell))
         for members in by_shape.values():
             members.sort(key=lambda m: m[0])
             groups = [[members[0]]]
@@ -318,11 +318,19 @@ class Station(QWidget):
                     groups.append([])
                 groups[-1].append(m)
             for group in groups:
-                sizes = [px for _l, _mp, px in group]
-                px = 0 if any(v is None for v in sizes) else min(sizes)
-                for _l, mp, _px in group:
-                    if mp.text.number_px != px:
-                        mp.text.number_px = px
+                px, decimals = 0, None
+                for fewer in (False, True):
+                    sizes = [mp.text.fit_px(*cell, mp.text.fewer_decimals() if fewer else None)
+                             for _l, mp, cell in group]
+                    if fewer and any(mp.text.fewer_decimals() is None for _l, mp, _c in group):
+                        break
+                    if all(v is not None for v in sizes):
+                        px, decimals = min(sizes), fewer
+                        break
+                for _l, mp, _cell in group:
+                    shown = mp.text.fewer_decimals() if decimals else None
+                    if (mp.text.number_px, mp.text.decimals_shown) != (px, shown):
+                        mp.text.number_px, mp.text.decimals_shown = px, shown
                         mp.text.update()
 
     def highlight(self, sel) -> None:
@@ -395,6 +403,7 @@ class Station(QWidget):
         for mp in self.plots:
             mp.show_values = sel.show_values
         self.draw(result, sel, data)
+        self.fit()
         self.header.setText(self.header_html(result, sel))
         self._drawn_for = self._data_key(result, sel)
         self._dirty = False
@@ -522,7 +531,8 @@ class ProjectionStation(Station):
 
 class SoftmaxRowStation(Station):
     """One query's scores and probabilities as bars over the keys (its figure: the same two rows
-    as heatmaps)."""
+    as heatmaps). Bars take the colours their cells have in the heatmaps; the keys the query may
+    not see are hatched from top to bottom in both plots, with no number."""
 
     key = "softmax"
 
@@ -539,17 +549,41 @@ class SoftmaxRowStation(Station):
                 plot.getAxis(side).enableAutoSIPrefix(False)
         self.score_bars = pg.BarGraphItem(x=[], height=[], width=0.7)
         self.prob_bars = pg.BarGraphItem(x=[], height=[], width=0.7)
+        # The masked keys: a hatched column over the whole height of each plot.
+        self.mask_bands = {plot: pg.BarGraphItem(x=[], height=[], width=0.9) for plot in
+                           (self.scores_plot, self.probs_plot)}
+        for plot, band in self.mask_bands.items():
+            band.setZValue(-5)
+            plot.addItem(band)
+        self.key_box = {plot: pg.BarGraphItem(x=[], height=[], width=0.86) for plot in self.mask_bands}
+        for plot, box in self.key_box.items():
+            box.setZValue(5)
+            plot.addItem(box)
         self.scores_plot.addItem(self.score_bars)
         self.probs_plot.addItem(self.prob_bars)
         self.labels_items: list[pg.TextItem] = []
         self.sum_text = pg.TextItem(anchor=(1, 0), color=self.palette.foreground)
         self.sum_text.setFont(QFont("", 12, QFont.Weight.Bold))
         self.probs_plot.addItem(self.sum_text)
+        self.maps = (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING)
+        self.masked_keys = np.zeros(0, bool)
+        self._spans: dict = {}
+
+    def apply_style(self, palette=None, sequential=None, diverging=None, font_pt=None, line_scale=1.0) -> None:
+        self.maps = (sequential or self.maps[0], diverging or self.maps[1])
+        super().apply_style(palette, sequential, diverging, font_pt, line_scale)
 
     def content(self, result, sel):
         if result.trace.T == 0:
             return {"attn_scores": np.zeros((1, 0)), "pattern": np.zeros((1, 0))}
         return super().content(result, sel)
+
+    def _colours(self, values, levels, name) -> list:
+        """The heatmaps' colour of each value: the same grammar as the cells."""
+        cmap = colormap(name, self.palette.dark)
+        lo, hi = levels
+        t = np.clip((np.asarray(values, np.float64) - lo) / ((hi - lo) or 1.0), 0.0, 1.0)    # [T]
+        return [pg.mkBrush(QColor(*rgb)) for rgb in cmap.map(t, mode="byte")[:, :3].tolist()]
 
     def draw(self, result, sel, d):
         labels = result.labels
@@ -558,32 +592,43 @@ class SoftmaxRowStation(Station):
         T = len(probs)
         x = np.arange(T)
         allowed = np.isfinite(scores)
+        self.masked_keys = ~allowed
         shown = np.where(allowed, scores, 0.0)
-        top = int(np.argmax(probs)) if T else -1
-        brushes = [pg.mkBrush("#1a73e8" if a else "#dadce0") for a in allowed]
-        pbrush = [pg.mkBrush(self.palette.accent if j == top else "#4292c6") if allowed[j]
-                  else pg.mkBrush("#dadce0") for j in range(T)]
+        top = float(np.abs(shown).max()) if T else 1.0
+        lo, hi = (float(min(shown.min(), 0.0)), float(max(shown.max(), 0.0))) if T else (0.0, 1.0)
+        pad = 0.12 * ((hi - lo) or 1.0)
+        self._spans = {self.scores_plot: (lo - pad, hi + pad), self.probs_plot: (0.0, 1.15)}
+        outline, none = pg.mkPen(self.palette.muted, width=0.8), pg.mkPen(None)
+        pens = [outline if a else none for a in allowed]           # a masked key has no bar at all
         if T:
-            self.score_bars.setOpts(x=x, height=shown, width=0.7, brushes=brushes, pens=[pg.mkPen(None)] * T)
-            self.prob_bars.setOpts(x=x, height=probs, width=0.7, brushes=pbrush, pens=[pg.mkPen(None)] * T)
+            self.score_bars.setOpts(x=x, height=shown, width=0.7, pens=pens,
+                                    brushes=self._colours(shown, (-(top or 1.0), top or 1.0), self.maps[1]))
+            self.prob_bars.setOpts(x=x, height=probs, width=0.7, pens=pens,
+                                   brushes=self._colours(probs, (0.0, 1.0), self.maps[0]))
         else:                                     # no tokens: empty bars (pyqtgraph fails on empty pens)
             for bars in (self.score_bars, self.prob_bars):
                 bars.setOpts(x=[], height=[], width=0.7, brushes=None, pens=None)
+        hidden = x[self.masked_keys]
+        hatch = QBrush(QColor(self.palette.masked), Qt.BrushStyle.BDiagPattern)
+        for plot, band in self.mask_bands.items():
+            y0, y1 = self._spans[plot]
+            band.setOpts(x=hidden, y0=np.full(len(hidden), y0), height=np.full(len(hidden), y1 - y0), width=0.9,
+                         brush=hatch, pen=pg.mkPen(None))
         for plot in (self.scores_plot, self.probs_plot):
             plot.getAxis("bottom").set_labels(labels)
             plot.setXRange(-0.6, max(T - 0.4, 0.6), padding=0)
+            plot.setYRange(*self._spans[plot], padding=0)
         if scores_panel is not None:
-            set_title(self.scores_plot, scores_panel.title, self.palette.foreground, self.title_size)
+            set_title(self.scores_plot, scores_panel.title + "  · hatched: masked (−∞)", self.palette.foreground,
+                      self.title_size)
             set_title(self.probs_plot, probs_panel.title, self.palette.foreground, self.title_size)
-        self.probs_plot.setYRange(0, 1.15, padding=0)
         for item in self.labels_items:
             self.probs_plot.removeItem(item)
         self.labels_items = []
         if 0 < T <= 32:
-            for j in range(T):
-                item = pg.TextItem(format_value(float(probs[j])) if allowed[j] else "0", anchor=(0.5, 1),
-                                   color=self.palette.foreground)
-                item.setPos(j, float(probs[j]) + 0.01)
+            for j in np.flatnonzero(allowed):     # masked keys carry no number: the hatch says it
+                item = pg.TextItem(format_value(float(probs[j])), anchor=(0.5, 1), color=self.palette.foreground)
+                item.setPos(int(j), float(probs[j]) + 0.01)
                 item.setFont(self.text_font())
                 self.probs_plot.addItem(item)
                 self.labels_items.append(item)
@@ -592,6 +637,21 @@ class SoftmaxRowStation(Station):
         self.sum_text.setText(f"Σ_j = {total:.3f}   max = {probs.max() if T else 0:.3f}   entropy = {ent:.2f} nats")
         self.sum_text.setPos(max(T - 0.5, 0.5), 1.14)
         self.sum_text.setFont(self.text_font(1.2, bold=True))
+
+    def highlight(self, sel) -> None:
+        """The hovered (else the chosen) key: its bars outlined and its label bold, in the key colour."""
+        hover = sel.hover or (None, None)
+        key = hover[1] if hover[1] is not None else sel.key
+        T = len(self.masked_keys)
+        on = key is not None and 0 <= key < T
+        pen = pg.mkPen(self.palette.key, width=2.5)
+        for plot, box in self.key_box.items():
+            y0, y1 = self._spans.get(plot, (0.0, 1.0))
+            if on:
+                box.setOpts(x=[key], y0=[y0], height=[y1 - y0], width=0.86, brush=pg.mkBrush(None), pen=pen)
+            else:
+                box.setOpts(x=[], height=[], width=0.86, brush=None, pen=None)
+            plot.getAxis("bottom").set_emphasis(key if on else None, self.palette.key)
 
 
 class HeadsStation(Station):

@@ -301,7 +301,7 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("k", 1, 2, roles=KEYS, attr="k", title="k[:, {h}]  (key j)", trace="k"),
         Slot("v", 1, 3, roles=KEYS, attr="v", title="v[:, {h}]  (value j)", trace="v"),
     ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v")), locked=(("ln1_out", "q", "k", "v"),),
-        col_stretch=(5, 4, 4, 4),
+        col_stretch=(7, 4, 4, 4),
         shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q[:, h]: [T, d_head] = [{T}, {d_head}]"),
     # raw, scaled and masked on one scale: the ÷√d_head shows as paler colours.
     StationView("scores", "attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern", (
@@ -391,3 +391,44 @@ def station_shapes(key: str, result, sel) -> str:
     """The station's sizes line at the current sizes, e.g. "[T, T] = [6, 6] = 36 scores per head"."""
     cfg, T = result.inputs.config, result.trace.T
     return STATION_VIEWS[key].shapes.format(T=T, TT=T * T, i=sel.query, d_concat=cfg.d_concat, **cfg.to_dict())
+
+
+# -- the block as one picture -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MapNode:
+    """One node of the block map: the station a click goes to, the view its thumbnail shows."""
+
+    station: str                               # compute.stations.PAGE key
+    view: str                                  # a `panel()` name
+    label: str                                 # its name on the map
+    stream: bool = False                       # on the residual stream (the input and the two adds)
+
+
+# The residual stream x → x + attn(LN 1(x)) → + mlp(LN 2(x)): the branches leave the stream and
+# come back at the adds (pre-LayerNorm GPT-2, docs/ARCHITECTURE.md).
+BLOCK_MAP: tuple[MapNode, ...] = (
+    MapNode("embeddings", "resid_pre", "resid_pre", stream=True),
+    MapNode("layernorm", "ln1_out", "LN 1"),
+    MapNode("projections", "q", "Q · K · V"),
+    MapNode("scores", "attn_scores", "scores"),
+    MapNode("softmax", "pattern", "softmax"),
+    MapNode("weighted_sum", "z", "Σ p·v"),
+    MapNode("heads", "attn_out", "heads · W_O"),
+    MapNode("heads", "resid_mid", "+  resid_mid", stream=True),
+    MapNode("mlp", "ln2_out", "LN 2"),
+    MapNode("mlp", "mlp_out", "MLP"),
+    MapNode("mlp", "resid_post", "+  resid_post", stream=True),
+)
+
+
+def block_map_panels(result, sel) -> list[Panel]:
+    """The thumbnails of the block map, in the order of the stream; the input and the adds share
+    one colour scale, so the stream's change shows."""
+    panels = []
+    for k, node in enumerate(BLOCK_MAP):
+        p = panel(node.view, result, sel)
+        rows, cols = p.values.shape
+        title = f"{node.label}<br><span style='font-size:small; color:gray'>{rows} × {cols}</span>"
+        panels.append(dataclasses.replace(p, name=f"{k}:{node.view}", title=title))
+    stream = tuple(p.name for p, node in zip(panels, BLOCK_MAP, strict=True) if node.stream)
+    return share_levels(panels, stream)

@@ -123,6 +123,9 @@ def test_sqrt_dk_lab_measures_sqrt_dk(qtbot, window):
     n = lab.numbers
     assert len(n.spread.raw) == 20_000
     assert abs(n.spread.std_raw - 8.0) / 8.0 < 0.05 and abs(n.spread.std_scaled - 1.0) < 0.05
+    # The two histograms on one x scale: the scaled one is about 8 times narrower there.
+    raw_x, scaled_x = lab.hist_raw.getViewBox().viewRange()[0], lab.hist_scaled.getViewBox().viewRange()[0]
+    assert np.allclose(raw_x, scaled_x) and raw_x[1] - raw_x[0] > 40
     lab.slider.setValue(lab.stops.index(4096))
     qtbot.waitUntil(lambda: lab.numbers.spread.d_k == 4096, timeout=60_000)
     g = lab.numbers.grads
@@ -242,3 +245,35 @@ def test_kv_cache_resets_when_the_weights_change(qtbot, window):
         window.kv_view.prefill.click()
     wait_render(qtbot, window, lambda: s.set_seed(5))
     assert ins.generation is None or ins.generation_weights is s.result.weights
+
+
+def test_predict_says_unchanged_on_a_one_hot_row(qtbot, window):
+    """Query 0 sees only key 0: its row is one-hot, and no change of scaling can sharpen it."""
+    s, cal, ins = window.state, window.calibrator, window.instruments
+    s.select(query=0)
+    cal.choose_change("scaling_off")
+    cal.set_prediction("sharper", True)
+    with qtbot.waitSignal(ins.calibrated, timeout=30_000):
+        cal.apply.click()
+    text = cal.outcome.text()
+    assert "unchanged (already one-hot)" in text and "1.000" in text
+    assert "sharper" not in text.split("Measured:")[1] and "not this time" in text     # "yes, sharper" is wrong
+
+
+def test_predict_shows_enough_decimals_to_see_the_change():
+    from app.instruments import sharpening
+    from compute.explain import RowSummary
+
+    text, sharper = sharpening(RowSummary(0, 0.9951, 0.031), RowSummary(0, 0.9983, 0.012))
+    assert sharper and "0.995 → 0.998" in text and "sharper" in text        # not "1.00 → 1.00"
+    text, sharper = sharpening(RowSummary(0, 0.50001, 0.7), RowSummary(0, 0.50002, 0.7))
+    assert not sharper and "unchanged" in text and "one-hot" not in text
+
+
+def test_predict_moves_off_a_one_hot_query(qtbot, window):
+    s, win = window.state, window
+    s.select(query=0)
+    win.tabs.setCurrentWidget(win.calibrator)
+    q = s.selection.query
+    assert q != 0 and s.result.trace["pattern", s.selection.layer][s.selection.head, q].max() < 0.999
+    assert "already one-hot" in win.calibrator.reason.text() and win.calibrator.reason.isVisibleTo(win.calibrator)

@@ -102,3 +102,41 @@ def test_locking_the_scales_adds_a_stations_wider_groups(result):
     locked = {p.name: p.levels for p in station_panels("projections", result, lock)}
     assert free["ln1_out"] != free["q"] == free["k"] == free["v"]
     assert locked["ln1_out"] == locked["q"] == locked["k"] == locked["v"]
+
+
+def test_masked_keys_are_marked_in_softmax_weighted_sum_and_the_head_lens(qtbot, result):
+    from widgets.instruments import HeadLens
+
+    sel = SELECTIONS[1]                                        # query 2 of 8: keys 3..7 are masked
+    forbidden = np.arange(result.trace.T) > sel.query
+    softmax = next(cls for cls in STATION_CLASSES if cls.key == "softmax")()
+    qtbot.addWidget(softmax)
+    softmax.resize(900, 600)
+    softmax.show()
+    softmax.show_result(result, sel)
+    for band in softmax.mask_bands.values():                   # a hatched column per masked key, in both plots
+        np.testing.assert_array_equal(band.opts["x"], np.flatnonzero(forbidden))
+        assert (np.asarray(band.opts["height"]) > 0).all()
+    assert len(softmax.labels_items) == sel.query + 1         # numbers only over the keys it can see
+    for p in station_panels("weighted_sum", result, sel):     # Σ p·v: p, v and p·v hatch those rows
+        if p.name in ("pattern", "v", "terms"):
+            np.testing.assert_array_equal(p.masked.all(axis=1), forbidden)
+            assert p.masked_text == ""
+    lens = HeadLens()
+    qtbot.addWidget(lens)
+    lens.resize(900, 700)
+    lens.show()
+    lens.show_result(result, dataclasses.replace(sel, lens=((0, 0), (1, 1))))
+    a, b, diff = lens.rows["pattern"]
+    causal = np.triu(np.ones((8, 8), bool), 1)
+    for mp in (a, b, diff):                                    # A, B and A − B
+        np.testing.assert_array_equal(mp.masked, causal)
+        assert mp.masked_text == ""                            # hatched cells carry no text
+
+
+def test_hatched_cells_carry_no_text(result):
+    sel = SELECTIONS[0]
+    for key in STATIONS:
+        for p in station_panels(key, result, sel):
+            if p.masked is not None:
+                assert p.masked_text == "", (key, p.name)
