@@ -351,6 +351,8 @@ class MainWindow(QMainWindow):
         self.trace_panel.cleared.connect(lambda: s.select(trace=None))
         self.tabs.currentChanged.connect(lambda _i: self._update_instrument_tabs())
         self.tabs.currentChanged.connect(lambda _i: self._fit_dock_to_tab())
+        self.tabs.currentChanged.connect(lambda _i: self._open_query_for_predict()
+                                         if self.tabs.currentWidget() is self.calibrator else None)
         self.code_view.backendChosen.connect(lambda which: self._update_code())
         self.code_view.popOutRequested.connect(self._pop_out_instruments)
         self.trace_panel.popOutRequested.connect(self._pop_out_instruments)
@@ -387,7 +389,18 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.trace_panel)
         self.docks["notes"].raise_()                  # in front of the controls when they share a dock
 
+    def _open_query_for_predict(self) -> None:
+        """Predict asks about a row that can change: a one-hot row (query 0, a saturated head)
+        gives way to the latest query whose row is not."""
+        sel = self.state.selection
+        query = self.instruments.open_query(self.state.result, sel)
+        if query is not None and query != sel.query:
+            self.state.select(query=query, key=None)
+            self.calibrator.set_reason(f"Query {sel.query}'s row is already one-hot (nothing can sharpen it): "
+                                       f"asking about query {query} instead.", query)
+
     def _suggest_experiment(self) -> None:
+        self._open_query_for_predict()
         change, question = self.instruments.suggest()
         self.calibrator.choose_change(change)
         self.calibrator.set_prediction(question, None)
