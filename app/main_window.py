@@ -24,6 +24,7 @@ from shiboken6 import isValid
 
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
 from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
+from widgets.block_map import BlockMap
 from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
 from widgets.instruments import CODE_FONT_PT, CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
@@ -106,6 +107,11 @@ class MainWindow(QMainWindow):
         self.pages = dict(self.stations, sqrt_dk=self.sqrt_lab, kv_cache=self.kv_view)
         for key in STATIONS + INSTRUMENT_PAGES:
             self.stack.addWidget(self.pages[key])
+        # The block map is a view of the stations, not a page of its own: shown over the current
+        # station's place until a station is chosen (a click on it, a key, the station bar).
+        self.block_map = BlockMap()
+        self.stack.addWidget(self.block_map)
+        self.pages["block_map"] = self.block_map             # themes and type sizes reach it too
         self.instruments = Instruments(self.state, self)
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
@@ -268,7 +274,11 @@ class MainWindow(QMainWindow):
         for key, dock in self.docks.items():
             a.adopt(f"dock:{key}", dock.toggleViewAction())
         for key in PAGES:
-            a.connect(f"station:{key}", lambda _=False, k=key: s.select(station=k))
+            a.connect(f"station:{key}", lambda _=False, k=key: self._go_to(k))
+        a.connect("block_map", self.show_block_map)
+        a["block_map"].setIconText("Map")
+        self.station_bar.insertAction(self.station_bar.prev, a["block_map"])
+        self.station_bar.widgetForAction(a["block_map"]).setObjectName("pageButton")
         cfg = lambda: s.inputs.config  # noqa: E731
         for act_id, fn in (
             ("quit", self.close),
@@ -287,6 +297,24 @@ class MainWindow(QMainWindow):
             ("about", self._show_about),
         ):
             a.connect(act_id, fn)
+
+    def show_block_map(self, on: bool = True) -> None:
+        """The block map in the station's place (on), or the station again (off)."""
+        action = self.actions["block_map"]
+        if action.isChecked() != on:
+            action.setChecked(on)
+        if on:
+            if self.state.result is not None:
+                self.block_map.show_result(self.state.result, self.state.selection)
+            self.stack.setCurrentWidget(self.block_map)
+        else:
+            self.stack.setCurrentWidget(self.pages[self.state.selection.station])
+
+    def _go_to(self, station: str) -> None:
+        """A station chosen (its key, the station bar, the block map): it replaces the map."""
+        if self.actions["block_map"].isChecked():
+            self.show_block_map(False)
+        self.state.select(station=station)
 
     def _escape(self) -> None:
         """Esc stops playing if it plays; otherwise it cancels a computation (which steps back)."""
@@ -330,7 +358,8 @@ class MainWindow(QMainWindow):
         c.backendChosen.connect(s.set_backend)
         c.lockScalesChanged.connect(lambda on: s.select(lock_scales=on))
         c.showValuesChanged.connect(lambda on: s.select(show_values=on))
-        self.station_bar.chosen.connect(lambda k: s.select(station=k))
+        self.station_bar.chosen.connect(self._go_to)
+        self.block_map.chosen.connect(self._go_to)
         self.station_bar.playToggled.connect(self._play)
         self.station_bar.speedChanged.connect(lambda sec: self._play_timer.setInterval(int(sec * 1000)))
         for station in self.stations.values():
@@ -473,9 +502,11 @@ class MainWindow(QMainWindow):
         self.controls.set_selection(sel)
         self.tokens.set_selected(sel.query)
         self.station_bar.set_current(sel.station)
-        target = self.pages[sel.station]
+        target = self.block_map if self.actions["block_map"].isChecked() else self.pages[sel.station]
         if self.stack.currentWidget() is not target:
             self.stack.setCurrentWidget(target)
+        if target is self.block_map:
+            self.block_map.show_selection(sel)
         if sel.station in self.stations:
             if self.state.busy and self.state.result is not None:
                 if not self._selection_timer.isActive():  # throttled, not postponed: hovering
@@ -537,6 +568,7 @@ class MainWindow(QMainWindow):
         sel = self.state.selection
         for station in self.stations.values():
             station.show_result(result, sel)          # hidden stations only remember it
+        self.block_map.show_result(result, sel)
         gen = self.instruments.generation
         if gen is not None and (gen.prompt != list(result.inputs.tokens[:len(gen.prompt)])
                                 or gen.cfg != result.inputs.config

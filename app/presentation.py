@@ -166,12 +166,13 @@ class Presentation(QObject):
         cfg = lambda: s.inputs.config  # noqa: E731
         handlers = {                       # PRESENT_KEYS' handler ids: one function per key there
             "station": (lambda: self._station(+1), lambda: self._station(-1)),
-            "goto": tuple(lambda k=key: s.select(station=k) for key in STATIONS),
+            "goto": tuple(lambda k=key: self._goto(k) for key in STATIONS),
             "token": (lambda: self._token(+1), lambda: self._token(-1)),
             "token_end": (lambda: self._token_at(0), lambda: self._token_at(-1)),
             "head": (lambda: self._cycle("head", +1, cfg().n_heads), lambda: self._cycle("head", -1, cfg().n_heads)),
             "layer": (lambda: self._cycle("layer", +1, cfg().n_layers),
                       lambda: self._cycle("layer", -1, cfg().n_layers)),
+            "map": (lambda: window.actions["block_map"].trigger(),),
             "values": (lambda: s.select(show_values=not s.selection.show_values),),
             "lock": (lambda: s.select(lock_scales=not s.selection.lock_scales),),
             "dark": (lambda: set_dark(s, s.selection.theme != "dark"),),
@@ -279,6 +280,10 @@ class Presentation(QObject):
         bar = getattr(self.window, "station_bar", None)
         if bar is not None:
             bar.step(delta)
+
+    def _goto(self, station: str) -> None:
+        go = getattr(self.window, "_go_to", None)            # the window also closes its block map
+        go(station) if go is not None else self.window.state.select(station=station)
 
     def _token(self, delta: int) -> None:
         s = self.window.state

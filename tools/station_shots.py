@@ -77,11 +77,18 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for key in (args.stations.split(",") if args.stations else PAGES):
-        state.select(station=key)
+        if key == "block_map":                         # a view over the stations, not a page
+            win.show_block_map(True)
+        else:
+            win.show_block_map(False)
+            state.select(station=key)
         if key == "sqrt_dk":
             settle(lambda: win.sqrt_lab.numbers is not None)
-        elif key == "kv_cache":
+        elif key == "kv_cache":                        # the page opens empty: prefill, decode a token
+            win.kv_view.prefill.click()
             settle(lambda: win.instruments.generation is not None, 30)
+            win.kv_view.step.click()
+            settle(lambda: win.instruments.generation is not None and win.instruments.generation.steps, 30)
         elif key == "mask":
             settle(lambda: win.stations["mask"].unmasked is not None, 30)
         settle()
