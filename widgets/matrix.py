@@ -52,6 +52,13 @@ MIN_LABEL_PX = 6.0        # the smallest label type; below it labels thin out in
 LABEL_GAP = 4.0           # px between a label and the axis line
 
 
+def _label_line(font: QFont) -> float:
+    """The room a label needs across its line: ascent and a little of the descent (neighbouring
+    labels' descenders and ascenders may share a pixel row)."""
+    m = metrics_for(font)
+    return m.ascent() + 0.4 * m.descent()
+
+
 @dataclass(frozen=True)
 class LabelLayout:
     """What a LabelAxis draws: the type size, whether bottom labels are turned upright, the step
@@ -81,6 +88,7 @@ class LabelAxis(pg.AxisItem):
         self._widths: dict[str, tuple[np.ndarray, np.ndarray]] = {}   # font key -> label, "i:" widths
         self.emphasis: int | None = None
         self.emphasis_colour = QColor("#e8710a")
+        self.force_full = False                           # a station's trial: every label at the least size
         self.layout_: LabelLayout | None = None           # the layout drawn last (tests, tools)
         self._laid_for: tuple | None = None
         self.enableAutoSIPrefix(False)
@@ -161,6 +169,8 @@ class LabelAxis(pg.AxisItem):
         vertical = self.orientation in ("left", "right")
         if len(visible) <= FULL_LABELS:
             fit = self._fit_all(pitch, base, vertical)
+            if fit is None and self.force_full:
+                fit = (MIN_LABEL_PX, not vertical)
             if fit is not None:
                 px, turned = fit
                 return LabelLayout(px, turned, 1, tuple((i, self.labels[i], i == self.emphasis) for i in visible))
@@ -169,7 +179,7 @@ class LabelAxis(pg.AxisItem):
     def _fit_all(self, pitch: float, base: float, vertical: bool) -> tuple[float, bool] | None:
         """(type px, turned) at which every label fits its cell, or None."""
         def line(px):                                       # a label's height along a vertical run
-            return metrics_for(self._font(px)).height() * 0.92
+            return _label_line(self._font(px))
         if not vertical:
             widest = float(self._label_widths(base)[0].max(initial=0.0))
             for shrink in (1.0, 0.9, 0.8):                  # a little smaller before turning upright
@@ -181,6 +191,18 @@ class LabelAxis(pg.AxisItem):
                 return px, not vertical
             px -= 0.5
         return None
+
+    def full_fits(self) -> bool:
+        """Whether the labels drawn now are every label, each within its cell."""
+        layout, n = self.layout_, len(self.labels)
+        lo, hi = sorted(self.range)
+        if layout is None or layout.step != 1 or self._sparse or n == 0 or hi <= lo:
+            return layout is not None and layout.step == 1
+        pitch = self._along() / (hi - lo)
+        font = self._font(layout.px)
+        if self.orientation in ("left", "right") or layout.turned:
+            return _label_line(font) <= pitch + 0.05
+        return float(self._label_widths(layout.px)[0].max(initial=0.0)) + 4 <= pitch + 0.05
 
     def _thinned(self, lo, hi, pitch, base, vertical) -> LabelLayout:
         n = len(self.labels)
@@ -230,7 +252,7 @@ class LabelAxis(pg.AxisItem):
             return                                            # pyqtgraph's __init__ resizes us first
         lo, hi = self.range
         key = (lo, hi, self._along(), len(self.labels), id(self.labels), self.emphasis,
-               self._base_font().key())
+               self._base_font().key(), self.force_full)
         if key == self._laid_for:
             return
         self._laid_for = key

@@ -19,7 +19,7 @@ from compute.generate import top_predictions
 from compute.stations import PAGE
 
 from .axes import make_lean
-from .matrix import MIN_NUMBER_PX, LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
+from .matrix import FULL_LABELS, MIN_NUMBER_PX, LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
 from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
 from .views import STATION_VIEWS, station_panels, station_shapes, view_kind
 
@@ -50,27 +50,6 @@ def legibility(cell_w: float, cell_h: float) -> float:
     """The size (px) a number can have in a cell of this many px: at most 0.45 of its shorter
     side (CellText.fit_px), and one decimal ("−0.5") about twice as wide as the type is tall."""
     return min(0.45 * min(cell_w, cell_h), 0.9 * cell_w / 2.0)
-
-
-def layout_score(layout, shapes, weights, size, colorbars) -> tuple[float, float]:
-    """(the weight of the slots whose numbers can be read, their weighted mean legibility) for the
-    slots' matrices [rows, cols] in `layout` on a canvas of `size` (w, h) px; T×T cells square."""
-    w, h = size
-    n_cols = max(c + cs for _r, c, _rs, cs in layout.places)
-    n_rows = max(r + rs for r, _c, rs, _cs in layout.places)
-    col_s = [layout.col_stretch[c] if c < len(layout.col_stretch) else 1 for c in range(n_cols)]
-    row_s = [layout.row_stretch[r] if r < len(layout.row_stretch) else 1 for r in range(n_rows)]
-    readable, total = 0.0, 0.0
-    for (r, c, rs, cs), (rows, cols), bar, weight in zip(layout.places, shapes, colorbars, weights, strict=True):
-        pw = w * sum(col_s[c:c + cs]) / sum(col_s) - 70 - (45 if bar else 0)   # axes, colour bar
-        ph = h * sum(row_s[r:r + rs]) / sum(row_s) - 70                        # title, labels
-        cw, ch = max(pw, 1.0) / max(cols, 1), max(ph, 1.0) / max(rows, 1)
-        if rows == cols and rows > 1:
-            cw = ch = min(cw, ch)
-        px = legibility(cw, ch)
-        readable += weight if px >= MIN_NUMBER_PX else 0.0
-        total += weight * px
-    return readable, total / sum(weights)
 
 
 class Station(QWidget):
@@ -105,6 +84,7 @@ class Station(QWidget):
         self.slot_plots: list[MatrixPlot] = []
         self.layout_index = 0                 # which of the view's screen layouts is on screen
         self._fit_key: tuple | None = None
+        self._arranged_for: tuple | None = None
         self._fitting = False
         self.build()
         for item in self.canvas.ci.items:                 # every axis lays out the lean way
@@ -216,39 +196,71 @@ class Station(QWidget):
             view = STATION_VIEWS.get(self.key)
             shapes = tuple(mp.values.shape for mp in plots)
             if view is not None and self.slot_plots and len(plots) == len(view.slots):
-                self._choose_layout(view, shapes, (size.width(), size.height()))
+                arrangement = (size.width(), size.height(), shapes, tuple(mp.text.max_px for mp in plots))
+                if arrangement != self._arranged_for:
+                    self._arranged_for = arrangement
+                    self._choose_layout(view, (size.width(), size.height()))
+
             # Axes re-measure their labels at once (set_labels): their sizes say whether to lay out again.
-            axes = tuple((mp.plot.getAxis("left").textWidth, mp.plot.getAxis("bottom").textHeight,
-                          mp.bar is not None and mp.bar.isVisible(), mp.text.max_px) for mp in plots)
-            key = (size.width(), size.height(), shapes, axes, self.layout_index)
-            if key != self._fit_key:
+            def key():
+                axes = tuple((mp.plot.getAxis("left").textWidth, mp.plot.getAxis("bottom").textHeight,
+                              mp.bar is not None and mp.bar.isVisible(), mp.text.max_px) for mp in plots)
+                return size.width(), size.height(), shapes, axes, self.layout_index
+            if key() != self._fit_key:
                 self._square_cells()
-                self._fit_key = key
+                self._fit_key = key()                # as laid out: unchanged next time, nothing to do
             for mp in plots:
                 mp.fit_title()
             self.harmonise_numbers()
         finally:
             self._fitting = False
 
-    def _choose_layout(self, view, shapes, size) -> None:
-        layouts = [(k, lay) for k, lay in enumerate(view.screen_layouts)
-                   if size[0] >= lay.min_aspect * size[1]]
+    def _choose_layout(self, view, size) -> None:
+        """Try each arrangement this canvas allows and keep the one where the most panels can
+        show their numbers, then the most have all their labels, then the cells are largest."""
+        eligible = [k for k, lay in enumerate(view.screen_layouts) if size[0] >= lay.min_aspect * size[1]]
         if len(view.screen_layouts) < 2:
             return
-        weights = [slot.weight for slot in view.slots]
-        bars = [slot.colorbar for slot in view.slots]
-        scores = {k: layout_score(lay, shapes, weights, size, bars) for k, lay in layouts}
-        best = max(scores, key=lambda k: (scores[k], -k))      # the most numbers read, then the largest
-        if best == self.layout_index:
+        scores = {}
+        for k in eligible:
+            self._place(view, k)
+            self._square_cells()
+            scores[k] = self._legibility(view)
+        best = max(scores, key=lambda k: (scores[k], -k))
+        if best != self.layout_index:
+            self._place(view, best)
+        self._fit_key = None                         # lay the chosen one out (again) below
+
+    def _place(self, view, index: int) -> None:
+        if index == self.layout_index and all(mp.plot in self.canvas.ci.items for mp in self.slot_plots):
             return
-        self.layout_index = best
+        self.layout_index = index
         ci = self.canvas.ci
         for mp in self.slot_plots:
             ci.removeItem(mp.plot)
-        for mp, (r, c, rs, cs) in zip(self.slot_plots, view.screen_layouts[best].places, strict=True):
+        for mp, (r, c, rs, cs) in zip(self.slot_plots, view.screen_layouts[index].places, strict=True):
             ci.addItem(mp.plot, row=r, col=c, rowspan=rs, colspan=cs)
-        self._stretch(view.screen_layouts[best])
+        self._stretch(view.screen_layouts[index])
         self._apply_places()
+
+    def _legibility(self, view) -> tuple[float, float, float]:
+        """(weight of the panels whose numbers fit, of those whose every label is drawn (up to 32
+        cells a side), weighted mean number size) as laid out now."""
+        readable = labelled = total = 0.0
+        for slot, mp in zip(view.slots, self.slot_plots, strict=True):
+            vb = mp.plot.vb
+            (x0, x1), (y0, y1) = vb.viewRange()
+            cell = (vb.width() / max(x1 - x0, 1e-9), vb.height() / max(y1 - y0, 1e-9))
+            if mp.text._values is not None:          # the size its numbers would have, all decimals first
+                own, fewer = mp.text.fit_px(*cell), mp.text.fit_px(*cell, mp.text.fewer_decimals())
+                px = own or (0.8 * fewer if fewer else 0.0)
+            else:
+                px = legibility(*cell)
+            readable += slot.weight if px > 0 and px >= 0.8 * MIN_NUMBER_PX else 0.0
+            axes = (mp.plot.getAxis("left"), mp.plot.getAxis("bottom"))
+            labelled += slot.weight if all(len(a.labels) > FULL_LABELS or a.full_fits() for a in axes) else 0.0
+            total += slot.weight * px
+        return readable, labelled, total / sum(s.weight for s in view.slots)
 
     def _settle(self) -> None:
         """Lay the canvas out now (axes re-measure their labels as they resize: a few rounds)."""
@@ -267,13 +279,51 @@ class Station(QWidget):
         ci, full = self.canvas.ci, QRectF(self.canvas.range)
         squares = [mp for mp in self.plots if mp.square and mp.values is not None and mp.plot.isVisible()]
         ci.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
+        for mp in squares:                     # a new size: the least-size trial below starts afresh
+            for axis in (mp.plot.getAxis("left"), mp.plot.getAxis("bottom")):
+                if axis.force_full:
+                    axis.force_full = False
+                    axis._relayout()
         for mp in squares:
             mp.plot.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
         ci.setGeometry(full)                   # capped children had shrunk the whole layout
         self._settle()
         if not squares:
             return
-        for _ in range(3):                     # a capped panel can let its neighbour in the column grow
+        self._cap_squares(squares, full)
+        # Up to 32 tokens every label should be drawn: where thinned labels (with their wide
+        # "index:" prefixes) make the axes thick, try the least size: the thinner axes give the
+        # cells the room back. Kept only if every label then fits its cell.
+        trial = [axis for mp in squares for axis in (mp.plot.getAxis("left"), mp.plot.getAxis("bottom"))
+                 if not axis.force_full and axis.layout_ is not None and axis.layout_.step > 1
+                 and len(axis.labels) <= FULL_LABELS]
+        if trial:
+            for axis in trial:
+                axis.force_full = True
+                axis._relayout()
+            self._cap_squares(squares, full)
+            if not all(axis.full_fits() for axis in trial):
+                for axis in trial:
+                    axis.force_full = False
+                    axis._relayout()
+                self._cap_squares(squares, full)
+        # The layout now wants less than the canvas (its maximum): margins take up the rest.
+        spare_w, spare_h = full.width() - ci.geometry().width(), full.height() - ci.geometry().height()
+        if spare_w > 1 or spare_h > 1:
+            mx, my = MARGIN + max(spare_w, 0) / 2, MARGIN + max(spare_h, 0) / 2
+            ci.setContentsMargins(mx, my, mx, my)
+            ci.setGeometry(full)
+            self._settle()
+
+    def _cap_squares(self, squares, full) -> None:
+        """Cap each T×T panel's size so its cells are square (a few rounds: a capped panel can let
+        its neighbour in the column grow)."""
+        ci = self.canvas.ci
+        for mp in squares:
+            mp.plot.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
+        ci.setGeometry(full)
+        self._settle()
+        for _ in range(3):
             capped = False
             for mp in squares:
                 rows, cols = mp.values.shape
@@ -288,13 +338,6 @@ class Station(QWidget):
                     capped = True
             if not capped:
                 break
-            ci.setGeometry(full)
-            self._settle()
-        # The layout now wants less than the canvas (its maximum): margins take up the rest.
-        spare_w, spare_h = full.width() - ci.geometry().width(), full.height() - ci.geometry().height()
-        if spare_w > 1 or spare_h > 1:
-            mx, my = MARGIN + max(spare_w, 0) / 2, MARGIN + max(spare_h, 0) / 2
-            ci.setContentsMargins(mx, my, mx, my)
             ci.setGeometry(full)
             self._settle()
 
