@@ -123,3 +123,40 @@ def test_the_chosen_maps_stay_across_themes_in_their_pages_variant(qtbot, window
     s.select(colormap="cividis")
     set_dark(s, False)
     assert s.selection.colormap == "cividis"
+
+
+def test_presentation_at_1280x800_shows_every_chip_and_keeps_the_slide_clear(qtbot, window):
+    win, s = window, window.state
+    wait_render(qtbot, win, lambda: s.set_text("the cat sat on a mat the dog ran to a big red hat and it"))
+    assert len(s.inputs.tokens) == 16
+    win.file_actions.presentation.enter()
+    qtbot.wait(400)
+    win.setGeometry(0, 0, 1280, 800)
+    qtbot.wait(200)
+    strip = win.tokens
+    room = strip.scroll.viewport().width()
+    assert all(chip.geometry().right() <= room for chip in strip.row.chips)          # all 16 in sight
+    assert strip.scroll.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert not any(d.isVisible() for d in win.findChildren(QDockWidget))            # docks collapsed
+    column = win.centralWidget().layout()
+    assert column.indexOf(win.messages) == -1 and win.messages.floating            # over the slide, not above it
+    top = win.stack.geometry().top()
+    s.message.emit("warning", "a warning in the middle of a lecture")
+    assert win.messages.isVisible() and win.stack.geometry().top() == top          # nothing moves
+    assert win.messages._timer.isActive()                                           # and it steps aside
+    QTest.mouseClick(win.messages, Qt.MouseButton.LeftButton)
+    assert not win.messages.isVisible()
+    win.file_actions.presentation.leave()
+    assert column.indexOf(win.messages) == 1 and not win.messages.floating
+
+
+def test_chips_shrink_to_fit_a_narrow_strip(qtbot):
+    from widgets.token_strip import TokenStrip
+
+    strip = TokenStrip()
+    qtbot.addWidget(strip)
+    strip.resize(560, 60)
+    strip.show()
+    strip.set_tokens("the cat sat on a mat the cat sat on a mat".split(), [], 16, 5)
+    qtbot.waitUntil(lambda: strip.chip_scale < 1.0, timeout=3000)
+    assert all(c.geometry().right() <= strip.scroll.viewport().width() for c in strip.row.chips)
