@@ -48,8 +48,6 @@ QLabel#stationHeader { padding: 2px 4px; }
 QLabel#stripTitle, QLabel#tokenCount { color: #5f6368; }
 QToolButton#tokenChip { border: 1px solid #c4c7c5; border-radius: 10px; padding: 3px 10px;
     background: #f1f3f4; font-size: 11pt; }
-QToolButton#tokenChip:checked { background: #e8710a; color: white; border-color: #e8710a; }
-QToolButton#tokenChip:hover { border-color: #1a73e8; }
 QToolBar#stationBar { border: none; spacing: 3px; }
 QToolButton#stationButton, QToolButton#pageButton { padding: 3px 6px; border: 1px solid #dadce0;
     border-radius: 4px; background: #fff; color: #5f6368; }
@@ -254,8 +252,9 @@ class MainWindow(QMainWindow):
         self.code_view.set_font_pt(font_pt.font_pt if on and font_pt is not None else CODE_FONT_PT)
 
     def _place_messages(self) -> None:
+        """Floating, a message lies over the right end of the station bar (chrome, not content)."""
         if self.messages.floating:
-            self.messages.place()
+            self.messages.place(self.station_bar.geometry().top())
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

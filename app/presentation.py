@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QWidget
 from compute.stations import STATIONS
 from widgets.matrix import MatrixPlot
 from widgets.overlay import CheatSheet
-from widgets.theme import CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, Palette
+from widgets.theme import CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, Palette, text_colour_for
 
 from .actions import PRESENT_KEYS, present_rows, sheet_rows
 
@@ -28,10 +28,9 @@ PRESENTATION_LINES = 2.0
 DARK_QSS = """
 QLabel#note, QLabel#stripTitle, QLabel#tokenCount { color: #9aa0a6; }
 QToolButton#tokenChip { background: #303134; color: #e8eaed; border-color: #5f6368; }
-QToolButton#tokenChip:checked { background: #e8710a; color: #ffffff; border-color: #e8710a; }
 QToolButton#stationButton, QToolButton#pageButton { background: #303134; color: #bdc1c6; border-color: #5f6368; }
 QToolButton#stationButton:checked { background: #8ab4f8; color: #202124; border-color: #8ab4f8; }
-QToolButton#pageButton:checked { background: #fbbc04; color: #202124; border-color: #fbbc04; }
+QToolButton#pageButton:checked { background: #fb923c; color: #202124; border-color: #fb923c; }
 """
 
 PRESENT_QSS = """
@@ -40,11 +39,18 @@ QToolButton#tokenChip {{ font-size: {chip:.0f}pt; padding: 4px 14px; border-widt
 QToolButton#stationButton, QToolButton#pageButton {{ font-size: {ui:.0f}pt; padding: 6px 12px; border-width: 2px; }}
 """
 PRESENT_CONTRAST_QSS = {
-    "light": "QToolButton#tokenChip { background: #ffffff; color: #000000; border-color: #000000; }\n"
-             "QToolButton#tokenChip:checked { background: #d93025; color: #ffffff; border-color: #d93025; }\n",
-    "dark": "QToolButton#tokenChip { background: #000000; color: #ffffff; border-color: #ffffff; }\n"
-            "QToolButton#tokenChip:checked { background: #ffd600; color: #000000; border-color: #ffd600; }\n",
+    "light": "QToolButton#tokenChip { background: #ffffff; color: #000000; border-color: #000000; }\n",
+    "dark": "QToolButton#tokenChip { background: #000000; color: #ffffff; border-color: #ffffff; }\n",
 }
+
+def chip_colours(pal: Palette) -> str:
+    """The query's chip in the query colour, a hovered chip's border in the key colour: the
+    views' colour grammar (widgets/theme.py) in the token strip too."""
+    r, g, b, _a = QColor(pal.query).getRgb()
+    ink = text_colour_for((r, g, b)).name()
+    return (f"QToolButton#tokenChip:checked {{ background: {pal.query}; color: {ink}; border-color: {pal.query}; }}\n"
+            f"QToolButton#tokenChip:hover {{ border-color: {pal.key}; }}\n")
+
 
 def dark_qpalette() -> QPalette:
     p = QPalette()
@@ -129,7 +135,7 @@ class Appearance(QObject):
         if self.presenting:
             style += PRESENT_QSS.format(ui=self.font_pt, chip=self.font_pt * 1.15)
             style += PRESENT_CONTRAST_QSS[theme]
-        w.setStyleSheet(style)
+        w.setStyleSheet(style + chip_colours(self.palette()))
 
 
 def restyle(page: QWidget, palette: Palette, sequential: str, diverging: str, font_pt: float, lines: float) -> None:

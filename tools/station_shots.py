@@ -61,13 +61,19 @@ def main() -> int:
         for _ in range(10):
             app.processEvents()
 
+    def pause(seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            app.processEvents()
+            time.sleep(0.02)
+
     state.start()
     settle(lambda: state.result is not None)
     state.select(layer=args.layer, head=args.head)
     if args.present:
         win.file_actions.presentation.enter()
-        settle()
-        win.setGeometry(0, 0, w, h)                    # offscreen, full screen is the size asked for
+        pause(0.5)                                     # offscreen, "full screen" is the virtual screen:
+        win.setGeometry(0, 0, w, h)                    # then the size asked for
         settle()
     tabs = {"notes": win.notes, "trace": win.trace_panel, "code": win.code_view, "predict": win.calibrator}
     if args.tab == "train":

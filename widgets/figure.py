@@ -357,9 +357,8 @@ class FigureWidget(pg.GraphicsLayoutWidget):
             self._fit_thumbnails()
 
     def _fit_thumbnails(self) -> None:
-        """Block-map thumbnails about as tall as their matrix's shape wants (T×T square), within
-        the height there is (the figure's title and the stream under the row take theirs), the
-        row centred in what is left."""
+        """Block-map thumbnails as square tiles of one size, within the height there is (the
+        figure's title and the stream under the row take theirs), the row centred in what is left."""
         plots = list(self.plots.values())
         if not plots:
             return
@@ -367,14 +366,16 @@ class FigureWidget(pg.GraphicsLayoutWidget):
         title = plots[0].plot.titleLabel.boundingRect().height()
         heading = self.title_label.boundingRect().height() + self.ci.layout.verticalSpacing() if self.title_label else 0
         avail = self.height() - 16 - 40 - heading
-        caps = []
-        for mp in plots:
-            rows, cols = mp.values.shape
-            cap = min(title + 8 + room * min(max(rows / max(cols, 1), 0.75), 1.6), avail)
-            mp.plot.setMaximumHeight(max(cap, title + 20))
-            caps.append(cap)
-        spare = max(0.0, avail - max(caps))
+        cap = max(min(title + 8 + room, avail), title + 20)          # square tiles, one size for all
+        for col, mp in enumerate(plots):
+            mp.plot.setMaximumHeight(cap)
+            mp.plot.setPreferredWidth(1)                             # the columns share the width equally
+            self.ci.layout.setColumnStretchFactor(col, 1)
+        spare = max(0.0, avail - cap)
         self.ci.setContentsMargins(8, 8 + spare / 2, 8, 40 + spare / 2)
+        self.ci.layout.activate()
+        for mp in plots:
+            mp.fit_title()                                           # "+ resid_post" in a narrow tile
 
     @contextmanager
     def rendering_at(self, scale: float):
@@ -438,7 +439,7 @@ class FlowLines(pg.GraphicsObject):
                 start, tip = QPointF(a.right() + 3, y), QPointF(b.left() - 3, y)
                 p.drawLine(QLineF(start, QPointF(tip.x() - 5, y)))
                 self._head(p, tip, 1.0, 0.0, min(11.0, gap * 0.5))
-            bus = max(r.bottom() for r in rects) + 22
+            bus = max(r.bottom() for r in rects) + 26
             adds = [k for k, on in enumerate(self.stream) if on]
             p.setPen(QPen(stream, 3.5))
             p.setBrush(stream)
@@ -458,8 +459,8 @@ class FlowLines(pg.GraphicsObject):
                 font.setItalic(True)
                 p.setFont(font)
                 x0 = rects[adds[0]].center().x() + 8
-                p.drawText(QRectF(x0, bus + 2, rects[adds[1]].center().x() - x0, 18),
-                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, "residual stream")
+                p.drawText(QRectF(x0, bus - 20, rects[adds[1]].center().x() - x0, 18),
+                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, "residual stream")
         finally:
             p.restore()
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QSlider,
     QSpinBox,
     QStackedWidget,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QTextEdit,
@@ -224,7 +225,11 @@ class CodeView(QWidget):
             self.text.setPlainText("")
             self.text.setExtraSelections([])
             return
-        path = view.path.split("/main/")[-1] if "/main/" in view.path else view.path
+        path = view.path
+        for package in ("/compute/", "/cuda_kernels/"):      # the repository's own path, not this disk's
+            if package in path:
+                path = path[path.rindex(package) + 1:]
+                break
         self.where.setText(f"{view.backend} backend · {path} · {view.function} · line {view.key_file_line}"
                            + (f"<br>{note}" if note else ""))
         width = len(str(view.first_line + len(view.lines)))
@@ -249,9 +254,9 @@ class CodeView(QWidget):
 
 
 def pop_out_button(signal) -> QToolButton:
-    """⧉: the instruments in a window of their own, as wide as the code and the tables need."""
+    """The instruments in a window of their own, as wide as the code and the tables need."""
     button = QToolButton()
-    button.setText("⧉")
+    button.setIcon(button.style().standardIcon(QStyle.StandardPixmap.SP_TitleBarNormalButton))
     button.setToolTip(tr("open the instruments in a window of their own (again: back into the dock)"))
     button.clicked.connect(signal)
     return button

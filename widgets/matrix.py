@@ -75,7 +75,8 @@ class LabelAxis(pg.AxisItem):
 
     Up to FULL_LABELS cells every label is drawn: the type shrinks to the cell pitch (down to
     MIN_LABEL_PX), and bottom labels wider than their cell are turned upright. Beyond that the
-    labels are thinned evenly (every 2nd, 5th, 10th … as "index:word"). The emphasised label (the
+    labels are thinned evenly (every 2nd, 5th, 10th … as "index:word"); so are index labels
+    along the bottom (0 1 2 … need no turning: every 5th says where the others are). The emphasised label (the
     selected or hovered query or key) is always drawn, bold, in its role colour; thinned
     neighbours that would touch it give way. End labels are kept inside the axis, never dropped.
     """
@@ -167,7 +168,7 @@ class LabelAxis(pg.AxisItem):
             marks = [i for i in self._sparse_marks(lo, hi, length) if lo <= i <= hi]
             return LabelLayout(base, False, 1, tuple((i, self.labels[i], i == self.emphasis) for i in marks))
         vertical = self.orientation in ("left", "right")
-        if len(visible) <= FULL_LABELS:
+        if len(visible) <= FULL_LABELS and not (self._describing and not vertical):
             fit = self._fit_all(pitch, base, vertical)
             if fit is None and self.force_full:
                 fit = (MIN_LABEL_PX, not vertical)
@@ -211,7 +212,7 @@ class LabelAxis(pg.AxisItem):
         full_w = word_w + (index_w if indexed else 0.0)
         line = metrics_for(self._font(base)).height() * 1.05
         step = NICE_STEPS[-1]
-        for candidate in NICE_STEPS[1:]:
+        for candidate in NICE_STEPS if self._describing else NICE_STEPS[1:]:   # indices may all fit
             need = line if vertical else float(full_w[::candidate].max(initial=0.0)) + 10
             if need <= pitch * candidate:
                 step = candidate
@@ -538,7 +539,7 @@ class CellText(pg.GraphicsObject):
         if self._values is None or self._values.size == 0:
             return None
         ps = self.px_scale
-        px = float(int(min(self.max_px * ps, min(cell_w, cell_h) * 0.45)))
+        px = float(int(min(self.max_px * ps, min(cell_w, cell_h) * 0.5)))
         if px < MIN_NUMBER_PX * ps:
             return None
         texts, _hidden = self.texts(decimals)

@@ -47,14 +47,17 @@ class MessageBar(QFrame):
         if not on:
             self._timer.stop()
 
-    def place(self) -> None:
-        """Floating: centred near the parent's bottom edge, over the least important pixels."""
+    def place(self, top: int) -> None:
+        """Floating: at the parent's right edge, `top` px from its top, on one line if it can."""
         parent = self.parentWidget()
         if parent is None or not self.floating:
             return
-        width = min(parent.width() - 40, max(520, self.sizeHint().width()))
-        height = self.heightForWidth(width) if self.hasHeightForWidth() else self.sizeHint().height()
-        self.setGeometry((parent.width() - width) // 2, parent.height() - height - 10, width, height)
+        self.label.ensurePolished()
+        natural = self.label.fontMetrics().horizontalAdvance(self.label.text()) + 70    # one line, and ✕
+        width = min(parent.width() - 16, max(360, natural))
+        margins = self.layout().contentsMargins()
+        height = self.label.heightForWidth(width - 60) + margins.top() + margins.bottom() + 4
+        self.setGeometry(parent.width() - width - 8, top, width, height)
         self.raise_()
 
     def mousePressEvent(self, event) -> None:

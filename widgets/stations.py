@@ -47,9 +47,9 @@ MARGIN = 6                      # px around the panels; spare room is shared out
 
 
 def legibility(cell_w: float, cell_h: float) -> float:
-    """The size (px) a number can have in a cell of this many px: at most 0.45 of its shorter
-    side (CellText.fit_px), and one decimal ("−0.5") about twice as wide as the type is tall."""
-    return min(0.45 * min(cell_w, cell_h), 0.9 * cell_w / 2.0)
+    """The size (px) a number can have in a cell of this many px: at most half its shorter side
+    (CellText.fit_px), and one decimal ("−0.5") about twice as wide as the type is tall."""
+    return min(0.5 * min(cell_w, cell_h), 0.9 * cell_w / 2.0)
 
 
 class Station(QWidget):
@@ -323,6 +323,11 @@ class Station(QWidget):
             mp.plot.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
         ci.setGeometry(full)
         self._settle()
+        self._square_up(squares, full)
+        self._equalise(squares, full)
+
+    def _square_up(self, squares, full) -> None:
+        ci = self.canvas.ci
         for _ in range(3):
             capped = False
             for mp in squares:
@@ -341,18 +346,43 @@ class Station(QWidget):
             ci.setGeometry(full)
             self._settle()
 
+    def _equalise(self, squares, full) -> None:
+        ci = self.canvas.ci
+        # Side by side, maps of one shape get one cell size (the first capped one's room went to
+        # its neighbour): the pattern with and without the mask compare at a glance.
+        rows_of = {id(item): frozenset(r for r, _c in cells) for item, cells in ci.items.items()}
+        groups: dict[tuple, list] = {}
+        for mp in squares:
+            groups.setdefault((mp.values.shape, rows_of.get(id(mp.plot))), []).append(mp)
+        shrunk = False
+        for group in (g for g in groups.values() if len(g) > 1):
+            cells = [min(mp.plot.vb.width() / mp.values.shape[1], mp.plot.vb.height() / mp.values.shape[0])
+                     for mp in group]
+            least = min(cells)
+            for mp, cell in zip(group, cells, strict=True):
+                if cell > least + 0.5:
+                    g = mp.plot.geometry()
+                    rows, cols = mp.values.shape
+                    mp.plot.setMaximumSize(g.width() - (cell - least) * cols, g.height() - (cell - least) * rows)
+                    shrunk = True
+        if shrunk:
+            ci.setGeometry(full)
+            self._settle()
+            self._square_up(squares, full)       # a minimum size may have kept one side: square again
+
     def harmonise_numbers(self) -> None:
-        """One number size for the matrices of one shape drawn at about one size, or none in any
-        of them: q shows numbers exactly when k and v do. Where the matrix's own decimals do not
-        fit, one fewer (−0.5 for −0.52) may; a panel drawn 1.5× larger (the large pattern beside
-        small scores) decides for itself."""
+        """One number size for the matrices of one shape and kind (signed or 0…1) drawn at about
+        one size, or none in any of them: q shows numbers exactly when k and v do, the scaled
+        scores when the raw ones do. Where the matrix's own decimals do not fit, one fewer (−0.5
+        for −0.52) may; a panel drawn 1.5× larger (the large pattern beside small scores)
+        decides for itself."""
         by_shape: dict[tuple, list[tuple[float, MatrixPlot, tuple[float, float]]]] = {}
         for mp in self.plots:
             if mp.values is not None and mp.text._values is not None:
                 vb = mp.plot.vb
                 (x0, x1), (y0, y1) = vb.viewRange()
                 cell = (vb.width() / max(x1 - x0, 1e-9), vb.height() / max(y1 - y0, 1e-9))
-                by_shape.setdefault(mp.values.shape, []).append((legibility(*cell), mp, cell))
+                by_shape.setdefault((mp.values.shape, mp.kind), []).append((legibility(*cell), mp, cell))
         for members in by_shape.values():
             members.sort(key=lambda m: m[0])
             groups = [[members[0]]]

@@ -424,11 +424,7 @@ BLOCK_MAP: tuple[MapNode, ...] = (
 def block_map_panels(result, sel) -> list[Panel]:
     """The thumbnails of the block map, in the order of the stream; the input and the adds share
     one colour scale, so the stream's change shows."""
-    panels = []
-    for k, node in enumerate(BLOCK_MAP):
-        p = panel(node.view, result, sel)
-        rows, cols = p.values.shape
-        title = f"{node.label}<br><span style='font-size:small; color:gray'>{rows} × {cols}</span>"
-        panels.append(dataclasses.replace(p, name=f"{k}:{node.view}", title=title))
+    panels = [dataclasses.replace(panel(node.view, result, sel), name=f"{k}:{node.view}", title=node.label)
+              for k, node in enumerate(BLOCK_MAP)]
     stream = tuple(p.name for p, node in zip(panels, BLOCK_MAP, strict=True) if node.stream)
     return share_levels(panels, stream)

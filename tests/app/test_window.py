@@ -413,7 +413,7 @@ def test_the_toy_shows_numbers_in_every_station(qtbot, window, size, present):
         for mp in page.plots:
             if mp.values.shape[1] <= 8:
                 assert mp.text.number_px and mp.text.number_px >= 10, (key, mp.name, mp.text.number_px)
-            shown.setdefault(mp.values.shape, set()).add(bool(mp.text.number_px))
+            shown.setdefault((mp.values.shape, mp.kind), set()).add(bool(mp.text.number_px))
         assert all(len(v) == 1 for v in shown.values()), (key, shown)      # all of one shape, or none
 
 
