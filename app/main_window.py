@@ -77,9 +77,10 @@ class MainWindow(QMainWindow):
         screen = QGuiApplication.primaryScreen()
         avail = screen.availableGeometry() if screen else None
         if avail is not None and avail.width() > 200:
-            # A laptop gets the whole screen; a large one most of it.
-            w = avail.width() if avail.width() <= 1440 else min(1800, int(avail.width() * 0.9))
-            h = avail.height() if avail.height() <= 900 else min(1100, int(avail.height() * 0.9))
+            # A laptop (up to 1600 × 1000) gets the whole screen: the views need every pixel of it;
+            # a large one most of it.
+            w = avail.width() if avail.width() <= 1600 else min(1800, int(avail.width() * 0.9))
+            h = avail.height() if avail.height() <= 1000 else min(1100, int(avail.height() * 0.9))
             self.resize(w, h)
         else:
             self.resize(1440, 900)

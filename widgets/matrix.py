@@ -675,7 +675,7 @@ class MatrixPlot:
                                        colorMapMenu=False, pen=palette.grid)
             self.bar.setImageItem(self.image, insert_in=self.plot)
             self.bar.getAxis("right").setTextPen(palette.foreground)
-            make_lean(self.bar.getAxis("right"), levels=2)
+            make_lean(self.bar.getAxis("right"), levels=1)      # major ticks: a scale, not a ruler
 
         set_title(self.plot, title, palette.foreground)     # again: now spanning the colour bar too
         self.text = CellText()

@@ -255,6 +255,14 @@ class TokenStrip(QWidget):
         """Up to FIT_CHIPS tokens every chip is in sight: the chips' type and padding shrink (to
         60 %) until they fit the strip, and the scroll bar goes. Longer sequences scroll."""
         chips = self.row.chips
+        if len(self.labels) > FIT_CHIPS:                  # long sequences scroll: nothing to measure
+            if self.chip_scale != 1.0 or self._fit_for is not None:
+                for chip in chips:
+                    if chip.styleSheet():
+                        chip.setStyleSheet("")
+                self.chip_scale, self._fit_for = 1.0, None
+            self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+            return
         room = self.scroll.viewport().width() if self.scroll.isVisible() else self.scroll.width()
         key = (room, tuple(c.text() for c in chips), self.window().styleSheet() if self.window() else "")
         if key == self._fit_for or not chips:
@@ -262,17 +270,17 @@ class TokenStrip(QWidget):
         self._fit_for = key
         scale = 1.0
         for chip in chips:                                # the window's own look first: measure it
-            chip.setStyleSheet("")
-        if len(self.labels) <= FIT_CHIPS:
-            base_pt = chips[0].font().pointSizeF()
-            for scale in FIT_SCALES:
-                style = ("" if scale == 1.0 else
-                         f"QToolButton#tokenChip {{ font-size: {base_pt * scale:.1f}pt; "
-                         f"padding: {max(1, round(3 * scale))}px {max(3, round(12 * scale))}px; }}")
-                for chip in chips:
-                    chip.setStyleSheet(style)
-                if self._chips_width() <= room:
-                    break
+            if chip.styleSheet():                         # (256 chips restyled for nothing would stall)
+                chip.setStyleSheet("")
+        base_pt = chips[0].font().pointSizeF()
+        for scale in FIT_SCALES:
+            style = ("" if scale == 1.0 else
+                     f"QToolButton#tokenChip {{ font-size: {base_pt * scale:.1f}pt; "
+                     f"padding: {max(1, round(3 * scale))}px {max(3, round(12 * scale))}px; }}")
+            for chip in chips:
+                chip.setStyleSheet(style)
+            if self._chips_width() <= room:
+                break
         self.chip_scale = scale
         fits = self._chips_width() <= room
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fits

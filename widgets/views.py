@@ -336,6 +336,7 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("attn_out", 1, 1, attr="out"),
         Slot("resid_mid", 1, 2, attr="mid"),
     ), shared=(("result", "attn_out", "resid_pre", "resid_mid"),),
+        locked=(("z_concat", "result", "attn_out", "resid_pre", "resid_mid"),),
         shapes="z_concat: [T, n_heads·d_head] = [{T}, {d_concat}] · W_O: [n_heads·d_head, d_model] = "
                "[{d_concat}, {d_model}]"),
     StationView("mlp", "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; "
@@ -346,6 +347,7 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("mlp_out", 1, 0, attr="out"),
         Slot("resid_post", 1, 1, attr="resid"),
     ), shared=(("mlp_pre", "mlp_post"), ("mlp_out", "resid_post")),
+        locked=(("ln2_out", "mlp_out", "resid_post"),),
         shapes="mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via W_Eᵀ (tied)"),
 )}
 
