@@ -38,15 +38,6 @@ NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 500
               100_000, 200_000, 500_000, 1_000_000)
 
 
-def tick_list(labels: Sequence[str], step: int = 1, with_index: bool | None = None) -> list[tuple[int, str]]:
-    """(position, text) for every `step`-th label. Thinned word labels read 'index:word'."""
-    # Indices, and 'head·column' labels, already say where they are; words get their index.
-    self_describing = all(lab == str(i) or "·" in lab for i, lab in enumerate(labels))
-    if with_index is None:
-        with_index = step > 1 and not self_describing
-    return [(i, f"{i}:{labels[i]}" if with_index else labels[i]) for i in range(0, len(labels), step)]
-
-
 FULL_LABELS = 32          # up to this many cells every label is drawn (smaller, or turned, to fit)
 MIN_LABEL_PX = 6.0        # the smallest label type; below it labels thin out instead
 LABEL_GAP = 4.0           # px between a label and the axis line
@@ -75,10 +66,11 @@ class LabelAxis(pg.AxisItem):
 
     Up to FULL_LABELS cells every label is drawn: the type shrinks to the cell pitch (down to
     MIN_LABEL_PX), and bottom labels wider than their cell are turned upright. Beyond that the
-    labels are thinned evenly (every 2nd, 5th, 10th … as "index:word"); so are index labels
-    along the bottom (0 1 2 … need no turning: every 5th says where the others are). The emphasised label (the
-    selected or hovered query or key) is always drawn, bold, in its role colour; thinned
-    neighbours that would touch it give way. End labels are kept inside the axis, never dropped.
+    labels are thinned evenly (every 2nd, 5th, 10th … as "index:word"); so are index labels along
+    the bottom (0 1 2 … need no turning: every 5th says where the others are). The emphasised
+    label (the selected or hovered query or key) is always drawn, bold, in its role colour;
+    thinned neighbours that would touch it give way. End labels are kept inside the axis.
+    Drawn from its own layout (`layout_for`), laid out when labels, range, size or type change.
     """
 
     def __init__(self, orientation: str, **kw):

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from widgets.matrix import LabelAxis, MatrixPlot, decimals_for, format_value, tick_list
+from widgets.matrix import LabelAxis, MatrixPlot, decimals_for, format_value
 
 
 def test_number_formats_adapt_to_the_matrix_scale():
@@ -18,13 +18,6 @@ def test_number_formats_adapt_to_the_matrix_scale():
     assert format_value(-np.inf) == "−∞" and format_value(0.0) == "0"
     assert format_value(0.0123, 3) == "0.012" and format_value(-0.0004, 3) == "0"
     assert format_value(123.4) == "123" and format_value(12.34) == "12.3" and format_value(1e-7, None) == "1.0e-07"
-
-
-def test_tick_lists_thin_words_with_their_index():
-    words = ["the", "cat", "sat", "on"]
-    assert tick_list(words) == [(0, "the"), (1, "cat"), (2, "sat"), (3, "on")]
-    assert tick_list(words, 2) == [(0, "0:the"), (2, "2:sat")]
-    assert tick_list([str(i) for i in range(30)], 10) == [(0, "0"), (10, "10"), (20, "20")]
 
 
 def test_label_axis_thins_to_fit_its_pixels(qapp):
