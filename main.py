@@ -110,7 +110,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def export_parser():
     from compute import BACKEND_NAMES, PRESETS
     from widgets.figure import views_help
-    from widgets.theme import DIVERGING_MAPS, SEQUENTIAL_MAPS
+    from widgets.theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, DIVERGING_MAPS, SEQUENTIAL_MAPS
 
     ap = argparse.ArgumentParser(
         prog="qkv-lab export", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -133,10 +133,11 @@ def export_parser():
     size.add_argument("--dpi", type=float, help="PNG resolution (the figure is sized at 96 px per inch)")
     ap.add_argument("--size", metavar="WxH", help="figure size in px at 96 dpi (default: suits the view)")
     ap.add_argument("--font-size", type=float, default=10.0, metavar="PT", help="font size (default 10)")
-    ap.add_argument("--cmap", choices=SEQUENTIAL_MAPS, default="viridis",
-                    help="colour map for 0…1 values such as pattern (default viridis)")
-    ap.add_argument("--diverging", choices=DIVERGING_MAPS, default="diverging-cb",
-                    help="colour map for signed values (default diverging-cb, colour-blind safe)")
+    ap.add_argument("--cmap", choices=SEQUENTIAL_MAPS, default=DEFAULT_SEQUENTIAL,
+                    help=f"colour map for 0…1 values such as pattern (default {DEFAULT_SEQUENTIAL}, as the app)")
+    ap.add_argument("--diverging", choices=DIVERGING_MAPS, default=DEFAULT_DIVERGING,
+                    help=f"colour map for signed values (default {DEFAULT_DIVERGING}, as the app; "
+                         "diverging-cb: colour-blind safe)")
     ap.add_argument("--theme", choices=("light", "dark"), default="light", help="white paper or dark slides")
     ap.add_argument("--values", action=argparse.BooleanOptionalAction, default=True,
                     help="numbers in the cells where they fit (default on)")

@@ -53,6 +53,7 @@ ACTIONS: tuple[Act, ...] = (
     Act("undo", "edit", "Undo", ("Ctrl+Z", "std:Undo"), "history"),
     Act("redo", "edit", "Redo", ("Ctrl+Shift+Z", "Ctrl+Y"), "history"),
     Act("type", "edit", "Type a sentence…", ("Ctrl+L",), "tokens"),
+    Act("block_map", "view", "Block &map: the stations as one picture", ("Ctrl+0",), "map", checkable=True),
     *_pages(),
     Act("next_station", "view", "Next station", ("Ctrl+Right",), "move"),
     Act("prev_station", "view", "Previous station", ("Ctrl+Left",), "move"),
@@ -88,6 +89,7 @@ ACTION: dict[str, Act] = {a.id: a for a in ACTIONS}
 SHEET: tuple[tuple[tuple[str, ...], str], ...] = (
     (("undo", "redo"), "undo / redo the last edit"),
     (tuple(f"station:{k}" for k in STATIONS), "go to a station"),
+    (("block_map",), "the block map: every station as one picture"),
     (("prev_station", "next_station"), "previous / next station"),
     (("prev_query", "next_query"), "move the query position"),
     (("prev_head", "next_head"), "previous / next head"),
@@ -113,6 +115,7 @@ PRESENT_KEYS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("Home", "End"), "first / last token", "token_end"),
     (("Down", "Up"), "next / previous head", "head"),
     (("Shift+Down", "Shift+Up"), "next / previous layer", "layer"),
+    (("M",), "the block map on / off", "map"),
     (("V",), "numbers in the cells on / off", "values"),
     (("L",), "lock the colour scales on / off", "lock"),
     (("D",), "dark / light", "dark"),

@@ -21,6 +21,30 @@ LAB_SAMPLES = 20_000            # q·k samples per d_k (fewer at large d_k: see 
 LAB_ROWS = 256                  # softmax rows for the gradient measurement
 UNMASKED_MAX_BYTES = 2 << 30    # compute the mask view's unmasked twin only up to this size
 KV_MAX_PARAMS = 150_000_000     # the KV-cache view works in float64: GPT-2-small-sized models at most
+UNCHANGED = 5e-4                # a top weight that moves less than this has not changed
+ONE_HOT = 0.999                 # a row this sure of one key cannot get sharper
+
+
+def _decimals(*pairs: tuple[float, float]) -> int:
+    """The fewest decimals (2 to 6) at which each (before, after) pair reads as two numbers."""
+    for d in range(2, 7):
+        if all(round(a, d) != round(b, d) for a, b in pairs if abs(a - b) >= 10 ** -6):
+            return d
+    return 6
+
+
+def sharpening(before, after) -> tuple[str, bool]:
+    """What happened to a softmax row's top weight (explain.RowSummary before / after), in words
+    that are true at the precision shown, and whether it got sharper."""
+    delta = after.top_weight - before.top_weight
+    if abs(delta) < UNCHANGED:
+        why = " (already one-hot)" if before.top_weight >= ONE_HOT else ""
+        return (f"the top weight stayed {before.top_weight:.3f}, entropy {before.entropy:.3f} nats: "
+                f"unchanged{why}"), False
+    d = _decimals((before.top_weight, after.top_weight), (before.entropy, after.entropy))
+    verdict = "sharper" if delta > 0 else "flatter"
+    return (f"the top weight went {before.top_weight:.{d}f} → {after.top_weight:.{d}f}, entropy "
+            f"{before.entropy:.{d}f} → {after.entropy:.{d}f} nats: {verdict}"), delta > 0
 
 
 _THREADS: set[threading.Thread] = set()         # background work still running (see wait_for_background)
@@ -209,6 +233,17 @@ class Instruments(QObject):
         self.generationChanged.emit(None)
 
     # -- calibrator -------------------------------------------------------------------------------------------
+    def open_query(self, result: LabResult | None, sel) -> int | None:
+        """A query worth predicting about: the selected one unless its row is already one-hot
+        (nothing can sharpen it), else the latest query whose row is not; None if all are."""
+        if result is None or result.trace.T == 0:
+            return None
+        def open_row(i):
+            return explain.row_summary(result.trace, sel.layer, sel.head, i).top_weight < ONE_HOT
+        if sel.query < result.trace.T and open_row(sel.query):
+            return sel.query
+        return next((i for i in range(result.trace.T - 1, -1, -1) if open_row(i)), None)
+
     def suggest(self) -> tuple[str, str]:
         change = random.choice(["scaling_off", "d_head_x4", "mask_off", "move_token", "switch_head"])
         question = "sharper" if change in ("scaling_off", "d_head_x4") else "top_key"
@@ -269,12 +304,9 @@ class Instruments(QObject):
             guess = f"key {p['prediction']} “{labels[p['prediction']]}”"
             seen = f"key {after.top_key} “{labels[after.top_key]}” takes the most weight ({after.top_weight:.2f})"
         else:
-            sharper = after.top_weight > p["before"].top_weight + 1e-9
+            seen, sharper = sharpening(p["before"], after)
             right = sharper == p["prediction"]
             guess = "sharper" if p["prediction"] else "flatter or the same"
-            seen = (f"the top weight went {p['before'].top_weight:.2f} → {after.top_weight:.2f}, entropy "
-                    f"{p['before'].entropy:.2f} → {after.entropy:.2f} nats: "
-                    + ("sharper" if sharper else "flatter or the same"))
         self.total += 1
         self.correct += int(right)
         mark = "<b style='color:#188038'>✓ right</b>" if right else "<b style='color:#d93025'>✗ not this time</b>"

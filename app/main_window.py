@@ -25,9 +25,10 @@ from shiboken6 import isValid
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
 from compute.backends import cuda_unsupported_here, cuda_unused_reason
 from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
+from widgets.block_map import BlockMap
 from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
-from widgets.instruments import CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
+from widgets.instruments import CODE_FONT_PT, CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
 from widgets.panels import MessageBar, NotesPanel, StationBar
 from widgets.stations import STATION_CLASSES
 from widgets.token_strip import TokenStrip
@@ -49,8 +50,6 @@ QLabel#stationHeader { padding: 2px 4px; }
 QLabel#stripTitle, QLabel#tokenCount { color: #5f6368; }
 QToolButton#tokenChip { border: 1px solid #c4c7c5; border-radius: 10px; padding: 3px 10px;
     background: #f1f3f4; font-size: 11pt; }
-QToolButton#tokenChip:checked { background: #e8710a; color: white; border-color: #e8710a; }
-QToolButton#tokenChip:hover { border-color: #1a73e8; }
 QToolBar#stationBar { border: none; spacing: 3px; }
 QToolButton#stationButton, QToolButton#pageButton { padding: 3px 6px; border: 1px solid #dadce0;
     border-radius: 4px; background: #fff; color: #5f6368; }
@@ -59,6 +58,14 @@ QToolButton#pageButton:checked { background: #e8710a; color: white; border-color
 QGroupBox { font-weight: bold; margin-top: 10px; }
 QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
 """
+
+
+NARROW = 1500            # px: below this the two docks share one (tabs), leaving the station room
+DOCK_WIDTH = 290         # px: the instruments dock (Notes, Predict)
+# The Trace table and the Code need more: the dock widens for them, as far as the station allows.
+TAB_WIDTH = {"trace": 430, "code": 620}
+MIN_STATION = 640        # px the station keeps when the dock widens
+POP_OUT_SIZE = (820, 680)
 
 
 class MainWindow(QMainWindow):
@@ -72,9 +79,10 @@ class MainWindow(QMainWindow):
         screen = QGuiApplication.primaryScreen()
         avail = screen.availableGeometry() if screen else None
         if avail is not None and avail.width() > 200:
-            # A laptop gets the whole screen; a large one most of it.
-            w = avail.width() if avail.width() <= 1440 else min(1800, int(avail.width() * 0.9))
-            h = avail.height() if avail.height() <= 900 else min(1100, int(avail.height() * 0.9))
+            # A laptop (up to 1600 × 1000) gets the whole screen: the views need every pixel of it;
+            # a large one most of it.
+            w = avail.width() if avail.width() <= 1600 else min(1800, int(avail.width() * 0.9))
+            h = avail.height() if avail.height() <= 1000 else min(1100, int(avail.height() * 0.9))
             self.resize(w, h)
         else:
             self.resize(1440, 900)
@@ -100,6 +108,11 @@ class MainWindow(QMainWindow):
         self.pages = dict(self.stations, sqrt_dk=self.sqrt_lab, kv_cache=self.kv_view)
         for key in STATIONS + INSTRUMENT_PAGES:
             self.stack.addWidget(self.pages[key])
+        # The block map is a view of the stations, not a page of its own: shown over the current
+        # station's place until a station is chosen (a click on it, a key, the station bar).
+        self.block_map = BlockMap()
+        self.stack.addWidget(self.block_map)
+        self.pages["block_map"] = self.block_map             # themes and type sizes reach it too
         self.instruments = Instruments(self.state, self)
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
@@ -183,10 +196,72 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._docks_sized:
-            # Qt sizes docks from their contents; give the views the room once the window is laid out.
             self._docks_sized = True
-            QTimer.singleShot(0, lambda: self.resizeDocks(list(self.docks.values()), [250, 290],
-                                                          Qt.Orientation.Horizontal))
+            QTimer.singleShot(0, self._size_docks)
+
+    def _size_docks(self) -> None:
+        """Qt sizes docks from their contents; give the views the room once the window is laid
+        out. Below NARROW px (a laptop, a projector at 1280) the controls and the instruments share
+        one dock on the right, as tabs, so the station keeps three quarters of the width."""
+        controls, notes = self.docks["controls"], self.docks["notes"]
+        if self.width() < NARROW:
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, controls)
+            self.tabifyDockWidget(notes, controls)
+            notes.raise_()
+            self.resizeDocks([notes], [DOCK_WIDTH], Qt.Orientation.Horizontal)
+        else:
+            self.resizeDocks([controls, notes], [250, DOCK_WIDTH], Qt.Orientation.Horizontal)
+
+    def _fit_dock_to_tab(self) -> None:
+        """The instruments dock as wide as its tab needs (Notes 290 px, the Trace table 430, the
+        Code 620), within what leaves the station MIN_STATION px; a window of its own holds any."""
+        dock = self.docks["notes"]
+        if not dock.isVisible() or dock.isFloating():
+            return
+        tab = {self.trace_panel: "trace", self.code_view: "code"}.get(self.tabs.currentWidget(), "")
+        others = sum(d.width() for d in self.docks.values() if d is not dock and d.isVisible()
+                     and not d.isFloating() and self.dockWidgetArea(d) != self.dockWidgetArea(dock))
+        room = self.width() - others - MIN_STATION
+        want = max(DOCK_WIDTH, min(TAB_WIDTH.get(tab, DOCK_WIDTH), room))
+        if abs(dock.width() - want) > 4:
+            self.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
+
+    def _pop_out_instruments(self) -> None:
+        """The instruments in a window of their own (room for the code and the trace table), or
+        back into the dock."""
+        dock = self.docks["notes"]
+        if dock.isFloating():
+            dock.setFloating(False)
+            self._fit_dock_to_tab()
+            return
+        dock.setFloating(True)
+        dock.resize(*POP_OUT_SIZE)
+        dock.show()
+        dock.raise_()
+
+    def set_presenting(self, on: bool) -> None:
+        """Presentation mode (app/presentation.py hides the chrome): messages float over the
+        top of the station instead of pushing it down, and fade."""
+        bar, column = self.messages, self.centralWidget().layout()
+        if on == bar.floating:
+            return
+        if on:
+            column.removeWidget(bar)
+        else:
+            column.insertWidget(1, bar)
+        bar.set_floating(on)
+        self._place_messages()
+        font_pt = getattr(getattr(self, "file_actions", None), "appearance", None)
+        self.code_view.set_font_pt(font_pt.font_pt if on and font_pt is not None else CODE_FONT_PT)
+
+    def _place_messages(self) -> None:
+        """Floating, a message lies over the right end of the station bar (chrome, not content)."""
+        if self.messages.floating:
+            self.messages.place(self.station_bar.geometry().top())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_messages()
 
     def closeEvent(self, event) -> None:
         self.state.runner.shutdown()
@@ -201,7 +276,11 @@ class MainWindow(QMainWindow):
         for key, dock in self.docks.items():
             a.adopt(f"dock:{key}", dock.toggleViewAction())
         for key in PAGES:
-            a.connect(f"station:{key}", lambda _=False, k=key: s.select(station=k))
+            a.connect(f"station:{key}", lambda _=False, k=key: self._go_to(k))
+        a.connect("block_map", self.show_block_map)
+        a["block_map"].setIconText("Map")
+        self.station_bar.insertAction(self.station_bar.prev, a["block_map"])
+        self.station_bar.widgetForAction(a["block_map"]).setObjectName("pageButton")
         cfg = lambda: s.inputs.config  # noqa: E731
         for act_id, fn in (
             ("quit", self.close),
@@ -220,6 +299,24 @@ class MainWindow(QMainWindow):
             ("about", self._show_about),
         ):
             a.connect(act_id, fn)
+
+    def show_block_map(self, on: bool = True) -> None:
+        """The block map in the station's place (on), or the station again (off)."""
+        action = self.actions["block_map"]
+        if action.isChecked() != on:
+            action.setChecked(on)
+        if on:
+            if self.state.result is not None:
+                self.block_map.show_result(self.state.result, self.state.selection)
+            self.stack.setCurrentWidget(self.block_map)
+        else:
+            self.stack.setCurrentWidget(self.pages[self.state.selection.station])
+
+    def _go_to(self, station: str) -> None:
+        """A station chosen (its key, the station bar, the block map): it replaces the map."""
+        if self.actions["block_map"].isChecked():
+            self.show_block_map(False)
+        self.state.select(station=station)
 
     def _escape(self) -> None:
         """Esc stops playing if it plays; otherwise it cancels a computation (which steps back)."""
@@ -263,7 +360,8 @@ class MainWindow(QMainWindow):
         c.backendChosen.connect(s.set_backend)
         c.lockScalesChanged.connect(lambda on: s.select(lock_scales=on))
         c.showValuesChanged.connect(lambda on: s.select(show_values=on))
-        self.station_bar.chosen.connect(lambda k: s.select(station=k))
+        self.station_bar.chosen.connect(self._go_to)
+        self.block_map.chosen.connect(self._go_to)
         self.station_bar.playToggled.connect(self._play)
         self.station_bar.speedChanged.connect(lambda sec: self._play_timer.setInterval(int(sec * 1000)))
         for station in self.stations.values():
@@ -283,7 +381,12 @@ class MainWindow(QMainWindow):
         ins.generationChanged.connect(lambda gen: self._show_generation())
         self.trace_panel.cleared.connect(lambda: s.select(trace=None))
         self.tabs.currentChanged.connect(lambda _i: self._update_instrument_tabs())
+        self.tabs.currentChanged.connect(lambda _i: self._fit_dock_to_tab())
+        self.tabs.currentChanged.connect(lambda _i: self._open_query_for_predict()
+                                         if self.tabs.currentWidget() is self.calibrator else None)
         self.code_view.backendChosen.connect(lambda which: self._update_code())
+        self.code_view.popOutRequested.connect(self._pop_out_instruments)
+        self.trace_panel.popOutRequested.connect(self._pop_out_instruments)
         self.calibrator.applyRequested.connect(ins.calibrate)
         self.calibrator.suggestRequested.connect(self._suggest_experiment)
         self.calibrator.undoRequested.connect(ins.undo_experiment)
@@ -295,6 +398,7 @@ class MainWindow(QMainWindow):
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
         s.messageWithdrawn.connect(self.messages.withdraw)
+        s.message.connect(lambda *_: self._place_messages())
         s.lockChanged.connect(self._on_lock)
         s.undo_stack.canUndoChanged.connect(self._on_lock)      # after Qt's own update of the actions
         s.undo_stack.canRedoChanged.connect(self._on_lock)
@@ -315,8 +419,20 @@ class MainWindow(QMainWindow):
         name, row, col = target
         self.state.select(trace=(name, row, col))
         self.tabs.setCurrentWidget(self.trace_panel)
+        self.docks["notes"].raise_()                  # in front of the controls when they share a dock
+
+    def _open_query_for_predict(self) -> None:
+        """Predict asks about a row that can change: a one-hot row (query 0, a saturated head)
+        gives way to the latest query whose row is not."""
+        sel = self.state.selection
+        query = self.instruments.open_query(self.state.result, sel)
+        if query is not None and query != sel.query:
+            self.state.select(query=query, key=None)
+            self.calibrator.set_reason(f"Query {sel.query}'s row is already one-hot (nothing can sharpen it): "
+                                       f"asking about query {query} instead.", query)
 
     def _suggest_experiment(self) -> None:
+        self._open_query_for_predict()
         change, question = self.instruments.suggest()
         self.calibrator.choose_change(change)
         self.calibrator.set_prediction(question, None)
@@ -388,12 +504,17 @@ class MainWindow(QMainWindow):
         return list(tok.vocab) if hasattr(tok, "vocab") else list(tok.labels(range(size)))
 
     def _on_selection(self, sel) -> None:
+        if sel.theme != getattr(self, "_code_theme", "light"):
+            self._code_theme = sel.theme
+            self.code_view.set_dark(sel.theme == "dark")       # its syntax colours follow the page
         self.controls.set_selection(sel)
         self.tokens.set_selected(sel.query)
         self.station_bar.set_current(sel.station)
-        target = self.pages[sel.station]
+        target = self.block_map if self.actions["block_map"].isChecked() else self.pages[sel.station]
         if self.stack.currentWidget() is not target:
             self.stack.setCurrentWidget(target)
+        if target is self.block_map:
+            self.block_map.show_selection(sel)
         if sel.station in self.stations:
             if self.state.busy and self.state.result is not None:
                 if not self._selection_timer.isActive():  # throttled, not postponed: hovering
@@ -404,9 +525,7 @@ class MainWindow(QMainWindow):
             self.sqrt_lab.set_dk(sel.d_k)
             self.instruments.request_sqrt(sel.d_k)
         elif sel.station == "kv_cache":
-            if self.instruments.generation is None and self.state.result is not None:
-                self.instruments.kv_prefill()             # opening the page runs the prompt once
-            self._show_generation()
+            self._show_generation()                       # empty until "Prefill the prompt"
         self._update_instrument_tabs()
         self._update_notes()
 
@@ -457,6 +576,7 @@ class MainWindow(QMainWindow):
         sel = self.state.selection
         for station in self.stations.values():
             station.show_result(result, sel)          # hidden stations only remember it
+        self.block_map.show_result(result, sel)
         gen = self.instruments.generation
         if gen is not None and (gen.prompt != list(result.inputs.tokens[:len(gen.prompt)])
                                 or gen.cfg != result.inputs.config

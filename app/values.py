@@ -93,8 +93,8 @@ class Selection:
     lens: tuple = ((0, 1), (1, 1))              # head lens: (layer, head) of A and of B (clamped)
     d_k: int = 64                               # the sqrt(d_k) lab's d_k
     theme: str = "light"                        # "light" | "dark" (widgets.theme.PALETTES)
-    colormap: str = "blues"                     # sequential maps: widgets.theme.SEQUENTIAL_MAPS
-    diverging: str = "diverging"                # signed maps: widgets.theme.DIVERGING_MAPS
+    colormap: str = "blues"                     # widgets.theme.DEFAULT_SEQUENTIAL (export's default too)
+    diverging: str = "diverging"                # widgets.theme.DEFAULT_DIVERGING
 
 
 @dataclass(frozen=True)

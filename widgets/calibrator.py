@@ -57,6 +57,11 @@ class CalibratorPanel(QWidget):
         self.query_note.setObjectName("note")
         self.query_note.setWordWrap(True)
         layout.addWidget(self.query_note)
+        self.reason = QLabel()                       # why the lab chose another query, if it did
+        self.reason.setObjectName("note")
+        self.reason.setWordWrap(True)
+        self.reason.hide()
+        layout.addWidget(self.reason)
         buttons = QHBoxLayout()
         self.apply = QPushButton(tr("3. Apply, test"))
         self.apply.setDefault(True)
@@ -94,9 +99,17 @@ class CalibratorPanel(QWidget):
         if list(labels) != self.labels:
             self.labels = list(labels)
             self._question_changed()
+        if query != getattr(self, "_reason_query", None):
+            self.reason.hide()                          # another query now: the reason is old
         word = labels[query] if 0 <= query < len(labels) else ""
         self.query_note.setText(f"query i = {query} (“{word}”), layer {layer}, head {head} — pick another "
                                 "query by clicking a token chip.")
+
+    def set_reason(self, text: str, query: int | None = None) -> None:
+        """Why the lab asks about this query (shown while it is the query)."""
+        self._reason_query = query
+        self.reason.setText(text)
+        self.reason.setVisible(bool(text))
 
     def showEvent(self, event) -> None:
         self._sync()

@@ -130,9 +130,10 @@ class Controls(QWidget):
         self.layer_note.hide()
         vform.addRow(self.layer_note)
         vform.addRow(tr("head"), self.head)
-        self.lock = QCheckBox(tr("one colour scale for all scores"))
-        self.lock.setToolTip("raw, scaled and masked scores share one colour scale, so the effect of "
-                             "÷√d_head shows as colour")
+        self.lock = QCheckBox(tr("one colour scale per station"))
+        self.lock.setToolTip(tr("the panels a lesson compares always share a scale (raw, scaled and masked "
+                                "scores; v → p·v → z; the residual adds); this puts the rest of a "
+                                "station's activations on it too"))
         self.lock.toggled.connect(lambda on: None if self._updating else self.lockScalesChanged.emit(on))
         vform.addRow(self.lock)
         self.values = QCheckBox(tr("numbers in cells (where they fit)"))

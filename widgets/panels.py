@@ -17,7 +17,10 @@ LEVEL_STYLE = {
 
 
 class MessageBar(QFrame):
-    """One line of feedback under the token strip; errors stay until closed, info fades."""
+    """One line of feedback under the token strip; errors stay until closed, info fades.
+
+    Floating (presentation mode) it lies over the top of the views instead of pushing them down,
+    and every message fades, so nothing stays over the slide; ✕ or a click closes it at once."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -34,8 +37,33 @@ class MessageBar(QFrame):
         close.clicked.connect(self.hide)
         layout.addWidget(close)
         self.level = ""
+        self.floating = False
         self._timer = QTimer(self, singleShot=True, timeout=self.hide)
         self.hide()
+
+    def set_floating(self, on: bool) -> None:
+        """Lie over the parent's top edge (the parent places it: `place`) and fade every message."""
+        self.floating = on
+        if not on:
+            self._timer.stop()
+
+    def place(self, top: int) -> None:
+        """Floating: at the parent's right edge, `top` px from its top, on one line if it can."""
+        parent = self.parentWidget()
+        if parent is None or not self.floating:
+            return
+        self.label.ensurePolished()
+        natural = self.label.fontMetrics().horizontalAdvance(self.label.text()) + 70    # one line, and ✕
+        width = min(parent.width() - 16, max(360, natural))
+        margins = self.layout().contentsMargins()
+        height = self.label.heightForWidth(width - 60) + margins.top() + margins.bottom() + 4
+        self.setGeometry(parent.width() - width - 8, top, width, height)
+        self.raise_()
+
+    def mousePressEvent(self, event) -> None:
+        if self.floating:
+            self.hide()                               # a click anywhere on it dismisses it
+        super().mousePressEvent(event)
 
     def show_message(self, level: str, text: str) -> None:
         self.level = level
@@ -43,9 +71,12 @@ class MessageBar(QFrame):
         self.setStyleSheet(f"MessageBar {{ {LEVEL_STYLE.get(level, LEVEL_STYLE['info'])} border-radius:4px; }}"
                            f"QLabel {{ {LEVEL_STYLE.get(level, '')} border:none; background:transparent; }}")
         self.show()
+        self.raise_()
         self._timer.stop()
         if level == "info":
-            self._timer.start(6000)
+            self._timer.start(4000 if self.floating else 6000)
+        elif self.floating:
+            self._timer.start(10_000)                 # over a slide, even an error steps aside
 
     def withdraw(self, text: str) -> None:
         """Hide the message if it is still this one (a later success answered it)."""

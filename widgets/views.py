@@ -59,10 +59,11 @@ class Panel:
     kind: str = "diverging"                    # "diverging" (symmetric levels) | "sequential"
     masked: np.ndarray | None = None
     levels: tuple[float, float] | None = None
-    masked_text: str = "−∞"
+    masked_text: str = ""                      # hatched cells carry no text: the hatch says it
     row_ticks: tuple[str, ...] | None = None   # axis labels instead of `rows` ("" leaves a blank)
     col_ticks: tuple[str, ...] | None = None
     missing: str = ""                          # why this model has no such name (then values are empty)
+    outline: tuple[int, int, int, int] | None = None   # a block to outline: (row, col, rows, cols)
 
 
 def _idx(n: int) -> tuple[str, ...]:
@@ -119,6 +120,7 @@ def panel(name: str, result, sel) -> Panel:
     L, h = sel.layer, sel.head
     g = kv_head(cfg, h)                                                    # k, v: the K/V head h reads
     dm, dh, dmlp = _idx(cfg.d_model), _idx(cfg.d_head), _idx(cfg.d_mlp)
+    dh_n = cfg.d_head
     p = f"blocks.{L}."
     tok = dict(rows=labels, row_axis="token")
     why = missing_view(name, cfg, L)
@@ -149,9 +151,10 @@ def panel(name: str, result, sel) -> Panel:
         return Panel(name, name, t[name, L][:, None], cols=(name.split("_")[1],), kind=view_kind(name), **tok)
     if name in ("ln1_scale", "ln2_scale"):                # RMSNorm: √(mean(x²) + ε), one per token
         return Panel(name, name, t[name, L][:, None], cols=("scale",), kind=view_kind(name), **tok)
-    if name == "z_concat":
+    if name == "z_concat":                    # the selected head's columns outlined
         return Panel(name, "z_concat (heads side by side)", t[name, L], cols=_head_cols(cfg),
-                     col_axis="head · d_head", col_ticks=_head_ticks(cfg), **tok)
+                     col_axis="head · d_head", col_ticks=_head_ticks(cfg),
+                     outline=(0, h * dh_n, len(labels), dh_n), **tok)
     if name in ("q", "k", "v", "z", "rot_q", "rot_k"):
         titles = {"q": f"q[:, {h}] = ln1_out · W_Q[{h}]{ab('b_Q')}", "k": f"k[:, {g}] = ln1_out · W_K[{g}]{ab('b_K')}",
                   "v": f"v[:, {g}] = ln1_out · W_V[{g}]{ab('b_V')}", "z": f"z[:, {h}] = pattern · v",
@@ -189,7 +192,8 @@ def panel(name: str, result, sel) -> Panel:
     if name == "W_O_stacked":                 # every head's W_O, in the order of z_concat's columns
         W_O = w[p + "attn.W_O"]                                             # [H, d_head, d_model]
         return Panel("W_O", "W_O (stacked per head)", W_O.reshape(-1, W_O.shape[-1]), rows=_head_cols(cfg),
-                     cols=dm, row_axis="head · d_head", col_axis="d_model", row_ticks=_head_ticks(cfg))
+                     cols=dm, row_axis="head · d_head", col_axis="d_model", row_ticks=_head_ticks(cfg),
+                     outline=(h * dh_n, 0, dh_n, cfg.d_model))
     if name in ("W_in", "W_gate"):
         return Panel(name, name, w[p + "mlp." + name], rows=dm, cols=dmlp, row_axis="d_model", col_axis="d_mlp")
     if name == "W_out":
@@ -306,6 +310,20 @@ class Slot:
     colorbar: bool = True
     layer0: bool = False                       # always layer 0 (the embeddings' resid_pre)
     when: str = ""                             # only for models that meet this FAMILY condition
+    keys_masked: bool = False                  # rows are keys j of query i: those it may not see are hatched
+    weight: float = 1.0                        # how much its legibility counts when a screen layout is chosen
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Another arrangement of a station's slots on screen, for canvases of some shape: `places`
+    gives (row, col, rowspan, colspan) per slot, in the slots' order. Exported figures keep the
+    slots' own places."""
+
+    places: tuple[tuple[int, int, int, int], ...]
+    col_stretch: tuple[int, ...] = ()
+    row_stretch: tuple[int, ...] = ()
+    min_aspect: float = 0.0                    # only for canvases at least this wide per unit of height
 
 
 @dataclass(frozen=True)
@@ -319,6 +337,7 @@ class StationView:
     col_stretch: tuple[int, ...] = ()
     row_stretch: tuple[int, ...] = ()
     panel_size: tuple[int, int] = (360, 320)   # an exported figure's logical px per grid cell at 10 pt
+    layouts: tuple[Layout, ...] = ()           # other screen arrangements (the slots' own is the first)
     # FAMILY condition -> fields that replace these for models that meet it (in this order)
     family: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False, hash=False)
 
@@ -326,14 +345,23 @@ class StationView:
     def columns(self) -> int:
         return max(s.col + s.colspan for s in self.slots)
 
+    @property
+    def screen_layouts(self) -> tuple[Layout, ...]:
+        """The slots' own arrangement, then the alternatives a station may choose on screen."""
+        own = Layout(tuple((s.row, s.col, s.rowspan, s.colspan) for s in self.slots), self.col_stretch,
+                     self.row_stretch)
+        return (own, *self.layouts)
+
 
 QK = ("query", "key")
+KEYS = ("key", None)
 STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
     StationView("embeddings", "resid_pre = embed + pos_embed = W_E[tokens] + W_pos[:T]", (
         Slot("embed", 0, 0, attr="embed"),
         Slot("pos_embed", 0, 1, attr="pos"),
         Slot("resid_pre", 0, 2, attr="sum", title="resid_pre (layer 0)", layer0=True),
-    ), locked=(("embed", "pos_embed", "resid_pre"),), shapes="[T, d_model] = [{T}, {d_model}]",
+    ), shared=(("embed", "pos_embed", "resid_pre"),), shapes="[T, d_model] = [{T}, {d_model}]",
+        layouts=(Layout(((0, 0, 1, 1), (1, 0, 1, 1), (2, 0, 1, 1))),),      # stacked: wide rows, short T
         family={"rope": dict(formula="resid_pre = embed = W_E[tokens];&nbsp; no W_pos: with RoPE the positions "
                                      "enter as rotations of q and k (Q·K·V)")}),
     StationView("layernorm", "ln1_out = (resid_pre − ln1_mean) / √(ln1_var + ε) · w + b", (
@@ -341,8 +369,9 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("ln1_mean", 0, 1, attr="mean", colorbar=False),
         Slot("ln1_var", 0, 2, attr="var", colorbar=False),
         Slot("ln1_out", 0, 3, attr="out"),
-    ), shapes="[T, d_model] = [{T}, {d_model}], ε = 1e-5, biased variance", col_stretch=(4, 1, 1, 4),
-        panel_size=(300, 340),
+    ), locked=(("resid_pre", "ln1_out"),), shapes="[T, d_model] = [{T}, {d_model}], ε = 1e-5, biased variance",
+        col_stretch=(4, 1, 1, 4), panel_size=(300, 340),
+        layouts=(Layout(((0, 0, 1, 1), (0, 1, 1, 1), (0, 2, 1, 1), (1, 0, 1, 1)), col_stretch=(8, 1, 1)),),
         family={"rmsnorm": dict(
             formula="ln1_out = resid_pre / ln1_scale · w,&nbsp; ln1_scale = √(mean(resid_pre²) + ε)"
                     "&nbsp; — RMSNorm: no mean subtracted, no bias",
@@ -350,7 +379,8 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
                    Slot("ln1_scale", 0, 1, attr="scale", colorbar=False),
                    Slot("ln1_out", 0, 2, attr="out")),
             shapes="[T, d_model] = [{T}, {d_model}], ε = {norm_eps:.3g}; ln1_scale: [T], one per token",
-            col_stretch=(4, 1, 4))}),
+            col_stretch=(4, 1, 4),
+            layouts=(Layout(((0, 0, 1, 1), (0, 1, 1, 1), (1, 0, 1, 1)), col_stretch=(8, 1)),))}),
     StationView("projections", "q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)", (
         Slot("ln1_out", 0, 0, rowspan=2, attr="x", when="learned"),
         Slot("ln1_out", 0, 0, rowspan=3, attr="x", when="rope"),
@@ -358,47 +388,56 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("W_K", 0, 2, roles=(None, None), attr="wk"),
         Slot("W_V", 0, 3, roles=(None, None), attr="wv"),
         Slot("q", 1, 1, attr="q", title="q[:, {h}]  (query i)", trace="q"),
-        Slot("k", 1, 2, roles=("key", None), attr="k", title="k[:, {g}]  (key j)", trace="k"),
-        Slot("v", 1, 3, roles=("key", None), attr="v", title="v[:, {g}]  (value j)", trace="v"),
+        Slot("k", 1, 2, roles=KEYS, attr="k", title="k[:, {g}]  (key j)", trace="k"),
+        Slot("v", 1, 3, roles=KEYS, attr="v", title="v[:, {g}]  (value j)", trace="v"),
         Slot("rot_q", 2, 1, attr="rq", title="rot_q[:, {h}] = RoPE(q)", when="rope"),
-        Slot("rot_k", 2, 2, roles=("key", None), attr="rk", title="rot_k[:, {g}] = RoPE(k)", when="rope"),
-    ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v", "rot_q", "rot_k")), col_stretch=(5, 4, 4, 4),
+        Slot("rot_k", 2, 2, roles=KEYS, attr="rk", title="rot_k[:, {g}] = RoPE(k)", when="rope"),
+    ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v", "rot_q", "rot_k")),
+        locked=(("ln1_out", "q", "k", "v", "rot_q", "rot_k"),), col_stretch=(7, 4, 4, 4),
         shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q[:, h]: [T, d_head] = [{T}, {d_head}]",
         family={"rope": dict(formula="q = ln1_out · W_Q[h] (likewise k, v);&nbsp; rot_q, rot_k = q, k with each "
                                      "pair of dimensions rotated by an angle ∝ the position (RoPE)"),
                 "gqa": dict(shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q: [T, n_heads, d_head] = "
                                    "[{T}, {n_heads}, {d_head}] · k, v: [T, n_kv_heads, d_head] = "
                                    "[{T}, {n_kv_heads}, {d_head}]")}),
+    # raw, scaled and masked on one scale: the ÷√d_head shows as paler colours.
     StationView("scores", "attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern", (
         Slot("attn_scores_raw", 0, 0, roles=QK, attr="raw", trace="attn_scores"),
         Slot("attn_scores_scaled", 0, 1, roles=QK, attr="scaled", trace="attn_scores"),
         Slot("attn_scores", 1, 0, roles=QK, attr="masked", trace="attn_scores"),
-        Slot("pattern", 1, 1, roles=QK, attr="pattern", trace="attn_scores"),
-    ), locked=(("attn_scores_raw", "attn_scores_scaled", "attn_scores"),), panel_size=(380, 340),
+        Slot("pattern", 1, 1, roles=QK, attr="pattern", trace="attn_scores", weight=3.0),
+    ), shared=(("attn_scores_raw", "attn_scores_scaled", "attn_scores"),), panel_size=(380, 340),
         shapes="[T, T] = [{T}, {T}] = {TT:,} scores per head",
+        # wide and short (a laptop on a projector): the pattern large, the scores small beside it
+        layouts=(Layout(((0, 1, 1, 1), (0, 2, 1, 1), (1, 1, 1, 1), (0, 0, 2, 1)), col_stretch=(2, 1, 1),
+                        min_aspect=1.6),),
         family={"rope": dict(formula="attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → "
                                      "softmax = pattern")}),
     StationView("softmax", "pattern[h, i, j] = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij)", (
         Slot("scores_row", 0, 0, roles=(None, "key"), attr="scores_row"),
         Slot("pattern_row", 1, 0, roles=(None, "key"), attr="pattern_row"),
     ), shapes="one row of [T, T], T = {T}", panel_size=(640, 150)),
+    # v → p·v → z on one scale: the weights shrink the rows, the column sums are z.
     StationView("weighted_sum", "z[i, h] = Σ_j pattern[h, i, j] · v[j, h]", (
-        Slot("pattern_col", 0, 0, roles=("key", None), attr="p", colorbar=False),
-        Slot("v", 0, 1, roles=("key", None), attr="v", title="v[j, {g}]"),
-        Slot("terms", 0, 2, roles=("key", None), attr="terms"),
+        Slot("pattern_col", 0, 0, roles=KEYS, attr="p", colorbar=False, keys_masked=True),
+        Slot("v", 0, 1, roles=KEYS, attr="v", title="v[j, {g}]", keys_masked=True),
+        Slot("terms", 0, 2, roles=KEYS, attr="terms", keys_masked=True),
         Slot("z_row", 1, 2, roles=(None, None), attr="z"),
-    ), shared=(("terms", "z"),), col_stretch=(1, 4, 4), row_stretch=(6, 1), panel_size=(340, 250),
+    ), shared=(("v", "terms", "z"),), col_stretch=(1, 4, 4), row_stretch=(6, 1), panel_size=(340, 250),
         shapes="v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}",
         family={"gqa": dict(formula="z[i, h] = Σ_j pattern[h, i, j] · v[j, g],&nbsp; g = h // (n_heads / n_kv_heads)",
                             shapes="v[:, g]: [T, d_head] = [{T}, {d_head}] · query i = {i}")}),
+    # resid_pre above resid_mid, beside attn_out, all on one scale: the residual add shows.
     StationView("heads", "z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h] + b_O;&nbsp; "
                          "resid_mid = resid_pre + attn_out", (
         Slot("z_concat", 0, 0, attr="zc"),
         Slot("W_O_stacked", 0, 1, roles=(None, None), attr="wo"),
+        Slot("resid_pre", 0, 2, attr="pre"),
         Slot("result", 1, 0, attr="res"),
         Slot("attn_out", 1, 1, attr="out"),
         Slot("resid_mid", 1, 2, attr="mid"),
-    ), shared=(("result", "attn_out"),),
+    ), shared=(("result", "attn_out", "resid_pre", "resid_mid"),),
+        locked=(("z_concat", "result", "attn_out", "resid_pre", "resid_mid"),),
         shapes="z_concat: [T, n_heads·d_head] = [{T}, {d_concat}] · W_O: [n_heads·d_head, d_model] = "
                "[{d_concat}, {d_model}]"),
     StationView("mlp", "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; "
@@ -408,7 +447,9 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("mlp_post", 0, 2, attr="post"),
         Slot("mlp_out", 1, 0, attr="out"),
         Slot("resid_post", 1, 1, attr="resid"),
-    ), shared=(("mlp_pre", "mlp_post"),), shapes="mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via {unembed}",
+    ), shared=(("mlp_pre", "mlp_post"), ("mlp_out", "resid_post")),
+        locked=(("ln2_out", "mlp_out", "resid_post"),),
+        shapes="mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via {unembed}",
         family={"swiglu": dict(
             formula="mlp_out = (SiLU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&nbsp; "
                     "resid_post = resid_mid + mlp_out&nbsp; (SwiGLU: gate ⊙ up)",
@@ -420,7 +461,8 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
                    Slot("W_out", 1, 0, roles=(None, None), attr="wout"),
                    Slot("mlp_out", 1, 1, attr="out"),
                    Slot("resid_post", 1, 2, attr="resid", title="resid_post")),
-            shared=(("mlp_pre", "mlp_pre_linear"),), panel_size=(330, 320),
+            shared=(("mlp_pre", "mlp_pre_linear"), ("mlp_out", "resid_post")), panel_size=(330, 320),
+            layouts=(),
             shapes="mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · "
                    "W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}")}),
 )}
@@ -446,6 +488,18 @@ def share_levels(panels: list[Panel], names: tuple[str, ...]) -> list[Panel]:
     return [dataclasses.replace(p, levels=levels) if p.name in names and not p.missing else p for p in panels]
 
 
+def masked_keys(result, sel) -> np.ndarray:
+    """The keys j the selected query may not see (−∞ in its attn_scores row) [T]."""
+    return np.isneginf(result.trace["attn_scores", sel.layer][sel.head, sel.query])
+
+
+def mask_keys(p: Panel, result, sel) -> Panel:
+    """A panel whose rows are keys of the query, with the keys it may not see hatched (no text)."""
+    forbidden = masked_keys(result, sel)                                   # [T]
+    masked = np.broadcast_to(forbidden[:, None], p.values.shape).copy()    # [T, cols]
+    return dataclasses.replace(p, masked=masked, masked_text="")
+
+
 def station_panels(key: str, result, sel) -> list[Panel]:
     """The panels of a station for this result and selection, in its slots' order."""
     cfg = result.inputs.config
@@ -455,6 +509,8 @@ def station_panels(key: str, result, sel) -> list[Panel]:
         p = panel(slot.view, result, dataclasses.replace(sel, layer=0) if slot.layer0 else sel)
         if slot.title and not p.missing:
             p = dataclasses.replace(p, title=slot.title.format(h=sel.head, i=sel.query, g=kv_head(cfg, sel.head)))
+        if slot.keys_masked and not p.missing:
+            p = mask_keys(p, result, sel)
         panels.append(p)
     for group in view.shared + (view.locked if sel.lock_scales else ()):
         panels = share_levels(panels, group)
@@ -487,3 +543,40 @@ def station_shapes(key: str, result, sel) -> str:
     if key in ("scores", "softmax") and cfg.window(sel.layer) is not None:
         text += " · " + window_words(cfg, sel.layer, sel.query, T)
     return text
+
+
+# -- the block as one picture -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MapNode:
+    """One node of the block map: the station a click goes to, the view its thumbnail shows."""
+
+    station: str                               # compute.stations.PAGE key
+    view: str                                  # a `panel()` name
+    label: str                                 # its name on the map
+    stream: bool = False                       # on the residual stream (the input and the two adds)
+
+
+# The residual stream x → x + attn(LN 1(x)) → + mlp(LN 2(x)): the branches leave the stream and
+# come back at the adds (pre-LayerNorm GPT-2, docs/ARCHITECTURE.md).
+BLOCK_MAP: tuple[MapNode, ...] = (
+    MapNode("embeddings", "resid_pre", "resid_pre", stream=True),
+    MapNode("layernorm", "ln1_out", "LN 1"),
+    MapNode("projections", "q", "Q · K · V"),
+    MapNode("scores", "attn_scores", "scores"),
+    MapNode("softmax", "pattern", "softmax"),
+    MapNode("weighted_sum", "z", "Σ p·v"),
+    MapNode("heads", "attn_out", "heads · W_O"),
+    MapNode("heads", "resid_mid", "+  resid_mid", stream=True),
+    MapNode("mlp", "ln2_out", "LN 2"),
+    MapNode("mlp", "mlp_out", "MLP"),
+    MapNode("mlp", "resid_post", "+  resid_post", stream=True),
+)
+
+
+def block_map_panels(result, sel) -> list[Panel]:
+    """The thumbnails of the block map, in the order of the stream; the input and the adds share
+    one colour scale, so the stream's change shows."""
+    panels = [dataclasses.replace(panel(node.view, result, sel), name=f"{k}:{node.view}", title=node.label)
+              for k, node in enumerate(BLOCK_MAP)]
+    stream = tuple(p.name for p, node in zip(panels, BLOCK_MAP, strict=True) if node.stream)
+    return share_levels(panels, stream)

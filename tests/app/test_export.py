@@ -308,3 +308,34 @@ def test_figures_of_a_family_model_say_what_it_lacks(family, tmp_path, view):
         assert "rot_q[:, 1] = RoPE(q)" in texts and "k[:, 0]" in texts   # head 1 reads K/V head 0
     if view == "mlp":
         assert "SiLU(gate) ⊙ up" in texts and "W_out" in texts and "mlp_pre (gate)" in texts
+
+
+def test_the_app_and_the_export_start_from_the_same_colour_maps():
+    from app.values import Selection
+    from main import export_parser
+    from widgets.figure import FigureStyle
+    from widgets.theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, colormap
+
+    args = export_parser().parse_args(["-o", "x.png"])
+    assert (Selection().colormap, Selection().diverging) == (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING)
+    assert (FigureStyle().sequential, FigureStyle().diverging) == (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING)
+    assert (args.cmap, args.diverging) == (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING)
+    for name in (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING):      # a true white / dark at zero
+        zero = 0.0 if name == DEFAULT_SEQUENTIAL else 0.5
+        assert tuple(colormap(name).map(np.array([zero]), mode="byte")[0][:3]) == (255, 255, 255)
+        assert max(colormap(name, dark=True).map(np.array([zero]), mode="byte")[0][:3]) < 40
+
+
+def test_query_key_and_selection_colours_are_in_no_colour_map():
+    from widgets.theme import COLORMAPS, CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, colormap
+
+    def rgb(hex_colour):
+        return np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)], float)
+
+    for pal in (LIGHT, DARK, CONTRAST_LIGHT, CONTRAST_DARK):
+        assert pal.query != pal.key
+        for name in COLORMAPS:
+            for dark in (False, True):
+                lut = colormap(name, dark).getLookupTable(nPts=256, alpha=False).astype(float)   # [256, 3]
+                for colour in (pal.query, pal.key):
+                    assert np.abs(lut - rgb(colour)).sum(axis=1).min() > 60, (name, dark, colour)

@@ -76,10 +76,19 @@ def test_code_view_shows_the_line_that_scales(qtbot, window):
     _station(qtbot, win, "scores")
     win.tabs.setCurrentWidget(win.code_view)
     code = win.code_view
-    assert "* scale" in code.key_line_text and "cpu_kernels.py" in code.where.text()
-    code.which.setCurrentText("reference")
+    # It opens on the reference function (reads like the equations), coloured, lines unwrapped,
+    # in a dock widened for it.
+    assert "attn_scores_raw * scale" in code.key_line_text and "reference.py" in code.where.text()
+    doc = code.text.document()
+    colours = {r.format.foreground().color().name() for n in range(doc.blockCount())
+               for r in doc.findBlockByNumber(n).layout().formats()}
+    assert {"#7b1fa2", "#6a737d"} <= colours                                       # keywords, comments
+    assert code.text.lineWrapMode() == code.text.LineWrapMode.NoWrap
+    assert code.text.font().pointSizeF() >= 11
+    qtbot.waitUntil(lambda: win.docks["notes"].width() >= 600, timeout=5000)
+    code.which.setCurrentText("backend in use")
     code.which.activated.emit(code.which.currentIndex())
-    assert "attn_scores_raw * scale" in code.key_line_text
+    assert "* scale" in code.key_line_text and "cpu_kernels.py" in code.where.text()
     code.which.setCurrentText("cuda")
     code.which.activated.emit(code.which.currentIndex())
     assert "raw * scale" in code.key_line_text and "products.py" in code.where.text()
@@ -116,6 +125,9 @@ def test_sqrt_dk_lab_measures_sqrt_dk(qtbot, window):
     n = lab.numbers
     assert len(n.spread.raw) == 20_000
     assert abs(n.spread.std_raw - 8.0) / 8.0 < 0.05 and abs(n.spread.std_scaled - 1.0) < 0.05
+    # The two histograms on one x scale: the scaled one is about 8 times narrower there.
+    raw_x, scaled_x = lab.hist_raw.getViewBox().viewRange()[0], lab.hist_scaled.getViewBox().viewRange()[0]
+    assert np.allclose(raw_x, scaled_x) and raw_x[1] - raw_x[0] > 40
     lab.slider.setValue(lab.stops.index(4096))
     qtbot.waitUntil(lambda: lab.numbers.spread.d_k == 4096, timeout=60_000)
     g = lab.numbers.grads
@@ -140,7 +152,11 @@ def test_mask_view_compares_with_the_unmasked_run(qtbot, window):
 def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     win = window
     kv = _station(qtbot, win, "kv_cache")
-    qtbot.waitUntil(lambda: win.instruments.generation is not None, timeout=10_000)
+    assert win.instruments.generation is None and kv.body.currentIndex() == 0        # the empty state ...
+    assert "Prefill the prompt" in kv.empty_text.text() and kv.empty_button.isVisible()
+    with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
+        kv.empty_button.click()                                                   # ... asks for the prefill
+    assert kv.body.currentIndex() == 1 and not kv.q.plot.isVisible()             # no query row before a step
     for n in (1, 2):                                       # each step runs off the UI thread
         with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
             kv.step.click()
@@ -150,6 +166,7 @@ def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     full = forward(win.state.inputs.config, win.state.result.weights, gen.tokens, backend="reference")
     np.testing.assert_allclose(kv.k.values, full["k", 0][:, 0], atol=1e-9)     # the cache is the real k
     assert kv.k._bands["row"].rect().y() == 6.5                                  # the new row is marked
+    assert kv.q.plot.isVisible() and kv.p.plot.isVisible()
     assert gen.steps[-1].next_token == int(np.argmax(full["logits"][7]))
     assert f"{gen.macs_saved:,}" in kv.counter.text()
     kv.reset.click()
@@ -226,7 +243,8 @@ def test_sqrt_lab_shows_only_the_d_k_asked_for_last(qtbot, window):
 def test_kv_cache_resets_when_the_weights_change(qtbot, window):
     s, ins = window.state, window.instruments
     s.select(station="kv_cache")
-    qtbot.waitUntil(lambda: ins.generation is not None, timeout=10_000)
+    with qtbot.waitSignal(ins.generationChanged, timeout=10_000):
+        window.kv_view.prefill.click()
     wait_render(qtbot, window, lambda: s.set_seed(5))
     assert ins.generation is None or ins.generation_weights is s.result.weights
 
@@ -242,6 +260,7 @@ def test_kv_cache_of_grouped_heads_and_a_window(qtbot, window):
     wait_render(qtbot, win, lambda: s.edit("family", config=cfg, weights="random", preset="custom"))
     s.select(layer=1, head=3)                              # query head 3 reads K/V head 1
     kv = _station(qtbot, win, "kv_cache")
+    kv.empty_button.click()                                # the page opens empty: prefill the prompt
     qtbot.waitUntil(lambda: win.instruments.generation is not None, timeout=10_000)
     for _ in range(2):
         with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
@@ -259,3 +278,35 @@ def test_kv_cache_of_grouped_heads_and_a_window(qtbot, window):
     s.select(layer=0)                                       # a dense layer keeps every row
     win._show_generation()
     np.testing.assert_allclose(kv.k.values, full["rot_k", 0][:, 1], atol=1e-9)
+
+
+def test_predict_says_unchanged_on_a_one_hot_row(qtbot, window):
+    """Query 0 sees only key 0: its row is one-hot, and no change of scaling can sharpen it."""
+    s, cal, ins = window.state, window.calibrator, window.instruments
+    s.select(query=0)
+    cal.choose_change("scaling_off")
+    cal.set_prediction("sharper", True)
+    with qtbot.waitSignal(ins.calibrated, timeout=30_000):
+        cal.apply.click()
+    text = cal.outcome.text()
+    assert "unchanged (already one-hot)" in text and "1.000" in text
+    assert "sharper" not in text.split("Measured:")[1] and "not this time" in text     # "yes, sharper" is wrong
+
+
+def test_predict_shows_enough_decimals_to_see_the_change():
+    from app.instruments import sharpening
+    from compute.explain import RowSummary
+
+    text, sharper = sharpening(RowSummary(0, 0.9951, 0.031), RowSummary(0, 0.9983, 0.012))
+    assert sharper and "0.995 → 0.998" in text and "sharper" in text        # not "1.00 → 1.00"
+    text, sharper = sharpening(RowSummary(0, 0.50001, 0.7), RowSummary(0, 0.50002, 0.7))
+    assert not sharper and "unchanged" in text and "one-hot" not in text
+
+
+def test_predict_moves_off_a_one_hot_query(qtbot, window):
+    s, win = window.state, window
+    s.select(query=0)
+    win.tabs.setCurrentWidget(win.calibrator)
+    q = s.selection.query
+    assert q != 0 and s.result.trace["pattern", s.selection.layer][s.selection.head, q].max() < 0.999
+    assert "already one-hot" in win.calibrator.reason.text() and win.calibrator.reason.isVisibleTo(win.calibrator)

@@ -101,12 +101,78 @@ def test_a_station_draws_exactly_its_panels(qtbot, result, key):
         assert list(mp.row_labels) == list(p.rows) and list(mp.col_labels) == list(p.cols)
 
 
-def test_locking_the_scales_shares_one_scale_on_screen_and_in_the_figure(result):
+@pytest.mark.parametrize(("key", "group"), [
+    ("scores", ("attn_scores_raw", "attn_scores_scaled", "attn_scores")),     # ÷√d_head shows as paler
+    ("weighted_sum", ("v", "terms", "z")),                                     # v → p·v → z
+    ("embeddings", ("embed", "pos_embed", "resid_pre")),
+    ("heads", ("result", "attn_out", "resid_pre", "resid_mid")),               # the residual add
+])
+def test_the_panels_a_lesson_compares_share_one_scale_by_default(result, key, group):
+    for sel in SELECTIONS:
+        levels = {p.name: p.levels for p in station_panels(key, result, sel) if not p.missing}
+        shown = [name for name in group if name in levels]          # a model may lack one (RoPE: no pos_embed)
+        assert len(shown) >= 2 and len({levels[name] for name in shown}) == 1 and levels[shown[0]] is not None
+    figure = {p.name: p.levels for p in figure_spec(key, result, SELECTIONS[0]).panels if not p.missing}
+    assert len({figure[name] for name in group if name in figure}) == 1       # the figure too
+
+
+def test_raw_scores_are_brighter_than_the_scaled_ones_by_sqrt_d_head(result):
     sel = SELECTIONS[0]
-    free = {p.name: p.levels for p in station_panels("scores", result, sel)}
-    locked = {p.name: p.levels for p in station_panels("scores", result, dataclasses.replace(sel, lock_scales=True))}
-    assert free["attn_scores_raw"] is None                                  # each its own scale
-    assert locked["attn_scores_raw"] == locked["attn_scores_scaled"] == locked["attn_scores"]
+    panels = {p.name: p for p in station_panels("scores", result, sel)}
+    raw, scaled = panels["attn_scores_raw"], panels["attn_scores_scaled"]
+    top = float(np.abs(raw.values).max())
+    assert raw.levels == (-top, top)                                            # the raw ones span it
+    d_head = result.inputs.config.d_head
+    assert float(np.abs(scaled.values).max()) == pytest.approx(top / np.sqrt(d_head), rel=1e-5)
+
+
+def test_locking_the_scales_adds_a_stations_wider_groups(result):
+    sel = SELECTIONS[0]
+    free = {p.name: p.levels for p in station_panels("projections", result, sel)}
+    lock = dataclasses.replace(sel, lock_scales=True)
+    locked = {p.name: p.levels for p in station_panels("projections", result, lock)}
+    assert free["ln1_out"] != free["q"] == free["k"] == free["v"]
+    assert locked["ln1_out"] == locked["q"] == locked["k"] == locked["v"]
+
+
+def test_masked_keys_are_marked_in_softmax_weighted_sum_and_the_head_lens(qtbot, result):
+    from widgets.instruments import HeadLens
+
+    sel = SELECTIONS[1]                                        # query 2 of 8: keys 3..7 are masked
+    forbidden = np.isneginf(result.trace["attn_scores", sel.layer][sel.head, sel.query])   # causal (and a window)
+    assert forbidden.sum() >= result.trace.T - sel.query - 1
+    softmax = next(cls for cls in STATION_CLASSES if cls.key == "softmax")()
+    qtbot.addWidget(softmax)
+    softmax.resize(900, 600)
+    softmax.show()
+    softmax.show_result(result, sel)
+    for band in softmax.mask_bands.values():                   # a hatched column per masked key, in both plots
+        np.testing.assert_array_equal(band.opts["x"], np.flatnonzero(forbidden))
+        assert (np.asarray(band.opts["height"]) > 0).all()
+    assert len(softmax.labels_items) == (~forbidden).sum()    # numbers only over the keys it can see
+    for p in station_panels("weighted_sum", result, sel):     # Σ p·v: p, v and p·v hatch those rows
+        if p.name in ("pattern", "v", "terms"):
+            np.testing.assert_array_equal(p.masked.all(axis=1), forbidden)
+            assert p.masked_text == ""
+    lens = HeadLens()
+    qtbot.addWidget(lens)
+    lens.resize(900, 700)
+    lens.show()
+    lens.show_result(result, dataclasses.replace(sel, lens=((0, 0), (1, 1))))
+    a, b, diff = lens.rows["pattern"]
+    mask_a = np.isneginf(result.trace["attn_scores", 0][0])               # each head's own (causal, window)
+    mask_b = np.isneginf(result.trace["attn_scores", 1][1])
+    for mp, want in ((a, mask_a), (b, mask_b), (diff, mask_a | mask_b)):   # A, B and A − B
+        np.testing.assert_array_equal(mp.masked, want)
+        assert mp.masked_text == ""                            # hatched cells carry no text
+
+
+def test_hatched_cells_carry_no_text(result):
+    sel = SELECTIONS[0]
+    for key in STATIONS:
+        for p in station_panels(key, result, sel):
+            if p.masked is not None:
+                assert p.masked_text == "", (key, p.name)
 
 
 # -- each family faithfully ------------------------------------------------------------------------------
