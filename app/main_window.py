@@ -254,6 +254,9 @@ class MainWindow(QMainWindow):
         font_pt = getattr(getattr(self, "file_actions", None), "appearance", None)
         self.code_view.set_font_pt(font_pt.font_pt if on and font_pt is not None else CODE_FONT_PT)
 
+    def _message_shown(self, *_args) -> None:
+        self._place_messages()
+
     def _place_messages(self) -> None:
         """Floating, a message lies over the right end of the station bar (chrome, not content)."""
         if self.messages.floating:
@@ -398,7 +401,8 @@ class MainWindow(QMainWindow):
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
         s.messageWithdrawn.connect(self.messages.withdraw)
-        s.message.connect(lambda *_: self._place_messages())
+        s.message.connect(self._message_shown)          # a method, not a lambda: a lambda held by the
+        # state's signal would keep this window alive after it is closed (test_leaks)
         s.lockChanged.connect(self._on_lock)
         s.undo_stack.canUndoChanged.connect(self._on_lock)      # after Qt's own update of the actions
         s.undo_stack.canRedoChanged.connect(self._on_lock)

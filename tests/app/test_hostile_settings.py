@@ -67,9 +67,12 @@ def test_the_app_starts_on_a_hostile_preferences_file_without_running_it(tmp_pat
             "from app.main_window import MainWindow\n"
             "s = Settings.user()\n"
             "w = MainWindow(LabState(), settings=s)\n"
+            "w.show(); app.processEvents()\n"
             "from app.file_actions import restore_last_session\n"
             "restore_last_session(w, s)\n"
-            "print('theme', s.theme, 'problems', len(s.problems))\n")
+            "print('theme', s.theme, 'problems', len(s.problems))\n"
+            "import shiboken6\n"                      # torn down as main.py does: window first, then Qt
+            "w.close(); w.state.runner.shutdown(); shiboken6.delete(w)\n")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QKV_LAB_SETTINGS=str(ini))
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 0, run.stderr
