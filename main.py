@@ -5,6 +5,7 @@
     python main.py --present --theme dark     # the lecture hall: full screen, big type, keys only
     python main.py --session talk.qkvlab
     python main.py --smoke         # start, compute and draw once, quit (CI)
+    python main.py --lang sv       # svenska (also: id, en; default: View ▸ Language, else the system's)
     python main.py export --preset toy --tokens "the cat sat on the mat" --view pattern -o fig.svg
 """
 from __future__ import annotations
@@ -104,6 +105,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--clean", action="store_true", help="start clean: do not reopen the last session")
     ap.add_argument("--theme", choices=("light", "dark"), help="light or dark (default: as last time)")
     ap.add_argument("--present", action="store_true", help="start in presentation mode (F11 leaves)")
+    ap.add_argument("--lang", choices=LANGUAGE_CODES, help="the window's language: en, sv (svenska), id (Bahasa "
+                                                            "Indonesia); default: as chosen in View ▸ Language, else "
+                                                            "the system's")
     return ap.parse_args(argv)
 
 
@@ -144,6 +148,9 @@ def export_parser():
     ap.add_argument("--title", action=argparse.BooleanOptionalAction, default=True,
                     help="a title with the view, preset, layer, head and tokens (default on)")
     ap.add_argument("--lock-scales", action="store_true", help="scores figure: one colour scale for raw and scaled")
+    ap.add_argument("--lang", choices=LANGUAGE_CODES, help="language of the figure's titles and axis names, and of "
+                                                            "these messages: en, sv, id (default: the system's). "
+                                                            "Data (NPZ, CSV) is the same in every language")
     return ap
 
 
@@ -257,33 +264,38 @@ def export_main(argv: list[str]) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])   # figures are Qt widgets (offscreen)
     app.setApplicationName("QKV Lab")
     pg.setConfigOptions(antialias=True, imageAxisOrder="row-major")
+    install_language(args.lang, prefix="qkv-lab export")
+    from widgets.i18n import error_text, tr
+
     try:
         result = headless_result(inputs)
     except Exception as exc:  # noqa: BLE001 - a weights file or backend problem is the user's to fix
-        return fail(1, f"could not compute: {exc}")
+        return fail(1, tr("could not compute: {why}").format(why=error_text(exc)))
     if result.notice:
-        print(f"qkv-lab export: note: {result.notice}", file=sys.stderr)
+        print(f"qkv-lab export: {tr('note: {text}').format(text=result.notice)}", file=sys.stderr)
     request = ExportRequest(args.output, view=view, style=style, width=args.width, dpi=args.dpi, size=size)
     try:
         written = export(result, selection, request)
     except ExportError as exc:
         return fail(1, str(exc))
-    what = "every intermediate" if suffix == ".npz" else view
-    print(f"wrote {written} ({what}; {inputs.preset}, layer {selection.layer}, head {selection.head}, T={T})")
+    what = tr("every intermediate") if suffix == ".npz" else view
+    print(tr("wrote {path} ({what}; {preset}, layer {layer}, head {head}, T={T})").format(
+        path=written, what=what, preset=inputs.preset, layer=selection.layer, head=selection.head, T=T))
     return 0
 
 
-def install_translator(app) -> None:
-    """Qt's translation system: assets/i18n/qkv_lab_<language>.qm, if there is one for the
-    language of QKV_LAB_LANGUAGE or the system (texts marked with tr() in widgets/i18n.py)."""
-    from PySide6.QtCore import QTranslator
+LANGUAGE_CODES = ("en", "sv", "id")     # app/language.py: LANGUAGES (checked by tests/app/test_i18n.py)
 
-    from app.notes import language
 
-    translator = QTranslator(app)
-    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets", "i18n")
-    if translator.load(f"qkv_lab_{language()}", folder):
-        app.installTranslator(translator)
+def install_language(choice: str | None, settings=None, prefix: str = "qkv-lab", err=None) -> str:
+    """Install the window's language (app/language.py): `--lang`, else the preference, else the
+    system's. A translation that cannot be loaded is said on stderr (the lab stays English)."""
+    from app import language
+
+    code = language.install(language.resolve(choice or (settings.language if settings is not None else "")))
+    for problem in language.problems():
+        print(f"{prefix}: {problem}", file=err or sys.stderr)
+    return code
 
 
 def build_window(args: argparse.Namespace, settings, err=None):
@@ -311,6 +323,10 @@ def build_window(args: argparse.Namespace, settings, err=None):
     window = MainWindow(state, settings=settings)
     for text in settings.problems:                     # e.g. a value ignored in the preferences file
         state.message.emit("warning", f"Preferences: {text}")
+    from app import language
+
+    for text in language.problems():                   # a translation that could not be loaded
+        state.message.emit("warning", text)
 
     def fail(code: int, text: str) -> int:
         print(f"qkv-lab: {text}", file=err)
@@ -383,7 +399,6 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    install_translator(app)
     app.setApplicationName("QKV Lab")
     app.setOrganizationName("QKV Lab")
     pg.setConfigOptions(antialias=True, background="w", foreground="k", imageAxisOrder="row-major")
@@ -391,7 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     from app.settings import Settings
 
     # The smoke run (CI) keeps its preferences in memory: it never reads or writes the user's.
-    window = build_window(args, Settings.memory() if args.smoke else Settings.user())
+    settings = Settings.memory() if args.smoke else Settings.user()
+    install_language(args.lang, settings)
+    window = build_window(args, settings)
     if isinstance(window, int):
         return window
     state = window.state

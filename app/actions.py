@@ -5,6 +5,11 @@ keys work with the menu bar hidden, in presentation mode, and wherever the focus
 connect their handlers by id (`actions.connect("export", ...)`), and `build_menus` lays the menus
 out from the table. The cheat sheet and Help ▸ Keyboard shortcuts are written from the same rows,
 so a key is never spelled twice. Presentation mode's own keys (`PRESENT_KEYS`) live here too.
+
+Texts are English source text marked with QT_TRANSLATE_NOOP (contexts "Menu", "Action", "Sheet")
+for `pyside6-lupdate`; they are translated where they are shown (`action_text`, `sheet_rows`), and
+`ActionSet.retranslate` sets every action's text again when the language changes. Station titles
+come from the page table (compute/stations.py, context "Page").
 """
 from __future__ import annotations
 
@@ -17,9 +22,12 @@ from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu
 from shiboken6 import isValid
 
 from compute.stations import INSTRUMENT_PAGES, PAGE, STATIONS
+from widgets.i18n import QT_TRANSLATE_NOOP, page_title, translate
 
-MENUS: tuple[tuple[str, str], ...] = (("file", "&File"), ("edit", "&Edit"), ("view", "&View"), ("model", "&Model"),
-                                      ("help", "&Help"))
+MENUS: tuple[tuple[str, str], ...] = (
+    ("file", QT_TRANSLATE_NOOP("Menu", "&File")), ("edit", QT_TRANSLATE_NOOP("Menu", "&Edit")),
+    ("view", QT_TRANSLATE_NOOP("Menu", "&View")), ("model", QT_TRANSLATE_NOOP("Menu", "&Model")),
+    ("help", QT_TRANSLATE_NOOP("Menu", "&Help")))
 
 
 @dataclass(frozen=True)
@@ -34,98 +42,104 @@ class Act:
 
 
 def _pages() -> tuple[Act, ...]:
-    stations = tuple(Act(f"station:{key}", "view", f"{n}  {PAGE[key].title.replace('&', '&&')}", (f"Ctrl+{n}",),
-                         group="stations") for n, key in enumerate(STATIONS, start=1))
+    """One action per page: its text is the page's title (translated in context "Page")."""
+    stations = tuple(Act(f"station:{key}", "view", PAGE[key].title, (f"Ctrl+{n}",), group="stations")
+                     for n, key in enumerate(STATIONS, start=1))
     pages = tuple(Act(f"station:{key}", "view", PAGE[key].title, group="pages") for key in INSTRUMENT_PAGES)
     return stations + pages
 
 
 ACTIONS: tuple[Act, ...] = (
-    Act("new", "file", "&New session", ("Ctrl+N",), "session"),
-    Act("open", "file", "&Open session…", ("Ctrl+O",), "session"),
-    Act("recent", "file", "Open &recent", group="session", submenu=True),
-    Act("save", "file", "&Save session", ("Ctrl+S",), "session"),
-    Act("save_as", "file", "Save session &as…", ("Ctrl+Shift+S",), "session"),
-    Act("restore_last", "file", "Start with the last session", group="session", checkable=True),
-    Act("export", "file", "&Export figure or data…", ("Ctrl+E",), "export"),
-    Act("export_npz", "file", "Export all intermediates (NPZ)…", ("Ctrl+Shift+E",), "export"),
-    Act("quit", "file", "&Quit", ("Ctrl+Q",), "quit"),
-    Act("undo", "edit", "Undo", ("Ctrl+Z", "std:Undo"), "history"),
-    Act("redo", "edit", "Redo", ("Ctrl+Shift+Z", "Ctrl+Y"), "history"),
-    Act("type", "edit", "Type a sentence…", ("Ctrl+L",), "tokens"),
-    Act("block_map", "view", "Block &map: the stations as one picture", ("Ctrl+0",), "map", checkable=True),
+    Act("new", "file", QT_TRANSLATE_NOOP("Action", "&New session"), ("Ctrl+N",), "session"),
+    Act("open", "file", QT_TRANSLATE_NOOP("Action", "&Open session…"), ("Ctrl+O",), "session"),
+    Act("recent", "file", QT_TRANSLATE_NOOP("Action", "Open &recent"), group="session", submenu=True),
+    Act("save", "file", QT_TRANSLATE_NOOP("Action", "&Save session"), ("Ctrl+S",), "session"),
+    Act("save_as", "file", QT_TRANSLATE_NOOP("Action", "Save session &as…"), ("Ctrl+Shift+S",), "session"),
+    Act("restore_last", "file", QT_TRANSLATE_NOOP("Action", "Start with the last session"), group="session",
+        checkable=True),
+    Act("export", "file", QT_TRANSLATE_NOOP("Action", "&Export figure or data…"), ("Ctrl+E",), "export"),
+    Act("export_npz", "file", QT_TRANSLATE_NOOP("Action", "Export all intermediates (NPZ)…"), ("Ctrl+Shift+E",),
+        "export"),
+    Act("quit", "file", QT_TRANSLATE_NOOP("Action", "&Quit"), ("Ctrl+Q",), "quit"),
+    Act("undo", "edit", QT_TRANSLATE_NOOP("Action", "Undo"), ("Ctrl+Z", "std:Undo"), "history"),
+    Act("redo", "edit", QT_TRANSLATE_NOOP("Action", "Redo"), ("Ctrl+Shift+Z", "Ctrl+Y"), "history"),
+    Act("type", "edit", QT_TRANSLATE_NOOP("Action", "Type a sentence…"), ("Ctrl+L",), "tokens"),
+    Act("block_map", "view", QT_TRANSLATE_NOOP("Action", "Block &map: the stations as one picture"), ("Ctrl+0",),
+        "map", checkable=True),
     *_pages(),
-    Act("next_station", "view", "Next station", ("Ctrl+Right",), "move"),
-    Act("prev_station", "view", "Previous station", ("Ctrl+Left",), "move"),
-    Act("next_query", "view", "Next query position", ("Alt+Right",), "move"),
-    Act("prev_query", "view", "Previous query position", ("Alt+Left",), "move"),
-    Act("next_head", "view", "Next head", ("Alt+Down",), "move"),
-    Act("prev_head", "view", "Previous head", ("Alt+Up",), "move"),
-    Act("next_layer", "view", "Next layer", ("Ctrl+Down",), "move"),
-    Act("prev_layer", "view", "Previous layer", ("Ctrl+Up",), "move"),
-    Act("escape", "view", "Cancel computation / stop playing", ("Esc",), "move"),
-    Act("play", "view", "Play / pause the stations", ("F5",), "move"),
-    Act("dock:controls", "view", "Controls", group="docks", checkable=True),
-    Act("dock:notes", "view", "Instruments", group="docks", checkable=True),
-    Act("present", "view", "&Presentation mode", ("F11",), "look", checkable=True),
-    Act("sheet", "view", "Shortcut cheat sheet", ("F1", "?"), "look"),
-    Act("dark", "view", "&Dark theme", ("Ctrl+Shift+D",), "look", checkable=True),
-    Act("colormap", "view", "Colour map (0…1: pattern, variance)", group="look", submenu=True),
-    Act("diverging", "view", "Colour map (signed values)", group="look", submenu=True),
-    Act("use_trained", "model", "Use the &trained toy weights", group="weights"),
-    Act("use_random", "model", "Use &random weights", group="weights"),
-    Act("open_weights", "model", "Open &weights file (.safetensors)…", group="files"),
-    Act("open_checkpoint", "model", "Open &model folder or GGUF file…", group="files"),
-    Act("download", "model", "&Download…", group="files"),
-    Act("save_weights", "model", "&Save weights…", group="files"),
-    Act("train", "model", "T&rain the toy model…", group="train"),
-    Act("shortcuts", "help", "Keyboard shortcuts", group="help"),
-    Act("about", "help", "About QKV Lab", group="help"),
+    Act("next_station", "view", QT_TRANSLATE_NOOP("Action", "Next station"), ("Ctrl+Right",), "move"),
+    Act("prev_station", "view", QT_TRANSLATE_NOOP("Action", "Previous station"), ("Ctrl+Left",), "move"),
+    Act("next_query", "view", QT_TRANSLATE_NOOP("Action", "Next query position"), ("Alt+Right",), "move"),
+    Act("prev_query", "view", QT_TRANSLATE_NOOP("Action", "Previous query position"), ("Alt+Left",), "move"),
+    Act("next_head", "view", QT_TRANSLATE_NOOP("Action", "Next head"), ("Alt+Down",), "move"),
+    Act("prev_head", "view", QT_TRANSLATE_NOOP("Action", "Previous head"), ("Alt+Up",), "move"),
+    Act("next_layer", "view", QT_TRANSLATE_NOOP("Action", "Next layer"), ("Ctrl+Down",), "move"),
+    Act("prev_layer", "view", QT_TRANSLATE_NOOP("Action", "Previous layer"), ("Ctrl+Up",), "move"),
+    Act("escape", "view", QT_TRANSLATE_NOOP("Action", "Cancel computation / stop playing"), ("Esc",), "move"),
+    Act("play", "view", QT_TRANSLATE_NOOP("Action", "Play / pause the stations"), ("F5",), "move"),
+    Act("dock:controls", "view", QT_TRANSLATE_NOOP("Action", "Controls"), group="docks", checkable=True),
+    Act("dock:notes", "view", QT_TRANSLATE_NOOP("Action", "Instruments"), group="docks", checkable=True),
+    Act("present", "view", QT_TRANSLATE_NOOP("Action", "&Presentation mode"), ("F11",), "look", checkable=True),
+    Act("sheet", "view", QT_TRANSLATE_NOOP("Action", "Shortcut cheat sheet"), ("F1", "?"), "look"),
+    Act("dark", "view", QT_TRANSLATE_NOOP("Action", "&Dark theme"), ("Ctrl+Shift+D",), "look", checkable=True),
+    Act("colormap", "view", QT_TRANSLATE_NOOP("Action", "Colour map (0…1: pattern, variance)"), group="look",
+        submenu=True),
+    Act("diverging", "view", QT_TRANSLATE_NOOP("Action", "Colour map (signed values)"), group="look", submenu=True),
+    Act("language", "view", QT_TRANSLATE_NOOP("Action", "&Language"), group="look", submenu=True),
+    Act("use_trained", "model", QT_TRANSLATE_NOOP("Action", "Use the &trained toy weights"), group="weights"),
+    Act("use_random", "model", QT_TRANSLATE_NOOP("Action", "Use &random weights"), group="weights"),
+    Act("open_weights", "model", QT_TRANSLATE_NOOP("Action", "Open &weights file (.safetensors)…"), group="files"),
+    Act("open_checkpoint", "model", QT_TRANSLATE_NOOP("Action", "Open &model folder or GGUF file…"), group="files"),
+    Act("download", "model", QT_TRANSLATE_NOOP("Action", "&Download…"), group="files"),
+    Act("save_weights", "model", QT_TRANSLATE_NOOP("Action", "&Save weights…"), group="files"),
+    Act("train", "model", QT_TRANSLATE_NOOP("Action", "T&rain the toy model…"), group="train"),
+    Act("shortcuts", "help", QT_TRANSLATE_NOOP("Action", "Keyboard shortcuts"), group="help"),
+    Act("about", "help", QT_TRANSLATE_NOOP("Action", "About QKV Lab"), group="help"),
 )
 ACTION: dict[str, Act] = {a.id: a for a in ACTIONS}
 
 # The cheat sheet's rows, "Everywhere": the actions of a row and what they do. The keys are read
 # from the actions (first key of each; a long run shows as "first … last").
 SHEET: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("undo", "redo"), "undo / redo the last edit"),
-    (tuple(f"station:{k}" for k in STATIONS), "go to a station"),
-    (("block_map",), "the block map: every station as one picture"),
-    (("prev_station", "next_station"), "previous / next station"),
-    (("prev_query", "next_query"), "move the query position"),
-    (("prev_head", "next_head"), "previous / next head"),
-    (("prev_layer", "next_layer"), "previous / next layer"),
-    (("type",), "type a sentence"),
-    (("play",), "play / pause: step through the stations"),
-    (("escape",), "stop playing; cancel a long computation"),
-    (("new", "open"), "new session / open a session"),
-    (("save", "save_as"), "save the session / save as"),
-    (("export", "export_npz"), "export a figure or data / all intermediates (NPZ)"),
-    (("dark",), "dark theme on / off"),
-    (("present",), "presentation mode (its own keys: F1 there)"),
-    (("sheet",), "shortcut cheat sheet"),
-    (("quit",), "quit"),
+    (("undo", "redo"), QT_TRANSLATE_NOOP("Sheet", "undo / redo the last edit")),
+    (tuple(f"station:{k}" for k in STATIONS), QT_TRANSLATE_NOOP("Sheet", "go to a station")),
+    (("block_map",), QT_TRANSLATE_NOOP("Sheet", "the block map: every station as one picture")),
+    (("prev_station", "next_station"), QT_TRANSLATE_NOOP("Sheet", "previous / next station")),
+    (("prev_query", "next_query"), QT_TRANSLATE_NOOP("Sheet", "move the query position")),
+    (("prev_head", "next_head"), QT_TRANSLATE_NOOP("Sheet", "previous / next head")),
+    (("prev_layer", "next_layer"), QT_TRANSLATE_NOOP("Sheet", "previous / next layer")),
+    (("type",), QT_TRANSLATE_NOOP("Sheet", "type a sentence")),
+    (("play",), QT_TRANSLATE_NOOP("Sheet", "play / pause: step through the stations")),
+    (("escape",), QT_TRANSLATE_NOOP("Sheet", "stop playing; cancel a long computation")),
+    (("new", "open"), QT_TRANSLATE_NOOP("Sheet", "new session / open a session")),
+    (("save", "save_as"), QT_TRANSLATE_NOOP("Sheet", "save the session / save as")),
+    (("export", "export_npz"), QT_TRANSLATE_NOOP("Sheet", "export a figure or data / all intermediates (NPZ)")),
+    (("dark",), QT_TRANSLATE_NOOP("Sheet", "dark theme on / off")),
+    (("present",), QT_TRANSLATE_NOOP("Sheet", "presentation mode (its own keys: F1 there)")),
+    (("sheet",), QT_TRANSLATE_NOOP("Sheet", "shortcut cheat sheet")),
+    (("quit",), QT_TRANSLATE_NOOP("Sheet", "quit")),
 )
 
 # Presentation mode's keys (a clicker sends Page Up/Down): (keys, what they do, handler id). They
 # are enabled only while presenting; the window's own keys keep working there too.
 PRESENT_KEYS: tuple[tuple[tuple[str, ...], str, str], ...] = (
-    (("PgDown", "PgUp"), "next / previous station (a clicker)", "station"),
-    (tuple(str(n) for n in range(1, len(STATIONS) + 1)), "go to station n", "goto"),
-    (("Right", "Left"), "next / previous token (the query row)", "token"),
-    (("Home", "End"), "first / last token", "token_end"),
-    (("Down", "Up"), "next / previous head", "head"),
-    (("Shift+Down", "Shift+Up"), "next / previous layer", "layer"),
-    (("M",), "the block map on / off", "map"),
-    (("V",), "numbers in the cells on / off", "values"),
-    (("L",), "lock the colour scales on / off", "lock"),
-    (("D",), "dark / light", "dark"),
-    (("+", "-"), "larger / smaller text", "zoom"),
+    (("PgDown", "PgUp"), QT_TRANSLATE_NOOP("Sheet", "next / previous station (a clicker)"), "station"),
+    (tuple(str(n) for n in range(1, len(STATIONS) + 1)), QT_TRANSLATE_NOOP("Sheet", "go to station n"), "goto"),
+    (("Right", "Left"), QT_TRANSLATE_NOOP("Sheet", "next / previous token (the query row)"), "token"),
+    (("Home", "End"), QT_TRANSLATE_NOOP("Sheet", "first / last token"), "token_end"),
+    (("Down", "Up"), QT_TRANSLATE_NOOP("Sheet", "next / previous head"), "head"),
+    (("Shift+Down", "Shift+Up"), QT_TRANSLATE_NOOP("Sheet", "next / previous layer"), "layer"),
+    (("M",), QT_TRANSLATE_NOOP("Sheet", "the block map on / off"), "map"),
+    (("V",), QT_TRANSLATE_NOOP("Sheet", "numbers in the cells on / off"), "values"),
+    (("L",), QT_TRANSLATE_NOOP("Sheet", "lock the colour scales on / off"), "lock"),
+    (("D",), QT_TRANSLATE_NOOP("Sheet", "dark / light"), "dark"),
+    (("+", "-"), QT_TRANSLATE_NOOP("Sheet", "larger / smaller text"), "zoom"),
 )
 # Lines of the presentation section that are the window's actions, shown first.
 PRESENT_SHEET_HEAD: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("present",), "presentation mode on / off"),
-    (("sheet",), "this cheat sheet"),
-    (("escape",), "leave (a first Esc stops Play or a computation)"),
+    (("present",), QT_TRANSLATE_NOOP("Sheet", "presentation mode on / off")),
+    (("sheet",), QT_TRANSLATE_NOOP("Sheet", "this cheat sheet")),
+    (("escape",), QT_TRANSLATE_NOOP("Sheet", "leave (a first Esc stops Play or a computation)")),
 )
 
 # Keys a text field keeps while it has the focus: editing its own text (undo the typing, move by
@@ -147,12 +161,13 @@ def key_sequences(act: Act) -> list[QKeySequence]:
 
 
 # Names a person reads on a key cap, where Qt's own text is terse.
-_CAPS = {"PgDown": "Page Down", "PgUp": "Page Up"}
+_CAPS = {"PgDown": QT_TRANSLATE_NOOP("Sheet", "Page Down"), "PgUp": QT_TRANSLATE_NOOP("Sheet", "Page Up")}
 
 
 def _text(seq: QKeySequence) -> str:
+    """A key as a person reads it (Qt's own translation of the key names, e.g. "Ctrl" stays "Ctrl")."""
     text = seq.toString(QKeySequence.SequenceFormat.NativeText)
-    return _CAPS.get(text, text)
+    return translate("Sheet", _CAPS[text]) if text in _CAPS else text
 
 
 def key_text(act_id: str) -> str:
@@ -162,7 +177,8 @@ def key_text(act_id: str) -> str:
 
 
 def row_keys(ids: Sequence[str]) -> str:
-    texts = [t for t in (" or ".join(_all_keys(i)) if len(ids) == 1 else key_text(i) for i in ids) if t]
+    joint = translate("Sheet", " or ")
+    texts = [t for t in (joint.join(_all_keys(i)) if len(ids) == 1 else key_text(i) for i in ids) if t]
     if len(texts) > 2:
         return f"{texts[0]} … {texts[-1]}"
     return " / ".join(texts)
@@ -174,13 +190,26 @@ def _all_keys(act_id: str) -> list[str]:
 
 def sheet_rows() -> list[tuple[str, str]]:
     """(keys, what they do) for the cheat sheet's "Everywhere" section and Help ▸ Keyboard shortcuts."""
-    return [(row_keys(ids), words) for ids, words in SHEET]
+    return [(row_keys(ids), translate("Sheet", words)) for ids, words in SHEET]
 
 
 def present_rows() -> list[tuple[str, str]]:
     """(keys, what they do) for the cheat sheet's presentation-mode section."""
-    head = [(row_keys(ids), words) for ids, words in PRESENT_SHEET_HEAD]
-    return head + [(_join_present(keys), words) for keys, words, _ in PRESENT_KEYS]
+    head = [(row_keys(ids), translate("Sheet", words)) for ids, words in PRESENT_SHEET_HEAD]
+    return head + [(_join_present(keys), translate("Sheet", words)) for keys, words, _ in PRESENT_KEYS]
+
+
+def action_text(act: Act) -> str:
+    """An action's text in the window's language: a station's is "n  Title" (Ctrl+n goes there)."""
+    if act.id.startswith("station:"):
+        key = act.id.partition(":")[2]
+        title = page_title(key).replace("&", "&&")
+        return f"{STATIONS.index(key) + 1}  {title}" if key in STATIONS else title
+    return translate("Action", act.text)
+
+
+def menu_title(key: str) -> str:
+    return translate("Menu", dict(MENUS)[key])
 
 
 def _join_present(keys: tuple[str, ...]) -> str:
@@ -198,7 +227,9 @@ class ActionSet(QObject):
         self.actions: dict[str, QAction] = {}
         for act in ACTIONS:
             if not act.submenu:
-                self._install(act, QAction(act.text, window))
+                self._install(act, QAction(action_text(act), window))
+        self.menus: dict[str, QMenu] = {}
+        self.submenus: dict[str, QMenu] = {}
         self._keys = {s.toString(QKeySequence.SequenceFormat.PortableText)
                       for a in self.actions.values() for s in a.shortcuts()}
 
@@ -223,26 +254,39 @@ class ActionSet(QObject):
         return action
 
     def adopt(self, act_id: str, action: QAction) -> QAction:
-        """Use a QAction made elsewhere (the undo stack's, a dock's toggle) for this row: it gets
-        the row's keys (its text stays its own: "Undo Move “cat” to position 3")."""
+        """Use a QAction made elsewhere (a dock's toggle) for this row: it gets the row's keys and text."""
+        action.setText(action_text(ACTION[act_id]))
         return self._install(ACTION[act_id], action)
+
+    def retranslate(self) -> None:
+        """Every action's and menu's text again, in the language installed now (undo and redo set
+        their own: they say what they undo)."""
+        for act in ACTIONS:
+            if act.submenu:
+                if act.id in self.submenus:
+                    self.submenus[act.id].setTitle(action_text(act))
+            elif act.id not in ("undo", "redo"):
+                self.actions[act.id].setText(action_text(act))
+        for key, menu in self.menus.items():
+            menu.setTitle(menu_title(key))
 
     def build_menus(self, menubar, submenus: dict[str, QMenu]) -> dict[str, QMenu]:
         """The menus, in the table's order, with a separator between groups."""
         menus: dict[str, QMenu] = {}
-        for key, title in MENUS:
-            menu = menus[key] = menubar.addMenu(title)
+        for key, _title in MENUS:
+            menu = menus[key] = menubar.addMenu(menu_title(key))
             group = None
             for act in (a for a in ACTIONS if a.menu == key):
                 if group is not None and act.group != group:
                     menu.addSeparator()
                 group = act.group
                 if act.submenu:
-                    sub = submenus[act.id]
-                    sub.setTitle(act.text)
+                    sub = self.submenus[act.id] = submenus[act.id]
+                    sub.setTitle(action_text(act))
                     menu.addMenu(sub)
                 else:
                     menu.addAction(self.actions[act.id])
+        self.menus = menus
         return menus
 
     def guard_text_fields(self) -> None:

@@ -18,13 +18,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from compute.progress import Cancelled
+from widgets.i18n import QT_TR_NOOP
 
 # The repos the menu offers: id -> what it is (the download size is the safetensors file's).
 REPOS: dict[str, str] = {
-    "gpt2": "GPT-2 small: 124 M parameters, 12 layers (548 MB)",
-    "HuggingFaceTB/SmolLM2-135M": "SmolLM2-135M: 30 layers, RMSNorm, RoPE, GQA, SwiGLU (269 MB)",
-    "HuggingFaceTB/SmolLM2-135M-Instruct": "SmolLM2-135M-Instruct: the chat-tuned 135M (269 MB)",
-    "HuggingFaceTB/SmolLM2-360M": "SmolLM2-360M: 32 layers, 15 heads sharing 5 K/V heads (724 MB)",
+    "gpt2": QT_TR_NOOP("GPT-2 small: 124 M parameters, 12 layers (548 MB)"),
+    "HuggingFaceTB/SmolLM2-135M": QT_TR_NOOP("SmolLM2-135M: 30 layers, RMSNorm, RoPE, GQA, SwiGLU (269 MB)"),
+    "HuggingFaceTB/SmolLM2-135M-Instruct": QT_TR_NOOP("SmolLM2-135M-Instruct: the chat-tuned 135M (269 MB)"),
+    "HuggingFaceTB/SmolLM2-360M": QT_TR_NOOP("SmolLM2-360M: 32 layers, 15 heads sharing 5 K/V heads (724 MB)"),
 }
 # What a folder needs for compute.load_checkpoint, and nothing else.
 ALLOW_PATTERNS = ["*.safetensors", "model.safetensors.index.json", "config.json", "generation_config.json",

@@ -1,4 +1,4 @@
-"""File ▸ sessions, recent files and export; View ▸ theme, colour maps and presentation mode.
+"""File ▸ sessions, recent files and export; View ▸ theme, colour maps, language and presentation mode.
 
 MainWindow makes one FileActions with the user's Settings; it connects the rows of app/actions.py
 it handles and fills the Open recent and colour-map submenus. Every action goes through
@@ -17,17 +17,23 @@ from shiboken6 import isValid
 
 from widgets.export_dialog import ExportDialog
 from widgets.figure import COMPOSED_VIEWS
-from widgets.theme import COLORMAP_TITLES, DIVERGING_MAPS, SEQUENTIAL_MAPS
+from widgets.i18n import QT_TR_NOOP, error_text, tr
+from widgets.theme import DIVERGING_MAPS, SEQUENTIAL_MAPS, colormap_title
 
+from . import language
 from . import session as sessions
 from .export import FORMATS, ExportError, ExportRequest, export
 from .presentation import Appearance, Presentation, set_dark
 from .settings import Settings
 from .state import preset_config, preset_tokens
 
-FILTERS = {".png": "PNG image (*.png)", ".svg": "SVG vector image (*.svg)", ".pdf": "PDF document (*.pdf)",
-           ".npz": "NumPy archive (*.npz)", ".csv": "CSV table (*.csv)"}
-SESSION_FILTER = "QKV Lab sessions (*.qkvlab);;All files (*)"
+FILTERS = {".png": QT_TR_NOOP("PNG image (*.png)"), ".svg": QT_TR_NOOP("SVG vector image (*.svg)"),
+           ".pdf": QT_TR_NOOP("PDF document (*.pdf)"), ".npz": QT_TR_NOOP("NumPy archive (*.npz)"),
+           ".csv": QT_TR_NOOP("CSV table (*.csv)")}
+
+
+def session_filter() -> str:
+    return tr("QKV Lab sessions (*.qkvlab);;All files (*)")
 
 
 def default_view(station: str) -> str:
@@ -63,7 +69,6 @@ class FileActions(QObject):
         a.connect("save_as", self.save_as)
         self.restore_action = a["restore_last"]
         self.restore_action.setChecked(self.settings.restore_last)
-        self.restore_action.setToolTip("off: start clean (also: qkv-lab --clean)")
         a.connect("restore_last", self._set_restore)
         a.connect("export", self.export_dialog)
         a.connect("export_npz", self.export_npz)
@@ -82,14 +87,53 @@ class FileActions(QObject):
             menu = self.submenus[field] = QMenu(w)
             group = QActionGroup(menu)
             for name in names:
-                act = QAction(COLORMAP_TITLES[name], menu, checkable=True)
+                act = QAction(colormap_title(name), menu, checkable=True)
                 act.setData(name)
                 act.triggered.connect(lambda _=False, f=field, n=name: self.state.select(**{f: n}))
                 group.addAction(act)
                 menu.addAction(act)
             self.colour_groups[field] = group
+        self.language_menu = self.submenus["language"] = QMenu(w)
+        self.language_group = QActionGroup(self.language_menu)
+        for code in ("", *language.LANGUAGES):
+            act = QAction(language.NAMES.get(code, ""), self.language_menu, checkable=True)
+            act.setData(code)
+            act.triggered.connect(lambda _=False, c=code: self.set_language(c))
+            self.language_group.addAction(act)
+            self.language_menu.addAction(act)
+            if not code:
+                self.language_menu.addSeparator()
+        self._sync_language_menu()
         self.state.selectionChanged.connect(self._sync_view_menu)
         self._sync_view_menu(self.state.selection)
+
+    def retranslate(self) -> None:
+        """Texts this object set (the table's actions retranslate in ActionSet)."""
+        self.restore_action.setToolTip(tr("off: start clean (also: qkv-lab --clean)"))
+        for group in self.colour_groups.values():
+            for act in group.actions():
+                act.setText(colormap_title(act.data()))
+        self._sync_language_menu()
+        self._update_title()
+
+    # -- language (View ▸ Language; app/language.py) -------------------------------------------------
+    def set_language(self, choice: str) -> str:
+        """Switch the window to a language now ("" = follow the system) and keep the choice."""
+        self.settings.language = choice
+        code = language.install(language.resolve(choice))
+        for problem in language.problems():
+            self.state.message.emit("warning", problem)
+        self._sync_language_menu()
+        return code
+
+    def _sync_language_menu(self) -> None:
+        choice = self.settings.language
+        for act in self.language_group.actions():
+            code = act.data()
+            if not code:
+                act.setText(tr("Follow the system ({language})").format(
+                    language=language.NAMES[language.system_language()]))
+            act.setChecked(code == choice)
 
     def _present(self, on: bool) -> None:
         if on != self.presentation.active:
@@ -123,17 +167,17 @@ class FileActions(QObject):
             act.setStatusTip(path)
             act.triggered.connect(lambda _=False, p=path: self.open_session(p))
         if not files:
-            self.recent_menu.addAction("(no sessions yet)").setEnabled(False)
+            self.recent_menu.addAction(tr("(no sessions yet)")).setEnabled(False)
         self.recent_menu.addSeparator()
-        self.recent_menu.addAction("Clear the list", self.settings.clear_recent).setEnabled(bool(files))
+        self.recent_menu.addAction(tr("Clear the list"), self.settings.clear_recent).setEnabled(bool(files))
 
     def _update_title(self, *_args) -> None:
         if not (isValid(self.window) and isValid(self.state.undo_stack)):
             return                                  # emitted while the window is torn down
-        name = self.path.name if self.path else "untitled"
+        name = self.path.name if self.path else tr("untitled")
         inputs = self.state.inputs
-        weights = (f" — {inputs.preset}, random weights (seed {inputs.seed})"   # not the real model
-                   if inputs.weights == "random" and inputs.preset != "toy" else "")
+        weights = (tr(" — {preset}, random weights (seed {seed})").format(preset=inputs.preset, seed=inputs.seed)
+                   if inputs.weights == "random" and inputs.preset != "toy" else "")   # not the real model
         self.window.setWindowTitle(f"{name}[*]{weights} — QKV Lab")
         self.window.setWindowModified(not self.state.undo_stack.isClean())
 
@@ -145,7 +189,7 @@ class FileActions(QObject):
     def new_session(self) -> bool:
         """The toy preset with its sentence and seed 0, as one undoable step."""
         tokens = preset_tokens("toy")
-        ok = self.state.edit("New session", config=preset_config("toy"), tokens=tokens, preset="toy", seed=0,
+        ok = self.state.edit(tr("New session"), config=preset_config("toy"), tokens=tokens, preset="toy", seed=0,
                              weights="random")
         if ok:
             self.state.select(layer=0, head=0, query=len(tokens) - 1, key=None, hover=None, station="scores")
@@ -155,14 +199,15 @@ class FileActions(QObject):
 
     def open_session(self, path: str | os.PathLike | None = None) -> bool:
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self.window, "Open session", self._folder(), SESSION_FILTER)
+            path, _ = QFileDialog.getOpenFileName(self.window, tr("Open session"), self._folder(), session_filter())
             if not path:
                 return False
         path = Path(path)
         try:
             data = sessions.load_session(path)
         except sessions.SessionError as exc:
-            self.state.message.emit("error", f"Could not open the session — {exc}. Nothing changed.")
+            self.state.message.emit("error", tr("Could not open the session — {why}. Nothing changed.").format(
+                why=error_text(exc)))
             if "file not found" in str(exc):
                 self.settings.remove_recent(str(path.expanduser().resolve()))
             return False
@@ -171,7 +216,7 @@ class FileActions(QObject):
         # the old view over this file.
         before = (self.path, self.state.undo_stack.index() if self.state.undo_stack.isClean() else None)
         # "Opened" (or the session's warnings) shows once its inputs are on screen, never before a failure.
-        if not sessions.apply_session(self.state, data, path.name, opened=f"Opened {path.name}."):
+        if not sessions.apply_session(self.state, data, path.name, opened=tr("Opened {name}.").format(name=path.name)):
             return False
         s = self.state
         pending = s.result is None or s.result.inputs != s.inputs   # not on screen yet: wait for them
@@ -199,29 +244,30 @@ class FileActions(QObject):
         else:
             stack.resetClean()
         self._update_title()
-        self.state.message.emit("error", "The session's inputs could not be computed, so it was not opened: "
-                                         "the title and Save still refer to what is on screen.")
+        self.state.message.emit("error", tr("The session's inputs could not be computed, so it was not opened: the "
+                                            "title and Save still refer to what is on screen."))
 
     def save(self) -> bool:
         return self.save_to(self.path) if self.path else self.save_as()
 
     def save_as(self) -> bool:
         start = str(self.path) if self.path else os.path.join(self._folder(), "session.qkvlab")
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save session", start, SESSION_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self.window, tr("Save session"), start, session_filter())
         return self.save_to(path) if path else False
 
     def save_to(self, path) -> bool:
         try:
             written = sessions.save_session(path, self.state)
         except sessions.SessionError as exc:
-            self.state.message.emit("error", f"{exc}. Nothing was written; the session is still open.")
+            self.state.message.emit("error", tr("{why}. Nothing was written; the session is still open.").format(
+                why=error_text(exc)))
             return False
         self.path = written
         self.settings.add_recent(written)
         self.settings.last_folder = str(written.parent)
         self.state.undo_stack.setClean()
         self._update_title()
-        self.state.message.emit("info", f"Saved {written.name}.")
+        self.state.message.emit("info", tr("Saved {name}.").format(name=written.name))
         return True
 
     def autosave(self) -> None:
@@ -243,11 +289,11 @@ class FileActions(QObject):
         """A figure shows the views' numbers: refuse while they are not those of the inputs."""
         result = self.state.result
         if result is None:
-            self.state.message.emit("error", "Nothing to export yet: the first computation has not finished.")
+            self.state.message.emit("error", tr("Nothing to export yet: the first computation has not finished."))
             return False
         if self.state.busy or result.inputs != self.state.inputs:
-            self.state.message.emit("error", "Still computing the last change: export once the views show it "
-                                             "(or cancel the computation to export what is on screen).")
+            self.state.message.emit("error", tr("Still computing the last change: export once the views show it (or "
+                                                "cancel the computation to export what is on screen)."))
             return False
         return True
 
@@ -265,8 +311,8 @@ class FileActions(QObject):
         finally:
             dialog.deleteLater()
         name = f"{opts['view']}-L{sel.layer}H{sel.head}{opts['suffix']}"
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export", os.path.join(self._folder(), name),
-                                              FILTERS[opts["suffix"]])
+        path, _ = QFileDialog.getSaveFileName(self.window, tr("Export"), os.path.join(self._folder(), name),
+                                              tr(FILTERS[opts["suffix"]]))
         if not path:
             return False
         if Path(path).suffix.lower() not in FORMATS:
@@ -276,7 +322,7 @@ class FileActions(QObject):
     def export_npz(self) -> bool:
         sel = self.state.selection
         start = os.path.join(self._folder(), f"trace-{self.state.inputs.preset}.npz")
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export all intermediates", start, FILTERS[".npz"])
+        path, _ = QFileDialog.getSaveFileName(self.window, tr("Export all intermediates"), start, tr(FILTERS[".npz"]))
         if not path:
             return False
         return self.export_to(path if path.lower().endswith(".npz") else path + ".npz", default_view(sel.station))
@@ -290,13 +336,13 @@ class FileActions(QObject):
         try:
             written = export(self.state.result, self.state.selection, request)
         except ExportError as exc:
-            self.state.message.emit("error", f"Export failed: {exc}")
+            self.state.message.emit("error", tr("Export failed: {why}").format(why=error_text(exc)))
             return False
         except Exception as exc:  # noqa: BLE001 - a figure that cannot be drawn is a message, not a crash
-            self.state.message.emit("error", f"Export failed: {type(exc).__name__}: {exc}")
+            self.state.message.emit("error", tr("Export failed: {why}").format(why=f"{type(exc).__name__}: {exc}"))
             return False
         self.settings.last_folder = str(written.parent)
-        self.state.message.emit("info", f"Exported {written.name}.")
+        self.state.message.emit("info", tr("Exported {name}.").format(name=written.name))
         return True
 
 
@@ -310,7 +356,7 @@ def restore_last_session(window, settings: Settings) -> bool:
         data = sessions.parse_session(text, "the last session")
     except sessions.SessionError as exc:
         settings.last_session = None
-        window.state.message.emit("warning", f"{exc} — starting clean.")
+        window.state.message.emit("warning", tr("{why} — starting clean.").format(why=error_text(exc)))
         return False
     if not sessions.apply_session(window.state, data, "the last session", undoable=False):
         return False

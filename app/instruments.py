@@ -14,6 +14,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from compute import ConfigError, explain, forward, kvcache, memory, source_map, sqrt_dk
+from widgets.i18n import error_text, message, num, tr
 
 from .state import LabResult, LabState
 
@@ -38,13 +39,15 @@ def sharpening(before, after) -> tuple[str, bool]:
     that are true at the precision shown, and whether it got sharper."""
     delta = after.top_weight - before.top_weight
     if abs(delta) < UNCHANGED:
-        why = " (already one-hot)" if before.top_weight >= ONE_HOT else ""
-        return (f"the top weight stayed {before.top_weight:.3f}, entropy {before.entropy:.3f} nats: "
-                f"unchanged{why}"), False
+        text = (tr("the top weight stayed {top}, entropy {entropy} nats: unchanged (already one-hot)")
+                if before.top_weight >= ONE_HOT else
+                tr("the top weight stayed {top}, entropy {entropy} nats: unchanged"))
+        return text.format(top=num(before.top_weight, ".3f"), entropy=num(before.entropy, ".3f")), False
     d = _decimals((before.top_weight, after.top_weight), (before.entropy, after.entropy))
-    verdict = "sharper" if delta > 0 else "flatter"
-    return (f"the top weight went {before.top_weight:.{d}f} → {after.top_weight:.{d}f}, entropy "
-            f"{before.entropy:.{d}f} → {after.entropy:.{d}f} nats: {verdict}"), delta > 0
+    text = (tr("the top weight went {top0} → {top1}, entropy {ent0} → {ent1} nats: sharper") if delta > 0 else
+            tr("the top weight went {top0} → {top1}, entropy {ent0} → {ent1} nats: flatter"))
+    return text.format(top0=num(before.top_weight, f".{d}f"), top1=num(after.top_weight, f".{d}f"),
+                       ent0=num(before.entropy, f".{d}f"), ent1=num(after.entropy, f".{d}f")), delta > 0
 
 
 _THREADS: set[threading.Thread] = set()         # background work still running (see wait_for_background)
@@ -128,20 +131,22 @@ class Instruments(QObject):
         in_use = result.trace.backend if result is not None else "cpu"
         backend = in_use if which == "backend in use" else which
         if station not in source_map.STATIONS:
-            return None, f"“{station}” is an instrument, not a step of the block: its numbers come from " \
-                         f"compute/{ {'sqrt_dk': 'sqrt_dk', 'kv_cache': 'kvcache'}.get(station, 'explain') }.py."
+            module = {"sqrt_dk": "sqrt_dk", "kv_cache": "kvcache"}.get(station, "explain")
+            return None, tr("“{page}” is an instrument, not a step of the block: its numbers come from "
+                            "compute/{module}.py.").format(page=station, module=module)
         try:
             family = source_map.family_of(result.inputs.config) if result is not None else ()
             view = source_map.station_source(backend, station, family)
         except (KeyError, LookupError, ImportError, OSError) as exc:
-            return None, f"no source for {backend}: {exc}"
-        note = "this backend computed the views" if backend == in_use else f"(the views were computed by {in_use})"
+            return None, tr("no source for {backend}: {why}").format(backend=backend, why=exc)
+        note = (tr("this backend computed the views") if backend == in_use
+                else tr("(the views were computed by {backend})").format(backend=in_use))
         return view, note
 
     # -- sqrt(d_k) lab ------------------------------------------------------------------------------------
     def request_sqrt(self, d_k: int) -> None:
         if d_k < 1:
-            self.state.message.emit("error", f"d_k = {d_k}: the lab needs d_k ≥ 1.")
+            self.state.message.emit("error", tr("d_k = {d_k}: the lab needs d_k ≥ 1.").format(d_k=d_k))
             return
         if d_k in self._sqrt_cache:
             self.sqrtReady.emit(self._sqrt_cache[d_k])
@@ -159,16 +164,13 @@ class Instruments(QObject):
         for stop in sqrt_dk.D_K_STOPS:                                  # the whole curve, cheaply
             s = sqrt_dk.dot_product_spread(stop, n=2000, seed=7)
             curve.append((stop, s.std_raw, s.std_scaled))
-        note = ("At d_model = 4096 with one head (d_k = 4096) the unscaled spread is about 64: "
-                "exp(64) ≈ 6·10²⁷, so one key takes all the weight." if d_k == 4096 else
-                "Slide to 4096 for the d_model = 4096 case.")
         spread = sqrt_dk.dot_product_spread(d_k, n=n, seed=1)
         return SimpleNamespace(spread=spread,
                                hist_raw=np.histogram(spread.raw, bins=60),
                                hist_scaled=np.histogram(spread.raw / spread.sqrt_d_k, bins=60),
                                row=sqrt_dk.softmax_row(d_k, T=16, seed=2),
                                grads=sqrt_dk.softmax_gradients(d_k, T=16, rows=LAB_ROWS, seed=3),
-                               curve=curve, grad_rows=LAB_ROWS, note=note)
+                               curve=curve, grad_rows=LAB_ROWS)
 
     # -- the mask --------------------------------------------------------------------------------------------
     def request_unmasked(self) -> None:
@@ -180,8 +182,9 @@ class Instruments(QObject):
         inputs = result.inputs
         cfg = inputs.config.replace(causal=False)
         if memory.estimate(cfg, len(inputs.tokens)).compute > UNMASKED_MAX_BYTES:
-            self.state.message.emit("info", "The mask view compares with an unmasked run only up to "
-                                            f"{memory.fmt_bytes(UNMASKED_MAX_BYTES)} of intermediates.")
+            size = message(memory.bytes_message(UNMASKED_MAX_BYTES))
+            self.state.message.emit("info", tr("The mask view compares with an unmasked run only up to {size} of "
+                                               "intermediates.").format(size=size))
             return
         weights = result.weights
 
@@ -203,9 +206,9 @@ class Instruments(QObject):
             return
         cfg = result.inputs.config
         if memory.weight_count(cfg) > KV_MAX_PARAMS:
-            self.state.message.emit("info", f"The KV-cache view computes in float64 and is for models up to "
-                                            f"{KV_MAX_PARAMS / 1e6:.0f} M parameters; this one has "
-                                            f"{memory.weight_count(cfg) / 1e6:,.0f} M.")
+            self.state.message.emit("info", tr("The KV-cache view computes in float64 and is for models up to {max} M "
+                                               "parameters; this one has {n} M.").format(
+                max=num(KV_MAX_PARAMS / 1e6, ".0f"), n=num(memory.weight_count(cfg) / 1e6, ",.0f")))
             return
         weights, tokens = result.weights, result.inputs.tokens
         self._kv_running = True
@@ -225,7 +228,7 @@ class Instruments(QObject):
     def cache_sizes(cfg) -> str:
         """The K/V cache's bytes per token and at full context, beside multi-head attention's
         (grouped K/V heads shrink it by n_heads / n_kv_heads, a window caps a layer's rows)."""
-        return kvcache.cache_size(cfg).describe()
+        return message(kvcache.cache_size(cfg).describe())
 
     def kv_reset(self) -> None:
         self.generation = None
@@ -253,10 +256,10 @@ class Instruments(QObject):
         s = self.state
         result, sel = s.result, s.selection
         if result is None or s.busy:
-            s.message.emit("info", "Wait for the current computation, then try again.")
+            s.message.emit("info", tr("Wait for the current computation, then try again."))
             return
         if prediction is None:
-            s.message.emit("info", "Choose your answer first: predicting is the point.")
+            s.message.emit("info", tr("Choose your answer first: predicting is the point."))
             return
         before = explain.row_summary(result.trace, sel.layer, sel.head, sel.query)
         cfg = s.inputs.config
@@ -282,7 +285,7 @@ class Instruments(QObject):
             ok = False
         if not ok:
             self._pending = None
-            self.calibrated.emit("That change cannot be made here (see the message).", self.correct, self.total,
+            self.calibrated.emit(tr("That change cannot be made here (see the message)."), self.correct, self.total,
                                  False)
             return
         self._pending["target"] = s.inputs              # only a result of exactly these inputs counts
@@ -291,7 +294,7 @@ class Instruments(QObject):
         if self._undo_index is not None and self.state.undo_stack.index() > self._undo_index:
             self.state.undo_stack.setIndex(self._undo_index)
         self._undo_index = None
-        self.calibrated.emit("The change is undone.", self.correct, self.total, False)
+        self.calibrated.emit(tr("The change is undone."), self.correct, self.total, False)
 
     def _measure(self, result: LabResult) -> None:
         p = self._pending
@@ -301,17 +304,20 @@ class Instruments(QObject):
         labels = result.labels
         if p["question"] == "top_key":
             right = after.top_key == p["prediction"]
-            guess = f"key {p['prediction']} “{labels[p['prediction']]}”"
-            seen = f"key {after.top_key} “{labels[after.top_key]}” takes the most weight ({after.top_weight:.2f})"
+            guess = tr("key {j} “{word}”").format(j=p["prediction"], word=labels[p["prediction"]])
+            seen = tr("key {j} “{word}” takes the most weight ({weight})").format(
+                j=after.top_key, word=labels[after.top_key], weight=num(after.top_weight, ".2f"))
         else:
             seen, sharper = sharpening(p["before"], after)
             right = sharper == p["prediction"]
-            guess = "sharper" if p["prediction"] else "flatter or the same"
+            guess = tr("sharper") if p["prediction"] else tr("flatter or the same")
         self.total += 1
         self.correct += int(right)
-        mark = "<b style='color:#188038'>✓ right</b>" if right else "<b style='color:#d93025'>✗ not this time</b>"
-        self.calibrated.emit(f"You predicted: <b>{html.escape(guess)}</b>.<br>Measured: {html.escape(seen)}.<br>{mark}",
-                             self.correct, self.total, self._undo_index is not None)
+        mark = (f"<b style='color:#188038'>{tr('✓ right')}</b>" if right
+                else f"<b style='color:#d93025'>{tr('✗ not this time')}</b>")
+        self.calibrated.emit(tr("You predicted: {guess}.<br>Measured: {seen}.<br>{mark}").format(
+            guess=f"<b>{html.escape(guess)}</b>", seen=html.escape(seen), mark=mark),
+            self.correct, self.total, self._undo_index is not None)
 
     # -- plumbing ---------------------------------------------------------------------------------------------
     def _on_result(self, result: LabResult) -> None:
@@ -322,8 +328,8 @@ class Instruments(QObject):
             elif self.state.inputs != p["target"]:            # it failed or was cancelled: no score
                 self._pending = None
                 self._undo_index = None
-                self.calibrated.emit("The change could not be computed, so there is nothing to measure "
-                                     "(see the message).", self.correct, self.total, False)
+                self.calibrated.emit(tr("The change could not be computed, so there is nothing to measure (see the "
+                                        "message)."), self.correct, self.total, False)
         if self.state.selection.station == "mask":
             self.request_unmasked()
 
@@ -343,7 +349,7 @@ class Instruments(QObject):
             self._sqrt_running.discard(tag[1])         # failed or not, it may be asked for again
         if error is not None:
             if isinstance(error, (ConfigError, MemoryError)):
-                self.state.message.emit("error", str(error) or "not enough memory")
+                self.state.message.emit("error", error_text(error) or tr("not enough memory"))
             else:
                 self.state.message.emit("error", f"{kind}: {type(error).__name__}: {error}")
             return

@@ -5,7 +5,9 @@ view's intent signals to a LabState method.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+import re
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -28,6 +30,7 @@ from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
 from widgets.block_map import BlockMap
 from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
+from widgets.i18n import QT_TR_NOOP, message, num, tr
 from widgets.instruments import CODE_FONT_PT, CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
 from widgets.panels import MessageBar, NotesPanel, StationBar
 from widgets.stations import STATION_CLASSES
@@ -66,6 +69,20 @@ DOCK_WIDTH = 290         # px: the instruments dock (Notes, Predict)
 TAB_WIDTH = {"trace": 430, "code": 620}
 MIN_STATION = 640        # px the station keeps when the dock widens
 POP_OUT_SIZE = (820, 680)
+
+
+def backend_words(label: str) -> str:
+    """A backend's label (compute: "cpu (numba, 2 threads)", "CUDA (simulated)") in the window's
+    language: the backend's name is the API, the words around it are translated."""
+    label = re.sub(r"(\d+) threads\)", lambda m: tr("%n thread(s)", "", int(m.group(1))) + ")", label)
+    for words in (QT_TR_NOOP("(simulated)"), QT_TR_NOOP("(not available here)")):
+        label = label.replace(words, tr(words))
+    return label
+
+
+def localise_bytes(n: float) -> str:
+    """memory.fmt_bytes with the reader's decimal comma ("1,5 MiB" in Swedish)."""
+    return message(memory.bytes_message(n))
 
 
 class MainWindow(QMainWindow):
@@ -124,7 +141,7 @@ class MainWindow(QMainWindow):
         scroll.setWidgetResizable(True)
         scroll.setMinimumWidth(250)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        left = QDockWidget("Controls", self)
+        left = QDockWidget(self)
         left.setObjectName("controlsDock")
         left.setWidget(scroll)
         features = QDockWidget.DockWidgetFeature
@@ -135,10 +152,9 @@ class MainWindow(QMainWindow):
         self.code_view = CodeView()
         self.calibrator = CalibratorPanel()
         self.tabs = QTabWidget()
-        for widget, title in ((self.notes, "Notes"), (self.trace_panel, "Trace"), (self.code_view, "Code"),
-                              (self.calibrator, "Predict")):
-            self.tabs.addTab(widget, title)
-        right = QDockWidget("Instruments", self)
+        for widget in (self.notes, self.trace_panel, self.code_view, self.calibrator):
+            self.tabs.addTab(widget, "")
+        right = QDockWidget(self)
         right.setObjectName("notesDock")
         right.setWidget(self.tabs)
         right.setMinimumWidth(210)
@@ -157,8 +173,7 @@ class MainWindow(QMainWindow):
         self.progress.setMaximumWidth(220)
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("stop this computation (Esc)")
+        self.cancel_button = QPushButton()
         self.cancel_button.clicked.connect(self.state.cancel)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
@@ -192,7 +207,53 @@ class MainWindow(QMainWindow):
         self.model_actions = ModelActions(self)
         self.menus = self.actions.build_menus(self.menuBar(), self.file_actions.submenus)
         self.actions.guard_text_fields()
+        self.retranslate()
 
+    # -- language: every text again when it changes (app/language.py) -------------------------------------
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+
+    def retranslate(self) -> None:
+        """The window's own texts in the language installed now; its widgets (controls, stations,
+        instruments) retranslate themselves on the same LanguageChange event."""
+        self.docks["controls"].setWindowTitle(tr("Controls"))
+        self.docks["notes"].setWindowTitle(tr("Instruments"))
+        tab_titles = {self.notes: tr("Notes"), self.trace_panel: tr("Trace"), self.code_view: tr("Code"),
+                      self.calibrator: tr("Predict")}
+        train = getattr(getattr(self, "model_actions", None), "panel", None)
+        if train is not None:
+            tab_titles[train] = tr("Train")
+        for widget, title in tab_titles.items():
+            self.tabs.setTabText(self.tabs.indexOf(widget), title)
+        self.cancel_button.setText(tr("Cancel"))
+        self.cancel_button.setToolTip(tr("stop this computation (Esc)"))
+        self.actions.retranslate()
+        self.actions["block_map"].setIconText(tr("Map"))
+        self._update_undo_texts()
+        for owner in (getattr(self, "file_actions", None), getattr(self, "model_actions", None)):
+            if owner is not None:
+                owner.retranslate()
+        self._show_inputs_in_controls(self.state.inputs)
+        result = self.state.result
+        if result is not None:
+            self._show_backend(result)
+            self._show_times(result)
+        self._update_sizes()
+        self._update_notes()
+        self._update_instrument_tabs()
+        if self.progress.isVisible() and self.state.busy:
+            self.progress.setFormat(tr("computing…"))
+
+    def _update_undo_texts(self, *_args) -> None:
+        """Undo and Redo say what they would undo or redo ("Undo Move “cat” to position 3")."""
+        stack = self.state.undo_stack
+        if not (isValid(stack) and isValid(self.undo_action)):
+            return
+        for action, what, plain, full in ((self.undo_action, stack.undoText(), tr("Undo"), tr("Undo {what}")),
+                                          (self.redo_action, stack.redoText(), tr("Redo"), tr("Redo {what}"))):
+            action.setText(full.format(what=what) if what else plain)
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._docks_sized:
@@ -273,15 +334,19 @@ class MainWindow(QMainWindow):
     # -- actions, menus and keys (one table: app/actions.py) ---------------------------------------------
     def _connect_actions(self) -> None:
         a, s = self.actions, self.state
-        a.adopt("undo", s.undo_stack.createUndoAction(self, "Undo"))
-        a.adopt("redo", s.undo_stack.createRedoAction(self, "Redo"))
+        # Undo and Redo are the table's own actions: their text says what they would undo, in the
+        # window's language (QUndoStack's own actions keep the prefix they were made with).
         self.undo_action, self.redo_action = a["undo"], a["redo"]
+        self.undo_action.triggered.connect(s.undo_stack.undo)
+        self.redo_action.triggered.connect(s.undo_stack.redo)
+        s.undo_stack.undoTextChanged.connect(self._update_undo_texts)
+        s.undo_stack.redoTextChanged.connect(self._update_undo_texts)
+        s.undo_stack.indexChanged.connect(self._update_undo_texts)
         for key, dock in self.docks.items():
             a.adopt(f"dock:{key}", dock.toggleViewAction())
         for key in PAGES:
             a.connect(f"station:{key}", lambda _=False, k=key: self._go_to(k))
         a.connect("block_map", self.show_block_map)
-        a["block_map"].setIconText("Map")
         self.station_bar.insertAction(self.station_bar.prev, a["block_map"])
         self.station_bar.widgetForAction(a["block_map"]).setObjectName("pageButton")
         cfg = lambda: s.inputs.config  # noqa: E731
@@ -339,11 +404,12 @@ class MainWindow(QMainWindow):
 
     def _show_shortcuts(self) -> None:
         rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in sheet_rows())
-        QMessageBox.information(self, "Keyboard shortcuts", f"<table cellspacing=6>{rows}</table>")
+        QMessageBox.information(self, tr("Keyboard shortcuts"), f"<table cellspacing=6>{rows}</table>")
 
     def _show_about(self) -> None:
-        QMessageBox.about(self, "About QKV Lab",
-                          "<b>QKV Lab</b><br>Every intermediate of a GPT-2-style block, live, with real numbers.")
+        QMessageBox.about(self, tr("About QKV Lab"),
+                          "<b>QKV Lab</b><br>" + tr("Every intermediate of a GPT-2-style block, live, with real "
+                                                    "numbers."))
 
     # -- wiring: intents -> state, state -> views ------------------------------------------------------
     def _wire(self) -> None:
@@ -432,8 +498,8 @@ class MainWindow(QMainWindow):
         query = self.instruments.open_query(self.state.result, sel)
         if query is not None and query != sel.query:
             self.state.select(query=query, key=None)
-            self.calibrator.set_reason(f"Query {sel.query}'s row is already one-hot (nothing can sharpen it): "
-                                       f"asking about query {query} instead.", query)
+            self.calibrator.set_reason(tr("Query {old}'s row is already one-hot (nothing can sharpen it): asking "
+                                          "about query {new} instead.").format(old=sel.query, new=query), query)
 
     def _suggest_experiment(self) -> None:
         self._open_query_for_predict()
@@ -466,7 +532,7 @@ class MainWindow(QMainWindow):
         self.kv_view.show_generation(gen, list(labels), layer, head, sizes=self.instruments.cache_sizes(cfg))
 
     def _update_code(self) -> None:
-        view, note = self.instruments.code_for(self.state.selection.station, self.code_view.which.currentText(),
+        view, note = self.instruments.code_for(self.state.selection.station, self.code_view.backend,
                                                self.state.result)
         self.code_view.show_source(view, note)
 
@@ -487,7 +553,7 @@ class MainWindow(QMainWindow):
 
     def _show_inputs_in_controls(self, inputs) -> None:
         real = real_model_of(inputs.weights) if inputs.weights not in ("random", "trained") else None
-        note = real.status() if real is not None else PRESET_NOTES.get(inputs.preset, "")
+        note = message(real.status_message()) if real is not None else tr(PRESET_NOTES.get(inputs.preset, ""))
         self.controls.set_inputs(inputs, note, self.state.weights_label(inputs),
                                  trained_fits=inputs.config.same_shapes(PRESETS["toy"]))
 
@@ -590,32 +656,37 @@ class MainWindow(QMainWindow):
         self._show_tokens(result)
         if result.inputs == self.state.inputs:
             self._show_inputs_in_controls(result.inputs)   # weights loaded by the runner (a session's): their name
+        self._show_backend(result)
+        self._update_sizes()
+        self._update_notes()
+
+    def _show_backend(self, result) -> None:
         trace = result.trace
         # macOS, Windows; on Linux what CUDA lacks (a library, with the command that installs it)
         elsewhere = (cuda_unsupported_here() or cuda_unused_reason()) if trace.backend == "cpu" else None
-        self.controls.backend_in_use.setText(f"{trace.backend_label} · {elsewhere}" if elsewhere
-                                             else trace.backend_label)
-        self.status_backend.setText(f"backend {trace.backend_label}")
-        self._update_sizes()
-        self._update_notes()
+        label = backend_words(trace.backend_label)
+        self.controls.backend_in_use.setText(f"{label} · {message(elsewhere)}" if elsewhere else label)
+        self.status_backend.setText(tr("backend {label}").format(label=label))
 
     def _on_rendered(self, ms: float, early: bool) -> None:
         self.last_render_ms = ms
         if early:
-            self.status_times.setText(f"attention shown · render {ms:.1f} ms · MLP computing…")
+            self.status_times.setText(tr("attention shown · render {render} ms · MLP computing…").format(
+                render=num(ms, ".1f")))
         else:
             self._show_times(self.state.result)
         self.rendered.emit(ms)
 
     def _show_times(self, result) -> None:
         compute = result.trace.timing_ms.get("forward", result.compute_ms) if result else float("nan")
-        self.status_times.setText(f"compute {compute:.1f} ms · render {self.last_render_ms:.1f} ms")
+        self.status_times.setText(tr("compute {compute} ms · render {render} ms").format(
+            compute=num(compute, ".1f"), render=num(self.last_render_ms, ".1f")))
 
     def _update_sizes(self) -> None:
         inputs = self.state.inputs
         est = memory.estimate(inputs.config, len(inputs.tokens))
-        self.status_sizes.setText(f"T = {len(inputs.tokens)} · n_layers {inputs.config.n_layers} · "
-                                  f"memory {memory.fmt_bytes(est.total)}")
+        self.status_sizes.setText(tr("T = {T} · n_layers {n_layers} · memory {memory}").format(
+            T=len(inputs.tokens), n_layers=inputs.config.n_layers, memory=localise_bytes(est.total)))
 
     def _update_notes(self) -> None:
         self.notes.show_note(notes.render(self.state.selection.station, self.state.inputs, self.state.selection))
@@ -641,12 +712,12 @@ class MainWindow(QMainWindow):
     def _show_busy(self) -> None:
         if self.state.busy:
             self.progress.setValue(0)
-            self.progress.setFormat("computing…")
+            self.progress.setFormat(tr("computing…"))
             self.progress.show()
             self.cancel_button.show()
 
     def _on_progress(self, stage: str, fraction: float) -> None:
         self.progress.setValue(int(fraction * 1000))
-        self.progress.setFormat(f"{stage} %p%")
+        self.progress.setFormat(f"{tr(stage)} %p%")
 
 

@@ -28,7 +28,7 @@ from compute import (
     real_models,
 )
 from compute.progress import Cancelled
-from widgets.i18n import tr
+from widgets.i18n import error_text, message, tr
 from widgets.training import TrainPanel
 
 from . import instruments
@@ -41,7 +41,8 @@ from .values import model_label, real_model_of
 # The sentence a newly opened model starts with: a repeat, so previous-token and induction heads show.
 OPEN_TEXT = "the cat sat on the mat. the cat sat on the mat."
 OPEN_T = 64                      # tokens the memory check allows for (the sentence is far shorter)
-MODEL_FILTER = "GGUF file or a Hugging Face folder's config.json (*.gguf config.json *.safetensors)"
+def model_filter() -> str:
+    return tr("GGUF file or a Hugging Face folder's config.json (*.gguf config.json *.safetensors)")
 
 
 class ModelJob(QObject):
@@ -124,7 +125,7 @@ class ModelActions(QObject):
         self.state = window.state
         self.trainer = Trainer(self.state, self)
         self.panel = TrainPanel()
-        window.tabs.addTab(self.panel, "Train")
+        window.tabs.addTab(self.panel, tr("Train"))
         self.background = Background(self)
         self.background.done.connect(self._loaded)
         p = self.panel
@@ -135,7 +136,7 @@ class ModelActions(QObject):
         self.trainer.snapshot.connect(self._progress)
         self.trainer.finished.connect(lambda result, error: p.set_running(False))
         a = window.actions
-        a.connect("use_trained", lambda: self.state.set_weights("trained", "Use trained weights"))
+        a.connect("use_trained", lambda: self.state.set_weights("trained", tr("Use trained weights")))
         a.connect("use_random", lambda: self.state.set_seed(self.state.inputs.seed))
         a.connect("open_weights", lambda: self.open_weights())
         a.connect("open_checkpoint", lambda: self.open_model())
@@ -144,13 +145,21 @@ class ModelActions(QObject):
         a.connect("train", self._show_train)
         window.controls.weightsChosen.connect(self._weights_chosen)
         window.controls.realModelChosen.connect(self.open_real_model)
-        window.controls.set_real_models([
-            (m.key, m.title if m.available else f"{m.title} — {tr('install')}: {m.install_command}", m.status(),
-             str(m.path.resolve()) if m.available else "") for m in real_models.entries()])
+        self._set_real_models()
         self.job: ModelJob | None = None
         self.dialog: QProgressDialog | None = None
         self._theme = None
         self.state.selectionChanged.connect(self._theme_changed)
+
+    def _set_real_models(self) -> None:
+        """The real models in the preset list: their titles, or the command that installs one."""
+        self.window.controls.set_real_models([
+            (m.key, tr(m.title) if m.available else tr("{title} — install: {command}").format(
+                title=tr(m.title), command=m.install_command), message(m.status_message()),
+             str(m.path.resolve()) if m.available else "") for m in real_models.entries()])
+
+    def retranslate(self) -> None:
+        self._set_real_models()
 
     def _theme_changed(self, sel) -> None:
         theme = getattr(sel, "theme", "light")
@@ -162,7 +171,7 @@ class ModelActions(QObject):
 
     def _weights_chosen(self, source: str) -> None:
         if source == "trained":
-            self.state.set_weights("trained", "Use trained weights")
+            self.state.set_weights("trained", tr("Use trained weights"))
         elif source == "random":
             self.state.set_seed(self.state.inputs.seed)
 
@@ -175,7 +184,7 @@ class ModelActions(QObject):
         if self.trainer.start(seed, steps, every):
             self.panel.reset_curve()
             self.panel.set_running(True)
-            self.panel.set_status("starting… (loading torch)")
+            self.panel.set_status(lambda: tr("starting… (loading torch)"))
             self._total = steps
 
     def _progress(self, step: int, loss: float, weights) -> None:
@@ -189,22 +198,24 @@ class ModelActions(QObject):
         if result is None:
             return False
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self.window, "Save weights", "weights.safetensors",
+            path, _ = QFileDialog.getSaveFileName(self.window, tr("Save weights"), "weights.safetensors",
                                                   "safetensors (*.safetensors)")
             if not path:
                 return False
         try:
             saved = result.weights.save(path)
         except OSError as exc:
-            self.state.message.emit("error", f"Could not save the weights to {path!r}: {exc.strerror or exc}")
+            self.state.message.emit("error", tr("Could not save the weights to {path}: {why}").format(
+                path=repr(path), why=exc.strerror or exc))
             return False
-        self.state.message.emit("info", f"Saved the weights to {saved} ({memory.fmt_bytes(saved.stat().st_size)}).")
+        self.state.message.emit("info", tr("Saved the weights to {path} ({size}).").format(
+            path=saved, size=message(memory.bytes_message(saved.stat().st_size))))
         return True
 
     def open_weights(self, path: str | None = None) -> None:
         """Load a .safetensors file; its stored config becomes the config (one undo step)."""
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self.window, "Open weights", "", "safetensors (*.safetensors)")
+            path, _ = QFileDialog.getOpenFileName(self.window, tr("Open weights"), "", "safetensors (*.safetensors)")
             if not path:
                 return
         from compute import Weights
@@ -220,7 +231,7 @@ class ModelActions(QObject):
         """Open a Hugging Face folder (gpt2, llama, mistral, qwen2) or a GGUF file, off the UI thread.
         The dialog takes a .gguf file, or a folder's config.json (or a .safetensors in it)."""
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self.window, tr("Open model folder or GGUF file"), "", MODEL_FILTER)
+            path, _ = QFileDialog.getOpenFileName(self.window, tr("Open model folder or GGUF file"), "", model_filter())
             if not path:
                 return False
         p = Path(path).expanduser()
@@ -228,7 +239,7 @@ class ModelActions(QObject):
             p = p.parent                                   # config.json or weights: their folder
         real = real_model_of(str(p.resolve()))            # the packaged file, chosen by hand
         title, preset = (real.title, real.preset) if real is not None else (p.name, "custom")
-        return self._run_job(f"Opening {title}", lambda report: _open(str(p)),
+        return self._run_job(tr("Opening {what}").format(what=tr(title)), lambda report: _open(str(p)),
                            lambda value: self._opened(value, str(p), title, preset))
 
     def open_real_model(self, key: str) -> bool:
@@ -236,11 +247,12 @@ class ModelActions(QObject):
         command that installs it."""
         model = real_models.MODELS[key]
         if not model.available:
-            self.state.message.emit("error", model.status())
+            self.state.message.emit("error", message(model.status_message()))
             self.window._on_inputs(self.state.inputs)      # the preset list shows what is in use again
             return False
-        return self._run_job(f"Opening {model.title}", lambda report: _open(str(model.path), key),
-                           lambda value: self._opened(value, str(model.path), model.title, model.preset))
+        return self._run_job(tr("Opening {what}").format(what=tr(model.title)),
+                             lambda report: _open(str(model.path), key),
+                             lambda value: self._opened(value, str(model.path), model.title, model.preset))
 
     def open_now(self, source: str) -> bool:
         """Open a model on this thread (the command line's --model, before the window is shown): a
@@ -248,7 +260,7 @@ class ModelActions(QObject):
         key = source if source in real_models.MODELS else None
         model = real_models.MODELS[key] if key else None
         if model is not None and not model.available:
-            self.state.message.emit("error", model.status())
+            self.state.message.emit("error", message(model.status_message()))
             return False
         p = model.path if model is not None else Path(source).expanduser()
         if p.is_file() and p.suffix.lower() != ".gguf" and model is None:
@@ -263,7 +275,7 @@ class ModelActions(QObject):
         """Model ▸ Download…: fetch a repo's safetensors, config and tokenizer from the Hugging Face
         hub into its cache (progress, Cancel), then open it. Offline, the message says so."""
         if repo is None:
-            items = [f"{r} — {what}" for r, what in REPOS.items()]
+            items = [f"{r} — {tr(what)}" for r, what in REPOS.items()]
             choice, ok = QInputDialog.getItem(self.window, tr("Download a model"),
                                               tr("From the Hugging Face hub (safetensors only):"), items, 0, False)
             if not ok:
@@ -271,10 +283,10 @@ class ModelActions(QObject):
             repo = choice.split(" — ")[0]
 
         def opened(folder) -> None:
-            self._run_job(f"Opening {repo}", lambda report: _open(str(folder)),
+            self._run_job(tr("Opening {what}").format(what=repo), lambda report: _open(str(folder)),
                         lambda value: self._opened(value, str(folder), repo, "custom"))
 
-        return self._run_job(f"Downloading {repo}",
+        return self._run_job(tr("Downloading {what}").format(what=repo),
                            lambda report: fetch(repo, report, endpoint=endpoint, cache_dir=cache_dir), opened)
 
     def cancel(self) -> None:
@@ -288,7 +300,7 @@ class ModelActions(QObject):
 
     def _run_job(self, what: str, work, then) -> bool:
         if self.job is not None:
-            self.state.message.emit("info", "A model is being opened: wait for it, or cancel it first.")
+            self.state.message.emit("info", tr("A model is being opened: wait for it, or cancel it first."))
             return False
         job = self.job = ModelJob(work, self)
         dialog = self.dialog = QProgressDialog(f"{what}…", tr("Cancel"), 0, 1000, self.window)
@@ -307,7 +319,7 @@ class ModelActions(QObject):
 
     def _progress_shown(self, stage: str, fraction: float, what: str) -> None:
         if self.dialog is not None:
-            self.dialog.setLabelText(f"{what}: {stage}…")
+            self.dialog.setLabelText(f"{what}: {tr(stage)}…")
             self.dialog.setValue(int(fraction * 1000))
 
     def _job_done(self, what: str, value, error, then) -> None:
@@ -324,12 +336,13 @@ class ModelActions(QObject):
 
     def _failed(self, what: str, error) -> None:
         if isinstance(error, Cancelled):
-            self.state.message.emit("info", f"{what} cancelled: the model on screen stays.")
+            self.state.message.emit("info", tr("{what} cancelled: the model on screen stays.").format(what=what))
         elif isinstance(error, (WeightsError, CheckpointError, DownloadError, ConfigError, ValueError, OSError,
                                 MemoryError)):
-            self.state.message.emit("error", str(error) or f"{what}: not enough memory")
+            self.state.message.emit("error", error_text(error) or tr("{what}: not enough memory").format(what=what))
         else:
-            self.state.message.emit("error", f"{what} failed: {type(error).__name__}: {error}")
+            self.state.message.emit("error", tr("{what} failed: {why}").format(
+                what=what, why=f"{type(error).__name__}: {error}"))
 
     def _opened(self, value, source: str, title: str, preset: str) -> bool:
         """A model in memory: its weights under its path, with its tokenizer, as one undoable edit."""
@@ -339,24 +352,27 @@ class ModelActions(QObject):
         path = str(Path(source).expanduser().resolve())
         label = model_label(title, loaded)
         s.register_weights(weights, tokenizer, label=label, name=path)
-        ok = s.edit(f"Open model {title}", config=cfg, tokens=tuple(ids), weights=path, preset=preset)
+        ok = s.edit(tr("Open model {title}").format(title=tr(title)), config=cfg, tokens=tuple(ids), weights=path,
+                    preset=preset)
         s.prune_registry()
         if ok:
             s.select(query=len(ids) - 1, key=None, hover=None, trace=None)
             notes = " ".join(getattr(loaded.info, "notes", ()))
-            s.message.emit("info", f"Opened {label}: {cfg.n_layers} layers, {cfg.n_heads} heads"
-                                   f"{f' sharing {cfg.n_kv_heads} K/V heads' if cfg.n_kv_heads < cfg.n_heads else ''}"
-                                   f", d_model {cfg.d_model}. Type text to tokenize it with the model's own "
-                                   f"tokenizer. {notes}".strip())
+            heads = (tr("%n head(s) sharing {kv} K/V heads", "", cfg.n_heads).format(kv=cfg.n_kv_heads)
+                     if cfg.n_kv_heads < cfg.n_heads else tr("%n head(s)", "", cfg.n_heads))
+            s.message.emit("info", (tr("Opened {label}: %n layer(s), {heads}, d_model {d_model}. Type text to tokenize "
+                                       "it with the model's own tokenizer.", "", cfg.n_layers).format(
+                label=label, heads=heads, d_model=cfg.d_model) + f" {notes}").strip())
         return ok
 
     def _loaded(self, tag, value, error) -> None:
         kind, where = tag
         if error is not None:
             if isinstance(error, (WeightsError, CheckpointError, ValueError, OSError, MemoryError)):
-                self.state.message.emit("error", str(error))
+                self.state.message.emit("error", error_text(error))
             else:
-                self.state.message.emit("error", f"Could not open {where}: {type(error).__name__}: {error}")
+                self.state.message.emit("error", tr("Could not open {where}: {why}").format(
+                    where=where, why=f"{type(error).__name__}: {error}"))
             return                                                   # nothing changed
         s = self.state
         # The weights are named by their path (so sessions can point at the file or folder again)
@@ -368,7 +384,8 @@ class ModelActions(QObject):
             s.register_weights(weights, label=Path(where).name, name=path)
             fits = len(s.inputs.tokens) <= cfg.n_ctx and max(s.inputs.tokens, default=0) < cfg.d_vocab
             tokens = s.inputs.tokens if fits else tuple(t % cfg.d_vocab for t in preset_tokens("toy"))[: cfg.n_ctx]
-            s.edit(f"Open weights {Path(where).name}", config=cfg, tokens=tuple(tokens), weights=path, preset="custom")
+            s.edit(tr("Open weights {name}").format(name=Path(where).name), config=cfg, tokens=tuple(tokens),
+                   weights=path, preset="custom")
             s.prune_registry()                          # a refused edit keeps nothing in memory
             return
 

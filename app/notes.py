@@ -1,26 +1,28 @@
 """Scanner notes: the texts of assets/station_notes.json filled in with the current sizes.
 
-Translations sit beside it as station_notes.<language>.json (same keys; e.g. station_notes.sv.json
-for Swedish); the language comes from QKV_LAB_LANGUAGE or the system locale, English otherwise.
-A translation may leave notes out: those fall back to English one by one.
+Translations sit beside it as station_notes.<language>.json (same keys; station_notes.sv.json for
+Swedish, station_notes.id.json for Indonesian), in the window's language (app/language.py). A
+translation may leave notes out: those fall back to English one by one (tests/app/test_i18n.py
+checks that the shipped ones leave none out and keep every {placeholder}).
 """
 from __future__ import annotations
 
 import json
-import locale
 import math
-import os
 from functools import lru_cache
 from pathlib import Path
+
+from widgets.i18n import num, tr
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 NOTES_FILE = ASSETS / "station_notes.json"
 
 
 def language() -> str:
-    """Two-letter language code: QKV_LAB_LANGUAGE, else the system locale, else "en"."""
-    code = os.environ.get("QKV_LAB_LANGUAGE") or (locale.getlocale()[0] or "en")
-    return code.replace("-", "_").split("_")[0].lower() or "en"
+    """The window's language now: "en", "sv" or "id" (app/language.py installs it)."""
+    from widgets.i18n import language as window_language
+
+    return window_language()
 
 
 @lru_cache(maxsize=8)
@@ -41,15 +43,16 @@ def load(path: str = str(NOTES_FILE), lang: str | None = None) -> dict:
 def sizes(inputs, selection) -> dict[str, str]:
     cfg = inputs.config
     T = len(inputs.tokens)
+    group = lambda n: num(n, ",")  # noqa: E731 - the reader's thousands separator
     return {
-        "T": f"{T:,}", "T_squared": f"{T * T:,}", "d_model": f"{cfg.d_model:,}", "d_head": f"{cfg.d_head:,}",
-        "n_heads": f"{cfg.n_heads:,}", "d_concat": f"{cfg.d_concat:,}", "d_mlp": f"{cfg.d_mlp:,}",
-        "d_vocab": f"{cfg.d_vocab:,}", "n_ctx": f"{cfg.n_ctx:,}", "n_layers": f"{cfg.n_layers:,}",
-        "sqrt_d_head": f"{math.sqrt(cfg.d_head):.3g}", "query": str(selection.query),
+        "T": group(T), "T_squared": group(T * T), "d_model": group(cfg.d_model), "d_head": group(cfg.d_head),
+        "n_heads": group(cfg.n_heads), "d_concat": group(cfg.d_concat), "d_mlp": group(cfg.d_mlp),
+        "d_vocab": group(cfg.d_vocab), "n_ctx": group(cfg.n_ctx), "n_layers": group(cfg.n_layers),
+        "sqrt_d_head": num(math.sqrt(cfg.d_head), ".3g"), "query": str(selection.query),
         "layer": str(selection.layer), "head": str(selection.head),
-        "n_kv_heads": f"{cfg.n_kv_heads:,}", "n_groups": f"{cfg.n_groups:,}", "norm_eps": f"{cfg.norm_eps:.3g}",
-        "rope_theta": f"{cfg.rope_theta:,.0f}",
-        "window": f"{cfg.window(min(selection.layer, cfg.n_layers - 1)) or 0:,}",
+        "n_kv_heads": group(cfg.n_kv_heads), "n_groups": group(cfg.n_groups), "norm_eps": f"{cfg.norm_eps:.3g}",
+        "rope_theta": num(cfg.rope_theta, ",.0f"),
+        "window": group(cfg.window(min(selection.layer, cfg.n_layers - 1)) or 0),
     }
 
 
@@ -58,7 +61,7 @@ def note_for(station: str, inputs, selection) -> dict | None:
     when the selected layer has a window, ...) where the notes have one, else the GPT-2 one."""
     from widgets.views import FAMILY
 
-    notes = load()
+    notes = load(lang=language())
     cfg = inputs.config
     layer = min(selection.layer, cfg.n_layers - 1)
     holds = {**FAMILY, "window": lambda c: c.window(layer) is not None}
@@ -76,5 +79,5 @@ def render(station: str, inputs, selection) -> str:
     values = sizes(inputs, selection)
     fill = lambda text: text.format(**values)  # noqa: E731
     return (f"<h3>{note['title']}</h3>{fill(note['body'])}"
-            f"<p><b>Shapes now</b><br>{fill(note['shapes'])}</p>"
-            f"<p><b>Try</b> {fill(note['try'])}</p>")
+            f"<p><b>{tr('Shapes now')}</b><br>{fill(note['shapes'])}</p>"
+            f"<p><b>{tr('Try')}</b> {fill(note['try'])}</p>")

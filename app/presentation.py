@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import QApplication, QDockWidget, QWidget
 
 from compute.stations import STATIONS
+from widgets.i18n import tr
 from widgets.matrix import MatrixPlot
 from widgets.overlay import CheatSheet
 from widgets.theme import CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, Palette, text_colour_for
@@ -225,7 +226,7 @@ class Presentation(QObject):
         self.appearance.apply()
         w.showFullScreen()
         QTimer.singleShot(300, self, self._cover_screen)
-        w.state.message.emit("info", "Presentation mode — F1 or ? lists the keys; Esc or F11 leaves.")
+        w.state.message.emit("info", tr("Presentation mode — F1 or ? lists the keys; Esc or F11 leaves."))
         self.toggled.emit(True)
 
     def leave(self) -> None:
@@ -267,8 +268,12 @@ class Presentation(QObject):
             self.sheet.close_sheet()
             return
         size = self.appearance.font_pt if self.active else 12.0
-        self.sheet.set_sections([("Presentation mode", present_rows()), ("Everywhere", sheet_rows())], size)
+        self.sheet.set_sections(self.sheet_sections, size)
         self.sheet.open()
+
+    @staticmethod
+    def sheet_sections() -> list:
+        return [(tr("Presentation mode"), present_rows()), (tr("Everywhere"), sheet_rows())]
 
     # -- keys ---------------------------------------------------------------------------------------------
     def _escape(self) -> None:

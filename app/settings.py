@@ -26,6 +26,7 @@ from typing import Any
 from compute import safe_io
 
 RECENT_MAX = 8
+LANGUAGE_CHOICES = ("", "en", "sv", "id")    # "": follow the system (app/language.py)
 ENV_VAR = "QKV_LAB_SETTINGS"
 MAX_BYTES = 16 << 20              # the last session is a few kB; anything near this is not ours
 log = logging.getLogger("qkv_lab.settings")
@@ -33,6 +34,7 @@ log = logging.getLogger("qkv_lab.settings")
 # Every key the app keeps, with its type. Values are stored as text; JSON-valued keys hold text too.
 SCHEMA: dict[str, type] = {
     "appearance/theme": str,
+    "appearance/language": str,       # "" (follow the system), "en", "sv" or "id" (app/language.py)
     "sessions/recent": str,           # JSON list of paths
     "sessions/last": str,             # the session JSON of the last window
     "sessions/last_path": str,
@@ -335,6 +337,19 @@ class Settings:
     @theme.setter
     def theme(self, value: str) -> None:
         self.set("appearance/theme", str(value))
+
+    @property
+    def language(self) -> str:
+        """The window's language as chosen in View ▸ Language: "en", "sv", "id", or "" to follow
+        the system (also for a value this version does not know)."""
+        value = self.get("appearance/language", "")
+        return value if value in LANGUAGE_CHOICES else ""
+
+    @language.setter
+    def language(self, value: str) -> None:
+        if value not in LANGUAGE_CHOICES:
+            raise ValueError(f"language {value!r}: choose one of {', '.join(map(repr, LANGUAGE_CHOICES))}")
+        self.set("appearance/language", value)
 
     def recent_files(self) -> list[str]:
         raw = self.get("sessions/recent", "[]")

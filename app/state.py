@@ -17,6 +17,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from compute import PRESETS, ConfigError, memory
 from compute.stations import EARLY_STATIONS, INSTRUMENT_PAGES, PAGES, STATIONS
 from compute.tokenizer import VocabularyError
+from widgets.i18n import error_text, num, tr
 
 from .runner import Runner
 from .values import (
@@ -127,9 +128,9 @@ class LabState(QObject):
         inputs = inputs or self._inputs
         source = inputs.weights
         if source == "random":
-            return f"random (seed {inputs.seed})"
+            return tr("random (seed {seed})").format(seed=inputs.seed)
         if source == "trained":
-            return "trained on the repeat task"
+            return tr("trained on the repeat task")
         entry = self.registry.get(source)
         return entry.label if entry is not None and entry.label else source
 
@@ -156,7 +157,7 @@ class LabState(QObject):
         try:
             new = dataclasses.replace(self._inputs, **changes)
         except (TypeError, ConfigError) as exc:
-            self.message.emit("error", str(exc))
+            self.message.emit("error", error_text(exc))
             return False
         if new == self._inputs:
             return True
@@ -173,14 +174,15 @@ class LabState(QObject):
         if self._locked:
             return self._locked
         if not new.tokens:
-            return "The sequence needs at least one token: type a word or add one with +."
+            return tr("The sequence needs at least one token: type a word or add one with +.")
         if not 0 <= new.seed <= SEED_MAX:
-            return f"The weight seed must be a whole number from 0 to {SEED_MAX:,} (it was {new.seed:,})."
+            return tr("The weight seed must be a whole number from 0 to {max} (it was {seed}).").format(
+                max=num(SEED_MAX, ","), seed=num(new.seed, ","))
         try:
             new.config.validate_tokens(new.tokens)
             memory.check(new.config, len(new.tokens), include_weights=new.weights_key() != self._inputs.weights_key())
         except ConfigError as exc:
-            return str(exc)
+            return error_text(exc)
         return None
 
     def _apply(self, inputs: Inputs) -> None:
@@ -206,7 +208,7 @@ class LabState(QObject):
         try:
             cfg = self._inputs.config.replace(**fields)
         except ConfigError as exc:
-            self.message.emit("error", str(exc))
+            self.message.emit("error", error_text(exc))
             self.inputsChanged.emit(self._inputs)
             return False
         name = ", ".join(f"{k}={v}" for k, v in fields.items())
@@ -216,36 +218,36 @@ class LabState(QObject):
         if not cfg.same_shapes(self._inputs.config) and self._inputs.weights != "random":
             # Loaded or trained weights have one shape: new sizes need new weights.
             changes["weights"] = "random"
-            notice = (f"New sizes need new weights: drawn at random from seed {self._inputs.seed} "
-                      f"(the {self.weights_label()} weights have the old shapes).")
-        ok = self.edit(text or f"Set {name}", merge_key=key, **changes)
+            notice = tr("New sizes need new weights: drawn at random from seed {seed} (the {weights} weights have "
+                        "the old shapes).").format(seed=self._inputs.seed, weights=self.weights_label())
+        ok = self.edit(text or tr("Set {fields}").format(fields=name), merge_key=key, **changes)
         if ok and notice:                                  # said only when the change happened
             self.message.emit("info", notice)
         return ok
 
     def load_preset(self, name: str) -> bool:
         if name not in PRESETS:
-            self.message.emit("error", f"no preset named {name!r}")
+            self.message.emit("error", tr("no preset named {name}").format(name=repr(name)))
             return False
         tokens = preset_tokens(name)
-        ok = self.edit(f"Load preset {name}", config=preset_config(name), tokens=tokens, preset=name,
-                       weights=preset_weights(name))
+        ok = self.edit(tr("Load preset {name}").format(name=name), config=preset_config(name), tokens=tokens,
+                       preset=name, weights=preset_weights(name))
         if ok:
             self.select(query=len(tokens) - 1, key=None, hover=None)
         return ok
 
-    def set_tokens(self, tokens, text: str = "Edit tokens") -> bool:
-        return self.edit(text, tokens=tuple(int(t) for t in tokens))
+    def set_tokens(self, tokens, text: str | None = None) -> bool:
+        return self.edit(text or tr("Edit tokens"), tokens=tuple(int(t) for t in tokens))
 
     def set_text(self, text: str) -> bool:
         tok = self.tokenizer
         try:
             ids = tok.encode(text)
         except VocabularyError as exc:
-            self._text_error = str(exc)
+            self._text_error = error_text(exc)
             self.message.emit("error", self._text_error)
             return False
-        if not self.set_tokens(ids, f"Type “{text.strip()}”"):
+        if not self.set_tokens(ids, tr("Type “{text}”").format(text=text.strip())):
             return False
         if self._text_error:                               # a sentence that works answers the one that did not
             self.messageWithdrawn.emit(self._text_error)
@@ -253,7 +255,8 @@ class LabState(QObject):
         dropped = tok.left_out(text) if hasattr(tok, "left_out") else []
         if dropped:
             marks = " ".join(f"“{mark}”" for mark in dropped)
-            self.message.emit("info", f"Left out {marks}: the toy vocabulary has no punctuation marks.")
+            self.message.emit("info", tr("Left out {marks}: the toy vocabulary has no punctuation marks.").format(
+                marks=marks))
         return True
 
     def move_token(self, src: int, dst: int) -> bool:
@@ -263,7 +266,7 @@ class LabState(QObject):
         tok = toks.pop(src)
         toks.insert(dst, tok)
         query = self._selection.query
-        ok = self.set_tokens(toks, f"Move “{self.tokenizer.label(tok)}” to position {dst}")
+        ok = self.set_tokens(toks, tr("Move “{word}” to position {i}").format(word=self.tokenizer.label(tok), i=dst))
         if ok:                                         # the tracked query stays on its token
             if query == src:
                 self.select(query=dst)
@@ -279,14 +282,15 @@ class LabState(QObject):
             return False
         old = toks[index]
         toks[index] = int(token_id)
-        return self.set_tokens(toks, f"Replace “{self.tokenizer.label(old)}” with “{self.tokenizer.label(token_id)}”")
+        return self.set_tokens(toks, tr("Replace “{old}” with “{new}”").format(old=self.tokenizer.label(old),
+                                                                              new=self.tokenizer.label(token_id)))
 
     def insert_token(self, index: int, token_id: int) -> bool:
         toks = list(self._inputs.tokens)
         index = max(0, min(index, len(toks)))
         toks.insert(index, int(token_id))
         query = self._selection.query
-        ok = self.set_tokens(toks, f"Add “{self.tokenizer.label(token_id)}”")
+        ok = self.set_tokens(toks, tr("Add “{word}”").format(word=self.tokenizer.label(token_id)))
         if ok and index <= query:
             self.select(query=query + 1)               # the tracked query stays on its token
         return ok
@@ -297,18 +301,18 @@ class LabState(QObject):
             return False
         tok = toks.pop(index)
         query = self._selection.query
-        ok = self.set_tokens(toks, f"Remove “{self.tokenizer.label(tok)}”")
+        ok = self.set_tokens(toks, tr("Remove “{word}”").format(word=self.tokenizer.label(tok)))
         if ok and index < query:
             self.select(query=query - 1)               # the tracked query stays on its token
         return ok
 
     def set_seed(self, seed: int) -> bool:
         """Random weights from this seed (also the way back from trained or loaded weights)."""
-        return self.edit(f"Random weights, seed {seed}", seed=int(seed), weights="random")
+        return self.edit(tr("Random weights, seed {seed}").format(seed=seed), seed=int(seed), weights="random")
 
     def set_weights(self, source: str, text: str | None = None) -> bool:
         """Use other weights: "random", "trained", a registered name, a file or a folder."""
-        return self.edit(text or f"Use {source} weights", weights=source)
+        return self.edit(text or tr("Use {source} weights").format(source=source), weights=source)
 
     def register_weights(self, weights, tokenizer=None, label: str = "", name: str | None = None) -> str:
         """Keep weights in memory under a name: a file or folder path they were loaded from, or a
@@ -349,7 +353,7 @@ class LabState(QObject):
         self._apply(dataclasses.replace(self._inputs, **changes))
 
     def set_backend(self, backend: str) -> bool:
-        return self.edit(f"Backend {backend}", backend=backend)
+        return self.edit(tr("Backend {backend}").format(backend=backend), backend=backend)
 
     # -- view state (not undoable, never recomputes) ---------------------------------------------
     def select(self, **changes: Any) -> None:
@@ -413,7 +417,7 @@ class LabState(QObject):
         if result.request_id != self._latest_request:
             return                                        # a newer edit is on its way: drop this
         if result.request_id == self._cancelled_request:
-            self._on_failed(result.request_id, "Computation cancelled.", True)
+            self._on_failed(result.request_id, tr("Computation cancelled."), True)
             return
         self._result = result
         self._shown_index = self.undo_stack.index()
@@ -431,12 +435,12 @@ class LabState(QObject):
             # step was an edit, an undo, a redo (the stack moves back) or a preview (it does not).
             if self.undo_stack.index() != self._shown_index:
                 self.undo_stack.setIndex(self._shown_index)
-                text += " — the settings on screen are back (Undo/Redo tries that step again)"
+                text += tr(" — the settings on screen are back (Undo/Redo tries that step again)")
             else:
                 self._apply(self._result.inputs)
         if cancelled and self._result is None:             # nothing on screen: empty views need a reason
-            self.message.emit("warning", f"{text} Nothing has been computed yet, so the views are empty: "
-                                         "any edit (a token, a size, another preset) computes again.")
+            self.message.emit("warning", text + " " + tr("Nothing has been computed yet, so the views are empty: any "
+                                                         "edit (a token, a size, another preset) computes again."))
         else:
             self.message.emit("info" if cancelled else "error", text)
         if not cancelled:
@@ -444,8 +448,8 @@ class LabState(QObject):
         if not cancelled and self._result is None and self._inputs.weights != "random":
             # Nothing on screen yet and these weights cannot be used (e.g. a session's weights file
             # is damaged): every edit would fail the same way. Show random weights instead.
-            self.message.emit("warning", f"{text} — showing random weights (seed {self._inputs.seed}) instead; "
-                                         "open other weights from the Model menu.")
+            self.message.emit("warning", text + tr(" — showing random weights (seed {seed}) instead; open other "
+                                                   "weights from the Model menu.").format(seed=self._inputs.seed))
             self.preview(weights="random")
 
     def _on_progress(self, request_id: int, stage: str, fraction: float) -> None:

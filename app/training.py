@@ -13,6 +13,7 @@ import time
 from PySide6.QtCore import QObject, Signal
 
 from compute import PRESETS
+from widgets.i18n import num, tr
 
 
 class Trainer(QObject):
@@ -46,8 +47,8 @@ class Trainer(QObject):
             return False
         cfg = self.state.inputs.config
         if not cfg.same_shapes(PRESETS["toy"]) or not cfg.causal:
-            self.state.message.emit("error", "Training runs on the toy model's sizes with the causal mask "
-                                             "(load the toy preset first).")
+            self.state.message.emit("error", tr("Training runs on the toy model's sizes with the causal mask (load "
+                                                "the toy preset first)."))
             return False
         self._before = self.state.inputs
         self.control = TrainControl()
@@ -64,8 +65,8 @@ class Trainer(QObject):
                 self.finished.emit(None, text)
 
         self._thread = threading.Thread(target=run, daemon=True, name="qkv-train")
-        self.state.lock("Training is running: pause or stop it before editing (the views follow the "
-                        "weights as they train).")
+        self.state.lock(tr("Training is running: pause or stop it before editing (the views follow the weights as "
+                           "they train)."))
         self._thread.start()
         self.started.emit(steps)
         return True
@@ -91,7 +92,7 @@ class Trainer(QObject):
 
     def _on_snapshot(self, step: int, loss: float, weights) -> None:
         self._latest = (step, loss)
-        name = self.state.register_weights(weights, label=f"training, step {step}")
+        name = self.state.register_weights(weights, label=tr("training, step {step}").format(step=step))
         self.state.preview(weights=name)
         if self._live_name is not None:
             self.state.registry.pop(self._live_name, None)   # previews are not in the undo history
@@ -107,17 +108,21 @@ class Trainer(QObject):
             if before is not None and self.state.inputs != before:
                 self.state.preview(weights=before.weights, seed=before.seed)
             self.state.prune_registry()
-            self.state.message.emit("error" if error else "info", f"Training stopped: {error}" if error
-                                    else "Training stopped before its first step.")
+            self.state.message.emit("error" if error else "info",
+                                    tr("Training stopped: {why}").format(why=error) if error
+                                    else tr("Training stopped before its first step."))
             return
         rec = result.record
         name = self.state.register_weights(
-            result.weights, label=f"trained here: seed {rec['seed']}, {rec['steps_done']} steps")
+            result.weights, label=tr("trained here: seed {seed}, %n step(s)", "", rec["steps_done"]).format(
+                seed=rec["seed"]))
         new = dataclasses.replace(before, weights=name)
-        self.state.push_inputs(before, new, f"Train {rec['steps_done']} steps (seed {rec['seed']})")
+        self.state.push_inputs(before, new, tr("Train %n step(s) (seed {seed})", "", rec["steps_done"]).format(
+            seed=rec["seed"]))
         self.last_record = rec
         loss = rec.get("final_loss")
-        self.state.message.emit("info", f"Training {'stopped' if rec['stopped'] else 'finished'} after "
-                                        f"{rec['steps_done']} steps in {rec['wall_s']:.0f} s"
-                                        + (f"; final loss {loss:.3f}" if loss is not None else "")
-                                        + ". Undo returns to the weights before.")
+        done = (tr("Training stopped after %n step(s) in {seconds} s", "", rec["steps_done"]) if rec["stopped"]
+                else tr("Training finished after %n step(s) in {seconds} s", "", rec["steps_done"]))
+        self.state.message.emit("info", done.format(seconds=f"{rec['wall_s']:.0f}")
+                                + (tr("; final loss {loss}").format(loss=num(loss, ".3f")) if loss is not None else "")
+                                + tr(". Undo returns to the weights before."))

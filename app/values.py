@@ -126,8 +126,10 @@ def real_model_of(weights: str):
 def model_label(title: str, loaded) -> str:
     """What the window says of opened weights: the model and how its numbers were stored, e.g.
     "SmolLM2-135M (real weights) · weights dequantized from Q4_1 and Q8_0"."""
+    from widgets.i18n import message, tr
+
     info = getattr(loaded, "info", None)
-    return f"{title} · {info.label}" if info is not None and info.label else title
+    return f"{tr(title)} · {message(info.label)}" if info is not None and info.label else tr(title)
 @dataclass
 class WeightsEntry:
     """Weights kept in memory under an Inputs.weights name, with the tokenizer that goes with them."""

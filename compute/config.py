@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .i18n import QT_TR_NOOP, Message
+
 # Generous hard ceilings: they keep products of sizes far from integer overflow. Whether a size
 # fits this machine is the memory budget's question (compute.memory), asked where T is known.
 LIMITS: dict[str, int] = {
@@ -39,14 +41,19 @@ FAMILY_DEFAULTS: dict[str, Any] = {
 
 
 class ConfigError(ValueError):
-    """An impossible configuration or input; `field`, `value` and `limit` say which and why."""
+    """An impossible configuration or input; `field`, `value` and `limit` say which and why.
 
-    def __init__(self, field: str, value: Any, reason: str, limit: Any = None):
+    `reason` is English text, or a `Message` (a template marked for translation and its values,
+    compute/i18n.py) that the window shows in its language; `str()` is English either way."""
+
+    def __init__(self, field: str, value: Any, reason: str | Message, limit: Any = None):
         self.field = field
         self.value = value
         self.limit = limit
-        self.reason = reason
-        super().__init__(f"{field}={_short_repr(value)}: {reason}")
+        self.message = reason if isinstance(reason, Message) else None
+        self.reason = str(reason)
+        self.shown_value = _short_repr(value)
+        super().__init__(f"{field}={self.shown_value}: {self.reason}")
 
 
 def _short_repr(value: Any) -> str:
@@ -59,19 +66,21 @@ def _as_size(name: str, value: Any, limit: int | None = None) -> int:
     limit = LIMITS[name] if limit is None else limit
     # bool is an int subclass, and True as a size is always a mistake.
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ConfigError(name, value, f"must be a whole number (got {type(value).__name__})")
+        raise ConfigError(name, value, Message(QT_TR_NOOP("must be a whole number (got {type})"),
+                                               type=type(value).__name__))
     value = int(value)
     if value < 1:
-        raise ConfigError(name, value, "must be at least 1", limit=1)
+        raise ConfigError(name, value, Message(QT_TR_NOOP("must be at least 1")), limit=1)
     if value > limit:
-        raise ConfigError(name, value, f"is above the limit of {limit:,}", limit=limit)
+        raise ConfigError(name, value, Message(QT_TR_NOOP("is above the limit of {limit}"), limit=limit), limit=limit)
     return value
 
 
 def _as_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     if isinstance(value, str) and value in choices:
         return value
-    raise ConfigError(name, value, f"must be one of {', '.join(repr(c) for c in choices)}")
+    raise ConfigError(name, value, Message(QT_TR_NOOP("must be one of {choices}"),
+                                           choices=", ".join(repr(c) for c in choices)))
 
 
 def _as_positive(name: str, value: Any, below: float) -> float:
@@ -143,8 +152,9 @@ class Config:
             if self.d_model // self.n_heads < 1:
                 raise ConfigError(
                     "d_head", None,
-                    f"defaults to d_model // n_heads = {self.d_model} // {self.n_heads} = 0; "
-                    "give d_head explicitly or use fewer heads", limit=1)
+                    Message(QT_TR_NOOP("defaults to d_model // n_heads = {d_model} // {n_heads} = 0; "
+                                       "give d_head explicitly or use fewer heads"),
+                            d_model=str(self.d_model), n_heads=str(self.n_heads)), limit=1)
             set_(self, "d_head", self.d_model // self.n_heads)
         set_(self, "d_head", _as_size("d_head", self.d_head))
         if self.d_mlp is None:
@@ -169,18 +179,22 @@ class Config:
         kv = _as_size("n_kv_heads", self.n_kv_heads, limit=LIMITS["n_heads"])
         set_(self, "n_kv_heads", kv)
         if kv > self.n_heads or self.n_heads % kv:
-            raise ConfigError("n_kv_heads", kv, f"must divide n_heads={self.n_heads} (each K/V head serves "
-                              "n_heads / n_kv_heads query heads)", limit=self.n_heads)
+            raise ConfigError("n_kv_heads", kv, Message(QT_TR_NOOP("must divide n_heads={n_heads} (each K/V head "
+                                                                   "serves n_heads / n_kv_heads query heads)"),
+                                                        n_heads=str(self.n_heads)), limit=self.n_heads)
         if self.positions == "rope":
             if self.rotary_dim is None and self.d_head % 2:
-                raise ConfigError("d_head", self.d_head, "must be even with RoPE, which rotates pairs of "
-                                  "dimensions (or rotate fewer: an even rotary_dim < d_head)")
+                raise ConfigError("d_head", self.d_head, Message(QT_TR_NOOP(
+                    "must be even with RoPE, which rotates pairs of dimensions (or rotate fewer: an even "
+                    "rotary_dim < d_head)")))
             rot = self.d_head if self.rotary_dim is None else _as_size("rotary_dim", self.rotary_dim,
                                                                        limit=LIMITS["d_head"])
             if rot % 2:
-                raise ConfigError("rotary_dim", rot, "must be even: RoPE rotates pairs of dimensions")
+                raise ConfigError("rotary_dim", rot, Message(QT_TR_NOOP("must be even: RoPE rotates pairs of "
+                                                                        "dimensions")))
             if rot > self.d_head:
-                raise ConfigError("rotary_dim", rot, f"must be at most d_head={self.d_head}", limit=self.d_head)
+                raise ConfigError("rotary_dim", rot, Message(QT_TR_NOOP("must be at most d_head={d_head}"),
+                                                             d_head=str(self.d_head)), limit=self.d_head)
             set_(self, "rotary_dim", rot)
         elif self.rotary_dim is not None:
             raise ConfigError("rotary_dim", self.rotary_dim, "applies to RoPE only; this config has "
@@ -334,13 +348,15 @@ class Config:
             tok = int(tok)
             if not 0 <= tok < self.d_vocab:
                 raise ConfigError(f"tokens[{pos}]", tok,
-                                  f"is outside the vocabulary 0..{self.d_vocab - 1} (d_vocab={self.d_vocab})",
+                                  Message(QT_TR_NOOP("is outside the vocabulary 0..{last} (d_vocab={d_vocab})"),
+                                          last=str(self.d_vocab - 1), d_vocab=str(self.d_vocab)),
                                   limit=self.d_vocab - 1)
             ids.append(tok)
         if len(ids) > self.n_ctx:
             raise ConfigError("tokens", f"{len(ids)} tokens",
-                              f"n_ctx={self.n_ctx} is too small for T={len(ids)}; "
-                              f"use at most {self.n_ctx} tokens or a larger n_ctx", limit=self.n_ctx)
+                              Message(QT_TR_NOOP("n_ctx={n_ctx} is too small for T={T}; use at most {n_ctx} "
+                                                 "tokens or a larger n_ctx"), n_ctx=str(self.n_ctx), T=str(len(ids))),
+                              limit=self.n_ctx)
         arr = np.asarray(ids, dtype=np.int64).reshape(-1)  # [T]
         arr.setflags(write=False)
         return arr
@@ -414,26 +430,28 @@ PRESETS: dict[str, Config] = {
 ONE_BLOCK_PRESETS: tuple[str, ...] = ("gpt3-175b", "gpt3-175b-banded", "llama-3-8b", "mistral-7b")
 
 PRESET_NOTES: dict[str, str] = {
-    "toy": "2 blocks, 2 heads, width 8, vocabulary 16: small enough to read every number.",
-    "andrea-120m": "The course model: d_model 768, 12 heads of 64, T up to 1024. "
-                   "Layers (12) and vocabulary (50,257) assumed equal to GPT-2 small.",
-    "gpt2-small": "GPT-2 small's dimensions: 12 blocks, 12 heads of 64, width 768, context 1024.",
-    "gpt3-175b": "GPT-3 175B's dimensions: 96 blocks of 96 heads of 128, width 12,288, context 2,048. "
-                 "Dimensions only, random weights, one block at a time.",
-    "gpt3-175b-banded": "GPT-3 175B with the attention its paper describes: \"alternating dense and locally "
-                        "banded sparse attention patterns in the layers\". The paper gives no band width; "
-                        "256 keys is assumed, the local window of GPT-Neo, EleutherAI's open replication of "
-                        "GPT-3's layout (its layers alternate global and local attention with window 256). "
-                        "Even layers dense, odd layers banded. Dimensions only, one block at a time "
-                        "(n_layers=1 is a dense layer; n_layers=2 shows both kinds).",
-    "smollm2-135m": "SmolLM2-135M's dimensions: 30 blocks, 9 query heads sharing 3 K/V heads (GQA) of 64, "
-                    "width 576, SwiGLU MLP of 1,536, RMSNorm, RoPE (theta 100,000), tied embeddings, "
-                    "vocabulary 49,152, context 8,192 (its config.json and GGUF say 8,192). Random weights; "
-                    "the real ones are 'SmolLM2-135M (real weights)'.",
-    "llama-3-8b": "Llama-3-8B's dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, width "
-                  "4,096, SwiGLU MLP of 14,336, RMSNorm, RoPE (theta 500,000), untied unembedding, vocabulary "
-                  "128,256, context 8,192. Dimensions only, random weights, one block at a time.",
-    "mistral-7b": "Mistral-7B (v0.1)'s dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, "
-                  "width 4,096, SwiGLU MLP of 14,336, RoPE (theta 10,000), vocabulary 32,000, context 32,768 "
-                  "with a sliding window of 4,096 keys in every layer. Dimensions only, one block at a time.",
+    "toy": QT_TR_NOOP('2 blocks, 2 heads, width 8, vocabulary 16: small enough to read every number.'),
+    "andrea-120m": QT_TR_NOOP('The course model: d_model 768, 12 heads of 64, T up to 1024. Layers (12) and '
+                              'vocabulary (50,257) assumed equal to GPT-2 small.'),
+    "gpt2-small": QT_TR_NOOP("GPT-2 small's dimensions: 12 blocks, 12 heads of 64, width 768, context 1024."),
+    "gpt3-175b": QT_TR_NOOP("GPT-3 175B's dimensions: 96 blocks of 96 heads of 128, width 12,288, context 2,048. "
+                            'Dimensions only, random weights, one block at a time.'),
+    "gpt3-175b-banded": QT_TR_NOOP('GPT-3 175B with the attention its paper describes: "alternating dense and '
+                                   'locally banded sparse attention patterns in the layers". The paper gives no '
+                                   "band width; 256 keys is assumed, the local window of GPT-Neo, EleutherAI's open "
+                                   "replication of GPT-3's layout (its layers alternate global and local attention "
+                                   'with window 256). Even layers dense, odd layers banded. Dimensions only, one '
+                                   'block at a time (n_layers=1 is a dense layer; n_layers=2 shows both kinds).'),
+    "smollm2-135m": QT_TR_NOOP("SmolLM2-135M's dimensions: 30 blocks, 9 query heads sharing 3 K/V heads (GQA) of "
+                               '64, width 576, SwiGLU MLP of 1,536, RMSNorm, RoPE (theta 100,000), tied embeddings, '
+                               'vocabulary 49,152, context 8,192 (its config.json and GGUF say 8,192). Random '
+                               "weights; the real ones are 'SmolLM2-135M (real weights)'."),
+    "llama-3-8b": QT_TR_NOOP("Llama-3-8B's dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, width "
+                             '4,096, SwiGLU MLP of 14,336, RMSNorm, RoPE (theta 500,000), untied unembedding, '
+                             'vocabulary 128,256, context 8,192. Dimensions only, random weights, one block at a '
+                             'time.'),
+    "mistral-7b": QT_TR_NOOP("Mistral-7B (v0.1)'s dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, "
+                             'width 4,096, SwiGLU MLP of 14,336, RoPE (theta 10,000), vocabulary 32,000, context '
+                             '32,768 with a sliding window of 4,096 keys in every layer. Dimensions only, one block '
+                             'at a time.'),
 }

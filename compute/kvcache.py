@@ -22,6 +22,7 @@ import numpy as np
 from .backends.reference import gelu, norm, rope, rope_angles, silu
 from .config import Config, ConfigError
 from .forward import forward
+from .i18n import QT_TR_NOOP, Message, Number
 from .weights import Weights
 
 
@@ -116,14 +117,16 @@ class CacheSize:
         return self.mha_bytes_full_context / self.bytes_full_context
 
     def describe(self) -> str:
-        from .memory import fmt_bytes
+        from .memory import bytes_message as fmt_bytes
 
         kind = {2: "fp16", 4: "float32", 1: "8-bit"}.get(self.itemsize, f"{self.itemsize}-byte")
-        return (f"K/V cache ({kind}): {fmt_bytes(self.bytes_per_token)} per token, "
-                f"{fmt_bytes(self.bytes_full_context)} at the full context of {self.n_ctx:,}; "
-                f"multi-head attention would need {fmt_bytes(self.mha_bytes_per_token)} and "
-                f"{fmt_bytes(self.mha_bytes_full_context)} ({self.ratio_per_token:.3g}× and "
-                f"{self.ratio_full_context:.3g}× more)")
+        return Message(QT_TR_NOOP("K/V cache ({kind}): {token} per token, {full} at the full context of {n_ctx}; "
+                                  "multi-head attention would need {mha_token} and {mha_full} ({ratio}× and "
+                                  "{ratio_full}× more)"),
+                       kind=kind, token=fmt_bytes(self.bytes_per_token), full=fmt_bytes(self.bytes_full_context),
+                       n_ctx=self.n_ctx, mha_token=fmt_bytes(self.mha_bytes_per_token),
+                       mha_full=fmt_bytes(self.mha_bytes_full_context), ratio=Number(self.ratio_per_token, ".3g"),
+                       ratio_full=Number(self.ratio_full_context, ".3g"))
 
 
 def cache_bytes(cfg: Config, t: int, itemsize: int = 2, *, mha: bool = False) -> int:
@@ -213,11 +216,12 @@ def prefill(cfg: Config, weights: Weights, prompt) -> Generation:
     """Run the prompt once (all rows at once) and keep every layer's k (after RoPE) and v; a
     layer with a window W keeps only the last W positions."""
     if not cfg.causal:
-        raise ConfigError("causal", False, "a KV cache needs the causal mask: without it, earlier "
-                                          "positions would see the new token and every row would change")
+        raise ConfigError("causal", False, Message(QT_TR_NOOP(
+            "a KV cache needs the causal mask: without it, earlier positions would see the new token and every "
+            "row would change")))
     ids = [int(t) for t in cfg.validate_tokens(prompt)]
     if not ids:
-        raise ConfigError("tokens", "0 tokens", "the prompt needs at least one token")
+        raise ConfigError("tokens", "0 tokens", Message(QT_TR_NOOP("the prompt needs at least one token")))
     trace = forward(cfg, weights, ids, backend="reference")
     key_name = "rot_k" if cfg.positions == "rope" else "k"
     caches = []
@@ -239,8 +243,9 @@ def decode_step(gen: Generation, weights: Weights, token: int | None = None) -> 
         token = gen.steps[-1].next_token if gen.steps else _prompt_prediction(gen, weights)
     position = len(gen.tokens)
     if position >= cfg.n_ctx:
-        raise ConfigError("tokens", f"{position + 1} tokens", f"n_ctx={cfg.n_ctx} is reached: no room to "
-                                                               "generate another token", limit=cfg.n_ctx)
+        raise ConfigError("tokens", f"{position + 1} tokens",
+                          Message(QT_TR_NOOP("n_ctx={n_ctx} is reached: no room to generate another token"),
+                                  n_ctx=str(cfg.n_ctx)), limit=cfg.n_ctx)
     cfg.validate_tokens([token])
     W = gen.W or {n: a.astype(np.float64) for n, a in weights.items()}
     x = W["embed.W_E"][token]                                             # [d_model]

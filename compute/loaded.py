@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import Config, ConfigError
+from .i18n import QT_TR_NOOP, Message
 from .weights import Weights
 
 
@@ -57,12 +58,15 @@ def stored_label(types: Mapping[str, int]) -> str:
     floats = ("F32", "F16", "BF16", "F64")
     quant = [t for t, _ in sorted(types.items(), key=lambda kv: -kv[1]) if t not in floats]
     if quant:
-        return "weights dequantized from " + (" and ".join(quant) if len(quant) <= 2
-                                              else ", ".join(quant[:-1]) + " and " + quant[-1])
+        if len(quant) == 1:
+            return Message(QT_TR_NOOP("weights dequantized from {type}"), type=quant[0])
+        return Message(QT_TR_NOOP("weights dequantized from {types} and {last}"), types=", ".join(quant[:-1]),
+                       last=quant[-1])
     kinds = [t for t in floats if t in types]
     if kinds == ["F32"]:
-        return "weights stored as F32"
-    return "weights converted from " + " and ".join(k for k in kinds if k != "F32") + " to float32"
+        return Message(QT_TR_NOOP("weights stored as F32"))
+    return Message(QT_TR_NOOP("weights converted from {types} to float32"),
+                   types=" and ".join(k for k in kinds if k != "F32"))
 
 
 # -- tokenizer -----------------------------------------------------------------------------------
@@ -91,8 +95,9 @@ class CheckpointTokenizer:
         ids = self.encode(text)
         if len(ids) > self.n_ctx:
             raise ConfigError("tokens", f"{len(ids):,} tokens",
-                              f"the text is {len(ids):,} tokens but this model reads at most "
-                              f"n_ctx={self.n_ctx:,} (config.json); shorten the text", limit=self.n_ctx)
+                              Message(QT_TR_NOOP("the text is {T} tokens but this model reads at most n_ctx={n_ctx} "
+                                                 "(config.json); shorten the text"), T=len(ids), n_ctx=self.n_ctx),
+                              limit=self.n_ctx)
         return ids
 
     def decode(self, ids: Iterable[int]) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .config import Config, ConfigError
+from .i18n import QT_TR_NOOP, Message, Number
 
 GIB = float(1 << 30)
 # Share of the available RAM one computation may use; the rest stays for the OS, Qt and the views.
@@ -48,13 +49,18 @@ class MemoryEstimate:
 
 
 def fmt_bytes(n: float) -> str:
+    return str(bytes_message(n))
+
+
+def bytes_message(n: float) -> Message:
+    """fmt_bytes as a Message: "1.5 MiB" in English, with the reader's decimal comma in a window."""
     if n >= GIB:
-        return f"{n / GIB:.2f} GiB"
+        return Message("{n} GiB", n=Number(n / GIB, ".2f"))
     if n >= 1 << 20:
-        return f"{n / (1 << 20):.1f} MiB"
+        return Message("{n} MiB", n=Number(n / (1 << 20), ".1f"))
     if n >= 1 << 10:
-        return f"{n / (1 << 10):.1f} KiB"
-    return f"{int(n)} B"
+        return Message("{n} KiB", n=Number(n / (1 << 10), ".1f"))
+    return Message("{n} B", n=str(int(n)))
 
 
 def weight_count(cfg: Config, n_layers: int | None = None) -> int:
@@ -125,9 +131,14 @@ def budget_bytes() -> int:
 
 
 def budget_source() -> str:
+    return str(budget_message())
+
+
+def budget_message() -> Message:
+    """Where the memory budget comes from, for messages (budget_source: the same in English)."""
     if _override() is not None:
-        return "set by QKV_LAB_MEMORY_BUDGET_GIB"
-    return f"{int(BUDGET_FRACTION * 100)}% of available RAM"
+        return Message(QT_TR_NOOP("set by QKV_LAB_MEMORY_BUDGET_GIB"))
+    return Message(QT_TR_NOOP("{percent}% of available RAM"), percent=str(int(BUDGET_FRACTION * 100)))
 
 
 # Callables that free cached memory (e.g. recycled buffers) and return the bytes freed; check()
@@ -172,21 +183,24 @@ def check(cfg: Config, T: int, dtype: np.dtype | type = np.float32, *,
     tokens_ok = _largest_fit(1, max(T - 1, 0), lambda t: need(estimate(cfg, t, dtype)) <= budget)
     hints = []
     if layers_ok >= 1:
-        hints.append(f"n_layers={layers_ok} fits (cfg.replace(n_layers={layers_ok}))")
+        hints.append(Message(QT_TR_NOOP("n_layers={n} fits (cfg.replace(n_layers={n}))"), n=str(layers_ok)))
     if tokens_ok >= 1:
-        hints.append(f"T={tokens_ok} tokens fit")
+        hints.append(Message(QT_TR_NOOP("T={T} tokens fit"), T=str(tokens_ok)))
     if not hints:
-        one = need(estimate(cfg, min(T, 1), dtype, 1))
-        hints.append(f"even 1 layer{' and 1 token' if T else ''} needs {one / GIB:.2f} GiB: "
-                     "use smaller dimensions or a machine with more memory")
+        one = Number(need(estimate(cfg, min(T, 1), dtype, 1)) / GIB, ".2f")
+        hints.append(Message(QT_TR_NOOP("even 1 layer and 1 token needs {gib} GiB: use smaller dimensions or a "
+                                        "machine with more memory"), gib=one) if T else
+                     Message(QT_TR_NOOP("even 1 layer needs {gib} GiB: use smaller dimensions or a machine with "
+                                        "more memory"), gib=one))
     weights_dominate = include_weights and est.weights >= est.compute
     field = "n_layers" if (T == 0 or weights_dominate or layers_ok >= 1) else "tokens"
     value = cfg.n_layers if field == "n_layers" else f"{T} tokens"
     sizes = (f"{np.dtype(dtype).name}, " + (f"T={T}, " if T else "")
              + f"{cfg.n_layers} layer{'s' if cfg.n_layers != 1 else ''}")
-    reason = (f"needs an estimated {need(est) / GIB:.2f} GiB ({sizes}), over the memory budget of "
-              f"{budget / GIB:.2f} GiB ({budget_source() if not fixed_budget else 'given'}); "
-              + "; ".join(hints))
+    source = Message(QT_TR_NOOP("given")) if fixed_budget else budget_message()
+    reason = Message(QT_TR_NOOP("needs an estimated {need} GiB ({sizes}), over the memory budget of {budget} GiB "
+                                "({source}); {hints}"), need=Number(need(est) / GIB, ".2f"), sizes=sizes,
+                     budget=Number(budget / GIB, ".2f"), source=source, hints=tuple(hints))
     raise ConfigError(field, value, reason, limit=budget)
 
 

@@ -9,6 +9,7 @@ for callers that know only GPT-2). Other model families have some names instead 
 from __future__ import annotations
 
 from .config import Config
+from .i18n import QT_TR_NOOP, Message
 
 # Per-layer intermediates of a GPT-2 block, in the order the block computes them.
 LAYER_NAMES: tuple[str, ...] = (
@@ -40,19 +41,27 @@ ALL_GLOBAL_NAMES: tuple[str, ...] = GLOBAL_NAMES
 
 def missing_reason(name: str, cfg: Config) -> str | None:
     """Why `cfg`'s model has no Trace name `name` (None when it has it, or the name is unknown)."""
+    why = missing_message(name, cfg)
+    return None if why is None else str(why)
+
+
+def missing_message(name: str, cfg: Config) -> Message | None:
+    """missing_reason as a Message the window translates (compute/i18n.py)."""
     rms = cfg.norm == "rmsnorm"
     if name in ("ln1_mean", "ln1_var", "ln2_mean", "ln2_var") and rms:
-        return (f"{name}: this model uses RMSNorm, which subtracts no mean and keeps no variance; "
-                f"see {name[:3]}_scale, sqrt(mean(x²) + eps)")
+        return Message(QT_TR_NOOP("{name}: this model uses RMSNorm, which subtracts no mean and keeps no variance; "
+                                  "see {scale}, sqrt(mean(x²) + eps)"), name=name, scale=f"{name[:3]}_scale")
     if name in ("ln1_scale", "ln2_scale") and not rms:
-        return f"{name}: this model uses LayerNorm; see {name[:3]}_mean and {name[:3]}_var"
+        return Message(QT_TR_NOOP("{name}: this model uses LayerNorm; see {mean} and {var}"), name=name,
+                       mean=f"{name[:3]}_mean", var=f"{name[:3]}_var")
     if name in ("rot_q", "rot_k") and cfg.positions != "rope":
-        return f"{name}: this model has learned positions, no RoPE"
+        return Message(QT_TR_NOOP("{name}: this model has learned positions, no RoPE"), name=name)
     if name == "pos_embed" and cfg.positions != "learned":
-        return "pos_embed: this model has RoPE positions (q and k are rotated), no learned position embedding"
+        return Message(QT_TR_NOOP("pos_embed: this model has RoPE positions (q and k are rotated), no learned "
+                                  "position embedding"))
     if name == "mlp_pre_linear" and cfg.mlp != "swiglu":
-        return ("mlp_pre_linear: this model's MLP is GELU (W_in, GELU, W_out); only SwiGLU has a second, "
-                "linear branch x·W_in")
+        return Message(QT_TR_NOOP("mlp_pre_linear: this model's MLP is GELU (W_in, GELU, W_out); only SwiGLU has a "
+                                  "second, linear branch x·W_in"))
     return None
 
 
@@ -154,17 +163,23 @@ def weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
 
 def missing_weight_reason(name: str, cfg: Config) -> str | None:
     """Why `cfg`'s model has no weight `name` (None when it has it or the name means nothing)."""
+    why = missing_weight_message(name, cfg)
+    return None if why is None else str(why)
+
+
+def missing_weight_message(name: str, cfg: Config) -> Message | None:
+    """missing_weight_reason as a Message the window translates."""
     short = name.split(".", 2)[-1] if name.startswith("blocks.") else name
     if short in ("ln1.b", "ln2.b", "ln_final.b") and cfg.norm == "rmsnorm":
-        return f"{name}: RMSNorm has a scale w and no bias"
+        return Message(QT_TR_NOOP("{name}: RMSNorm has a scale w and no bias"), name=name)
     if name == "pos_embed.W_pos" and cfg.positions == "rope":
-        return f"{name}: this model has RoPE positions, no learned position embedding"
+        return Message(QT_TR_NOOP("{name}: this model has RoPE positions, no learned position embedding"), name=name)
     if short in ("attn.b_Q", "attn.b_K", "attn.b_V", "attn.b_O") and not cfg.attn_bias:
-        return f"{name}: this model's attention has no biases (attn_bias=False)"
+        return Message(QT_TR_NOOP("{name}: this model's attention has no biases (attn_bias=False)"), name=name)
     if short in ("mlp.b_in", "mlp.b_out", "mlp.b_gate") and not cfg.mlp_bias:
-        return f"{name}: this model's MLP has no biases (mlp_bias=False)"
+        return Message(QT_TR_NOOP("{name}: this model's MLP has no biases (mlp_bias=False)"), name=name)
     if short in ("mlp.W_gate", "mlp.b_gate") and cfg.mlp != "swiglu":
-        return f"{name}: only a SwiGLU MLP has a gate; this one is GELU"
+        return Message(QT_TR_NOOP("{name}: only a SwiGLU MLP has a gate; this one is GELU"), name=name)
     if name == "unembed.W_U" and cfg.tied_embeddings:
-        return f"{name}: the unembedding is tied to W_E (logits = ln_final_out @ W_Eᵀ)"
+        return Message(QT_TR_NOOP("{name}: the unembedding is tied to W_E (logits = ln_final_out @ W_Eᵀ)"), name=name)
     return None

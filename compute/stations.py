@@ -2,11 +2,14 @@
 the instrument pages that share the central area. Everything that names a station (the window's
 bar and menus, the code view's source map, sessions, the CLI, the figures) reads this table.
 
-Titles are English source text; the UI translates them where it shows them.
+Titles are English source text, marked for `pyside6-lupdate` (compute/i18n.py: no Qt here); the UI
+translates them where it shows them (widgets.i18n.page_title and page_short).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .i18n import QT_TRANSLATE_NOOP
 
 
 @dataclass(frozen=True)
@@ -21,18 +24,23 @@ class Page:
 
 
 PAGE_TABLE: tuple[Page, ...] = (
-    Page("embeddings", "Embeddings", "Embed", early=True, layer=False, head=False),
-    Page("layernorm", "LayerNorm", "LayerNorm", early=True, head=False),
-    Page("projections", "Q · K · V", "Q·K·V", early=True),
-    Page("scores", "Scores", "Scores", early=True),
-    Page("softmax", "Softmax row", "Softmax", early=True),
-    Page("weighted_sum", "Weighted V", "Σ p·v", early=True),
-    Page("heads", "Heads → W_O", "Heads·W_O", early=True),
-    Page("mlp", "MLP & residual", "MLP", head=False),
-    Page("head_lens", "Head lens", "Head lens", kind="instrument"),
-    Page("sqrt_dk", "√d_k lab", "√d_k lab", kind="instrument", layer=False, head=False),
-    Page("mask", "The mask", "Mask", kind="instrument"),
-    Page("kv_cache", "KV cache", "KV cache", kind="instrument"),
+    Page("embeddings", QT_TRANSLATE_NOOP("Page", "Embeddings"), QT_TRANSLATE_NOOP("PageShort", "Embed"),
+         early=True, layer=False, head=False),
+    Page("layernorm", QT_TRANSLATE_NOOP("Page", "LayerNorm"), QT_TRANSLATE_NOOP("PageShort", "LayerNorm"),
+         early=True, head=False),
+    Page("projections", QT_TRANSLATE_NOOP("Page", "Q · K · V"), QT_TRANSLATE_NOOP("PageShort", "Q·K·V"), early=True),
+    Page("scores", QT_TRANSLATE_NOOP("Page", "Scores"), QT_TRANSLATE_NOOP("PageShort", "Scores"), early=True),
+    Page("softmax", QT_TRANSLATE_NOOP("Page", "Softmax row"), QT_TRANSLATE_NOOP("PageShort", "Softmax"), early=True),
+    Page("weighted_sum", QT_TRANSLATE_NOOP("Page", "Weighted V"), QT_TRANSLATE_NOOP("PageShort", "Σ p·v"), early=True),
+    Page("heads", QT_TRANSLATE_NOOP("Page", "Heads → W_O"), QT_TRANSLATE_NOOP("PageShort", "Heads·W_O"), early=True),
+    Page("mlp", QT_TRANSLATE_NOOP("Page", "MLP & residual"), QT_TRANSLATE_NOOP("PageShort", "MLP"), head=False),
+    Page("head_lens", QT_TRANSLATE_NOOP("Page", "Head lens"), QT_TRANSLATE_NOOP("PageShort", "Head lens"),
+         kind="instrument"),
+    Page("sqrt_dk", QT_TRANSLATE_NOOP("Page", "√d_k lab"), QT_TRANSLATE_NOOP("PageShort", "√d_k lab"),
+         kind="instrument", layer=False, head=False),
+    Page("mask", QT_TRANSLATE_NOOP("Page", "The mask"), QT_TRANSLATE_NOOP("PageShort", "Mask"), kind="instrument"),
+    Page("kv_cache", QT_TRANSLATE_NOOP("Page", "KV cache"), QT_TRANSLATE_NOOP("PageShort", "KV cache"),
+         kind="instrument"),
 )
 PAGE: dict[str, Page] = {p.key: p for p in PAGE_TABLE}
 STATIONS: tuple[str, ...] = tuple(p.key for p in PAGE_TABLE if p.kind == "station")

@@ -10,12 +10,12 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
 
 from .figure import FigureStyle, FigureWidget, figure_spec
-from .i18n import tr
+from .i18n import Retranslate, tr
 from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette
 from .views import BLOCK_MAP
 
 
-class BlockMap(QWidget):
+class BlockMap(Retranslate, QWidget):
     chosen = Signal(str)                 # the station of the clicked thumbnail
     key = "block_map"
 
@@ -58,6 +58,10 @@ class BlockMap(QWidget):
         self._drawn_for = None
         self._refresh()
 
+    def retranslate(self) -> None:
+        self._drawn_for = None
+        self._refresh()
+
     def _refresh(self) -> None:
         if self.result is None or self.selection is None or not self.isVisible():
             return
@@ -88,7 +92,8 @@ class BlockMap(QWidget):
             f"<span style='font-size:{11 * f:.0f}pt'>resid_mid = resid_pre + attn(LN 1(resid_pre));&nbsp; "
             f"resid_post = resid_mid + mlp(LN 2(resid_mid))</span><br>"
             f"<span style='color:{self.palette.muted}; font-size:{10 * f:.0f}pt'>"
-            f"{tr('click a picture to go to its station')} · layer {sel.layer}, head {sel.head}</span>")
+            f"{tr('click a picture to go to its station')} · "
+            f"{tr('layer {layer}, head {head}').format(layer=sel.layer, head=sel.head)}</span>")
 
     def _outline(self, station: str) -> None:
         """A frame around the thumbnails of the station last shown."""

@@ -5,22 +5,22 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from .i18n import tr
+from .i18n import QT_TR_NOOP, Retranslate, tr
 
 CHANGES = {
-    "scaling_off": "Turn the 1/√d_head scaling off",
-    "d_head_x4": "Multiply d_head by 4",
-    "mask_off": "Turn the causal mask off",
-    "move_token": "Move the query's token to the front",
-    "switch_head": "Switch to the next head",
+    "scaling_off": QT_TR_NOOP("Turn the 1/√d_head scaling off"),
+    "d_head_x4": QT_TR_NOOP("Multiply d_head by 4"),
+    "mask_off": QT_TR_NOOP("Turn the causal mask off"),
+    "move_token": QT_TR_NOOP("Move the query's token to the front"),
+    "switch_head": QT_TR_NOOP("Switch to the next head"),
 }
 QUESTIONS = {
-    "top_key": "Which key will get query i's largest weight?",
-    "sharper": "Will query i's row get sharper (a larger top weight)?",
+    "top_key": QT_TR_NOOP("Which key will get query i's largest weight?"),
+    "sharper": QT_TR_NOOP("Will query i's row get sharper (a larger top weight)?"),
 }
 
 
-class CalibratorPanel(QWidget):
+class CalibratorPanel(Retranslate, QWidget):
     applyRequested = Signal(str, str, object)     # change, question, prediction (key index or bool)
     suggestRequested = Signal()
     undoRequested = Signal()
@@ -29,30 +29,31 @@ class CalibratorPanel(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        intro = QLabel(tr("Predict first, then test: pick a change, say what you expect, and let the lab measure."))
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
-        box = QGroupBox(tr("Experiment"))
-        form = QFormLayout(box)
+        self.intro = QLabel()
+        self.intro.setWordWrap(True)
+        layout.addWidget(self.intro)
+        self.box = QGroupBox()
+        form = QFormLayout(self.box)
         self.change = QComboBox()
         for key, text in CHANGES.items():
             self.change.addItem(text, key)
-        suggest = QPushButton(tr("Let the lab suggest one"))
-        suggest.clicked.connect(self.suggestRequested)
-        form.addRow(tr("1. change"), self.change)
-        form.addRow(tr(""), suggest)
+        self.suggest = QPushButton()
+        self.suggest.clicked.connect(self.suggestRequested)
+        self.row_labels = [QLabel(), QLabel(), QLabel()]
+        form.addRow(self.row_labels[0], self.change)
+        form.addRow("", self.suggest)
         self.question = QComboBox()
         for key, text in QUESTIONS.items():
             self.question.addItem(text, key)
         self.question.currentIndexChanged.connect(self._question_changed)
-        form.addRow(tr("2. question"), self.question)
+        form.addRow(self.row_labels[1], self.question)
         self.answer = QComboBox()
-        form.addRow(tr("your answer"), self.answer)
+        form.addRow(self.row_labels[2], self.answer)
         for combo in (self.change, self.question, self.answer):   # long texts must not widen the dock
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(12)
             combo.currentTextChanged.connect(lambda text, c=combo: c.setToolTip(text))   # the whole text
-        layout.addWidget(box)
+        layout.addWidget(self.box)
         self.query_note = QLabel()
         self.query_note.setObjectName("note")
         self.query_note.setWordWrap(True)
@@ -63,10 +64,10 @@ class CalibratorPanel(QWidget):
         self.reason.hide()
         layout.addWidget(self.reason)
         buttons = QHBoxLayout()
-        self.apply = QPushButton(tr("3. Apply, test"))
+        self.apply = QPushButton()
         self.apply.setDefault(True)
         self.apply.clicked.connect(self._apply)
-        self.undo = QPushButton(tr("Undo change"))
+        self.undo = QPushButton()
         self.undo.setEnabled(False)
         self.undo.clicked.connect(self.undoRequested)
         buttons.addWidget(self.apply)
@@ -76,14 +77,43 @@ class CalibratorPanel(QWidget):
         self.outcome.setWordWrap(True)
         self.outcome.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.outcome)
-        self.score = QLabel(tr("score: no predictions yet"))
+        self.score = QLabel()
         self.score.setObjectName("note")
         layout.addWidget(self.score)
         layout.addStretch(1)
         self.labels: list[str] = []
         self._context: tuple | None = None          # the latest context, until it is shown
+        self._shown_context: tuple | None = None    # the context on show (for a new language)
+        self._score: tuple[int, int] | None = None
         self._question_changed()
+        self.retranslate()
 
+    def retranslate(self) -> None:
+        self.intro.setText(tr("Predict first, then test: pick a change, say what you expect, and let the lab "
+                              "measure."))
+        self.box.setTitle(tr("Experiment"))
+        for label, text in zip(self.row_labels, (tr("1. change"), tr("2. question"), tr("your answer")), strict=True):
+            label.setText(text)
+        self.suggest.setText(tr("Let the lab suggest one"))
+        self.apply.setText(tr("3. Apply, test"))
+        self.undo.setText(tr("Undo change"))
+        for combo, texts in ((self.change, CHANGES), (self.question, QUESTIONS)):
+            for i in range(combo.count()):
+                combo.setItemText(i, tr(texts[combo.itemData(i)]))
+            combo.setToolTip(combo.currentText())
+        self._question_changed()
+        self._show_score()
+        if self._shown_context is not None and self._context is None:
+            self._context = self._shown_context
+            self._sync()
+
+    def _show_score(self) -> None:
+        if self._score is None:
+            self.score.setText(tr("score: no predictions yet"))
+        else:
+            correct, total = self._score
+            self.score.setText(tr("score this session: {correct} of %n prediction(s) right", "", total).format(
+                correct=correct))
     def set_context(self, labels, query: int, head: int, layer: int) -> None:
         """The tokens and the query the prediction is about (from the current selection). Shown
         when the panel is (a T = 1024 list of keys is no work to repeat after every edit)."""
@@ -94,7 +124,7 @@ class CalibratorPanel(QWidget):
     def _sync(self) -> None:
         if self._context is None:
             return
-        labels, query, head, layer = self._context
+        labels, query, head, layer = self._shown_context = self._context
         self._context = None
         if list(labels) != self.labels:
             self.labels = list(labels)
@@ -102,8 +132,8 @@ class CalibratorPanel(QWidget):
         if query != getattr(self, "_reason_query", None):
             self.reason.hide()                          # another query now: the reason is old
         word = labels[query] if 0 <= query < len(labels) else ""
-        self.query_note.setText(f"query i = {query} (“{word}”), layer {layer}, head {head} — pick another "
-                                "query by clicking a token chip.")
+        self.query_note.setText(tr("query i = {i} (“{word}”), layer {layer}, head {head} — pick another query by "
+                                   "clicking a token chip.").format(i=query, word=word, layer=layer, head=head))
 
     def set_reason(self, text: str, query: int | None = None) -> None:
         """Why the lab asks about this query (shown while it is the query)."""
@@ -128,10 +158,10 @@ class CalibratorPanel(QWidget):
         self.answer.clear()
         if self.question.currentData() == "top_key":
             for j, word in enumerate(self.labels):
-                self.answer.addItem(f"key {j} “{word}”", j)
+                self.answer.addItem(tr("key {j} “{word}”").format(j=j, word=word), j)
         else:
-            self.answer.addItem("yes, sharper", True)
-            self.answer.addItem("no, flatter or the same", False)
+            self.answer.addItem(tr("yes, sharper"), True)
+            self.answer.addItem(tr("no, flatter or the same"), False)
         kept = self.answer.findData(chosen) if chosen is not None else -1
         if kept >= 0 and type(self.answer.itemData(kept)) is type(chosen):   # new words keep the answer
             self.answer.setCurrentIndex(kept)
@@ -142,5 +172,6 @@ class CalibratorPanel(QWidget):
 
     def show_outcome(self, html: str, correct: int, total: int, can_undo: bool) -> None:
         self.outcome.setText(html)
-        self.score.setText(f"score this session: {correct} of {total} predictions right")
+        self._score = (correct, total)
+        self._show_score()
         self.undo.setEnabled(can_undo)

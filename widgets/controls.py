@@ -18,10 +18,13 @@ from PySide6.QtWidgets import (
 
 from compute import PRESETS
 
-from .i18n import tr
+from .i18n import Retranslate, tr
 
 SLIDER_MAX_D_HEAD = 256
-LAYER_TIP = "which block the stations show"
+
+
+def layer_tip() -> str:
+    return tr("which block the stations show")
 
 
 def layer_note(inputs) -> str:
@@ -32,22 +35,25 @@ def layer_note(inputs) -> str:
     if full is None or full.n_layers == n:
         return ""
     window = inputs.config.window(0) if len(set(full.windows or ())) > 1 else None
-    which = f" (a banded one: window {window})" if window is not None else ""
-    return (f"{inputs.preset} has {full.n_layers} blocks; the lab computes {n}{which} with its shapes and random "
-            f"weights, shown as layer 0{f'..{n - 1}' if n > 1 else ''}: it stands for any of "
-            f"{'its banded ones' if which else 'them'}.")
+    shown = "0" if n == 1 else f"0..{n - 1}"
+    if window is not None:
+        return tr("{preset} has {blocks} blocks; the lab computes {n} (a banded one: window {window}) with its "
+                  "shapes and random weights, shown as layer {shown}: it stands for any of its banded ones.").format(
+            preset=inputs.preset, blocks=full.n_layers, n=n, window=window, shown=shown)
+    return tr("{preset} has {blocks} blocks; the lab computes {n} with its shapes and random weights, shown as "
+              "layer {shown}: it stands for any of them.").format(preset=inputs.preset, blocks=full.n_layers, n=n,
+                                                                  shown=shown)
 
 
-def _spin(lo: int, hi: int, tip: str) -> QSpinBox:
+def _spin(lo: int, hi: int) -> QSpinBox:
     box = QSpinBox()
     box.setRange(lo, hi)
     box.setKeyboardTracking(False)       # one edit per Enter/arrow, not one per keystroke
-    box.setToolTip(tip)
     box.setAccelerated(True)
     return box
 
 
-class Controls(QWidget):
+class Controls(Retranslate, QWidget):
     presetChosen = Signal(str)
     realModelChosen = Signal(str)               # a compute.real_models key (installed or not)
     configChanged = Signal(str, object, bool)   # field, value, part of a drag (merge undo)
@@ -65,102 +71,140 @@ class Controls(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
 
-        model = QGroupBox(tr("Model"))
-        form = QFormLayout(model)
+        self.model_box = QGroupBox()
+        form = QFormLayout(self.model_box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.row_labels: dict[str, QLabel] = {}
+
+        def row(layout: QFormLayout, key: str, field) -> None:
+            label = self.row_labels[key] = QLabel()
+            layout.addRow(label, field)
+
         self.preset = QComboBox()
-        self.preset.addItems(presets + ["custom"])
+        for name in presets:
+            self.preset.addItem(name, name)              # preset names are the API: never translated
+        self.preset.addItem("", "custom")
         self._real_paths: dict[str, int] = {}       # a real model's file -> its index in the list
-        self.preset.setToolTip(tr("load a preset: its sizes and its default tokens"))
         self.preset.activated.connect(lambda i: self._emit_preset())
-        form.addRow(tr("preset"), self.preset)
+        row(form, "preset", self.preset)
         self.preset_note = QLabel()
         self.preset_note.setWordWrap(True)
         self.preset_note.setObjectName("note")
         form.addRow(self.preset_note)
-        self.d_model = _spin(1, 65536, "width of the residual stream")
-        self.n_heads = _spin(1, 4096, "attention heads per block")
-        self.d_head = _spin(1, 65536, "width of each head's q, k and v (d_k); any value ≥ 1")
+        self.d_model = _spin(1, 65536)
+        self.n_heads = _spin(1, 4096)
+        self.d_head = _spin(1, 65536)
         self.d_head_slider = QSlider(Qt.Orientation.Horizontal)
         self.d_head_slider.setRange(1, SLIDER_MAX_D_HEAD)
-        self.d_head_slider.setToolTip(tr("drag to change d_head live"))
-        self.n_ctx = _spin(1, 1 << 20, "the longest sequence the model accepts")
-        self.n_layers = _spin(1, 1024, "number of blocks")
+        self.n_ctx = _spin(1, 1 << 20)
+        self.n_layers = _spin(1, 1024)
         d_head_row = QHBoxLayout()
         d_head_row.addWidget(self.d_head_slider, 1)
         d_head_row.addWidget(self.d_head)
-        form.addRow(tr("d_model"), self.d_model)
-        form.addRow(tr("n_heads"), self.n_heads)
-        form.addRow(tr("d_head"), d_head_row)
-        form.addRow(tr("n_ctx"), self.n_ctx)
-        form.addRow(tr("n_layers"), self.n_layers)
+        for name in ("d_model", "n_heads"):
+            row(form, name, getattr(self, name))
+        row(form, "d_head", d_head_row)
+        for name in ("n_ctx", "n_layers"):
+            row(form, name, getattr(self, name))
         for name in ("d_model", "n_heads", "d_head", "n_ctx", "n_layers"):
             getattr(self, name).valueChanged.connect(lambda v, n=name: self._emit_config(n, v, False))
         self.d_head_slider.valueChanged.connect(self._slider_moved)
-        self.causal = QCheckBox(tr("causal mask (j > i is −∞)"))
-        self.scale = QCheckBox(tr("divide scores by √d_head"))
+        self.causal = QCheckBox()
+        self.scale = QCheckBox()
         self.causal.toggled.connect(lambda on: self._emit_config("causal", on, False))
         self.scale.toggled.connect(lambda on: self._emit_config("scale_scores", on, False))
         form.addRow(self.causal)
         form.addRow(self.scale)
         self.weights = QComboBox()
-        self.weights.setToolTip("trained: the toy model trained on repeating sequences (patterns with a "
-                                "story); random: drawn from the seed below")
         self.weights.activated.connect(lambda i: self.weightsChosen.emit(self.weights.currentData() or ""))
-        form.addRow(tr("weights"), self.weights)
-        self.seed = _spin(0, 2**31 - 1, "random weights are drawn from this seed")
+        row(form, "weights", self.weights)
+        self.seed = _spin(0, 2**31 - 1)
         self.seed.valueChanged.connect(lambda v: None if self._updating else self.seedChanged.emit(v))
-        form.addRow(tr("weight seed"), self.seed)
-        note = QLabel(tr("New d_model, n_heads or d_head draws new weights of that shape from the seed."))
-        note.setWordWrap(True)
-        note.setObjectName("note")
-        form.addRow(note)
-        outer.addWidget(model)
+        row(form, "seed", self.seed)
+        self.shapes_note = QLabel()
+        self.shapes_note.setWordWrap(True)
+        self.shapes_note.setObjectName("note")
+        form.addRow(self.shapes_note)
+        outer.addWidget(self.model_box)
 
-        view = QGroupBox(tr("View"))
-        vform = QFormLayout(view)
-        self.layer = _spin(0, 0, LAYER_TIP)
-        self.head = _spin(0, 0, "which head the stations show")
+        self.view_box = QGroupBox()
+        vform = QFormLayout(self.view_box)
+        self.layer = _spin(0, 0)
+        self.head = _spin(0, 0)
         self.layer.valueChanged.connect(lambda v: None if self._updating else self.layerChosen.emit(v))
         self.head.valueChanged.connect(lambda v: None if self._updating else self.headChosen.emit(v))
-        vform.addRow(tr("layer"), self.layer)
+        row(vform, "layer", self.layer)
         self.layer_note = QLabel()
         self.layer_note.setWordWrap(True)
         self.layer_note.setObjectName("note")
         self.layer_note.hide()
         vform.addRow(self.layer_note)
-        vform.addRow(tr("head"), self.head)
-        self.lock = QCheckBox(tr("one colour scale per station"))
-        self.lock.setToolTip(tr("the panels a lesson compares always share a scale (raw, scaled and masked "
-                                "scores; v → p·v → z; the residual adds); this puts the rest of a "
-                                "station's activations on it too"))
+        row(vform, "head", self.head)
+        self.lock = QCheckBox()
         self.lock.toggled.connect(lambda on: None if self._updating else self.lockScalesChanged.emit(on))
         vform.addRow(self.lock)
-        self.values = QCheckBox(tr("numbers in cells (where they fit)"))
+        self.values = QCheckBox()
         self.values.setChecked(True)
         self.values.toggled.connect(lambda on: None if self._updating else self.showValuesChanged.emit(on))
         vform.addRow(self.values)
-        outer.addWidget(view)
+        outer.addWidget(self.view_box)
 
-        run = QGroupBox(tr("Compute"))
-        rform = QFormLayout(run)
+        self.run_box = QGroupBox()
+        rform = QFormLayout(self.run_box)
         self.backend = QComboBox()
-        self.backend.addItems(backends)
-        self.backend.setToolTip(tr("auto: the GPU when one is present, else the CPU"))
+        self.backend.addItems(backends)                 # backend names are the API: never translated
         self.backend.activated.connect(lambda i: self.backendChosen.emit(self.backend.currentText()))
-        rform.addRow(tr("backend"), self.backend)
-        self.backend_in_use = QLabel(tr("—"))
+        row(rform, "backend", self.backend)
+        self.backend_in_use = QLabel("—")
         self.backend_in_use.setObjectName("note")
         self.backend_in_use.setWordWrap(True)
-        rform.addRow(tr("in use"), self.backend_in_use)
-        outer.addWidget(run)
+        row(rform, "in_use", self.backend_in_use)
+        outer.addWidget(self.run_box)
         outer.addStretch(1)
+        self._inputs = None
+        self._shown: tuple = ("", "", True)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Every text of the panel in the window's language (again after a language change)."""
+        self.model_box.setTitle(tr("Model"))
+        self.view_box.setTitle(tr("View"))
+        self.run_box.setTitle(tr("Compute"))
+        words = {"preset": tr("preset"), "weights": tr("weights"), "seed": tr("weight seed"), "layer": tr("layer"),
+                 "head": tr("head"), "backend": tr("backend"), "in_use": tr("in use")}
+        for key, label in self.row_labels.items():
+            label.setText(words.get(key, key))         # d_model, n_heads, d_head, n_ctx, n_layers: the API
+        self.preset.setToolTip(tr("load a preset: its sizes and its default tokens"))
+        self.preset.setItemText(self.preset.findData("custom"), tr("custom"))
+        self.d_model.setToolTip(tr("width of the residual stream"))
+        self.n_heads.setToolTip(tr("attention heads per block"))
+        self.d_head.setToolTip(tr("width of each head's q, k and v (d_k); any value ≥ 1"))
+        self.d_head_slider.setToolTip(tr("drag to change d_head live"))
+        self.n_ctx.setToolTip(tr("the longest sequence the model accepts"))
+        self.n_layers.setToolTip(tr("number of blocks"))
+        self.causal.setText(tr("causal mask (j > i is −∞)"))
+        self.scale.setText(tr("divide scores by √d_head"))
+        self.weights.setToolTip(tr("trained: the toy model trained on repeating sequences (patterns with a story); "
+                                   "random: drawn from the seed below"))
+        self.seed.setToolTip(tr("random weights are drawn from this seed"))
+        self.shapes_note.setText(tr("New d_model, n_heads or d_head draws new weights of that shape from the seed."))
+        self.head.setToolTip(tr("which head the stations show"))
+        self.lock.setText(tr("one colour scale per station"))
+        self.lock.setToolTip(tr("the panels a lesson compares always share a scale (raw, scaled and masked scores; "
+                                "v → p·v → z; the residual adds); this puts the rest of a station's activations on "
+                                "it too"))
+        self.values.setText(tr("numbers in cells (where they fit)"))
+        self.backend.setToolTip(tr("auto: the GPU when one is present, else the CPU"))
+        if self._inputs is not None:
+            self.set_inputs(self._inputs, *self._shown)
+        else:
+            self.layer.setToolTip(layer_tip())
 
     # -- intents -------------------------------------------------------------------------------
     def set_real_models(self, entries) -> None:
         """List real trained models beside the presets: (key, text, tooltip, path or "") each; an
         entry that is not installed says in its text the one command that installs it."""
-        custom = self.preset.findText("custom")
+        custom = self.preset.findData("custom")
         for i, (key, text, tip, path) in enumerate(entries):
             self.preset.insertItem(custom + i, text, f"real:{key}")
             self.preset.setItemData(custom + i, tip, Qt.ItemDataRole.ToolTipRole)
@@ -172,9 +216,8 @@ class Controls(QWidget):
         if isinstance(data, str) and data.startswith("real:"):
             self.realModelChosen.emit(data[5:])
             return
-        name = self.preset.currentText()
-        if name != "custom":
-            self.presetChosen.emit(name)
+        if isinstance(data, str) and data != "custom":
+            self.presetChosen.emit(data)
 
     def _emit_config(self, field: str, value, dragging: bool) -> None:
         if not self._updating:
@@ -190,10 +233,11 @@ class Controls(QWidget):
 
     # -- state -> view ---------------------------------------------------------------------------
     def set_inputs(self, inputs, preset_note: str = "", weights_label: str = "", trained_fits: bool = True) -> None:
+        self._inputs, self._shown = inputs, (preset_note, weights_label, trained_fits)
         self._updating = True
         try:
-            items = [("trained (toy task)", "trained")] if trained_fits else []
-            items += [(f"random (seed {inputs.seed})", "random")]
+            items = [(tr("trained (toy task)"), "trained")] if trained_fits else []
+            items += [(tr("random (seed {seed})").format(seed=inputs.seed), "random")]
             if inputs.weights not in ("trained", "random"):
                 items.append((weights_label or inputs.weights, ""))
             # Rebuilt only when the choices change (a rebuild relayouts and repaints the panel).
@@ -204,7 +248,7 @@ class Controls(QWidget):
             self.weights.setCurrentIndex(max(0, self.weights.findData(inputs.weights if inputs.weights in
                                                                       ("trained", "random") else "")))
             cfg = inputs.config
-            index = self._real_paths.get(inputs.weights, self.preset.findText(inputs.preset))
+            index = self._real_paths.get(inputs.weights, self.preset.findData(inputs.preset))
             self.preset.setCurrentIndex(index if index >= 0 else self.preset.count() - 1)
             self.preset_note.setText(preset_note)
             self.preset_note.setVisible(bool(preset_note))
@@ -219,7 +263,7 @@ class Controls(QWidget):
             note = layer_note(inputs)
             self.layer_note.setText(note)
             self.layer_note.setVisible(bool(note))
-            self.layer.setToolTip(f"{LAYER_TIP}. {note}" if note else LAYER_TIP)
+            self.layer.setToolTip(f"{layer_tip()}. {note}" if note else layer_tip())
             if self.head.maximum() != cfg.n_heads - 1:
                 self.head.setMaximum(cfg.n_heads - 1)
             self.backend.setCurrentText(inputs.backend)

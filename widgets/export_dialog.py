@@ -21,14 +21,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .figure import COMPOSED_VIEWS, SINGLE_VIEWS, FigureStyle, FigureWidget, figure_spec, is_single, natural_size
-from .theme import COLORMAP_TITLES, DIVERGING_MAPS, SEQUENTIAL_MAPS
+from .figure import (
+    COMPOSED_VIEWS,
+    SINGLE_VIEWS,
+    FigureStyle,
+    FigureWidget,
+    figure_spec,
+    is_single,
+    natural_size,
+    view_description,
+)
+from .i18n import QT_TR_NOOP, Retranslate, num, tr
+from .theme import DIVERGING_MAPS, SEQUENTIAL_MAPS, colormap_title
 
-FORMAT_TITLES = {".png": "PNG image", ".svg": "SVG (vector, text stays text)", ".pdf": "PDF (vector)",
-                 ".npz": "NPZ: every intermediate (numpy)", ".csv": "CSV: this one matrix"}
+FORMAT_TITLES = {".png": QT_TR_NOOP("PNG image"), ".svg": QT_TR_NOOP("SVG (vector, text stays text)"),
+                 ".pdf": QT_TR_NOOP("PDF (vector)"), ".npz": QT_TR_NOOP("NPZ: every intermediate (numpy)"),
+                 ".csv": QT_TR_NOOP("CSV: this one matrix")}
 
 
-class ExportDialog(QDialog):
+class ExportDialog(Retranslate, QDialog):
     """Options for one export. `options()` -> dict(view, suffix, style, width, dpi, size)."""
 
     changed = Signal()
@@ -36,29 +47,34 @@ class ExportDialog(QDialog):
     def __init__(self, result, selection, view: str = "scores", defaults: dict | None = None,
                  parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Export")
         self.result, self.selection = result, selection
         d = defaults or {}
         outer = QHBoxLayout(self)
         form_box = QWidget()
         form = QFormLayout(form_box)
 
+        self.labels: dict[str, QLabel] = {}
+
+        def row(key: str, field) -> None:
+            self.labels[key] = QLabel()
+            form.addRow(self.labels[key], field)
+
         self.view = QComboBox()
-        for name, (text, *_rest) in SINGLE_VIEWS.items():
-            self.view.addItem(f"{name} — {text}", name)
+        for name in SINGLE_VIEWS:
+            self.view.addItem(name, name)
         self.view.insertSeparator(self.view.count())
-        for name, (text, _build) in COMPOSED_VIEWS.items():
-            self.view.addItem(f"{name} — {text}", name)
+        for name in COMPOSED_VIEWS:
+            self.view.addItem(name, name)
         self.view.setCurrentIndex(max(0, self.view.findData(view)))
-        form.addRow("view", self.view)
+        row("view", self.view)
 
         self.format = QComboBox()
-        for suffix, title in FORMAT_TITLES.items():
-            self.format.addItem(title, suffix)
+        for suffix in FORMAT_TITLES:
+            self.format.addItem(suffix, suffix)
         self.format.setCurrentIndex(max(0, self.format.findData(d.get("suffix", ".png"))))
-        form.addRow("format", self.format)
+        row("format", self.format)
 
-        self.by_width = QRadioButton("width")
+        self.by_width = QRadioButton()
         self.by_dpi = QRadioButton("DPI")
         group = QButtonGroup(self)
         group.addButton(self.by_width)
@@ -77,44 +93,44 @@ class ExportDialog(QDialog):
         self.png_row = QWidget()
         self.png_row.setLayout(png_row)
         png_row.setContentsMargins(0, 0, 0, 0)
-        form.addRow("PNG size", self.png_row)
+        row("png", self.png_row)
 
         self.font = QDoubleSpinBox()
         self.font.setRange(6, 48)
         self.font.setDecimals(0)
         self.font.setSuffix(" pt")
         self.font.setValue(float(d.get("font_pt", 10)))
-        form.addRow("font size", self.font)
+        row("font", self.font)
         self.sequential = QComboBox()
         for name in SEQUENTIAL_MAPS:
-            self.sequential.addItem(COLORMAP_TITLES[name], name)
+            self.sequential.addItem(name, name)
         self.sequential.setCurrentIndex(max(0, self.sequential.findData(d.get("sequential", "viridis"))))
-        form.addRow("0…1 maps (pattern)", self.sequential)
+        row("sequential", self.sequential)
         self.diverging = QComboBox()
         for name in DIVERGING_MAPS:
-            self.diverging.addItem(COLORMAP_TITLES[name], name)
+            self.diverging.addItem(name, name)
         self.diverging.setCurrentIndex(max(0, self.diverging.findData(d.get("diverging", "diverging-cb"))))
-        form.addRow("signed maps", self.diverging)
+        row("diverging", self.diverging)
         self.theme = QComboBox()
-        self.theme.addItem("white paper (publication)", "light")
-        self.theme.addItem("dark (for dark slides)", "dark")
+        self.theme.addItem("", "light")
+        self.theme.addItem("", "dark")
         self.theme.setCurrentIndex(max(0, self.theme.findData(d.get("theme", "light"))))
-        form.addRow("background", self.theme)
-        self.values = QCheckBox("numbers in the cells (where they fit)")
+        row("background", self.theme)
+        self.values = QCheckBox()
         self.values.setChecked(bool(d.get("show_values", True)))
         form.addRow(self.values)
-        self.title = QCheckBox("title with layer, head and tokens")
+        self.title = QCheckBox()
         self.title.setChecked(bool(d.get("title", True)))
         form.addRow(self.title)
         self.size_label = QLabel()
         self.size_label.setObjectName("note")
-        form.addRow("figure", self.size_label)
+        row("figure", self.size_label)
         self.note = QLabel()
         self.note.setObjectName("note")
         self.note.setWordWrap(True)
         form.addRow(self.note)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Save).setText("Export…")
+        self.buttons = buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                                  | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
@@ -130,6 +146,30 @@ class ExportDialog(QDialog):
             w.toggled.connect(self._update)
         for w in (self.width, self.dpi, self.font):
             w.valueChanged.connect(self._update)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(tr("Export"))
+        words = {"view": tr("view"), "format": tr("format"), "png": tr("PNG size"), "font": tr("font size"),
+                 "sequential": tr("0…1 maps (pattern)"), "diverging": tr("signed maps"), "background": tr("background"),
+                 "figure": tr("figure")}
+        for key, label in self.labels.items():
+            label.setText(words[key])
+        for i in range(self.view.count()):
+            name = self.view.itemData(i)
+            if name:
+                self.view.setItemText(i, f"{name} — {view_description(name)}")
+        for i in range(self.format.count()):
+            self.format.setItemText(i, tr(FORMAT_TITLES[self.format.itemData(i)]))
+        for combo in (self.sequential, self.diverging):
+            for i in range(combo.count()):
+                combo.setItemText(i, colormap_title(combo.itemData(i)))
+        self.theme.setItemText(0, tr("white paper (publication)"))
+        self.theme.setItemText(1, tr("dark (for dark slides)"))
+        self.by_width.setText(tr("width"))
+        self.values.setText(tr("numbers in the cells (where they fit)"))
+        self.title.setText(tr("title with layer, head and tokens"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Save).setText(tr("Export…"))
         self._update()
 
     def style(self) -> FigureStyle:
@@ -164,10 +204,11 @@ class ExportDialog(QDialog):
         view = self.view.currentData()
         ok = True
         if suffix == ".npz":
-            self.note.setText("Every intermediate of the current Trace, keys like 'pattern/0', with the config "
-                              "and tokens as metadata ('meta').")
+            self.note.setText(tr("Every intermediate of the current Trace, keys like 'pattern/0', with the config and "
+                                 "tokens as metadata ('meta')."))
         elif suffix == ".csv" and not is_single(view):
-            self.note.setText(f"A CSV holds one matrix: choose a single view (not the composed '{view}').")
+            self.note.setText(tr("A CSV holds one matrix: choose a single view (not the composed '{view}').").format(
+                view=view))
             ok = False
         else:
             self.note.setText("")
@@ -181,9 +222,11 @@ class ExportDialog(QDialog):
         w, h = natural_size(spec, style)
         if suffix == ".png":
             scale = (self.width.value() / w) if self.by_width.isChecked() else self.dpi.value() / 96.0
-            self.size_label.setText(f"{w} × {h} px at 96 dpi → PNG {round(w * scale)} × {round(h * scale)} px")
+            self.size_label.setText(tr("{w} × {h} px at 96 dpi → PNG {pw} × {ph} px").format(
+                w=w, h=h, pw=round(w * scale), ph=round(h * scale)))
         else:
-            self.size_label.setText(f"{w} × {h} px ({w * 72 / 96:.0f} × {h * 72 / 96:.0f} pt page)")
+            self.size_label.setText(tr("{w} × {h} px ({pw} × {ph} pt page)").format(
+                w=w, h=h, pw=num(w * 72 / 96, ".0f"), ph=num(h * 72 / 96, ".0f")))
         self.preview.show_figure(spec, style)
         self.changed.emit()
 

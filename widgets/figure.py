@@ -26,6 +26,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainterPath, QP
 from compute.stations import PAGE
 
 from .axes import safe_paint
+from .i18n import QT_TR_NOOP, tr
 from .matrix import MatrixPlot
 from .theme import (
     DARK,
@@ -132,7 +133,7 @@ def _composed_all_heads(result, sel):
     panels = []
     for h in range(n):
         p = panel("pattern", result, dataclasses.replace(sel, head=h))
-        panels.append(dataclasses.replace(p, name=f"pattern/{h}", title=f"pattern, head {h}"))
+        panels.append(dataclasses.replace(p, name=f"pattern/{h}", title=tr("pattern, head {h}").format(h=h)))
     return panels, min(n, 4), None, (340, 310), ()
 
 
@@ -147,14 +148,28 @@ def _slot_words(view) -> str:
     return ", ".join(w if "" in c or len(c) > 1 else f"{w} ({c.pop()})" for w, c in conds.items())
 
 
+_COMPOSED_WORDS = {
+    "block": QT_TR_NOOP("the whole block for one head: 15 panels from resid_pre to resid_post"),
+    "all_heads": QT_TR_NOOP("pattern of every head in the layer"),
+    "block_map": QT_TR_NOOP("the block as one picture: each station a thumbnail along the residual stream"),
+}
 # name -> (description, builder(result, sel) -> (panels, columns, grid or None, panel size, column stretch))
 COMPOSED_VIEWS: dict[str, tuple[str, Callable]] = {
     **{key: ("station: " + _slot_words(view), _station_figure(key)) for key, view in STATION_VIEWS.items()},
-    "block": ("the whole block for one head: 15 panels from resid_pre to resid_post", _composed_block),
-    "all_heads": ("pattern of every head in the layer", _composed_all_heads),
-    "block_map": ("the block as one picture: each station a thumbnail along the residual stream",
-                  _composed_block_map),
+    "block": (_COMPOSED_WORDS["block"], _composed_block),
+    "all_heads": (_COMPOSED_WORDS["all_heads"], _composed_all_heads),
+    "block_map": (_COMPOSED_WORDS["block_map"], _composed_block_map),
 }
+
+
+def view_description(view: str) -> str:
+    """What a view shows, in the window's language (the export dialog; COMPOSED_VIEWS and
+    SINGLE_VIEWS keep the English for `qkv-lab export --help`)."""
+    if view in SINGLE_VIEWS:
+        return tr(SINGLE_VIEWS[view][0])
+    if view in STATION_VIEWS:
+        return tr("station: {panels}").format(panels=_slot_words(STATION_VIEWS[view]))
+    return tr(_COMPOSED_WORDS.get(view, view))
 
 
 def _needs(view: str) -> tuple[bool, bool]:
@@ -203,15 +218,15 @@ def figure_title(view: str, result, sel) -> tuple[str, str]:
     parts = [view, name]
     needs_layer, needs_head = _needs(view)
     if needs_layer and cfg.n_layers > 1:
-        parts.append(f"layer {sel.layer}")
+        parts.append(tr("layer {layer}").format(layer=sel.layer))
     if needs_head and cfg.n_heads > 1:
-        parts.append(f"head {sel.head}")
+        parts.append(tr("head {head}").format(head=sel.head))
     text = " ".join(result.labels)
     if len(text) > 80:
         text = text[:77] + "…"
     subtitle = f"“{text}”" if text else ""
     if name != "toy" and getattr(inputs, "weights", "") == "random":   # noise, not the real model's attention
-        subtitle = " · ".join(filter(None, (subtitle, f"random weights (seed {inputs.seed})")))
+        subtitle = " · ".join(filter(None, (subtitle, tr("random weights (seed {seed})").format(seed=inputs.seed))))
     return " · ".join(parts), subtitle
 
 
@@ -475,7 +490,7 @@ class FlowLines(pg.GraphicsObject):
                 p.setFont(font)
                 x0 = rects[adds[0]].center().x() + 8
                 p.drawText(QRectF(x0, bus - 20, rects[adds[1]].center().x() - x0, 18),
-                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, "residual stream")
+                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, tr("residual stream"))
         finally:
             p.restore()
 
@@ -535,4 +550,5 @@ def _crisp(mp: MatrixPlot) -> None:
 
 
 __all__ = ["ALIASES", "COMPOSED_VIEWS", "FigureSpec", "FigureStyle", "FigureWidget", "Panel", "SINGLE_VIEWS",
-           "canonical", "describe_views", "figure_spec", "figure_title", "is_single", "natural_size", "view_names"]
+           "canonical", "describe_views", "figure_spec", "figure_title", "is_single", "natural_size",
+           "view_description", "view_names"]

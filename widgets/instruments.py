@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from compute import explain
 
-from .i18n import tr
+from .i18n import Retranslate, num, page_title, tr
 from .matrix import LabelAxis, MatrixPlot, set_title
 from .matrix import idx_labels as _idx
 from .matrix import symmetric_levels as _sym
@@ -44,12 +44,8 @@ from .views import kv_head
 KEY_ROWS = ("key", None)      # rows are key positions (the cached k and v)
 
 
-def _fmt(v: float) -> str:
-    return f"{v:+.4f}"
-
-
 # -- 1. dot-product trace (dock) ------------------------------------------------------------------
-class TracePanel(QWidget):
+class TracePanel(Retranslate, QWidget):
     """A clicked cell written out as its multiplication pairs, running sum, bias and result."""
 
     cleared = Signal()
@@ -60,8 +56,7 @@ class TracePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         top = QHBoxLayout()
-        self.title = QLabel("Click a cell of q, k or v (Q·K·V station) or a score (Scores station) to see "
-                            "the multiplications that make it.")
+        self.title = QLabel()
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.RichText)
         top.addWidget(self.title, 1)
@@ -69,7 +64,6 @@ class TracePanel(QWidget):
         top.addWidget(self.pop_out, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(top)
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["left", "right", "product", "running Σ"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -80,45 +74,61 @@ class TracePanel(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
-        clear = QPushButton(tr("Clear trace"))
-        clear.clicked.connect(self.cleared)
-        layout.addWidget(clear)
+        self.clear = QPushButton()
+        self.clear.clicked.connect(self.cleared)
+        layout.addWidget(self.clear)
         self.dot = None
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.clear.setText(tr("Clear trace"))
+        self.pop_out.setToolTip(pop_out_tip())
+        self.show_trace(self.dot)
 
     def show_trace(self, dot) -> None:
         """`dot` is a compute.explain.DotTrace, or None to clear."""
         self.dot = dot
         if dot is None:
+            self.title.setText(tr("Click a cell of q, k or v (Q·K·V station) or a score (Scores station) to see the "
+                                  "multiplications that make it."))
             self.table.setRowCount(0)
+            self.table.setHorizontalHeaderLabels([tr("left"), tr("right"), tr("product"), tr("running Σ")])
             self.summary.setText("")
             return
         n = len(dot.products)
         if dot.name == "attn_scores":
-            self.title.setText(f"<b>attn_scores_raw[h={dot.head}, i={dot.row}, j={dot.col}]</b> (layer {dot.layer}) = "
-                               f"Σ<sub>c</sub> {dot.left_name}[c] · {dot.right_name}[c] — {n} pairs")
+            self.title.setText(tr("<b>attn_scores_raw[h={h}, i={i}, j={j}]</b> (layer {layer}) = Σ<sub>c</sub> "
+                                  "{left}[c] · {right}[c] — %n pair(s)", "", n).format(
+                h=dot.head, i=dot.row, j=dot.col, layer=dot.layer, left=dot.left_name, right=dot.right_name))
         else:
-            self.title.setText(f"<b>{dot.name}[{dot.row}, h={dot.head}, c={dot.col}]</b> (layer {dot.layer}) = "
-                               f"Σ<sub>d</sub> {dot.left_name}[d] · {dot.right_name}[d] + bias — {n} pairs")
+            self.title.setText(tr("<b>{name}[{row}, h={h}, c={c}]</b> (layer {layer}) = Σ<sub>d</sub> {left}[d] · "
+                                  "{right}[d] + bias — %n pair(s)", "", n).format(
+                name=dot.name, row=dot.row, h=dot.head, c=dot.col, layer=dot.layer, left=dot.left_name,
+                right=dot.right_name))
         self.table.setRowCount(n)
-        self.table.setHorizontalHeaderLabels([dot.left_name + "[·]", dot.right_name + "[·]", "product",
-                                              "running Σ"])
+        self.table.setHorizontalHeaderLabels([dot.left_name + "[·]", dot.right_name + "[·]", tr("product"),
+                                              tr("running Σ")])
         self.table.setVerticalHeaderLabels([str(c) for c in range(n)])
         for c in range(n):
             for col, value in enumerate((dot.left[c], dot.right[c], dot.products[c], dot.running[c])):
-                item = QTableWidgetItem(_fmt(float(value)))
+                item = QTableWidgetItem(num(float(value), "+.4f"))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(c, col, item)
         ok = abs(dot.total - dot.cell) <= 1e-4 * max(1.0, abs(dot.cell))
-        check = "✓ the same" if ok else "✗ not the same"
+        check = tr("✓ the same") if ok else tr("✗ not the same")
+        five = lambda v: num(float(v), ".5f")  # noqa: E731
         if dot.name == "attn_scores":
-            mask = ("forbidden by the mask → −∞ → probability 0" if dot.masked
-                    else "allowed by the mask (j ≤ i)" if dot.row >= dot.col else "allowed (no causal mask)")
-            text = (f"Σ of the {n} products = <b>{dot.total:.5f}</b> (the view shows {dot.cell:.5f}: {check})<br>"
-                    f"× {dot.scale:.5f} (1/√d_head) = <b>{dot.scaled:.5f}</b><br>"
-                    f"mask: {mask}<br>pattern[h, i, j] after the softmax = <b>{dot.probability:.5f}</b>")
+            mask = (tr("forbidden by the mask → −∞ → probability 0") if dot.masked
+                    else tr("allowed by the mask (j ≤ i)") if dot.row >= dot.col else tr("allowed (no causal mask)"))
+            text = tr("Σ of the %n product(s) = <b>{total}</b> (the view shows {cell}: {check})<br>× {scale} "
+                      "(1/√d_head) = <b>{scaled}</b><br>mask: {mask}<br>pattern[h, i, j] after the softmax = "
+                      "<b>{p}</b>", "", n).format(total=five(dot.total), cell=five(dot.cell), check=check,
+                                                 scale=five(dot.scale), scaled=five(dot.scaled), mask=mask,
+                                                 p=five(dot.probability))
         else:
-            text = (f"Σ of the {n} products = {dot.total - dot.bias:.5f}<br>+ bias {dot.bias:+.5f}<br>"
-                    f"= <b>{dot.total:.5f}</b> (the view shows {dot.cell:.5f}: {check})")
+            text = tr("Σ of the %n product(s) = {sum}<br>+ bias {bias}<br>= <b>{total}</b> (the view shows {cell}: "
+                      "{check})", "", n).format(sum=five(dot.total - dot.bias), bias=num(float(dot.bias), "+.5f"),
+                                               total=five(dot.total), cell=five(dot.cell), check=check)
         self.summary.setText(text)
 
 
@@ -173,7 +183,7 @@ class PythonHighlighter(QSyntaxHighlighter):
 CODE_FONT_PT = 11.0      # readable across a room; presentation mode scales it with the type
 
 
-class CodeView(QWidget):
+class CodeView(Retranslate, QWidget):
     """The source that computed the active station, with syntax colour and the key line
     highlighted. It opens on the reference backend: float64 numpy written like the equations."""
 
@@ -185,12 +195,12 @@ class CodeView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         row = QHBoxLayout()
-        row.addWidget(QLabel(tr("code of")))
+        self.code_of = QLabel()
+        row.addWidget(self.code_of)
         self.which = QComboBox()
-        self.which.addItems(["reference", "backend in use", "cpu", "cuda"])
-        self.which.setToolTip(tr("whose code to show: the reference (reads like the equations), the backend "
-                                 "that computed this view, or another"))
-        self.which.activated.connect(lambda i: self.backendChosen.emit(self.which.currentText()))
+        for name in ("reference", "backend in use", "cpu", "cuda"):     # backend names are the API
+            self.which.addItem(name, name)
+        self.which.activated.connect(lambda i: self.backendChosen.emit(self.backend))
         row.addWidget(self.which, 1)
         self.pop_out = pop_out_button(self.popOutRequested)
         row.addWidget(self.pop_out)
@@ -207,6 +217,19 @@ class CodeView(QWidget):
         layout.addWidget(self.text, 1)
         self.view = None
         self._note = ""
+        self.retranslate()
+
+    @property
+    def backend(self) -> str:
+        """The choice: "reference", "backend in use", "cpu" or "cuda" (whatever the language)."""
+        return self.which.currentData()
+
+    def retranslate(self) -> None:
+        self.code_of.setText(tr("code of"))
+        self.which.setItemText(self.which.findData("backend in use"), tr("backend in use"))
+        self.which.setToolTip(tr("whose code to show: the reference (reads like the equations), the backend that "
+                                 "computed this view, or another"))
+        self.pop_out.setToolTip(pop_out_tip())
 
     def set_font_pt(self, pt: float) -> None:
         # A style sheet of its own: the window's "QWidget { font-size }" would override setFont.
@@ -231,8 +254,9 @@ class CodeView(QWidget):
             if package in path:
                 path = path[path.rindex(package) + 1:]
                 break
-        self.where.setText(f"{view.backend} backend · {path} · {view.function} · line {view.key_file_line}"
-                           + (f"<br>{note}" if note else ""))
+        self.where.setText(tr("{backend} backend · {path} · {function} · line {line}").format(
+            backend=view.backend, path=path, function=view.function, line=view.key_file_line)
+            + (f"<br>{note}" if note else ""))
         width = len(str(view.first_line + len(view.lines)))
         self.text.setPlainText("\n".join(f"{view.first_line + n:>{width}}  {line}"
                                          for n, line in enumerate(view.lines)))
@@ -258,9 +282,13 @@ def pop_out_button(signal) -> QToolButton:
     """The instruments in a window of their own, as wide as the code and the tables need."""
     button = QToolButton()
     button.setIcon(button.style().standardIcon(QStyle.StandardPixmap.SP_TitleBarNormalButton))
-    button.setToolTip(tr("open the instruments in a window of their own (again: back into the dock)"))
+    button.setToolTip(pop_out_tip())
     button.clicked.connect(signal)
     return button
+
+
+def pop_out_tip() -> str:
+    return tr("open the instruments in a window of their own (again: back into the dock)")
 
 
 # -- 2. head lens (page) --------------------------------------------------------------------------------
@@ -268,16 +296,21 @@ class HeadLens(Station):
     """Two heads side by side, with shared colour scales, and their difference."""
 
     key = "head_lens"
-    title = "Head lens"
-    formula = "compare two heads: their k, v, pattern and share of attn_out, and A − B"
     headsChosen = Signal(int, int, int, int)        # layer A, head A, layer B, head B
+
+    @property
+    def formula(self) -> str:
+        return tr("compare two heads: their k, v, pattern and share of attn_out, and A − B")
 
     def __init__(self, palette=LIGHT, parent=None):
         super().__init__(palette, parent)
         bar = QHBoxLayout()
         self.spins = []
-        for label in ("A: layer", "head", "  B: layer", "head"):
-            bar.addWidget(QLabel(label))
+        self.spin_labels = []
+        for _ in range(4):
+            label = QLabel()
+            bar.addWidget(label)
+            self.spin_labels.append(label)
             spin = QSpinBox()
             spin.setKeyboardTracking(False)
             spin.valueChanged.connect(self._emit)
@@ -286,6 +319,16 @@ class HeadLens(Station):
         bar.addStretch(1)
         self.layout().insertLayout(1, bar)
         self._updating = False
+        self._set_spin_labels()
+
+    def _set_spin_labels(self) -> None:
+        for label, text in zip(self.spin_labels, (tr("A: layer"), tr("head"), "  " + tr("B: layer"), tr("head")),
+                               strict=True):
+            label.setText(text)
+
+    def retranslate(self) -> None:
+        self._set_spin_labels()
+        super().retranslate()
 
     def build(self):
         self.rows = {}
@@ -332,8 +375,9 @@ class HeadLens(Station):
             masked = np.isneginf(result.trace["attn_scores", la][ha]) if name == "pattern" else None
             levels = (0.0, 1.0) if name == "pattern" else _sym(A, B)      # one scale for A and B
             kv = name in ("k", "v") and cfg.n_kv_heads < cfg.n_heads
-            a.set_title(f"{name} · layer {la} head {ha}" + (f" (K/V head {kv_head(cfg, ha)})" if kv else ""))
-            b.set_title(f"{name} · layer {lb} head {hb}" + (f" (K/V head {kv_head(cfg, hb)})" if kv else ""))
+            for mp, layer, head in ((a, la, ha), (b, lb, hb)):
+                mp.set_title(tr("{name} · layer {layer} head {head}").format(name=name, layer=layer, head=head)
+                             + (tr(" (K/V head {g})").format(g=kv_head(cfg, head)) if kv else ""))
             if name == "pattern":              # each head's own mask; their difference has both
                 masked_b = np.isneginf(result.trace["attn_scores", lb][hb])
                 masked_d = masked | masked_b
@@ -345,10 +389,12 @@ class HeadLens(Station):
                           masked=masked_d)
 
     def shapes(self, result, sel):
-        return "rows: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; one colour scale per row for A and B"
+        return tr("rows: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; one colour scale per row for A "
+                  "and B")
 
-    def header_html(self, result, sel):
-        return super().header_html(result, sel).split("·  layer")[0].rsplit(" · layer", 1)[0]
+    def where(self, sel) -> str:
+        return ""                                   # each panel says its layer and head
+
 
 
 # -- 4. the mask (page) --------------------------------------------------------------------------------
@@ -356,14 +402,15 @@ class MaskView(Station):
     """The pattern with and without the causal mask, and where the 'answer' would be."""
 
     key = "mask"
-    title = "The mask"
-    formula = "without the mask, query i can see key i+1 — the very token it has to predict"
+
+    @property
+    def formula(self) -> str:
+        return tr("without the mask, query i can see key i+1 — the very token it has to predict")
 
     def build(self):
         roles = ("query", "key")
-        self.with_mask = self.matrix(0, 0, "pattern with the causal mask", kind="sequential", roles=roles,
-                                     row_axis="query i", col_axis="key j")
-        self.without = self.matrix(0, 1, "pattern without it", kind="sequential", roles=roles, col_axis="key j")
+        self.with_mask = self.matrix(0, 0, "", kind="sequential", roles=roles)
+        self.without = self.matrix(0, 1, "", kind="sequential", roles=roles)
         self.answer_boxes: list = []
         self.stats = QLabel()
         self.stats.setWordWrap(True)
@@ -396,15 +443,18 @@ class MaskView(Station):
     def draw(self, result, sel, d):
         labels = result.labels
         T = len(labels)
-        self.with_mask.set_title("pattern with the causal mask" if result.inputs.config.causal
-                                 else "pattern (the mask is off now)")
+        self.with_mask.set_axis_titles(tr("query i"), tr("key j"))
+        self.without.set_axis_titles("", tr("key j"))
+        self.without.set_title(tr("pattern without it"))
+        self.with_mask.set_title(tr("pattern with the causal mask") if result.inputs.config.causal
+                                 else tr("pattern (the mask is off now)"))
         self.with_mask.set_data(d["pattern"], labels, labels, masked=d["forbidden"], levels=(0, 1))
         for plot, box in self.answer_boxes:
             plot.removeItem(box)
         self.answer_boxes = []
         if "pattern_unmasked" not in d:
             self.without.set_data(np.zeros((T, T)), labels, labels, levels=(0, 1))
-            self.stats.setText("computing the unmasked pattern…")
+            self.stats.setText(tr("computing the unmasked pattern…"))
             return
         P = d["pattern_unmasked"]
         self.without.set_data(P, labels, labels, levels=(0, 1))
@@ -419,19 +469,19 @@ class MaskView(Station):
                 self.answer_boxes.append((self.without.plot, box))
         answer, future = d["answer_share"], d["future_share"]
         self.answer_share, self.future_share = answer, future
-        self.stats.setText(
-            f"<span style='color:#d93025'>Red boxes</span>: key j = i+1, the token query i must predict. "
-            f"Without the mask, query rows put <b>{answer:.1%}</b> of their weight on it on average, and "
-            f"<b>{future:.1%}</b> on all future keys; with the mask: 0%. Trained without the mask, a model "
-            f"would learn to read the answer there — and fail at generation, where the next token does not "
-            f"exist yet.")
+        self.stats.setText(tr(
+            "<span style='color:#d93025'>Red boxes</span>: key j = i+1, the token query i must predict. Without the "
+            "mask, query rows put <b>{answer}</b> of their weight on it on average, and <b>{future}</b> on all "
+            "future keys; with the mask: 0%. Trained without the mask, a model would learn to read the answer there "
+            "— and fail at generation, where the next token does not exist yet.").format(
+            answer=num(answer, ".1%"), future=num(future, ".1%")))
 
     def shapes(self, result, sel):
         return f"[T, T] = [{result.trace.T}, {result.trace.T}]"
 
 
 # -- 3. the sqrt(d_k) lab (page) ----------------------------------------------------------------------
-class SqrtDkLab(QWidget):
+class SqrtDkLab(Retranslate, QWidget):
     """Spread of q·k for random unit-variance vectors against sqrt(d_k); softmax rows and gradients
     with and without the scaling. The numbers come in through `show_numbers`."""
 
@@ -449,7 +499,7 @@ class SqrtDkLab(QWidget):
         self.header.setWordWrap(True)
         layout.addWidget(self.header)
         row = QHBoxLayout()
-        row.addWidget(QLabel(tr("d_k")))
+        row.addWidget(QLabel("d_k"))
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, len(self.stops) - 1)
         self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
@@ -474,19 +524,37 @@ class SqrtDkLab(QWidget):
         layout.addLayout(body, 1)
         self.hist_raw = self._plot(0, 0, "q·k")
         self.hist_scaled = self._plot(0, 1, "q·k / √d_k")
-        self.row_raw = self._plot(1, 0, "softmax, unscaled", labels=True)
-        self.row_scaled = self._plot(1, 1, "softmax, scaled", labels=True)
+        self.row_raw = self._plot(1, 0, "", labels=True)
+        self.row_scaled = self._plot(1, 1, "", labels=True)
         # One x scale for both histograms: dividing by √d_k visibly narrows the spread.
         self.hist_scaled.setXLink(self.hist_raw)
         self.hist_scaled.setYLink(self.hist_raw)
-        self.curve = self._plot(2, 0, "std of q·k against d_k")
+        self.curve = self._plot(2, 0, "")
         self.curve.setLogMode(x=True, y=True)
         # Powers of two only: pyqtgraph's automatic log ticks pile up at projector font sizes.
-        self.curve.getAxis("bottom").setTicks([[(np.log10(d), f"{d:,}") for d in (4, 16, 64, 256, 1024, 4096)]])
         self.curve.getAxis("left").setTicks([[(np.log10(v), f"{v:g}") for v in (1, 2, 4, 8, 16, 32, 64)]])
         self.canvas.removeItem(self.curve)
         self.canvas.addItem(self.curve, row=2, col=0, colspan=2)
         self.numbers = None
+        self._computing: int | None = None
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Titles and the numbers' sentences in the window's language."""
+        ink = self.palette.foreground
+        set_title(self.row_raw, tr("softmax, unscaled"), ink)
+        set_title(self.row_scaled, tr("softmax, scaled"), ink)
+        set_title(self.curve, tr("std of q·k against d_k"), ink)
+        self.curve.getAxis("bottom").setTicks([[(np.log10(d), num(d, ",")) for d in (4, 16, 64, 256, 1024, 4096)]])
+        if self.numbers is not None:
+            self.show_numbers(self.numbers)
+        elif self._computing is not None:
+            self.set_computing(self._computing)
+        else:
+            self.header.setText(self._heading())
+
+    def _heading(self, rest: str = "") -> str:
+        return f"<b style='font-size:13pt'>{page_title(self.key)}</b>" + (f"&nbsp;&nbsp;{rest}" if rest else "")
 
     def _plot(self, r, c, title, labels=False):
         plot = self.canvas.addPlot(row=r, col=c, axisItems={"bottom": LabelAxis("bottom")} if labels else None)
@@ -520,8 +588,9 @@ class SqrtDkLab(QWidget):
             self.show_numbers(self.numbers)
 
     def set_computing(self, d_k: int) -> None:
-        self.dk_label.setText(f"d_k = {d_k:,}")
-        self.header.setText(f"<b style='font-size:13pt'>The √d_k lab</b>&nbsp;&nbsp;measuring d_k = {d_k:,} …")
+        self._computing = d_k
+        self.dk_label.setText(f"d_k = {num(d_k, ',')}")
+        self.header.setText(self._heading(tr("measuring d_k = {d_k} …").format(d_k=num(d_k, ","))))
 
     def set_dk(self, d_k: int) -> None:
         index = self.stops.index(d_k) if d_k in self.stops else 0
@@ -532,16 +601,16 @@ class SqrtDkLab(QWidget):
 
     def show_numbers(self, n) -> None:
         """n: a namespace with spread (compute.sqrt_dk.Spread), row (RowStats), grads (Gradients),
-        curve [(d_k, std_raw, std_scaled)] and d_model_note."""
+        curve [(d_k, std_raw, std_scaled)]; the closing line is sqrt_note(d_k)."""
         self.numbers = n
         d_k = n.spread.d_k
         self.set_dk(d_k)
-        self.dk_label.setText(f"d_k = {d_k:,}")
-        self.header.setText(
-            f"<b style='font-size:13pt'>The √d_k lab</b>&nbsp;&nbsp;q, k with unit-variance entries: q·k sums "
-            f"{d_k:,} products, so its spread is about √{d_k:,} = <b>{n.spread.sqrt_d_k:.1f}</b>; measured "
-            f"<b>{n.spread.std_raw:.2f}</b> over {len(n.spread.raw):,} samples. Divided by √d_k: "
-            f"<b>{n.spread.std_scaled:.3f}</b>.")
+        self.dk_label.setText(f"d_k = {num(d_k, ',')}")
+        self.header.setText(self._heading(tr(
+            "q, k with unit-variance entries: q·k sums %n product(s), so its spread is about √{d_k} = "
+            "<b>{sqrt}</b>; measured <b>{std}</b> over {samples} samples. Divided by √d_k: <b>{scaled}</b>.", "",
+            d_k).format(d_k=num(d_k, ","), sqrt=num(n.spread.sqrt_d_k, ".1f"), std=num(n.spread.std_raw, ".2f"),
+                        samples=num(len(n.spread.raw), ","), scaled=num(n.spread.std_scaled, ".3f"))))
         ink = self.palette.foreground
         for plot, (counts, edges), spread, colour in (
                 (self.hist_raw, n.hist_raw, n.spread.sqrt_d_k, "#d93025"),
@@ -555,8 +624,8 @@ class SqrtDkLab(QWidget):
         self.hist_raw.setXRange(float(edges[0]), float(edges[-1]), padding=0.02)
         top = max(float(n.hist_raw[0].max()), float(n.hist_scaled[0].max()))
         self.hist_raw.setYRange(0, top * 1.05, padding=0)
-        set_title(self.hist_raw, f"q·k (dashed: ±√d_k = ±{n.spread.sqrt_d_k:.1f})", ink)
-        set_title(self.hist_scaled, "q·k / √d_k, on the same scale (dashed: ±1)", ink)
+        set_title(self.hist_raw, tr("q·k (dashed: ±√d_k = ±{sqrt})").format(sqrt=num(n.spread.sqrt_d_k, ".1f")), ink)
+        set_title(self.hist_scaled, tr("q·k / √d_k, on the same scale (dashed: ±1)"), ink)
         self.curve.clear()
         dks = np.array([c[0] for c in n.curve], float)
         self.curve.addItem(pg.PlotDataItem(dks, np.sqrt(dks), pen=pg.mkPen(ink, width=2), name="√d_k"))
@@ -569,7 +638,7 @@ class SqrtDkLab(QWidget):
                                            symbolPen=pg.mkPen("#e8710a", width=3), symbolBrush=None))
         self.curve.setLabel("left", "std", color=ink)
         self.curve.setLabel("bottom", "d_k", color=ink)
-        set_title(self.curve, "std of q·k (red), of q·k/√d_k (blue); line √d_k", ink)
+        set_title(self.curve, tr("std of q·k (red), of q·k/√d_k (blue); line √d_k"), ink)
         keys = [str(j) for j in range(n.row.T)]
         for plot, row, mx, _entropy in ((self.row_raw, n.row.row_raw, n.row.max_raw, n.row.entropy_raw),
                                    (self.row_scaled, n.row.row_scaled, n.row.max_scaled, n.row.entropy_scaled)):
@@ -577,21 +646,31 @@ class SqrtDkLab(QWidget):
             plot.addItem(pg.BarGraphItem(x=np.arange(n.row.T), height=row, width=0.7, brush="#4292c6"))
             plot.getAxis("bottom").set_labels(keys)
             plot.setYRange(0, 1.05, padding=0)
-            which = "unscaled" if plot is self.row_raw else "scaled"
-            set_title(plot, f"softmax, {which}: max {mx:.2f}", ink)
+            which = tr("softmax, unscaled: max {max}") if plot is self.row_raw else tr("softmax, scaled: max {max}")
+            set_title(plot, which.format(max=num(mx, ".2f")), ink)
         g = n.grads
-        self.grads.setText(
-            f"<b>One softmax row of {n.row.T} keys</b><br>entropy unscaled <b>{n.row.entropy_raw:.2f}</b>, "
-            f"scaled <b>{n.row.entropy_scaled:.2f}</b> nats (uniform: {np.log(n.row.T):.2f})<br><br>"
-            f"<b>Gradients through the softmax</b><br>(torch autograd, {n.grad_rows} rows of {n.row.T} keys)<br><br>"
-            f"median ‖∂L/∂scores‖ per row<br>&nbsp;&nbsp;unscaled: <b>{g.grad_scores_raw:.2e}</b><br>"
-            f"&nbsp;&nbsp;scaled: <b>{g.grad_scores_scaled:.2e}</b><br><br>"
-            f"rows passing back almost nothing (&lt; 1e-3)<br>&nbsp;&nbsp;unscaled: <b>{g.stalled_raw:.0%}</b>"
-            f"&nbsp;&nbsp;scaled: <b>{g.stalled_scaled:.0%}</b><br><br>{n.note}")
+        self.grads.setText(tr(
+            "<b>One softmax row of {T} keys</b><br>entropy unscaled <b>{raw}</b>, scaled <b>{scaled}</b> nats "
+            "(uniform: {uniform})<br><br><b>Gradients through the softmax</b><br>(torch autograd, {rows} rows of "
+            "{T} keys)<br><br>median ‖∂L/∂scores‖ per row<br>&nbsp;&nbsp;unscaled: <b>{g_raw}</b><br>&nbsp;&nbsp;"
+            "scaled: <b>{g_scaled}</b><br><br>rows passing back almost nothing (&lt; 1e-3)<br>&nbsp;&nbsp;unscaled: "
+            "<b>{s_raw}</b>&nbsp;&nbsp;scaled: <b>{s_scaled}</b>").format(
+            T=n.row.T, raw=num(n.row.entropy_raw, ".2f"), scaled=num(n.row.entropy_scaled, ".2f"),
+            uniform=num(float(np.log(n.row.T)), ".2f"), rows=n.grad_rows, g_raw=num(g.grad_scores_raw, ".2e"),
+            g_scaled=num(g.grad_scores_scaled, ".2e"), s_raw=num(g.stalled_raw, ".0%"),
+            s_scaled=num(g.stalled_scaled, ".0%")) + f"<br><br>{sqrt_note(d_k)}")
+
+
+def sqrt_note(d_k: int) -> str:
+    """The √d_k lab's closing line, for the d_k on show."""
+    if d_k == 4096:
+        return tr("At d_model = 4096 with one head (d_k = 4096) the unscaled spread is about 64: exp(64) ≈ 6·10²⁷, "
+                  "so one key takes all the weight.")
+    return tr("Slide to 4096 for the d_model = 4096 case.")
 
 
 # -- 5. KV cache (page) ------------------------------------------------------------------------------------
-class KVCacheView(QWidget):
+class KVCacheView(Retranslate, QWidget):
     """Generation step by step: cached K and V rows grow, one new query row per decode step. The
     page opens empty, asking for the prefill: nothing is computed until the lecturer asks."""
 
@@ -610,9 +689,9 @@ class KVCacheView(QWidget):
         self.header.setWordWrap(True)
         layout.addWidget(self.header)
         row = QHBoxLayout()
-        self.prefill = QPushButton(tr("Prefill the prompt"))
-        self.step = QPushButton(tr("Decode one token ▶"))
-        self.reset = QPushButton(tr("Reset"))
+        self.prefill = QPushButton()
+        self.step = QPushButton()
+        self.reset = QPushButton()
         self.prefill.clicked.connect(self.prefillRequested)
         self.step.clicked.connect(self.stepRequested)
         self.reset.clicked.connect(self.resetRequested)
@@ -629,13 +708,12 @@ class KVCacheView(QWidget):
         empty = QWidget()
         column = QVBoxLayout(empty)
         column.addStretch(1)
-        self.empty_text = QLabel(tr("Prefill the prompt: it runs once and keeps every layer's k and v. "
-                                    "Then decode one token at a time."))
+        self.empty_text = QLabel()
         self.empty_text.setObjectName("emptyState")
         self.empty_text.setWordWrap(True)
         self.empty_text.setAlignment(Qt.AlignmentFlag.AlignCenter)
         column.addWidget(self.empty_text)
-        self.empty_button = QPushButton(tr("Prefill the prompt"))
+        self.empty_button = QPushButton()
         self.empty_button.setObjectName("emptyAction")
         self.empty_button.clicked.connect(self.prefillRequested)
         column.addWidget(self.empty_button, 0, Qt.AlignmentFlag.AlignHCenter)
@@ -645,11 +723,10 @@ class KVCacheView(QWidget):
         self.canvas.setBackground(palette.background)
         self.body.addWidget(self.canvas)
         layout.addWidget(self.body, 1)
-        self.k = MatrixPlot(self.canvas.ci, 0, 0, "K cache (rows: positions)", palette=palette, roles=KEY_ROWS)
-        self.v = MatrixPlot(self.canvas.ci, 0, 1, "V cache", palette=palette, roles=KEY_ROWS)
-        self.p = MatrixPlot(self.canvas.ci, 0, 2, "its pattern", kind="sequential", palette=palette,
-                            roles=KEY_ROWS)
-        self.q = MatrixPlot(self.canvas.ci, 1, 0, "the new query row q (after a decode step)", palette=palette)
+        self.k = MatrixPlot(self.canvas.ci, 0, 0, "", palette=palette, roles=KEY_ROWS)
+        self.v = MatrixPlot(self.canvas.ci, 0, 1, "", palette=palette, roles=KEY_ROWS)
+        self.p = MatrixPlot(self.canvas.ci, 0, 2, "", kind="sequential", palette=palette, roles=KEY_ROWS)
+        self.q = MatrixPlot(self.canvas.ci, 1, 0, "", palette=palette)
         self._step_plots = {self.p: (0, 2, 1, 1), self.q: (1, 0, 1, 2)}   # shown once a step exists
         lay = self.canvas.ci.layout
         for c, stretch in enumerate((4, 4, 1)):
@@ -657,8 +734,32 @@ class KVCacheView(QWidget):
         lay.setRowStretchFactor(0, 8)
         lay.setRowStretchFactor(1, 1)
         self.state = None
+        self._shown = None                          # the arguments of the last show_generation
         self._show_step_plots(False)
         self._apply_font(10.0)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.prefill.setText(tr("Prefill the prompt"))
+        self.step.setText(tr("Decode one token ▶"))
+        self.reset.setText(tr("Reset"))
+        self.empty_text.setText(tr("Prefill the prompt: it runs once and keeps every layer's k and v. Then decode "
+                                   "one token at a time."))
+        self.empty_button.setText(tr("Prefill the prompt"))
+        self.p.set_title(tr("its pattern"))
+        self.k.set_title(tr("K cache (rows: positions)"))
+        self.v.set_title(tr("V cache"))
+        self.q.set_title(tr("the new query row q (after a decode step)"))
+        if self._shown is not None:
+            self.show_generation(*self._shown)
+        else:
+            self.header.setText(self._empty_header())
+
+    @staticmethod
+    def _empty_header() -> str:
+        return (f"<b style='font-size:13pt'>{page_title('kv_cache')}</b>&nbsp;&nbsp;"
+                + tr("Prefill runs the prompt once and keeps every layer's k and v; each decode step then computes "
+                     "one new row."))
 
     def _show_step_plots(self, on: bool) -> None:
         """The new query row and its pattern exist only after a decode step: no empty frames before."""
@@ -688,11 +789,11 @@ class KVCacheView(QWidget):
         """gen: compute.kvcache.Generation or None; labels: token words of gen.tokens; sizes: the
         cache's bytes beside multi-head attention's (compute.kvcache.cache_size(cfg).describe())."""
         self.state = gen
+        self._shown = (gen, labels, layer, head, note, sizes)
         self.step.setEnabled(gen is not None)
         self.reset.setEnabled(gen is not None)
         if gen is None:
-            self.header.setText("<b style='font-size:13pt'>KV cache</b>&nbsp;&nbsp;Prefill runs the prompt once "
-                                "and keeps every layer's k and v; each decode step then computes one new row.")
+            self.header.setText(self._empty_header())
             self.counter.setText(" ".join(filter(None, (note, html.escape(sizes)))))
             self.body.setCurrentIndex(0)
             for mp in (self.k, self.v, self.q, self.p):
@@ -708,10 +809,11 @@ class KVCacheView(QWidget):
         rows = [labels[p] if p < len(labels) else str(p) for p in cache.positions]
         dh = _idx(K.shape[1])
         rope = cfg.positions == "rope"
-        self.k.set_title(f"K cache{' (rot_k: after RoPE)' if rope else ''}, K/V head {g}")
-        self.v.set_title(f"V cache, K/V head {g}")
-        row = "rot_q (after RoPE)" if rope else "q"
-        self.q.set_title(f"the new query row {row} of head {head} (after a decode step)")
+        self.k.set_title((tr("K cache (rot_k: after RoPE), K/V head {g}") if rope else tr("K cache, K/V head {g}"))
+                         .format(g=g))
+        self.v.set_title(tr("V cache, K/V head {g}").format(g=g))
+        self.q.set_title((tr("the new query row rot_q (after RoPE) of head {head} (after a decode step)") if rope
+                          else tr("the new query row q of head {head} (after a decode step)")).format(head=head))
         self.k.set_data(K, rows, dh)
         self.v.set_data(V, rows, dh)
         for mp in (self.k, self.v):
@@ -729,23 +831,31 @@ class KVCacheView(QWidget):
         shared = ""
         if cfg.n_kv_heads < cfg.n_heads:
             first = g * cfg.n_groups
-            shared = (f"; query head {head} reads K/V head {g}, shared by query heads {first}–"
-                      f"{first + cfg.n_groups - 1} (one cached K/V head for {cfg.n_groups})")
-        ring = (f"; a window of {cache.window}: this layer keeps a ring of its last {cache.window} rows"
+            shared = tr("; query head {head} reads K/V head {g}, shared by query heads {first}–{last} (one cached "
+                        "K/V head for {n})").format(head=head, g=g, first=first, last=first + cfg.n_groups - 1,
+                                                     n=cfg.n_groups)
+        ring = (tr("; a window of {W}: this layer keeps a ring of its last {W} rows").format(W=cache.window)
                 if cache.window is not None else "")
         query = self.palette.query
+        generated = (tr(" → generated: {words}").format(words=f"<b style=color:{query}>{html.escape(made)}</b>")
+                     if made else "")
         self.header.setText(
-            f"<b style='font-size:13pt'>KV cache</b>&nbsp;&nbsp;prompt: <b>{html.escape(prompt)}</b>"
-            f"{f' → generated: <b style=color:{query}>' + html.escape(made) + '</b>' if made else ''}"
-            f"<br><span style='color:{self.palette.muted}'>layer {layer}, head {head} · {len(rows)} cached rows"
-            f"{shared}{ring}; the outlined row is new this step, the others are reused as they are</span>")
+            f"<b style='font-size:13pt'>{page_title('kv_cache')}</b>&nbsp;&nbsp;"
+            + tr("prompt: {words}").format(words=f"<b>{html.escape(prompt)}</b>") + generated
+            + f"<br><span style='color:{self.palette.muted}'>"
+            + tr("layer {layer}, head {head} · %n cached row(s)", "", len(rows)).format(layer=layer, head=head)
+            + shared + ring + tr("; the outlined row is new this step, the others are reused as they are")
+            + "</span>")
         sizes = f"<br>{html.escape(sizes)}" if sizes else ""
         if gen.steps:
             s = gen.steps[-1]
-            self.counter.setText(
-                f"step {len(gen.steps)}: with the cache <b>{s.macs_cached:,}</b> multiply-adds; recomputing all "
-                f"{t} positions would take <b>{s.macs_recompute:,}</b> ({s.macs_recompute / s.macs_cached:.1f}×). "
-                f"Saved so far: <b>{gen.macs_saved:,}</b>. {note}{sizes}")
+            self.counter.setText(tr(
+                "step {step}: with the cache <b>{cached}</b> multiply-adds; recomputing all %n position(s) would take "
+                "<b>{recompute}</b> ({ratio}×). Saved so far: <b>{saved}</b>.", "", t).format(
+                step=len(gen.steps), cached=num(s.macs_cached, ","), recompute=num(s.macs_recompute, ","),
+                ratio=num(s.macs_recompute / s.macs_cached, ".1f"), saved=num(gen.macs_saved, ","))
+                + f" {note}{sizes}")
         else:
-            self.counter.setText(f"prefill: {gen.prefill_macs:,} multiply-adds for {t} positions at once. "
-                                 f"Decode one token ▶ to see the new query row and its pattern. {note}{sizes}")
+            self.counter.setText(tr("prefill: {macs} multiply-adds for %n position(s) at once. Decode one token ▶ to "
+                                    "see the new query row and its pattern.", "", t).format(
+                macs=num(gen.prefill_macs, ",")) + f" {note}{sizes}")

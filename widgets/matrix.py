@@ -20,6 +20,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPaint
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
 from .axes import make_lean, metrics_for, safe_paint, text_widths
+from .i18n import language, localise_number, num, tr
 from .theme import LIGHT, Palette, colormap
 
 # Highlight bands: (key, width in px before line scaling). A row or column band takes the colour
@@ -421,19 +422,20 @@ def decimals_for(values: np.ndarray) -> int | None:
 
 
 def format_value(v: float, decimals: int | None = 2) -> str:
+    """A cell's number as a person reads it (with the decimal comma in Swedish and Indonesian)."""
     if not np.isfinite(v):
         return "−∞" if v < 0 else ("+∞" if v > 0 else "NaN")
     if v == 0:
         return "0"
     if decimals is None:
-        return f"{v:.1e}"
+        return localise_number(f"{v:.1e}")
     a = abs(v)
     if a >= 100:
         return f"{v:.0f}"
     if a >= 10 and decimals <= 2:
-        return f"{v:.1f}"
+        return localise_number(f"{v:.1f}")
     text = f"{v:.{decimals}f}"
-    return "0" if float(text) == 0 else text
+    return "0" if float(text) == 0 else localise_number(text)
 
 
 def set_title(plot: pg.PlotItem, text: str, colour: str, size: str = "11pt") -> None:
@@ -512,12 +514,12 @@ class CellText(pg.GraphicsObject):
         """The text of every cell ("" in a masked one unless told otherwise), and which are
         masked; `decimals` fewer than the matrix's own when its cells are narrow."""
         d = self._decimals if decimals is None else decimals
-        if self._texts is None or self._texts[0] != d:
+        if self._texts is None or self._texts[0] != (d, language()):    # a new language: its decimal mark
             rows, cols = self._values.shape
             hidden = self._masked.tolist() if self._masked is not None else [[False] * cols for _ in range(rows)]
             texts = [[self._masked_text if hidden[i][j] else format_value(float(self._values[i, j]), d)
                       for j in range(cols)] for i in range(rows)]
-            self._texts = (d, texts, hidden)
+            self._texts = ((d, language()), texts, hidden)
         return self._texts[1], self._texts[2]
 
     def fewer_decimals(self) -> int | None:
@@ -987,11 +989,13 @@ class MatrixPlot:
         masked = self.masked is not None and self.masked[i, j]
         r = self.row_labels[i] if i < len(self.row_labels) else str(i)
         c = self.col_labels[j] if j < len(self.col_labels) else str(j)
-        shown = "−∞ (masked)" if masked and not np.isfinite(v) else (
-            f"{v:.6g} (masked)" if masked else f"{v:.6g}")
-        note = "" if self.decimation == (1, 1) else (
-            f"\n(drawn from every {self.decimation[0]}th row / {self.decimation[1]}th column)")
-        return f"{self.name}\nrow {i} ({r}) · column {j} ({c})\n= {shown}{note}"
+        value = "−∞" if not np.isfinite(v) and v < 0 else num(float(v), ".6g")
+        shown = tr("{value} (masked)").format(value=value) if masked else value
+        rows, cols = self.decimation
+        note = "" if (rows, cols) == (1, 1) else "\n" + tr(
+            "(drawn from every {rows}th row / {cols}th column)").format(rows=rows, cols=cols)
+        return f"{self.name}\n" + tr("row {i} ({row}) · column {j} ({col})").format(i=i, row=r, j=j, col=c) + \
+            f"\n= {shown}{note}"
 
 
 def connect_mouse(widget: pg.GraphicsLayoutWidget, plots: Callable[[], Sequence[MatrixPlot]],

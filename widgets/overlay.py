@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from .i18n import Retranslate, tr
 
-class CheatSheet(QWidget):
+
+class CheatSheet(Retranslate, QWidget):
     """Covers its parent; lists (keys, what they do) in sections. Any key or click closes it."""
 
     closed = Signal()
@@ -27,12 +28,22 @@ class CheatSheet(QWidget):
         layout.addWidget(self.label)
         self.font_pt = 13.0
         self.sections: list = []
+        self._source = None                          # a function that gives the sections (a new language)
         self.hide()
         parent.installEventFilter(self)
 
-    def set_sections(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]], font_pt: float = 13.0) -> None:
-        self.sections, self.font_pt = list(sections), font_pt
+    def set_sections(self, sections, font_pt: float = 13.0) -> None:
+        """`sections`: [(title, [(keys, what they do), ...]), ...], or a function that returns them
+        (called again when the language changes, so an open sheet follows)."""
+        self._source = sections if callable(sections) else None
+        self.sections, self.font_pt = list(sections() if callable(sections) else sections), font_pt
         self._render(font_pt)
+
+    def retranslate(self) -> None:
+        if self._source is not None:
+            self.sections = list(self._source())
+        if self.sections:
+            self._fit() if self.isVisible() else self._render(self.font_pt)
 
     def _render(self, font_pt: float) -> None:
         cells = []
@@ -43,7 +54,8 @@ class CheatSheet(QWidget):
             cells.append(f"<td valign='top' style='padding:0 28px'><p style='font-size:{font_pt * 1.15:.0f}pt'>"
                          f"<b>{html.escape(title)}</b></p><table cellspacing='0'>{body}</table></td>")
         self.label.setText(f"<div style='font-size:{font_pt:.0f}pt; color:#ffffff'><table><tr>{''.join(cells)}</tr>"
-                           f"</table><p style='color:#bdc1c6'>any key or a click closes this sheet</p></div>")
+                           f"</table><p style='color:#bdc1c6'>{html.escape(tr('any key or a click closes this sheet'))}"
+                           f"</p></div>")
 
     def open(self) -> None:
         self.setGeometry(self.parentWidget().rect())

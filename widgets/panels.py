@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QTextBrowser, QToolBar, QToolButton, QWidget
 
-from .i18n import tr
+from .i18n import Retranslate, num, page_short, page_title, tr
 
 LEVEL_STYLE = {
     "error": "background:#fce8e6; color:#a50e0e; border:1px solid #f28b82;",
@@ -16,7 +16,7 @@ LEVEL_STYLE = {
 }
 
 
-class MessageBar(QFrame):
+class MessageBar(Retranslate, QFrame):
     """One line of feedback under the token strip; errors stay until closed, info fades.
 
     Floating (presentation mode) it lies over the top of the views instead of pushing them down,
@@ -30,16 +30,19 @@ class MessageBar(QFrame):
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.label, 1)
-        close = QToolButton()
+        self.close_button = close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
-        close.setToolTip(tr("dismiss"))
         close.clicked.connect(self.hide)
         layout.addWidget(close)
         self.level = ""
         self.floating = False
         self._timer = QTimer(self, singleShot=True, timeout=self.hide)
         self.hide()
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.close_button.setToolTip(tr("dismiss"))
 
     def set_floating(self, on: bool) -> None:
         """Lie over the parent's top edge (the parent places it: `place`) and fade every message."""
@@ -88,7 +91,7 @@ class MessageBar(QFrame):
         return self.label.text() if self.isVisible() else ""
 
 
-class StationBar(QToolBar):
+class StationBar(Retranslate, QToolBar):
     """◀ Embed · LayerNorm · … · MLP ▶ Play — the stations of a block in order (the time
     controller), then the instrument pages. The active one is highlighted, the others dimmed.
     A QToolBar, so on a narrow screen what does not fit goes into its » overflow menu."""
@@ -101,25 +104,20 @@ class StationBar(QToolBar):
         """`pages`: compute.stations.Page rows (stations, then instruments); `shortcuts`: the key
         text of each page's action, for its tooltip."""
         super().__init__(parent)
-        shortcuts = shortcuts or {}
+        self.shortcuts = shortcuts or {}
         self.keys = [p.key for p in pages if p.kind == "station"]
         self.pages = [p.key for p in pages if p.kind != "station"]
-        titles = {p.key: p.title for p in pages}
-        short = {p.key: p.short for p in pages}
         self.setMovable(False)
         self.setObjectName("stationBar")
         self.prev = self.addAction("◀", lambda: self.step(-1))
-        self.prev.setToolTip(tr("previous station (Ctrl+Left)"))
         self.group = QActionGroup(self)
         self.group.setExclusive(True)
         self.buttons: dict[str, QAction] = {}
         for key in self.keys + self.pages:
             if self.pages and key == self.pages[0]:
                 self._add_time_controls()
-            action = QAction(short[key].replace("&", "&&"), self)
+            action = QAction(self)
             action.setCheckable(True)
-            keys = shortcuts.get(key, "")
-            action.setToolTip(f"{titles[key]} ({keys})" if keys else titles[key])
             action.triggered.connect(lambda _=False, k=key: self.chosen.emit(k))
             self.group.addAction(action)
             self.addAction(action)
@@ -128,25 +126,37 @@ class StationBar(QToolBar):
         if not self.pages:
             self._add_time_controls()
         self.current = self.keys[0]
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.prev.setToolTip(tr("previous station (Ctrl+Left)"))
+        self.next.setToolTip(tr("next station (Ctrl+Right)"))
+        self.play.setText(tr("Pause") if self.play.isChecked() else tr("Play"))
+        self.play.setToolTip(tr("play through the stations (F5); F5 or Esc pauses"))
+        self.speed.setToolTip(tr("time per station while playing"))
+        for i in range(self.speed.count()):
+            self.speed.setItemText(i, tr("{seconds} s").format(seconds=num(self.speed.itemData(i), "g")))
+        for key, action in self.buttons.items():
+            action.setText(page_short(key).replace("&", "&&"))
+            keys = self.shortcuts.get(key, "")
+            title = page_title(key)
+            action.setToolTip(f"{title} ({keys})" if keys else title)
 
     def _add_time_controls(self) -> None:
         self.next = self.addAction("▶", lambda: self.step(+1))
-        self.next.setToolTip(tr("next station (Ctrl+Right)"))
-        self.play = self.addAction("Play")
+        self.play = self.addAction("")
         self.play.setCheckable(True)
-        self.play.setToolTip(tr("play through the stations (F5); F5 or Esc pauses"))
         self.play.toggled.connect(self._play_toggled)
         self.speed = QComboBox()
         for seconds in (1.0, 2.0, 4.0, 8.0):
             self.speed.addItem(f"{seconds:g} s", seconds)
         self.speed.setCurrentIndex(1)
-        self.speed.setToolTip(tr("time per station while playing"))
         self.speed.currentIndexChanged.connect(lambda i: self.speedChanged.emit(self.speed.currentData()))
         self.addWidget(self.speed)
         self.addSeparator()
 
     def _play_toggled(self, on: bool) -> None:
-        self.play.setText("Pause" if on else "Play")
+        self.play.setText(tr("Pause") if on else tr("Play"))
         self.playToggled.emit(on)
 
     def set_current(self, key: str) -> None:

@@ -19,6 +19,7 @@ from compute.generate import top_predictions
 from compute.stations import PAGE
 
 from .axes import make_lean
+from .i18n import Retranslate, num, page_title, tr
 from .matrix import FULL_LABELS, MIN_NUMBER_PX, LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
 from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
 from .views import STATION_VIEWS, kv_head, kv_sharers, station_panels, station_shapes, station_view, view_kind
@@ -54,7 +55,7 @@ def legibility(cell_w: float, cell_h: float) -> float:
     return min(0.5 * min(cell_w, cell_h), 0.9 * cell_w / 2.0)
 
 
-class Station(QWidget):
+class Station(Retranslate, QWidget):
     """Base: a header (title, formula, shapes) over a pyqtgraph canvas of MatrixPlots."""
 
     hovered = Signal(object)            # (query|None, key|None) or None
@@ -519,25 +520,31 @@ class Station(QWidget):
 
     @property
     def title(self) -> str:
-        return PAGE[self.key].title if self.key in PAGE else ""
+        return page_title(self.key) if self.key in PAGE else ""
 
     @property
     def formula(self) -> str:
-        return self.view.formula if self.view is not None else ""
+        return tr(self.view.formula) if self.view is not None else ""
+
+    def retranslate(self) -> None:
+        """A new language: titles, axis names and the header are drawn again (now, or when shown)."""
+        self._drawn_for = None
+        self._refresh()
 
     def where(self, sel) -> str:
         """Which layer and head the views show (what this page depends on, from the page table);
         with grouped K/V heads, which K/V head the query head reads and who shares it."""
         page = PAGE.get(self.key)
         if page is not None and not page.layer:
-            return "before the first block"
+            return tr("before the first block")
         if page is not None and not page.head:
-            return f"layer {sel.layer}"
-        text = f"layer {sel.layer}, head {sel.head}"
+            return tr("layer {layer}").format(layer=sel.layer)
+        text = tr("layer {layer}, head {head}").format(layer=sel.layer, head=sel.head)
         cfg = self.result.inputs.config if self.result is not None else None
         if cfg is not None and cfg.n_kv_heads < cfg.n_heads and self.key in KV_PAGES:
             first, last = kv_sharers(cfg, sel.head)
-            text += f" · K/V head {kv_head(cfg, sel.head)}, shared by query heads {first}–{last}"
+            text += tr(" · K/V head {g}, shared by query heads {first}–{last}").format(
+                g=kv_head(cfg, sel.head), first=first, last=last)
         return text
 
     def header_html(self, result, sel) -> str:
@@ -545,7 +552,7 @@ class Station(QWidget):
         return (f"<b style='font-size:{13 * f:.0f}pt'>{self.title}</b>&nbsp;&nbsp;"
                 f"<span style='font-size:{11 * f:.0f}pt'>{self.formula}</span>"
                 f"<br><span style='color:{self.palette.muted}; font-size:{10 * f:.0f}pt'>"
-                f"{self.shapes(result, sel)} · {self.where(sel)}</span>")
+                f"{' · '.join(filter(None, (self.shapes(result, sel), self.where(sel))))}</span>")
 
     # -- appearance: themes and presentation mode (no new data, no recompute) -------------------------
     font_scale = 1.0
@@ -735,7 +742,7 @@ class SoftmaxRowStation(Station):
             plot.setXRange(-0.6, max(T - 0.4, 0.6), padding=0)
             plot.setYRange(*self._spans[plot], padding=0)
         if scores_panel is not None:
-            set_title(self.scores_plot, scores_panel.title + "  · hatched: masked (−∞)", self.palette.foreground,
+            set_title(self.scores_plot, scores_panel.title + tr("  · hatched: masked (−∞)"), self.palette.foreground,
                       self.title_size)
             set_title(self.probs_plot, probs_panel.title, self.palette.foreground, self.title_size)
         for item in self.labels_items:
@@ -750,7 +757,8 @@ class SoftmaxRowStation(Station):
                 self.labels_items.append(item)
         total = float(probs.sum()) if T else 0.0
         ent = abs(explain.row_entropy(probs)) if T else 0.0
-        self.sum_text.setText(f"Σ_j = {total:.3f}   max = {probs.max() if T else 0:.3f}   entropy = {ent:.2f} nats")
+        self.sum_text.setText(tr("Σ_j = {total}   max = {max}   entropy = {entropy} nats").format(
+            total=num(total, ".3f"), max=num(float(probs.max()) if T else 0.0, ".3f"), entropy=num(ent, ".2f")))
         self.sum_text.setPos(max(T - 0.5, 0.5), 1.14)
         self.sum_text.setFont(self.text_font(1.2, bold=True))
 
@@ -852,11 +860,12 @@ class MLPStation(Station):
             self.logit_plot.setXRange(0, max(float(probs.max()) * 1.15, 1e-12), padding=0)
             self.logit_plot.setYRange(-0.6, n - 0.4, padding=0)
             word = labels[sel.query] if labels else ""
-            title = (f"next token after i = {sel.query} (“{word}”)", self.palette.foreground, self.title_size)
+            title = (tr("next token after i = {i} (“{word}”)").format(i=sel.query, word=word), self.palette.foreground,
+                     self.title_size)
             if title != getattr(self, "_logit_title", None):         # HTML labels: re-laid out only on change
                 self._logit_title = title
                 set_title(self.logit_plot, *title)
-                self.logit_plot.setLabel("bottom", "softmax(logits) after the last layer")
+                self.logit_plot.setLabel("bottom", tr("softmax(logits) after the last layer"))
 
 
 def station_class(key: str) -> type[Station]:

@@ -16,6 +16,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont
 
+from .i18n import QT_TR_NOOP, tr
+
 
 @dataclass(frozen=True)
 class Palette:
@@ -109,9 +111,14 @@ SEQUENTIAL_MAPS = ("blues", "viridis", "cividis")
 DIVERGING_MAPS = ("diverging", "diverging-cb")
 DEFAULT_SEQUENTIAL = "blues"
 DEFAULT_DIVERGING = "diverging"
-COLORMAP_TITLES = {"blues": "Blues (0 = the page)", "viridis": "viridis", "cividis": "cividis",
-                   "diverging": "blue–white–red (0 = the page)",
-                   "diverging-cb": "blue–white–gold (colour-blind safe)"}
+COLORMAP_TITLES = {"blues": QT_TR_NOOP("Blues (0 = the page)"), "viridis": "viridis", "cividis": "cividis",
+                   "diverging": QT_TR_NOOP("blue–white–red (0 = the page)"),
+                   "diverging-cb": QT_TR_NOOP("blue–white–gold (colour-blind safe)")}
+
+
+def colormap_title(name: str) -> str:
+    """A colour map's name in menus and dialogs, in the window's language (viridis, cividis: names)."""
+    return tr(COLORMAP_TITLES.get(name, name))
 
 _CACHE: dict[tuple[str, bool], pg.ColorMap] = {}
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .i18n import tr
+from .i18n import Retranslate, tr
 
 MIME = "application/x-qkv-token-index"
 MAX_CHIPS = 256   # longer sequences show their first chips and a count; typing still edits all
@@ -27,7 +27,7 @@ FIT_CHIPS = 16    # up to this many tokens the chips shrink to be seen all at on
 FIT_SCALES = (1.0, 0.9, 0.8, 0.7, 0.6)    # of the chips' type and padding, tried in turn
 
 
-class TokenChip(QToolButton):
+class TokenChip(Retranslate, QToolButton):
     pressed_at: QPoint | None = None
 
     def __init__(self, index: int, text: str, parent: QWidget):
@@ -40,7 +40,11 @@ class TokenChip(QToolButton):
 
     def set_word(self, text: str) -> None:
         self.setText(text)
-        self.setToolTip(f"position {self.index}: “{text}” — click: track this query · drag: move · right-click: edit")
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setToolTip(tr("position {i}: “{word}” — click: track this query · drag: move · right-click: edit").format(
+            i=self.index, word=self.text()))
 
     def mousePressEvent(self, event):
         if event.button() == Qt.MouseButton.LeftButton:
@@ -122,7 +126,7 @@ class _ChipRow(QWidget):
             self.dropped.emit(src, dst)
 
 
-class TokenStrip(QWidget):
+class TokenStrip(Retranslate, QWidget):
     moveRequested = Signal(int, int)          # from, to
     selected = Signal(int)                    # query position
     replaceRequested = Signal(int, int)       # position, token id
@@ -139,9 +143,9 @@ class TokenStrip(QWidget):
         outer = QHBoxLayout(self)
         outer.setContentsMargins(6, 4, 6, 4)
         outer.setSpacing(8)
-        title = QLabel(tr("tokens"))
-        title.setObjectName("stripTitle")
-        outer.addWidget(title)
+        self.title = QLabel()
+        self.title.setObjectName("stripTitle")
+        outer.addWidget(self.title)
         self.row = _ChipRow(self)
         self.row.dropped.connect(self.moveRequested)
         self.scroll = QScrollArea(self)
@@ -154,14 +158,11 @@ class TokenStrip(QWidget):
         outer.addWidget(self.scroll, 1)
         self.add_button = QToolButton(self)
         self.add_button.setText("+")
-        self.add_button.setToolTip(tr("add a word at the end"))
         self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.add_menu = QMenu(self)
         self.add_button.setMenu(self.add_menu)
         outer.addWidget(self.add_button)
         self.edit = QLineEdit(self)
-        self.edit.setPlaceholderText(tr("type words, Enter"))
-        self.edit.setToolTip(tr("type a sentence from the vocabulary and press Enter (Ctrl+L)"))
         self.edit.setClearButtonEnabled(True)
         self.edit.setFixedWidth(150)
         self.edit.returnPressed.connect(lambda: self.textSubmitted.emit(self.edit.text()))
@@ -171,6 +172,19 @@ class TokenStrip(QWidget):
         outer.addWidget(self.count)
         self.chip_scale = 1.0                            # < 1 while the chips are shrunk to fit
         self._fit_for: tuple | None = None
+        self.n_ctx = 0
+        self._more: QLabel | None = None                 # "… +N more" past MAX_CHIPS
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.title.setText(tr("tokens"))
+        self.add_button.setToolTip(tr("add a word at the end"))
+        self.edit.setPlaceholderText(tr("type words, Enter"))
+        self.edit.setToolTip(tr("type a sentence from the vocabulary and press Enter (Ctrl+L)"))
+        self._show_count()
+        if self._more is not None:
+            self._more.setText(self._more_text())
+        self._fit_for = None                             # longer words: measure the chips again
 
     def start_typing(self) -> None:
         """Focus the sentence box with its text selected (Edit ▸ Type a sentence, Ctrl+L)."""
@@ -183,9 +197,18 @@ class TokenStrip(QWidget):
         if labels != self.labels or vocab != self.vocab:      # chips are relabelled, kept or added
             self.labels, self.vocab = labels, vocab
             self._rebuild()
-        self.count.setText(f"T = {len(labels)}/{n_ctx}")
-        self.count.setToolTip(f"{len(labels)} tokens; the model accepts up to n_ctx = {n_ctx}")
+        self.n_ctx = n_ctx
+        self._show_count()
         self.set_selected(selected)
+
+    def _show_count(self) -> None:
+        T = len(self.labels)
+        self.count.setText(f"T = {T}/{self.n_ctx}")
+        self.count.setToolTip(tr("%n token(s); the model accepts up to n_ctx = {n_ctx}", "", T).format(
+            n_ctx=self.n_ctx))
+
+    def _more_text(self) -> str:
+        return tr("… +%n more", "", len(self.labels) - MAX_CHIPS)
 
     def set_selected(self, index: int) -> None:
         self.selected_index = index
@@ -222,6 +245,7 @@ class TokenStrip(QWidget):
             item = layout.takeAt(len(chips))
             if item.widget():
                 item.widget().deleteLater()
+        self._more = None
         for i in range(len(chips), min(n, len(chips) + CHIP_BATCH)):
             chip = TokenChip(i, self.labels[i], self.row)
             chip.setChecked(i == self.selected_index)
@@ -233,8 +257,10 @@ class TokenStrip(QWidget):
         if len(chips) < n:
             QTimer.singleShot(0, self, self._grow)
         else:
+            self._more = None
             if len(self.labels) > MAX_CHIPS:
-                layout.addWidget(QLabel(f"… +{len(self.labels) - MAX_CHIPS} more"))
+                self._more = QLabel(self._more_text())
+                layout.addWidget(self._more)
             layout.addStretch(1)
         self._fit_height()
 
@@ -299,12 +325,12 @@ class TokenStrip(QWidget):
     def _chip_menu(self, index: int) -> None:
         menu = QMenu(self)
         if self.vocab:
-            replace = menu.addMenu("Replace with")
+            replace = menu.addMenu(tr("Replace with"))
             for token_id, word in enumerate(self.vocab):
                 replace.addAction(word, lambda t=token_id: self.replaceRequested.emit(index, t))
-            insert = menu.addMenu("Insert after")
+            insert = menu.addMenu(tr("Insert after"))
             for token_id, word in enumerate(self.vocab):
                 insert.addAction(word, lambda t=token_id: self.insertRequested.emit(index + 1, t))
             menu.addSeparator()
-        menu.addAction("Remove", lambda: self.removeRequested.emit(index))
+        menu.addAction(tr("Remove"), lambda: self.removeRequested.emit(index))
         menu.exec(self.row.chips[index].mapToGlobal(self.row.chips[index].rect().bottomLeft()))

@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from compute import Config, explain
-from compute.names import missing_reason, missing_weight_reason
+from compute.names import missing_message, missing_weight_message
 
+from .i18n import QT_TR_NOOP, message, num, tr
 from .matrix import idx_labels, symmetric_levels
 
 ALIASES = {"ln1": "ln1_out", "ln2": "ln2_out"}
@@ -36,13 +37,13 @@ def view_kind(view: str) -> str:
 
 
 # Views that are a part of a Trace name (one query's row, every head at once), in words.
-_PART_WORDS = {"scores_row": "the query's attn_scores row", "pattern_row": "its pattern row",
-               "pattern_col": "the query's pattern", "terms": "the terms pattern·v", "z_row": "z",
-               "W_O_stacked": "W_O (every head)"}
+_PART_WORDS = {"scores_row": QT_TR_NOOP("the query's attn_scores row"), "pattern_row": QT_TR_NOOP("its pattern row"),
+               "pattern_col": QT_TR_NOOP("the query's pattern"), "terms": QT_TR_NOOP("the terms pattern·v"),
+               "z_row": "z", "W_O_stacked": QT_TR_NOOP("W_O (every head)")}
 
 
 def view_words(view: str) -> str:
-    return _PART_WORDS.get(view, view)
+    return tr(_PART_WORDS[view]) if view in _PART_WORDS else view
 
 
 @dataclass(frozen=True)
@@ -96,10 +97,12 @@ _VIEW_WEIGHTS = {"W_pos": "pos_embed.W_pos", "W_U": "unembed.W_U", "W_gate": "bl
 
 def missing_view(name: str, cfg: Config, layer: int = 0) -> str:
     """Why `cfg`'s model has nothing to show for view `name` ("" when it has it): the sentence the
-    screen, the figure and the CLI say instead of stale or zero data."""
+    screen, the figure and the CLI say instead of stale or zero data (in the window's language)."""
     if name in _VIEW_WEIGHTS:
-        return missing_weight_reason(_VIEW_WEIGHTS[name].format(L=layer), cfg) or ""
-    return missing_reason(ALIASES.get(name, name), cfg) or ""
+        why = missing_weight_message(_VIEW_WEIGHTS[name].format(L=layer), cfg)
+    else:
+        why = missing_message(ALIASES.get(name, name), cfg)
+    return message(why) if why is not None else ""
 
 
 def kv_head(cfg: Config, head: int) -> int:
@@ -122,10 +125,10 @@ def panel(name: str, result, sel) -> Panel:
     dm, dh, dmlp = _idx(cfg.d_model), _idx(cfg.d_head), _idx(cfg.d_mlp)
     dh_n = cfg.d_head
     p = f"blocks.{L}."
-    tok = dict(rows=labels, row_axis="token")
+    tok = dict(rows=labels, row_axis=tr("token"))
     why = missing_view(name, cfg, L)
     if why:
-        return Panel(name, f"no {name}", np.zeros((0, 0)), (), (), missing=why)
+        return Panel(name, tr("no {name}").format(name=name), np.zeros((0, 0)), (), (), missing=why)
     ab = (lambda b: f" + {b}") if cfg.attn_bias else (lambda b: "")       # titles name biases a model has
     mb = (lambda b: f" + {b}") if cfg.mlp_bias else (lambda b: "")
     if name in ("embed", "pos_embed", "ln_final_out"):
@@ -134,15 +137,16 @@ def panel(name: str, result, sel) -> Panel:
         return Panel(name, titles[name], t[name], cols=dm, col_axis="d_model", **tok)
     if name == "logits":
         title = "logits = ln_final_out · W_Eᵀ" if cfg.tied_embeddings else "logits = ln_final_out · W_U"
-        return Panel(name, title, t["logits"], cols=_vocab_labels(result, cfg.d_vocab), col_axis="vocabulary", **tok)
+        return Panel(name, title, t["logits"], cols=_vocab_labels(result, cfg.d_vocab), col_axis=tr("vocabulary"),
+                     **tok)
     if name in ("resid_pre", "ln1_out", "attn_out", "resid_mid", "ln2_out", "mlp_out", "resid_post"):
         titles = {"attn_out": f"attn_out = Σ_h result{ab('b_O')}", "resid_mid": "resid_mid = resid_pre + attn_out",
                   "resid_post": "resid_post = resid_mid + mlp_out"}
         return Panel(name, titles.get(name, name), t[name, L], cols=dm, col_axis="d_model", **tok)
     if name in ("mlp_pre", "mlp_pre_linear", "mlp_post"):
         if cfg.mlp == "swiglu":
-            titles = {"mlp_pre": f"mlp_pre = ln2_out · W_gate{mb('b_gate')}  (gate)",
-                      "mlp_pre_linear": f"mlp_pre_linear = ln2_out · W_in{mb('b_in')}  (up)",
+            titles = {"mlp_pre": tr("mlp_pre = ln2_out · W_gate{bias}  (gate)").format(bias=mb("b_gate")),
+                      "mlp_pre_linear": tr("mlp_pre_linear = ln2_out · W_in{bias}  (up)").format(bias=mb("b_in")),
                       "mlp_post": "mlp_post = SiLU(mlp_pre) ⊙ mlp_pre_linear"}
         else:
             titles = {"mlp_pre": f"mlp_pre = ln2_out · W_in{mb('b_in')}", "mlp_post": "mlp_post = GELU(mlp_pre)"}
@@ -152,8 +156,8 @@ def panel(name: str, result, sel) -> Panel:
     if name in ("ln1_scale", "ln2_scale"):                # RMSNorm: √(mean(x²) + ε), one per token
         return Panel(name, name, t[name, L][:, None], cols=("scale",), kind=view_kind(name), **tok)
     if name == "z_concat":                    # the selected head's columns outlined
-        return Panel(name, "z_concat (heads side by side)", t[name, L], cols=_head_cols(cfg),
-                     col_axis="head · d_head", col_ticks=_head_ticks(cfg),
+        return Panel(name, tr("z_concat (heads side by side)"), t[name, L], cols=_head_cols(cfg),
+                     col_axis=tr("head · d_head"), col_ticks=_head_ticks(cfg),
                      outline=(0, h * dh_n, len(labels), dh_n), **tok)
     if name in ("q", "k", "v", "z", "rot_q", "rot_k"):
         titles = {"q": f"q[:, {h}] = ln1_out · W_Q[{h}]{ab('b_Q')}", "k": f"k[:, {g}] = ln1_out · W_K[{g}]{ab('b_K')}",
@@ -166,18 +170,19 @@ def panel(name: str, result, sel) -> Panel:
     if name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern"):
         # One head's map: a GPU Trace copies just that head to the host (Trace.part), not all of them.
         forbidden = np.isneginf(t.part("attn_scores", L, h))
-        qk = dict(rows=labels, cols=labels, row_axis="query i", col_axis="key j")
+        qk = dict(rows=labels, cols=labels, row_axis=tr("query i"), col_axis=tr("key j"))
         if name == "attn_scores_raw":
             title = "attn_scores_raw = rot_q·rot_kᵀ" if cfg.positions == "rope" else "attn_scores_raw = q·kᵀ"
             return Panel(name, title, t.part(name, L, h), **qk)
         if name == "attn_scores_scaled":
             title = (f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
-                     else "attn_scores_scaled (scaling off)")
+                     else tr("attn_scores_scaled (scaling off)"))
             return Panel(name, title, t.part(name, L, h), **qk)
         if name == "attn_scores":
             window = cfg.window(L)
-            title = ("attn_scores (no mask)" if not cfg.causal and window is None else
-                     f"attn_scores (masked: −∞, window {window})" if window is not None else "attn_scores (masked: −∞)")
+            title = (tr("attn_scores (no mask)") if not cfg.causal and window is None else
+                     tr("attn_scores (masked: −∞, window {window})").format(window=window) if window is not None
+                     else tr("attn_scores (masked: −∞)"))
             return Panel(name, title, t.part(name, L, h), masked=forbidden, **qk)
         # Masked cells stay blank: the hatching says it, a wall of "0" only hides the real weights.
         values = t.part(name, L, h)
@@ -191,8 +196,8 @@ def panel(name: str, result, sel) -> Panel:
         return Panel(name, f"W_O[{h}]", w[p + "attn.W_O"][h], rows=dh, cols=dm, row_axis="d_head", col_axis="d_model")
     if name == "W_O_stacked":                 # every head's W_O, in the order of z_concat's columns
         W_O = w[p + "attn.W_O"]                                             # [H, d_head, d_model]
-        return Panel("W_O", "W_O (stacked per head)", W_O.reshape(-1, W_O.shape[-1]), rows=_head_cols(cfg),
-                     cols=dm, row_axis="head · d_head", col_axis="d_model", row_ticks=_head_ticks(cfg),
+        return Panel("W_O", tr("W_O (stacked per head)"), W_O.reshape(-1, W_O.shape[-1]), rows=_head_cols(cfg),
+                     cols=dm, row_axis=tr("head · d_head"), col_axis="d_model", row_ticks=_head_ticks(cfg),
                      outline=(h * dh_n, 0, dh_n, cfg.d_model))
     if name in ("W_in", "W_gate"):
         return Panel(name, name, w[p + "mlp." + name], rows=dm, cols=dmlp, row_axis="d_model", col_axis="d_mlp")
@@ -200,33 +205,35 @@ def panel(name: str, result, sel) -> Panel:
         return Panel(name, "W_out", w[p + "mlp.W_out"], rows=dmlp, cols=dm, row_axis="d_mlp", col_axis="d_model")
     if name == "W_E":
         return Panel(name, "W_E", w["embed.W_E"], rows=_vocab_labels(result, cfg.d_vocab), cols=dm,
-                     row_axis="vocabulary", col_axis="d_model")
+                     row_axis=tr("vocabulary"), col_axis="d_model")
     if name == "W_U":
-        return Panel(name, "W_U (untied unembedding)", w["unembed.W_U"], rows=dm,
-                     cols=_vocab_labels(result, cfg.d_vocab), row_axis="d_model", col_axis="vocabulary")
+        return Panel(name, tr("W_U (untied unembedding)"), w["unembed.W_U"], rows=dm,
+                     cols=_vocab_labels(result, cfg.d_vocab), row_axis="d_model", col_axis=tr("vocabulary"))
     if name == "W_pos":
-        return Panel(name, "W_pos", w["pos_embed.W_pos"], rows=_idx(cfg.n_ctx), cols=dm, row_axis="position",
+        return Panel(name, "W_pos", w["pos_embed.W_pos"], rows=_idx(cfg.n_ctx), cols=dm, row_axis=tr("position"),
                      col_axis="d_model")
     if name in ("scores_row", "pattern_row"):  # one query's row of attn_scores / pattern (the softmax)
         i = sel.query
         word = labels[i] if labels else ""
         scores = t["attn_scores", L][h, i]                                  # [T]
         forbidden = np.isneginf(scores)[None, :]                            # [1, T]
-        row = dict(rows=(f"i={i} {word}",), cols=labels, col_axis="key j", masked=forbidden)
+        row = dict(rows=(f"i={i} {word}",), cols=labels, col_axis=tr("key j"), masked=forbidden)
         if name == "scores_row":
-            return Panel("attn_scores", f"attn_scores[{h}, {i}, :] — query “{word}”", scores[None, :], **row)
-        return Panel("pattern", f"pattern[{h}, {i}, :] = softmax (row sums to 1)", t["pattern", L][h, i][None, :],
-                     kind=view_kind(name), levels=(0.0, 1.0), masked_text="", **row)
+            return Panel("attn_scores", tr("attn_scores[{h}, {i}, :] — query “{word}”").format(h=h, i=i, word=word),
+                         scores[None, :], **row)
+        return Panel("pattern", tr("pattern[{h}, {i}, :] = softmax (row sums to 1)").format(h=h, i=i),
+                     t["pattern", L][h, i][None, :], kind=view_kind(name), levels=(0.0, 1.0), masked_text="", **row)
     if name in ("pattern_col", "terms", "z_row"):     # the weighted sum of v for one query
         i = sel.query
         word = labels[i] if labels else ""
         terms, z = explain.weighted_terms(t, L, h, i)                       # [T, d_head], [d_head]
         if name == "pattern_col":
             return Panel("pattern", f"pattern[{h}, {i}, j]", t["pattern", L][h, i][:, None], labels, ("p",),
-                         row_axis="key j", kind=view_kind(name), levels=(0.0, 1.0))
+                         row_axis=tr("key j"), kind=view_kind(name), levels=(0.0, 1.0))
         if name == "terms":
             return Panel("terms", f"pattern[{h}, {i}, j] · v[j, {g}]", terms, labels, dh, col_axis="d_head")
-        return Panel("z", f"z[{i}, {h}] = Σ_j (column sums)", z[None, :], (f"i={i} {word}",), dh, col_axis="d_head")
+        return Panel("z", tr("z[{i}, {h}] = Σ_j (column sums)").format(i=i, h=h), z[None, :], (f"i={i} {word}",), dh,
+                     col_axis="d_head")
     raise KeyError(name)
 
 
@@ -234,44 +241,44 @@ def panel(name: str, result, sel) -> Panel:
 SINGLE_VIEWS: dict[str, tuple[str, bool, bool]] = {
     "embed": ("W_E[tokens] [T, d_model]", False, False),
     "pos_embed": ("W_pos[:T] [T, d_model]", False, False),
-    "resid_pre": ("block input [T, d_model]", True, False),
-    "ln1_mean": ("LayerNorm 1 mean [T]", True, False),
-    "ln1_var": ("LayerNorm 1 variance [T]", True, False),
-    "ln1_scale": ("RMSNorm 1 scale √(mean(x²) + ε) [T]", True, False),
-    "ln1_out": ("LayerNorm 1 output [T, d_model] (alias ln1)", True, False),
+    "resid_pre": (QT_TR_NOOP("block input [T, d_model]"), True, False),
+    "ln1_mean": (QT_TR_NOOP("LayerNorm 1 mean [T]"), True, False),
+    "ln1_var": (QT_TR_NOOP("LayerNorm 1 variance [T]"), True, False),
+    "ln1_scale": (QT_TR_NOOP("RMSNorm 1 scale √(mean(x²) + ε) [T]"), True, False),
+    "ln1_out": (QT_TR_NOOP("LayerNorm 1 output [T, d_model] (alias ln1)"), True, False),
     "W_Q": ("blocks.L.attn.W_Q[h] [d_model, d_head]", True, True),
-    "W_K": ("blocks.L.attn.W_K[g] [d_model, d_head] (g: the K/V head h reads)", True, True),
+    "W_K": (QT_TR_NOOP("blocks.L.attn.W_K[g] [d_model, d_head] (g: the K/V head h reads)"), True, True),
     "W_V": ("blocks.L.attn.W_V[g] [d_model, d_head]", True, True),
     "q": ("q[:, h] [T, d_head]", True, True),
     "k": ("k[:, g] [T, d_head] (g = h // (n_heads / n_kv_heads))", True, True),
     "v": ("v[:, g] [T, d_head]", True, True),
-    "rot_q": ("q after RoPE [T, d_head]", True, True),
-    "rot_k": ("k after RoPE [T, d_head]", True, True),
+    "rot_q": (QT_TR_NOOP("q after RoPE [T, d_head]"), True, True),
+    "rot_k": (QT_TR_NOOP("k after RoPE [T, d_head]"), True, True),
     "attn_scores_raw": ("q·kᵀ [T, T]", True, True),
-    "attn_scores_scaled": ("raw / √d_head [T, T]", True, True),
-    "attn_scores": ("scaled, causal mask −∞ [T, T]", True, True),
-    "pattern": ("softmax of attn_scores [T, T]", True, True),
+    "attn_scores_scaled": (QT_TR_NOOP("raw / √d_head [T, T]"), True, True),
+    "attn_scores": (QT_TR_NOOP("scaled, causal mask −∞ [T, T]"), True, True),
+    "pattern": (QT_TR_NOOP("softmax of attn_scores [T, T]"), True, True),
     "z": ("z[:, h] = pattern · v [T, d_head]", True, True),
-    "z_concat": ("heads side by side [T, n_heads·d_head]", True, False),
+    "z_concat": (QT_TR_NOOP("heads side by side [T, n_heads·d_head]"), True, False),
     "W_O": ("blocks.L.attn.W_O[h] [d_head, d_model]", True, True),
     "result": ("result[:, h] = z_h · W_O[h] [T, d_model]", True, True),
     "attn_out": ("Σ_h result + b_O [T, d_model]", True, False),
     "resid_mid": ("resid_pre + attn_out [T, d_model]", True, False),
-    "ln2_mean": ("LayerNorm 2 mean [T]", True, False),
-    "ln2_var": ("LayerNorm 2 variance [T]", True, False),
-    "ln2_scale": ("RMSNorm 2 scale [T]", True, False),
-    "ln2_out": ("LayerNorm 2 output [T, d_model] (alias ln2)", True, False),
+    "ln2_mean": (QT_TR_NOOP("LayerNorm 2 mean [T]"), True, False),
+    "ln2_var": (QT_TR_NOOP("LayerNorm 2 variance [T]"), True, False),
+    "ln2_scale": (QT_TR_NOOP("RMSNorm 2 scale [T]"), True, False),
+    "ln2_out": (QT_TR_NOOP("LayerNorm 2 output [T, d_model] (alias ln2)"), True, False),
     "W_in": ("blocks.L.mlp.W_in [d_model, d_mlp]", True, False),
-    "mlp_pre": ("ln2_out · W_in + b_in [T, d_mlp] (SwiGLU: the gate, ln2_out · W_gate)", True, False),
+    "mlp_pre": (QT_TR_NOOP("ln2_out · W_in + b_in [T, d_mlp] (SwiGLU: the gate, ln2_out · W_gate)"), True, False),
     "W_gate": ("blocks.L.mlp.W_gate [d_model, d_mlp] (SwiGLU)", True, False),
-    "mlp_pre_linear": ("SwiGLU's up branch ln2_out · W_in [T, d_mlp]", True, False),
-    "mlp_post": ("GELU(mlp_pre) [T, d_mlp] (SwiGLU: SiLU(gate) ⊙ up)", True, False),
+    "mlp_pre_linear": (QT_TR_NOOP("SwiGLU's up branch ln2_out · W_in [T, d_mlp]"), True, False),
+    "mlp_post": (QT_TR_NOOP("GELU(mlp_pre) [T, d_mlp] (SwiGLU: SiLU(gate) ⊙ up)"), True, False),
     "W_out": ("blocks.L.mlp.W_out [d_mlp, d_model]", True, False),
-    "mlp_out": ("MLP output [T, d_model]", True, False),
-    "resid_post": ("block output [T, d_model]", True, False),
-    "ln_final_out": ("final LayerNorm [T, d_model]", False, False),
+    "mlp_out": (QT_TR_NOOP("MLP output [T, d_model]"), True, False),
+    "resid_post": (QT_TR_NOOP("block output [T, d_model]"), True, False),
+    "ln_final_out": (QT_TR_NOOP("final LayerNorm [T, d_model]"), False, False),
     "logits": ("ln_final_out · W_Eᵀ (or W_U) [T, d_vocab]", False, False),
-    "W_U": ("unembed.W_U [d_model, d_vocab] (untied models)", False, False),
+    "W_U": (QT_TR_NOOP("unembed.W_U [d_model, d_vocab] (untied models)"), False, False),
     "W_E": ("embed.W_E [d_vocab, d_model]", False, False),
     "W_pos": ("pos_embed.W_pos [n_ctx, d_model]", False, False),
 }
@@ -359,64 +366,66 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
     StationView("embeddings", "resid_pre = embed + pos_embed = W_E[tokens] + W_pos[:T]", (
         Slot("embed", 0, 0, attr="embed"),
         Slot("pos_embed", 0, 1, attr="pos"),
-        Slot("resid_pre", 0, 2, attr="sum", title="resid_pre (layer 0)", layer0=True),
+        Slot("resid_pre", 0, 2, attr="sum", title=QT_TR_NOOP("resid_pre (layer 0)"), layer0=True),
     ), shared=(("embed", "pos_embed", "resid_pre"),), shapes="[T, d_model] = [{T}, {d_model}]",
         layouts=(Layout(((0, 0, 1, 1), (1, 0, 1, 1), (2, 0, 1, 1))),),      # stacked: wide rows, short T
-        family={"rope": dict(formula="resid_pre = embed = W_E[tokens];&nbsp; no W_pos: with RoPE the positions "
-                                     "enter as rotations of q and k (Q·K·V)")}),
+        family={"rope": dict(formula=QT_TR_NOOP("resid_pre = embed = W_E[tokens];&nbsp; no W_pos: with RoPE the "
+                                                "positions enter as rotations of q and k (Q·K·V)"))}),
     StationView("layernorm", "ln1_out = (resid_pre − ln1_mean) / √(ln1_var + ε) · w + b", (
         Slot("resid_pre", 0, 0, attr="inp"),
         Slot("ln1_mean", 0, 1, attr="mean", colorbar=False),
         Slot("ln1_var", 0, 2, attr="var", colorbar=False),
         Slot("ln1_out", 0, 3, attr="out"),
-    ), locked=(("resid_pre", "ln1_out"),), shapes="[T, d_model] = [{T}, {d_model}], ε = 1e-5, biased variance",
+    ), locked=(("resid_pre", "ln1_out"),),
+        shapes=QT_TR_NOOP("[T, d_model] = [{T}, {d_model}], ε = 1e-5, biased variance"),
         col_stretch=(4, 1, 1, 4), panel_size=(300, 340),
         layouts=(Layout(((0, 0, 1, 1), (0, 1, 1, 1), (0, 2, 1, 1), (1, 0, 1, 1)), col_stretch=(8, 1, 1)),),
         family={"rmsnorm": dict(
-            formula="ln1_out = resid_pre / ln1_scale · w,&nbsp; ln1_scale = √(mean(resid_pre²) + ε)"
-                    "&nbsp; — RMSNorm: no mean subtracted, no bias",
+            formula=QT_TR_NOOP("ln1_out = resid_pre / ln1_scale · w,&nbsp; ln1_scale = √(mean(resid_pre²) + ε)"
+                    "&nbsp; — RMSNorm: no mean subtracted, no bias"),
             slots=(Slot("resid_pre", 0, 0, attr="inp"),
                    Slot("ln1_scale", 0, 1, attr="scale", colorbar=False),
                    Slot("ln1_out", 0, 2, attr="out")),
-            shapes="[T, d_model] = [{T}, {d_model}], ε = {norm_eps:.3g}; ln1_scale: [T], one per token",
+            shapes=QT_TR_NOOP("[T, d_model] = [{T}, {d_model}], ε = {norm_eps:.3g}; ln1_scale: [T], one per token"),
             col_stretch=(4, 1, 4),
             layouts=(Layout(((0, 0, 1, 1), (0, 1, 1, 1), (1, 0, 1, 1)), col_stretch=(8, 1)),))}),
-    StationView("projections", "q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)", (
+    StationView("projections", QT_TR_NOOP("q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)"), (
         Slot("ln1_out", 0, 0, rowspan=2, attr="x", when="learned"),
         Slot("ln1_out", 0, 0, rowspan=3, attr="x", when="rope"),
         Slot("W_Q", 0, 1, roles=(None, None), attr="wq"),
         Slot("W_K", 0, 2, roles=(None, None), attr="wk"),
         Slot("W_V", 0, 3, roles=(None, None), attr="wv"),
-        Slot("q", 1, 1, attr="q", title="q[:, {h}]  (query i)", trace="q"),
-        Slot("k", 1, 2, roles=KEYS, attr="k", title="k[:, {g}]  (key j)", trace="k"),
-        Slot("v", 1, 3, roles=KEYS, attr="v", title="v[:, {g}]  (value j)", trace="v"),
+        Slot("q", 1, 1, attr="q", title=QT_TR_NOOP("q[:, {h}]  (query i)"), trace="q"),
+        Slot("k", 1, 2, roles=KEYS, attr="k", title=QT_TR_NOOP("k[:, {g}]  (key j)"), trace="k"),
+        Slot("v", 1, 3, roles=KEYS, attr="v", title=QT_TR_NOOP("v[:, {g}]  (value j)"), trace="v"),
         Slot("rot_q", 2, 1, attr="rq", title="rot_q[:, {h}] = RoPE(q)", when="rope"),
         Slot("rot_k", 2, 2, roles=KEYS, attr="rk", title="rot_k[:, {g}] = RoPE(k)", when="rope"),
     ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v", "rot_q", "rot_k")),
         locked=(("ln1_out", "q", "k", "v", "rot_q", "rot_k"),), col_stretch=(7, 4, 4, 4),
         shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q[:, h]: [T, d_head] = [{T}, {d_head}]",
-        family={"rope": dict(formula="q = ln1_out · W_Q[h] (likewise k, v);&nbsp; rot_q, rot_k = q, k with each "
-                                     "pair of dimensions rotated by an angle ∝ the position (RoPE)"),
+        family={"rope": dict(formula=QT_TR_NOOP("q = ln1_out · W_Q[h] (likewise k, v);&nbsp; rot_q, rot_k = q, k "
+                                                "with each pair of dimensions rotated by an angle ∝ the position "
+                                                "(RoPE)")),
                 "gqa": dict(shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q: [T, n_heads, d_head] = "
                                    "[{T}, {n_heads}, {d_head}] · k, v: [T, n_kv_heads, d_head] = "
                                    "[{T}, {n_kv_heads}, {d_head}]")}),
     # raw, scaled and masked on one scale: the ÷√d_head shows as paler colours.
-    StationView("scores", "attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern", (
+    StationView("scores", QT_TR_NOOP("attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern"), (
         Slot("attn_scores_raw", 0, 0, roles=QK, attr="raw", trace="attn_scores"),
         Slot("attn_scores_scaled", 0, 1, roles=QK, attr="scaled", trace="attn_scores"),
         Slot("attn_scores", 1, 0, roles=QK, attr="masked", trace="attn_scores"),
         Slot("pattern", 1, 1, roles=QK, attr="pattern", trace="attn_scores", weight=3.0),
     ), shared=(("attn_scores_raw", "attn_scores_scaled", "attn_scores"),), panel_size=(380, 340),
-        shapes="[T, T] = [{T}, {T}] = {TT:,} scores per head",
+        shapes=QT_TR_NOOP("[T, T] = [{T}, {T}] = {TT} scores per head"),
         # wide and short (a laptop on a projector): the pattern large, the scores small beside it
         layouts=(Layout(((0, 1, 1, 1), (0, 2, 1, 1), (1, 1, 1, 1), (0, 0, 2, 1)), col_stretch=(2, 1, 1),
                         min_aspect=1.6),),
-        family={"rope": dict(formula="attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → "
-                                     "softmax = pattern")}),
+        family={"rope": dict(formula=QT_TR_NOOP("attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → "
+                                     "softmax = pattern"))}),
     StationView("softmax", "pattern[h, i, j] = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij)", (
         Slot("scores_row", 0, 0, roles=(None, "key"), attr="scores_row"),
         Slot("pattern_row", 1, 0, roles=(None, "key"), attr="pattern_row"),
-    ), shapes="one row of [T, T], T = {T}", panel_size=(640, 150)),
+    ), shapes=QT_TR_NOOP("one row of [T, T], T = {T}"), panel_size=(640, 150)),
     # v → p·v → z on one scale: the weights shrink the rows, the column sums are z.
     StationView("weighted_sum", "z[i, h] = Σ_j pattern[h, i, j] · v[j, h]", (
         Slot("pattern_col", 0, 0, roles=KEYS, attr="p", colorbar=False, keys_masked=True),
@@ -424,9 +433,9 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("terms", 0, 2, roles=KEYS, attr="terms", keys_masked=True),
         Slot("z_row", 1, 2, roles=(None, None), attr="z"),
     ), shared=(("v", "terms", "z"),), col_stretch=(1, 4, 4), row_stretch=(6, 1), panel_size=(340, 250),
-        shapes="v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}",
+        shapes=QT_TR_NOOP("v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}"),
         family={"gqa": dict(formula="z[i, h] = Σ_j pattern[h, i, j] · v[j, g],&nbsp; g = h // (n_heads / n_kv_heads)",
-                            shapes="v[:, g]: [T, d_head] = [{T}, {d_head}] · query i = {i}")}),
+                            shapes=QT_TR_NOOP("v[:, g]: [T, d_head] = [{T}, {d_head}] · query i = {i}"))}),
     # resid_pre above resid_mid, beside attn_out, all on one scale: the residual add shows.
     StationView("heads", "z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h] + b_O;&nbsp; "
                          "resid_mid = resid_pre + attn_out", (
@@ -449,22 +458,22 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("resid_post", 1, 1, attr="resid"),
     ), shared=(("mlp_pre", "mlp_post"), ("mlp_out", "resid_post")),
         locked=(("ln2_out", "mlp_out", "resid_post"),),
-        shapes="mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via {unembed}",
+        shapes=QT_TR_NOOP("mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via {unembed}"),
         family={"swiglu": dict(
-            formula="mlp_out = (SiLU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&nbsp; "
-                    "resid_post = resid_mid + mlp_out&nbsp; (SwiGLU: gate ⊙ up)",
+            formula=QT_TR_NOOP("mlp_out = (SiLU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&nbsp; "
+                    "resid_post = resid_mid + mlp_out&nbsp; (SwiGLU: gate ⊙ up)"),
             # Four columns: short titles that fit (the header has the equations).
             slots=(Slot("ln2_out", 0, 0, attr="ln2"),
-                   Slot("mlp_pre", 0, 1, attr="pre", title="mlp_pre (gate)"),
-                   Slot("mlp_pre_linear", 0, 2, attr="lin", title="mlp_pre_linear (up)"),
-                   Slot("mlp_post", 0, 3, attr="post", title="mlp_post = SiLU(gate) ⊙ up"),
+                   Slot("mlp_pre", 0, 1, attr="pre", title=QT_TR_NOOP("mlp_pre (gate)")),
+                   Slot("mlp_pre_linear", 0, 2, attr="lin", title=QT_TR_NOOP("mlp_pre_linear (up)")),
+                   Slot("mlp_post", 0, 3, attr="post", title=QT_TR_NOOP("mlp_post = SiLU(gate) ⊙ up")),
                    Slot("W_out", 1, 0, roles=(None, None), attr="wout"),
                    Slot("mlp_out", 1, 1, attr="out"),
                    Slot("resid_post", 1, 2, attr="resid", title="resid_post")),
             shared=(("mlp_pre", "mlp_pre_linear"), ("mlp_out", "resid_post")), panel_size=(330, 320),
             layouts=(),
-            shapes="mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · "
-                   "W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}")}),
+            shapes=QT_TR_NOOP("mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · "
+                   "W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}"))}),
 )}
 
 
@@ -508,7 +517,7 @@ def station_panels(key: str, result, sel) -> list[Panel]:
     for slot in view.slots:
         p = panel(slot.view, result, dataclasses.replace(sel, layer=0) if slot.layer0 else sel)
         if slot.title and not p.missing:
-            p = dataclasses.replace(p, title=slot.title.format(h=sel.head, i=sel.query, g=kv_head(cfg, sel.head)))
+            p = dataclasses.replace(p, title=tr(slot.title).format(h=sel.head, i=sel.query, g=kv_head(cfg, sel.head)))
         if slot.keys_masked and not p.missing:
             p = mask_keys(p, result, sel)
         panels.append(p)
@@ -525,20 +534,21 @@ def window_words(cfg: Config, layer: int, query: int, T: int) -> str:
         return ""
     outside = query - W + 1                      # keys j ≤ i − W are outside
     if outside <= 0:
-        where = f"query i = {query} sees every earlier key (the window is not full yet)"
+        where = tr("query i = {i} sees every earlier key (the window is not full yet)").format(i=query)
     elif outside == 1:
-        where = f"for query i = {query}, key 0 is outside the window"
+        where = tr("for query i = {i}, key 0 is outside the window").format(i=query)
     else:
-        where = f"for query i = {query}, keys 0–{outside - 1} are outside the window"
-    return f"window W = {W}: query i sees keys i−{W - 1} … i; {where} (hatched)"
+        where = tr("for query i = {i}, keys 0–{last} are outside the window").format(i=query, last=outside - 1)
+    return tr("window W = {W}: query i sees keys i−{back} … i; {where} (hatched)").format(W=W, back=W - 1,
+                                                                                        where=where)
 
 
 def station_shapes(key: str, result, sel) -> str:
     """The station's sizes line at the current sizes, e.g. "[T, T] = [6, 6] = 36 scores per head"."""
     cfg, T = result.inputs.config, result.trace.T
     fields = {**cfg.to_dict(), "norm_eps": cfg.norm_eps, "n_kv_heads": cfg.n_kv_heads, "rope_theta": cfg.rope_theta}
-    unembed = "W_Eᵀ (tied)" if cfg.tied_embeddings else "unembed.W_U (untied)"
-    text = station_view(key, cfg).shapes.format(T=T, TT=T * T, i=sel.query, d_concat=cfg.d_concat,
+    unembed = tr("W_Eᵀ (tied)") if cfg.tied_embeddings else tr("unembed.W_U (untied)")
+    text = tr(station_view(key, cfg).shapes).format(T=T, TT=num(T * T, ","), i=sel.query, d_concat=cfg.d_concat,
                                                unembed=unembed, **fields)
     if key in ("scores", "softmax") and cfg.window(sel.layer) is not None:
         text += " · " + window_words(cfg, sel.layer, sel.query, T)
@@ -562,10 +572,10 @@ BLOCK_MAP: tuple[MapNode, ...] = (
     MapNode("embeddings", "resid_pre", "resid_pre", stream=True),
     MapNode("layernorm", "ln1_out", "LN 1"),
     MapNode("projections", "q", "Q · K · V"),
-    MapNode("scores", "attn_scores", "scores"),
+    MapNode("scores", "attn_scores", QT_TR_NOOP("scores")),
     MapNode("softmax", "pattern", "softmax"),
     MapNode("weighted_sum", "z", "Σ p·v"),
-    MapNode("heads", "attn_out", "heads · W_O"),
+    MapNode("heads", "attn_out", QT_TR_NOOP("heads · W_O")),
     MapNode("heads", "resid_mid", "+  resid_mid", stream=True),
     MapNode("mlp", "ln2_out", "LN 2"),
     MapNode("mlp", "mlp_out", "MLP"),
@@ -576,7 +586,7 @@ BLOCK_MAP: tuple[MapNode, ...] = (
 def block_map_panels(result, sel) -> list[Panel]:
     """The thumbnails of the block map, in the order of the stream; the input and the adds share
     one colour scale, so the stream's change shows."""
-    panels = [dataclasses.replace(panel(node.view, result, sel), name=f"{k}:{node.view}", title=node.label)
+    panels = [dataclasses.replace(panel(node.view, result, sel), name=f"{k}:{node.view}", title=tr(node.label))
               for k, node in enumerate(BLOCK_MAP)]
     stream = tuple(p.name for p, node in zip(panels, BLOCK_MAP, strict=True) if node.stream)
     return share_levels(panels, stream)

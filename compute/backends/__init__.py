@@ -5,6 +5,7 @@ import importlib
 import sys
 import threading
 
+from ..i18n import QT_TR_NOOP, Message
 from .base import Backend, BackendOutput, BackendUnavailable, allowed_pairs
 
 # name -> "module:Class", imported on first use (the CUDA backend pulls in numba.cuda).
@@ -55,7 +56,8 @@ def cuda_unsupported_here(platform: str | None = None) -> str | None:
     if platform.startswith("linux"):
         return None
     system = {"darwin": "macOS", "win32": "Windows"}.get(platform, platform)
-    return f"{system} runs the cpu backend (the cuda backend is for Linux with an NVIDIA GPU)"
+    return Message(QT_TR_NOOP("{system} runs the cpu backend (the cuda backend is for Linux with an NVIDIA GPU)"),
+                   system=system)
 
 
 def cuda_unused_reason() -> str | None:
@@ -65,12 +67,12 @@ def cuda_unused_reason() -> str | None:
     if cuda_unsupported_here() is not None:
         return None                                  # macOS, Windows: cuda_unsupported_here says it
     if "cuda" in _load_errors:
-        return f"CUDA not used: {_load_errors['cuda']}"
+        return Message(QT_TR_NOOP("CUDA not used: {why}"), why=_load_errors["cuda"])
     known = getattr(_instances.get("cuda"), "_available", None)   # as probed off the UI thread; never probe here
     if known is None:
         return None
     ok, why = known
-    return None if ok else f"CUDA not used: {why}"
+    return None if ok else Message(QT_TR_NOOP("CUDA not used: {why}"), why=why)
 
 
 __all__ = ["Backend", "BackendOutput", "BackendUnavailable", "allowed_pairs", "get_backend",

@@ -1,0 +1,2344 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="id_ID" sourcelanguage="en">
+<context>
+    <name></name>
+    <message>
+        <source>could not compute: {why}</source>
+        <translation>tidak dapat menghitung: {why}</translation>
+    </message>
+    <message>
+        <source>every intermediate</source>
+        <translation>semua hasil antara</translation>
+    </message>
+    <message>
+        <source>wrote {path} ({what}; {preset}, layer {layer}, head {head}, T={T})</source>
+        <translation>menulis {path} ({what}; {preset}, lapisan {layer}, head {head}, T={T})</translation>
+    </message>
+    <message>
+        <source>GPT-2 small: 124 M parameters, 12 layers (548 MB)</source>
+        <translation>GPT-2 small: 124 M parameter, 12 lapisan (548 MB)</translation>
+    </message>
+    <message>
+        <source>SmolLM2-135M: 30 layers, RMSNorm, RoPE, GQA, SwiGLU (269 MB)</source>
+        <translation>SmolLM2-135M: 30 lapisan, RMSNorm, RoPE, GQA, SwiGLU (269 MB)</translation>
+    </message>
+    <message>
+        <source>SmolLM2-135M-Instruct: the chat-tuned 135M (269 MB)</source>
+        <translation>SmolLM2-135M-Instruct: versi 135M yang disetel untuk chat (269 MB)</translation>
+    </message>
+    <message>
+        <source>SmolLM2-360M: 32 layers, 15 heads sharing 5 K/V heads (724 MB)</source>
+        <translation>SmolLM2-360M: 32 lapisan, 15 head berbagi 5 head K/V (724 MB)</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png)</source>
+        <translation>Gambar PNG (*.png)</translation>
+    </message>
+    <message>
+        <source>SVG vector image (*.svg)</source>
+        <translation>Gambar vektor SVG (*.svg)</translation>
+    </message>
+    <message>
+        <source>PDF document (*.pdf)</source>
+        <translation>Dokumen PDF (*.pdf)</translation>
+    </message>
+    <message>
+        <source>NumPy archive (*.npz)</source>
+        <translation>Arsip NumPy (*.npz)</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv)</source>
+        <translation>Tabel CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>QKV Lab sessions (*.qkvlab);;All files (*)</source>
+        <translation>Sesi QKV Lab (*.qkvlab);;Semua berkas (*)</translation>
+    </message>
+    <message>
+        <source>off: start clean (also: qkv-lab --clean)</source>
+        <translation>mati: mulai dari awal (juga: qkv-lab --clean)</translation>
+    </message>
+    <message>
+        <source>Follow the system ({language})</source>
+        <translation>Ikuti sistem ({language})</translation>
+    </message>
+    <message>
+        <source>(no sessions yet)</source>
+        <translation>(belum ada sesi)</translation>
+    </message>
+    <message>
+        <source>Clear the list</source>
+        <translation>Kosongkan daftar</translation>
+    </message>
+    <message>
+        <source>untitled</source>
+        <translation>tanpa judul</translation>
+    </message>
+    <message>
+        <source> — {preset}, random weights (seed {seed})</source>
+        <translation> — {preset}, bobot acak (seed {seed})</translation>
+    </message>
+    <message>
+        <source>New session</source>
+        <translation>Sesi baru</translation>
+    </message>
+    <message>
+        <source>Open session</source>
+        <translation>Buka sesi</translation>
+    </message>
+    <message>
+        <source>Could not open the session — {why}. Nothing changed.</source>
+        <translation>Sesi tidak dapat dibuka — {why}. Tidak ada yang berubah.</translation>
+    </message>
+    <message>
+        <source>Opened {name}.</source>
+        <translation>{name} dibuka.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s inputs could not be computed, so it was not opened: the title and Save still refer to what is on screen.</source>
+        <translation>Masukan sesi ini tidak dapat dihitung, jadi sesi tidak dibuka: judul dan Simpan masih merujuk ke yang tampil di layar.</translation>
+    </message>
+    <message>
+        <source>Save session</source>
+        <translation>Simpan sesi</translation>
+    </message>
+    <message>
+        <source>{why}. Nothing was written; the session is still open.</source>
+        <translation>{why}. Tidak ada yang ditulis; sesi masih terbuka.</translation>
+    </message>
+    <message>
+        <source>Saved {name}.</source>
+        <translation>{name} disimpan.</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet: the first computation has not finished.</source>
+        <translation>Belum ada yang bisa diekspor: perhitungan pertama belum selesai.</translation>
+    </message>
+    <message>
+        <source>Still computing the last change: export once the views show it (or cancel the computation to export what is on screen).</source>
+        <translation>Perubahan terakhir masih dihitung: ekspor setelah tampilan menunjukkannya (atau batalkan perhitungan untuk mengekspor yang tampil di layar).</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>Ekspor</translation>
+    </message>
+    <message>
+        <source>Export all intermediates</source>
+        <translation>Ekspor semua hasil antara</translation>
+    </message>
+    <message>
+        <source>Export failed: {why}</source>
+        <translation>Ekspor gagal: {why}</translation>
+    </message>
+    <message>
+        <source>Exported {name}.</source>
+        <translation>{name} diekspor.</translation>
+    </message>
+    <message>
+        <source>{why} — starting clean.</source>
+        <translation>{why} — mulai dari awal.</translation>
+    </message>
+    <message>
+        <source>the top weight stayed {top}, entropy {entropy} nats: unchanged (already one-hot)</source>
+        <translation>bobot terbesar tetap {top}, entropi {entropy} nat: tidak berubah (sudah one-hot)</translation>
+    </message>
+    <message>
+        <source>the top weight stayed {top}, entropy {entropy} nats: unchanged</source>
+        <translation>bobot terbesar tetap {top}, entropi {entropy} nat: tidak berubah</translation>
+    </message>
+    <message>
+        <source>the top weight went {top0} → {top1}, entropy {ent0} → {ent1} nats: sharper</source>
+        <translation>bobot terbesar berubah {top0} → {top1}, entropi {ent0} → {ent1} nat: lebih tajam</translation>
+    </message>
+    <message>
+        <source>the top weight went {top0} → {top1}, entropy {ent0} → {ent1} nats: flatter</source>
+        <translation>bobot terbesar berubah {top0} → {top1}, entropi {ent0} → {ent1} nat: lebih datar</translation>
+    </message>
+    <message>
+        <source>“{page}” is an instrument, not a step of the block: its numbers come from compute/{module}.py.</source>
+        <translation>“{page}” adalah instrumen, bukan langkah dalam blok: angkanya berasal dari compute/{module}.py.</translation>
+    </message>
+    <message>
+        <source>no source for {backend}: {why}</source>
+        <translation>tidak ada kode sumber untuk {backend}: {why}</translation>
+    </message>
+    <message>
+        <source>this backend computed the views</source>
+        <translation>backend ini yang menghitung tampilan</translation>
+    </message>
+    <message>
+        <source>(the views were computed by {backend})</source>
+        <translation>(tampilan dihitung oleh {backend})</translation>
+    </message>
+    <message>
+        <source>d_k = {d_k}: the lab needs d_k ≥ 1.</source>
+        <translation>d_k = {d_k}: lab ini memerlukan d_k ≥ 1.</translation>
+    </message>
+    <message>
+        <source>The mask view compares with an unmasked run only up to {size} of intermediates.</source>
+        <translation>Tampilan mask membandingkan dengan jalannya tanpa mask hanya sampai {size} hasil antara.</translation>
+    </message>
+    <message>
+        <source>The KV-cache view computes in float64 and is for models up to {max} M parameters; this one has {n} M.</source>
+        <translation>Tampilan KV cache menghitung dalam float64 dan hanya untuk model sampai {max} M parameter; model ini punya {n} M.</translation>
+    </message>
+    <message>
+        <source>Wait for the current computation, then try again.</source>
+        <translation>Tunggu perhitungan yang sedang berjalan, lalu coba lagi.</translation>
+    </message>
+    <message>
+        <source>Choose your answer first: predicting is the point.</source>
+        <translation>Pilih jawabanmu dulu: justru prediksinya yang penting.</translation>
+    </message>
+    <message>
+        <source>That change cannot be made here (see the message).</source>
+        <translation>Perubahan itu tidak bisa dilakukan di sini (lihat pesannya).</translation>
+    </message>
+    <message>
+        <source>The change is undone.</source>
+        <translation>Perubahan sudah diurungkan.</translation>
+    </message>
+    <message>
+        <source>key {j} “{word}”</source>
+        <translation>key {j} “{word}”</translation>
+    </message>
+    <message>
+        <source>key {j} “{word}” takes the most weight ({weight})</source>
+        <translation>key {j} “{word}” mendapat bobot terbesar ({weight})</translation>
+    </message>
+    <message>
+        <source>sharper</source>
+        <translation>lebih tajam</translation>
+    </message>
+    <message>
+        <source>flatter or the same</source>
+        <translation>lebih datar atau sama</translation>
+    </message>
+    <message>
+        <source>You predicted: {guess}.&lt;br&gt;Measured: {seen}.&lt;br&gt;{mark}</source>
+        <translation>Prediksimu: {guess}.&lt;br&gt;Hasil ukur: {seen}.&lt;br&gt;{mark}</translation>
+    </message>
+    <message>
+        <source>The change could not be computed, so there is nothing to measure (see the message).</source>
+        <translation>Perubahan tidak dapat dihitung, jadi tidak ada yang bisa diukur (lihat pesannya).</translation>
+    </message>
+    <message>
+        <source>not enough memory</source>
+        <translation>memori tidak cukup</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n thread(s)</source>
+        <translation>
+            <numerusform>%n thread</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>(simulated)</source>
+        <translation>(simulasi)</translation>
+    </message>
+    <message>
+        <source>(not available here)</source>
+        <translation>(tidak tersedia di sini)</translation>
+    </message>
+    <message>
+        <source>Controls</source>
+        <translation>Kontrol</translation>
+    </message>
+    <message>
+        <source>Instruments</source>
+        <translation>Instrumen</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>Catatan</translation>
+    </message>
+    <message>
+        <source>Trace</source>
+        <translation>Penelusuran</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>Kode</translation>
+    </message>
+    <message>
+        <source>Predict</source>
+        <translation>Prediksi</translation>
+    </message>
+    <message>
+        <source>Train</source>
+        <translation>Latih</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Batal</translation>
+    </message>
+    <message>
+        <source>stop this computation (Esc)</source>
+        <translation>hentikan perhitungan ini (Esc)</translation>
+    </message>
+    <message>
+        <source>Map</source>
+        <translation>Peta</translation>
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation>menghitung…</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>Urungkan</translation>
+    </message>
+    <message>
+        <source>Undo {what}</source>
+        <translation>Urungkan {what}</translation>
+    </message>
+    <message>
+        <source>Redo</source>
+        <translation>Ulangi</translation>
+    </message>
+    <message>
+        <source>Redo {what}</source>
+        <translation>Ulangi {what}</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>Pintasan keyboard</translation>
+    </message>
+    <message>
+        <source>About QKV Lab</source>
+        <translation>Tentang QKV Lab</translation>
+    </message>
+    <message>
+        <source>Every intermediate of a GPT-2-style block, live, with real numbers.</source>
+        <translation>Setiap hasil antara dari blok bergaya GPT-2, langsung, dengan angka sungguhan.</translation>
+    </message>
+    <message>
+        <source>Query {old}&apos;s row is already one-hot (nothing can sharpen it): asking about query {new} instead.</source>
+        <translation>Baris query {old} sudah one-hot (tidak ada yang bisa menajamkannya): jadi yang ditanyakan query {new}.</translation>
+    </message>
+    <message>
+        <source>backend {label}</source>
+        <translation>backend {label}</translation>
+    </message>
+    <message>
+        <source>attention shown · render {render} ms · MLP computing…</source>
+        <translation>attention ditampilkan · render {render} ms · MLP sedang dihitung…</translation>
+    </message>
+    <message>
+        <source>compute {compute} ms · render {render} ms</source>
+        <translation>hitung {compute} ms · render {render} ms</translation>
+    </message>
+    <message>
+        <source>T = {T} · n_layers {n_layers} · memory {memory}</source>
+        <translation>T = {T} · n_layers {n_layers} · memori {memory}</translation>
+    </message>
+    <message>
+        <source>GGUF file or a Hugging Face folder&apos;s config.json (*.gguf config.json *.safetensors)</source>
+        <translation>Berkas GGUF atau config.json dari folder Hugging Face (*.gguf config.json *.safetensors)</translation>
+    </message>
+    <message>
+        <source>Use trained weights</source>
+        <translation>Pakai bobot terlatih</translation>
+    </message>
+    <message>
+        <source>{title} — install: {command}</source>
+        <translation>{title} — pasang: {command}</translation>
+    </message>
+    <message>
+        <source>starting… (loading torch)</source>
+        <translation>memulai… (memuat torch)</translation>
+    </message>
+    <message>
+        <source>Save weights</source>
+        <translation>Simpan bobot</translation>
+    </message>
+    <message>
+        <source>Could not save the weights to {path}: {why}</source>
+        <translation>Bobot tidak dapat disimpan ke {path}: {why}</translation>
+    </message>
+    <message>
+        <source>Saved the weights to {path} ({size}).</source>
+        <translation>Bobot disimpan ke {path} ({size}).</translation>
+    </message>
+    <message>
+        <source>Open weights</source>
+        <translation>Buka bobot</translation>
+    </message>
+    <message>
+        <source>Open model folder or GGUF file</source>
+        <translation>Buka folder model atau berkas GGUF</translation>
+    </message>
+    <message>
+        <source>Opening {what}</source>
+        <translation>Membuka {what}</translation>
+    </message>
+    <message>
+        <source>Download a model</source>
+        <translation>Unduh model</translation>
+    </message>
+    <message>
+        <source>From the Hugging Face hub (safetensors only):</source>
+        <translation>Dari hub Hugging Face (hanya safetensors):</translation>
+    </message>
+    <message>
+        <source>Downloading {what}</source>
+        <translation>Mengunduh {what}</translation>
+    </message>
+    <message>
+        <source>A model is being opened: wait for it, or cancel it first.</source>
+        <translation>Sebuah model sedang dibuka: tunggu sampai selesai, atau batalkan dulu.</translation>
+    </message>
+    <message>
+        <source>{what} cancelled: the model on screen stays.</source>
+        <translation>{what} dibatalkan: model yang tampil tetap dipakai.</translation>
+    </message>
+    <message>
+        <source>{what}: not enough memory</source>
+        <translation>{what}: memori tidak cukup</translation>
+    </message>
+    <message>
+        <source>{what} failed: {why}</source>
+        <translation>{what} gagal: {why}</translation>
+    </message>
+    <message>
+        <source>Open model {title}</source>
+        <translation>Buka model {title}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n head(s) sharing {kv} K/V heads</source>
+        <translation>
+            <numerusform>%n head berbagi {kv} head K/V</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n head(s)</source>
+        <translation>
+            <numerusform>%n head</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Opened {label}: %n layer(s), {heads}, d_model {d_model}. Type text to tokenize it with the model&apos;s own tokenizer.</source>
+        <translation>
+            <numerusform>{label} dibuka: %n lapisan, {heads}, d_model {d_model}. Ketik teks untuk memecahnya menjadi token dengan tokenizer milik model itu sendiri.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not open {where}: {why}</source>
+        <translation>{where} tidak dapat dibuka: {why}</translation>
+    </message>
+    <message>
+        <source>Open weights {name}</source>
+        <translation>Buka bobot {name}</translation>
+    </message>
+    <message>
+        <source>Presentation mode — F1 or ? lists the keys; Esc or F11 leaves.</source>
+        <translation>Mode presentasi — F1 atau ? menampilkan tombol-tombolnya; Esc atau F11 untuk keluar.</translation>
+    </message>
+    <message>
+        <source>Presentation mode</source>
+        <translation>Mode presentasi</translation>
+    </message>
+    <message>
+        <source>Everywhere</source>
+        <translation>Di mana saja</translation>
+    </message>
+    <message>
+        <source>random (seed {seed})</source>
+        <translation>acak (seed {seed})</translation>
+    </message>
+    <message>
+        <source>trained on the repeat task</source>
+        <translation>terlatih pada tugas pengulangan</translation>
+    </message>
+    <message>
+        <source>The sequence needs at least one token: type a word or add one with +.</source>
+        <translation>Urutan perlu setidaknya satu token: ketik sebuah kata atau tambahkan dengan +.</translation>
+    </message>
+    <message>
+        <source>The weight seed must be a whole number from 0 to {max} (it was {seed}).</source>
+        <translation>Seed bobot harus bilangan bulat dari 0 sampai {max} (tadi {seed}).</translation>
+    </message>
+    <message>
+        <source>New sizes need new weights: drawn at random from seed {seed} (the {weights} weights have the old shapes).</source>
+        <translation>Ukuran baru memerlukan bobot baru: diambil acak dari seed {seed} (bobot “{weights}” masih berbentuk lama).</translation>
+    </message>
+    <message>
+        <source>Set {fields}</source>
+        <translation>Atur {fields}</translation>
+    </message>
+    <message>
+        <source>no preset named {name}</source>
+        <translation>tidak ada preset bernama {name}</translation>
+    </message>
+    <message>
+        <source>Load preset {name}</source>
+        <translation>Muat preset {name}</translation>
+    </message>
+    <message>
+        <source>Edit tokens</source>
+        <translation>Sunting token</translation>
+    </message>
+    <message>
+        <source>Type “{text}”</source>
+        <translation>Ketik “{text}”</translation>
+    </message>
+    <message>
+        <source>Left out {marks}: the toy vocabulary has no punctuation marks.</source>
+        <translation>{marks} dilewati: kosakata mainan tidak punya tanda baca.</translation>
+    </message>
+    <message>
+        <source>Move “{word}” to position {i}</source>
+        <translation>Pindahkan “{word}” ke posisi {i}</translation>
+    </message>
+    <message>
+        <source>Replace “{old}” with “{new}”</source>
+        <translation>Ganti “{old}” dengan “{new}”</translation>
+    </message>
+    <message>
+        <source>Add “{word}”</source>
+        <translation>Tambahkan “{word}”</translation>
+    </message>
+    <message>
+        <source>Remove “{word}”</source>
+        <translation>Hapus “{word}”</translation>
+    </message>
+    <message>
+        <source>Random weights, seed {seed}</source>
+        <translation>Bobot acak, seed {seed}</translation>
+    </message>
+    <message>
+        <source>Use {source} weights</source>
+        <translation>Pakai bobot {source}</translation>
+    </message>
+    <message>
+        <source>Backend {backend}</source>
+        <translation>Backend {backend}</translation>
+    </message>
+    <message>
+        <source>Computation cancelled.</source>
+        <translation>Perhitungan dibatalkan.</translation>
+    </message>
+    <message>
+        <source> — the settings on screen are back (Undo/Redo tries that step again)</source>
+        <translation> — pengaturan di layar kembali seperti semula (Urungkan/Ulangi mencoba langkah itu lagi)</translation>
+    </message>
+    <message>
+        <source>Nothing has been computed yet, so the views are empty: any edit (a token, a size, another preset) computes again.</source>
+        <translation>Belum ada yang dihitung, jadi tampilan masih kosong: setiap perubahan (token, ukuran, preset lain) menghitung ulang.</translation>
+    </message>
+    <message>
+        <source> — showing random weights (seed {seed}) instead; open other weights from the Model menu.</source>
+        <translation> — jadi ditampilkan bobot acak (seed {seed}); buka bobot lain dari menu Model.</translation>
+    </message>
+    <message>
+        <source>Training runs on the toy model&apos;s sizes with the causal mask (load the toy preset first).</source>
+        <translation>Pelatihan berjalan dengan ukuran model mainan dan causal mask (muat preset toy dulu).</translation>
+    </message>
+    <message>
+        <source>Training is running: pause or stop it before editing (the views follow the weights as they train).</source>
+        <translation>Pelatihan sedang berjalan: jeda atau hentikan dulu sebelum mengubah apa pun (tampilan mengikuti bobot selama dilatih).</translation>
+    </message>
+    <message>
+        <source>training, step {step}</source>
+        <translation>pelatihan, langkah {step}</translation>
+    </message>
+    <message>
+        <source>Training stopped: {why}</source>
+        <translation>Pelatihan berhenti: {why}</translation>
+    </message>
+    <message>
+        <source>Training stopped before its first step.</source>
+        <translation>Pelatihan berhenti sebelum langkah pertamanya.</translation>
+    </message>
+    <message numerus="yes">
+        <source>trained here: seed {seed}, %n step(s)</source>
+        <translation>
+            <numerusform>dilatih di sini: seed {seed}, %n langkah</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Train %n step(s) (seed {seed})</source>
+        <translation>
+            <numerusform>Latih %n langkah (seed {seed})</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Training stopped after %n step(s) in {seconds} s</source>
+        <translation>
+            <numerusform>Pelatihan berhenti setelah %n langkah dalam {seconds} dtk</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Training finished after %n step(s) in {seconds} s</source>
+        <translation>
+            <numerusform>Pelatihan selesai setelah %n langkah dalam {seconds} dtk</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; final loss {loss}</source>
+        <translation>; loss akhir {loss}</translation>
+    </message>
+    <message>
+        <source>. Undo returns to the weights before.</source>
+        <translation>. Urungkan kembali ke bobot sebelumnya.</translation>
+    </message>
+    <message>
+        <source>Turn the 1/√d_head scaling off</source>
+        <translation>Matikan penskalaan 1/√d_head</translation>
+    </message>
+    <message>
+        <source>Multiply d_head by 4</source>
+        <translation>Kalikan d_head dengan 4</translation>
+    </message>
+    <message>
+        <source>Turn the causal mask off</source>
+        <translation>Matikan causal mask</translation>
+    </message>
+    <message>
+        <source>Move the query&apos;s token to the front</source>
+        <translation>Pindahkan token milik query ke depan</translation>
+    </message>
+    <message>
+        <source>Switch to the next head</source>
+        <translation>Pindah ke head berikutnya</translation>
+    </message>
+    <message>
+        <source>Which key will get query i&apos;s largest weight?</source>
+        <translation>Key mana yang akan mendapat bobot terbesar dari query i?</translation>
+    </message>
+    <message>
+        <source>Will query i&apos;s row get sharper (a larger top weight)?</source>
+        <translation>Apakah baris query i akan lebih tajam (bobot teratas lebih besar)?</translation>
+    </message>
+    <message>
+        <source>Predict first, then test: pick a change, say what you expect, and let the lab measure.</source>
+        <translation>Prediksi dulu, lalu uji: pilih perubahan, tentukan apa yang kamu harapkan, lalu biarkan lab mengukurnya.</translation>
+    </message>
+    <message>
+        <source>Experiment</source>
+        <translation>Eksperimen</translation>
+    </message>
+    <message>
+        <source>1. change</source>
+        <translation>1. perubahan</translation>
+    </message>
+    <message>
+        <source>2. question</source>
+        <translation>2. pertanyaan</translation>
+    </message>
+    <message>
+        <source>your answer</source>
+        <translation>jawabanmu</translation>
+    </message>
+    <message>
+        <source>Let the lab suggest one</source>
+        <translation>Biarkan lab memberi usulan</translation>
+    </message>
+    <message>
+        <source>3. Apply, test</source>
+        <translation>3. Terapkan, uji</translation>
+    </message>
+    <message>
+        <source>Undo change</source>
+        <translation>Urungkan perubahan</translation>
+    </message>
+    <message>
+        <source>score: no predictions yet</source>
+        <translation>skor: belum ada prediksi</translation>
+    </message>
+    <message numerus="yes">
+        <source>score this session: {correct} of %n prediction(s) right</source>
+        <translation>
+            <numerusform>skor sesi ini: {correct} dari %n prediksi benar</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>query i = {i} (“{word}”), layer {layer}, head {head} — pick another query by clicking a token chip.</source>
+        <translation>query i = {i} (“{word}”), lapisan {layer}, head {head} — pilih query lain dengan mengeklik chip token.</translation>
+    </message>
+    <message>
+        <source>yes, sharper</source>
+        <translation>ya, lebih tajam</translation>
+    </message>
+    <message>
+        <source>no, flatter or the same</source>
+        <translation>tidak, lebih datar atau sama</translation>
+    </message>
+    <message>
+        <source>which block the stations show</source>
+        <translation>blok mana yang ditampilkan stasiun</translation>
+    </message>
+    <message>
+        <source>{preset} has {blocks} blocks; the lab computes {n} (a banded one: window {window}) with its shapes and random weights, shown as layer {shown}: it stands for any of its banded ones.</source>
+        <translation>{preset} memiliki {blocks} blok; lab ini menghitung {n} (yang berpita: jendela {window}) dengan bentuknya dan bobot acak, ditampilkan sebagai lapisan {shown}: ia mewakili blok berpita mana pun.</translation>
+    </message>
+    <message>
+        <source>{preset} has {blocks} blocks; the lab computes {n} with its shapes and random weights, shown as layer {shown}: it stands for any of them.</source>
+        <translation>{preset} memiliki {blocks} blok; lab ini menghitung {n} dengan bentuknya dan bobot acak, ditampilkan sebagai lapisan {shown}: ia mewakili blok mana pun.</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>View</source>
+        <translation>Tampilan</translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation>Komputasi</translation>
+    </message>
+    <message>
+        <source>preset</source>
+        <translation>preset</translation>
+    </message>
+    <message>
+        <source>weights</source>
+        <translation>bobot</translation>
+    </message>
+    <message>
+        <source>weight seed</source>
+        <translation>seed bobot</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>lapisan</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>head</translation>
+    </message>
+    <message>
+        <source>backend</source>
+        <translation>backend</translation>
+    </message>
+    <message>
+        <source>in use</source>
+        <translation>dipakai</translation>
+    </message>
+    <message>
+        <source>load a preset: its sizes and its default tokens</source>
+        <translation>muat preset: ukurannya dan token bawaannya</translation>
+    </message>
+    <message>
+        <source>custom</source>
+        <translation>kustom</translation>
+    </message>
+    <message>
+        <source>width of the residual stream</source>
+        <translation>lebar aliran residual</translation>
+    </message>
+    <message>
+        <source>attention heads per block</source>
+        <translation>head attention per blok</translation>
+    </message>
+    <message>
+        <source>width of each head&apos;s q, k and v (d_k); any value ≥ 1</source>
+        <translation>lebar q, k, dan v tiap head (d_k); nilai berapa pun ≥ 1</translation>
+    </message>
+    <message>
+        <source>drag to change d_head live</source>
+        <translation>seret untuk mengubah d_head secara langsung</translation>
+    </message>
+    <message>
+        <source>the longest sequence the model accepts</source>
+        <translation>urutan terpanjang yang diterima model</translation>
+    </message>
+    <message>
+        <source>number of blocks</source>
+        <translation>jumlah blok</translation>
+    </message>
+    <message>
+        <source>causal mask (j &gt; i is −∞)</source>
+        <translation>causal mask (j &gt; i menjadi −∞)</translation>
+    </message>
+    <message>
+        <source>divide scores by √d_head</source>
+        <translation>bagi skor dengan √d_head</translation>
+    </message>
+    <message>
+        <source>trained: the toy model trained on repeating sequences (patterns with a story); random: drawn from the seed below</source>
+        <translation>terlatih: model mainan yang dilatih pada urutan berulang (pola yang punya cerita); acak: diambil dari seed di bawah</translation>
+    </message>
+    <message>
+        <source>random weights are drawn from this seed</source>
+        <translation>bobot acak diambil dari seed ini</translation>
+    </message>
+    <message>
+        <source>New d_model, n_heads or d_head draws new weights of that shape from the seed.</source>
+        <translation>d_model, n_heads, atau d_head baru mengambil bobot baru berbentuk itu dari seed.</translation>
+    </message>
+    <message>
+        <source>which head the stations show</source>
+        <translation>head mana yang ditampilkan stasiun</translation>
+    </message>
+    <message>
+        <source>one colour scale per station</source>
+        <translation>satu skala warna per stasiun</translation>
+    </message>
+    <message>
+        <source>the panels a lesson compares always share a scale (raw, scaled and masked scores; v → p·v → z; the residual adds); this puts the rest of a station&apos;s activations on it too</source>
+        <translation>panel yang dibandingkan dalam pelajaran selalu berbagi skala (skor mentah, terskala, dan ter-mask; v → p·v → z; penjumlahan residual); ini juga menaruh aktivasi lain di stasiun itu pada skala yang sama</translation>
+    </message>
+    <message>
+        <source>numbers in cells (where they fit)</source>
+        <translation>angka di sel (jika muat)</translation>
+    </message>
+    <message>
+        <source>auto: the GPU when one is present, else the CPU</source>
+        <translation>auto: GPU jika ada, selain itu CPU</translation>
+    </message>
+    <message>
+        <source>trained (toy task)</source>
+        <translation>terlatih (tugas mainan)</translation>
+    </message>
+    <message>
+        <source>PNG image</source>
+        <translation>Gambar PNG</translation>
+    </message>
+    <message>
+        <source>SVG (vector, text stays text)</source>
+        <translation>SVG (vektor, teks tetap teks)</translation>
+    </message>
+    <message>
+        <source>PDF (vector)</source>
+        <translation>PDF (vektor)</translation>
+    </message>
+    <message>
+        <source>NPZ: every intermediate (numpy)</source>
+        <translation>NPZ: semua hasil antara (numpy)</translation>
+    </message>
+    <message>
+        <source>CSV: this one matrix</source>
+        <translation>CSV: hanya matriks ini</translation>
+    </message>
+    <message>
+        <source>view</source>
+        <translation>tampilan</translation>
+    </message>
+    <message>
+        <source>format</source>
+        <translation>format</translation>
+    </message>
+    <message>
+        <source>PNG size</source>
+        <translation>ukuran PNG</translation>
+    </message>
+    <message>
+        <source>font size</source>
+        <translation>ukuran huruf</translation>
+    </message>
+    <message>
+        <source>0…1 maps (pattern)</source>
+        <translation>peta 0…1 (pattern)</translation>
+    </message>
+    <message>
+        <source>signed maps</source>
+        <translation>peta bertanda</translation>
+    </message>
+    <message>
+        <source>background</source>
+        <translation>latar</translation>
+    </message>
+    <message>
+        <source>figure</source>
+        <translation>gambar</translation>
+    </message>
+    <message>
+        <source>white paper (publication)</source>
+        <translation>kertas putih (publikasi)</translation>
+    </message>
+    <message>
+        <source>dark (for dark slides)</source>
+        <translation>gelap (untuk slide gelap)</translation>
+    </message>
+    <message>
+        <source>width</source>
+        <translation>lebar</translation>
+    </message>
+    <message>
+        <source>numbers in the cells (where they fit)</source>
+        <translation>angka di sel (jika muat)</translation>
+    </message>
+    <message>
+        <source>title with layer, head and tokens</source>
+        <translation>judul dengan lapisan, head, dan token</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Ekspor…</translation>
+    </message>
+    <message>
+        <source>Every intermediate of the current Trace, keys like &apos;pattern/0&apos;, with the config and tokens as metadata (&apos;meta&apos;).</source>
+        <translation>Semua hasil antara dari Trace saat ini, kunci seperti &apos;pattern/0&apos;, dengan config dan token sebagai metadata (&apos;meta&apos;).</translation>
+    </message>
+    <message>
+        <source>A CSV holds one matrix: choose a single view (not the composed &apos;{view}&apos;).</source>
+        <translation>Satu CSV hanya memuat satu matriks: pilih tampilan tunggal (bukan gabungan &apos;{view}&apos;).</translation>
+    </message>
+    <message>
+        <source>{w} × {h} px at 96 dpi → PNG {pw} × {ph} px</source>
+        <translation>{w} × {h} px pada 96 dpi → PNG {pw} × {ph} px</translation>
+    </message>
+    <message>
+        <source>{w} × {h} px ({pw} × {ph} pt page)</source>
+        <translation>{w} × {h} px (halaman {pw} × {ph} pt)</translation>
+    </message>
+    <message>
+        <source>pattern, head {h}</source>
+        <translation>pattern, head {h}</translation>
+    </message>
+    <message>
+        <source>the whole block for one head: 15 panels from resid_pre to resid_post</source>
+        <translation>seluruh blok untuk satu head: 15 panel dari resid_pre sampai resid_post</translation>
+    </message>
+    <message>
+        <source>pattern of every head in the layer</source>
+        <translation>pattern setiap head di lapisan itu</translation>
+    </message>
+    <message>
+        <source>the block as one picture: each station a thumbnail along the residual stream</source>
+        <translation>blok sebagai satu gambar: tiap stasiun berupa gambar kecil di sepanjang aliran residual</translation>
+    </message>
+    <message>
+        <source>station: {panels}</source>
+        <translation>stasiun: {panels}</translation>
+    </message>
+    <message>
+        <source>layer {layer}</source>
+        <translation>lapisan {layer}</translation>
+    </message>
+    <message>
+        <source>head {head}</source>
+        <translation>head {head}</translation>
+    </message>
+    <message>
+        <source>random weights (seed {seed})</source>
+        <translation>bobot acak (seed {seed})</translation>
+    </message>
+    <message>
+        <source>residual stream</source>
+        <translation>aliran residual</translation>
+    </message>
+    <message>
+        <source>not in the vocabulary: {words}. The {n} words are: {vocab}</source>
+        <translation>tidak ada di kosakata: {words}. Ke-{n} katanya adalah: {vocab}</translation>
+    </message>
+    <message>
+        <source>Clear trace</source>
+        <translation>Hapus penelusuran</translation>
+    </message>
+    <message>
+        <source>Click a cell of q, k or v (Q·K·V station) or a score (Scores station) to see the multiplications that make it.</source>
+        <translation>Klik sel q, k, atau v (stasiun Q·K·V) atau sebuah skor (stasiun Skor) untuk melihat perkalian yang membentuknya.</translation>
+    </message>
+    <message>
+        <source>left</source>
+        <translation>kiri</translation>
+    </message>
+    <message>
+        <source>right</source>
+        <translation>kanan</translation>
+    </message>
+    <message>
+        <source>product</source>
+        <translation>hasil kali</translation>
+    </message>
+    <message>
+        <source>running Σ</source>
+        <translation>Σ berjalan</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;attn_scores_raw[h={h}, i={i}, j={j}]&lt;/b&gt; (layer {layer}) = Σ&lt;sub&gt;c&lt;/sub&gt; {left}[c] · {right}[c] — %n pair(s)</source>
+        <translation>
+            <numerusform>&lt;b&gt;attn_scores_raw[h={h}, i={i}, j={j}]&lt;/b&gt; (lapisan {layer}) = Σ&lt;sub&gt;c&lt;/sub&gt; {left}[c] · {right}[c] — %n pasangan</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;{name}[{row}, h={h}, c={c}]&lt;/b&gt; (layer {layer}) = Σ&lt;sub&gt;d&lt;/sub&gt; {left}[d] · {right}[d] + bias — %n pair(s)</source>
+        <translation>
+            <numerusform>&lt;b&gt;{name}[{row}, h={h}, c={c}]&lt;/b&gt; (lapisan {layer}) = Σ&lt;sub&gt;d&lt;/sub&gt; {left}[d] · {right}[d] + bias — %n pasangan</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>✓ the same</source>
+        <translation>✓ sama</translation>
+    </message>
+    <message>
+        <source>✗ not the same</source>
+        <translation>✗ tidak sama</translation>
+    </message>
+    <message>
+        <source>forbidden by the mask → −∞ → probability 0</source>
+        <translation>dilarang oleh mask → −∞ → probabilitas 0</translation>
+    </message>
+    <message>
+        <source>allowed by the mask (j ≤ i)</source>
+        <translation>diizinkan oleh mask (j ≤ i)</translation>
+    </message>
+    <message>
+        <source>allowed (no causal mask)</source>
+        <translation>diizinkan (tanpa causal mask)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Σ of the %n product(s) = &lt;b&gt;{total}&lt;/b&gt; (the view shows {cell}: {check})&lt;br&gt;× {scale} (1/√d_head) = &lt;b&gt;{scaled}&lt;/b&gt;&lt;br&gt;mask: {mask}&lt;br&gt;pattern[h, i, j] after the softmax = &lt;b&gt;{p}&lt;/b&gt;</source>
+        <translation>
+            <numerusform>Σ dari %n hasil kali = &lt;b&gt;{total}&lt;/b&gt; (tampilan menunjukkan {cell}: {check})&lt;br&gt;× {scale} (1/√d_head) = &lt;b&gt;{scaled}&lt;/b&gt;&lt;br&gt;mask: {mask}&lt;br&gt;pattern[h, i, j] setelah softmax = &lt;b&gt;{p}&lt;/b&gt;</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Σ of the %n product(s) = {sum}&lt;br&gt;+ bias {bias}&lt;br&gt;= &lt;b&gt;{total}&lt;/b&gt; (the view shows {cell}: {check})</source>
+        <translation>
+            <numerusform>Σ dari %n hasil kali = {sum}&lt;br&gt;+ bias {bias}&lt;br&gt;= &lt;b&gt;{total}&lt;/b&gt; (tampilan menunjukkan {cell}: {check})</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>code of</source>
+        <translation>kode dari</translation>
+    </message>
+    <message>
+        <source>backend in use</source>
+        <translation>backend yang dipakai</translation>
+    </message>
+    <message>
+        <source>whose code to show: the reference (reads like the equations), the backend that computed this view, or another</source>
+        <translation>kode siapa yang ditampilkan: reference (terbaca seperti persamaannya), backend yang menghitung tampilan ini, atau yang lain</translation>
+    </message>
+    <message>
+        <source>{backend} backend · {path} · {function} · line {line}</source>
+        <translation>backend {backend} · {path} · {function} · baris {line}</translation>
+    </message>
+    <message>
+        <source>open the instruments in a window of their own (again: back into the dock)</source>
+        <translation>buka instrumen di jendela tersendiri (sekali lagi: kembali ke panel)</translation>
+    </message>
+    <message>
+        <source>compare two heads: their k, v, pattern and share of attn_out, and A − B</source>
+        <translation>bandingkan dua head: k, v, pattern, dan bagiannya dalam attn_out, serta A − B</translation>
+    </message>
+    <message>
+        <source>A: layer</source>
+        <translation>A: lapisan</translation>
+    </message>
+    <message>
+        <source>B: layer</source>
+        <translation>B: lapisan</translation>
+    </message>
+    <message>
+        <source>{name} · layer {layer} head {head}</source>
+        <translation>{name} · lapisan {layer} head {head}</translation>
+    </message>
+    <message>
+        <source> (K/V head {g})</source>
+        <translation> (head K/V {g})</translation>
+    </message>
+    <message>
+        <source>rows: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; one colour scale per row for A and B</source>
+        <translation>baris: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; satu skala warna per baris untuk A dan B</translation>
+    </message>
+    <message>
+        <source>without the mask, query i can see key i+1 — the very token it has to predict</source>
+        <translation>tanpa mask, query i bisa melihat key i+1 — token yang justru harus ia prediksi</translation>
+    </message>
+    <message>
+        <source>query i</source>
+        <translation>query i</translation>
+    </message>
+    <message>
+        <source>key j</source>
+        <translation>key j</translation>
+    </message>
+    <message>
+        <source>pattern without it</source>
+        <translation>pattern tanpa mask</translation>
+    </message>
+    <message>
+        <source>pattern with the causal mask</source>
+        <translation>pattern dengan causal mask</translation>
+    </message>
+    <message>
+        <source>pattern (the mask is off now)</source>
+        <translation>pattern (mask sedang mati)</translation>
+    </message>
+    <message>
+        <source>computing the unmasked pattern…</source>
+        <translation>menghitung pattern tanpa mask…</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#d93025&apos;&gt;Red boxes&lt;/span&gt;: key j = i+1, the token query i must predict. Without the mask, query rows put &lt;b&gt;{answer}&lt;/b&gt; of their weight on it on average, and &lt;b&gt;{future}&lt;/b&gt; on all future keys; with the mask: 0%. Trained without the mask, a model would learn to read the answer there — and fail at generation, where the next token does not exist yet.</source>
+        <translation>&lt;span style=&apos;color:#d93025&apos;&gt;Kotak merah&lt;/span&gt;: key j = i+1, token yang harus diprediksi query i. Tanpa mask, baris query rata-rata menaruh &lt;b&gt;{answer}&lt;/b&gt; bobotnya di sana, dan &lt;b&gt;{future}&lt;/b&gt; pada semua key masa depan; dengan mask: 0%. Jika dilatih tanpa mask, model akan belajar membaca jawabannya di sana — lalu gagal saat generasi, ketika token berikutnya belum ada.</translation>
+    </message>
+    <message>
+        <source>softmax, unscaled</source>
+        <translation>softmax, tanpa penskalaan</translation>
+    </message>
+    <message>
+        <source>softmax, scaled</source>
+        <translation>softmax, terskala</translation>
+    </message>
+    <message>
+        <source>std of q·k against d_k</source>
+        <translation>std q·k terhadap d_k</translation>
+    </message>
+    <message>
+        <source>measuring d_k = {d_k} …</source>
+        <translation>mengukur d_k = {d_k} …</translation>
+    </message>
+    <message numerus="yes">
+        <source>q, k with unit-variance entries: q·k sums %n product(s), so its spread is about √{d_k} = &lt;b&gt;{sqrt}&lt;/b&gt;; measured &lt;b&gt;{std}&lt;/b&gt; over {samples} samples. Divided by √d_k: &lt;b&gt;{scaled}&lt;/b&gt;.</source>
+        <translation>
+            <numerusform>q, k dengan entri bervariansi satu: q·k menjumlahkan %n hasil kali, jadi sebarannya sekitar √{d_k} = &lt;b&gt;{sqrt}&lt;/b&gt;; terukur &lt;b&gt;{std}&lt;/b&gt; dari {samples} sampel. Dibagi √d_k: &lt;b&gt;{scaled}&lt;/b&gt;.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>q·k (dashed: ±√d_k = ±{sqrt})</source>
+        <translation>q·k (garis putus: ±√d_k = ±{sqrt})</translation>
+    </message>
+    <message>
+        <source>q·k / √d_k, on the same scale (dashed: ±1)</source>
+        <translation>q·k / √d_k, pada skala yang sama (garis putus: ±1)</translation>
+    </message>
+    <message>
+        <source>std of q·k (red), of q·k/√d_k (blue); line √d_k</source>
+        <translation>std q·k (merah), std q·k/√d_k (biru); garis √d_k</translation>
+    </message>
+    <message>
+        <source>softmax, unscaled: max {max}</source>
+        <translation>softmax, tanpa penskalaan: maks {max}</translation>
+    </message>
+    <message>
+        <source>softmax, scaled: max {max}</source>
+        <translation>softmax, terskala: maks {max}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;One softmax row of {T} keys&lt;/b&gt;&lt;br&gt;entropy unscaled &lt;b&gt;{raw}&lt;/b&gt;, scaled &lt;b&gt;{scaled}&lt;/b&gt; nats (uniform: {uniform})&lt;br&gt;&lt;br&gt;&lt;b&gt;Gradients through the softmax&lt;/b&gt;&lt;br&gt;(torch autograd, {rows} rows of {T} keys)&lt;br&gt;&lt;br&gt;median ‖∂L/∂scores‖ per row&lt;br&gt;&amp;nbsp;&amp;nbsp;unscaled: &lt;b&gt;{g_raw}&lt;/b&gt;&lt;br&gt;&amp;nbsp;&amp;nbsp;scaled: &lt;b&gt;{g_scaled}&lt;/b&gt;&lt;br&gt;&lt;br&gt;rows passing back almost nothing (&amp;lt; 1e-3)&lt;br&gt;&amp;nbsp;&amp;nbsp;unscaled: &lt;b&gt;{s_raw}&lt;/b&gt;&amp;nbsp;&amp;nbsp;scaled: &lt;b&gt;{s_scaled}&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Satu baris softmax dengan {T} key&lt;/b&gt;&lt;br&gt;entropi tanpa penskalaan &lt;b&gt;{raw}&lt;/b&gt;, terskala &lt;b&gt;{scaled}&lt;/b&gt; nat (seragam: {uniform})&lt;br&gt;&lt;br&gt;&lt;b&gt;Gradien melalui softmax&lt;/b&gt;&lt;br&gt;(torch autograd, {rows} baris dengan {T} key)&lt;br&gt;&lt;br&gt;median ‖∂L/∂scores‖ per baris&lt;br&gt;&amp;nbsp;&amp;nbsp;tanpa penskalaan: &lt;b&gt;{g_raw}&lt;/b&gt;&lt;br&gt;&amp;nbsp;&amp;nbsp;terskala: &lt;b&gt;{g_scaled}&lt;/b&gt;&lt;br&gt;&lt;br&gt;baris yang hampir tidak meneruskan apa pun (&amp;lt; 1e-3)&lt;br&gt;&amp;nbsp;&amp;nbsp;tanpa penskalaan: &lt;b&gt;{s_raw}&lt;/b&gt;&amp;nbsp;&amp;nbsp;terskala: &lt;b&gt;{s_scaled}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>At d_model = 4096 with one head (d_k = 4096) the unscaled spread is about 64: exp(64) ≈ 6·10²⁷, so one key takes all the weight.</source>
+        <translation>Pada d_model = 4096 dengan satu head (d_k = 4096), sebaran tanpa penskalaan sekitar 64: exp(64) ≈ 6·10²⁷, jadi satu key mengambil seluruh bobot.</translation>
+    </message>
+    <message>
+        <source>Slide to 4096 for the d_model = 4096 case.</source>
+        <translation>Geser ke 4096 untuk kasus d_model = 4096.</translation>
+    </message>
+    <message>
+        <source>Prefill the prompt</source>
+        <translation>Prefill prompt</translation>
+    </message>
+    <message>
+        <source>Decode one token ▶</source>
+        <translation>Decode satu token ▶</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>Atur ulang</translation>
+    </message>
+    <message>
+        <source>Prefill the prompt: it runs once and keeps every layer&apos;s k and v. Then decode one token at a time.</source>
+        <translation>Prefill prompt: prompt dijalankan sekali dan k serta v setiap lapisan disimpan. Lalu decode satu token demi satu token.</translation>
+    </message>
+    <message>
+        <source>its pattern</source>
+        <translation>pattern-nya</translation>
+    </message>
+    <message>
+        <source>K cache (rows: positions)</source>
+        <translation>K cache (baris: posisi)</translation>
+    </message>
+    <message>
+        <source>V cache</source>
+        <translation>V cache</translation>
+    </message>
+    <message>
+        <source>the new query row q (after a decode step)</source>
+        <translation>baris query baru q (setelah satu langkah decode)</translation>
+    </message>
+    <message>
+        <source>Prefill runs the prompt once and keeps every layer&apos;s k and v; each decode step then computes one new row.</source>
+        <translation>Prefill menjalankan prompt sekali dan menyimpan k serta v setiap lapisan; tiap langkah decode lalu menghitung satu baris baru.</translation>
+    </message>
+    <message>
+        <source>K cache (rot_k: after RoPE), K/V head {g}</source>
+        <translation>K cache (rot_k: setelah RoPE), head K/V {g}</translation>
+    </message>
+    <message>
+        <source>K cache, K/V head {g}</source>
+        <translation>K cache, head K/V {g}</translation>
+    </message>
+    <message>
+        <source>V cache, K/V head {g}</source>
+        <translation>V cache, head K/V {g}</translation>
+    </message>
+    <message>
+        <source>the new query row rot_q (after RoPE) of head {head} (after a decode step)</source>
+        <translation>baris query baru rot_q (setelah RoPE) dari head {head} (setelah satu langkah decode)</translation>
+    </message>
+    <message>
+        <source>the new query row q of head {head} (after a decode step)</source>
+        <translation>baris query baru q dari head {head} (setelah satu langkah decode)</translation>
+    </message>
+    <message>
+        <source>; query head {head} reads K/V head {g}, shared by query heads {first}–{last} (one cached K/V head for {n})</source>
+        <translation>; head query {head} membaca head K/V {g}, yang dipakai bersama oleh head query {first}–{last} (satu head K/V di cache untuk {n})</translation>
+    </message>
+    <message>
+        <source>; a window of {W}: this layer keeps a ring of its last {W} rows</source>
+        <translation>; jendela {W}: lapisan ini menyimpan cincin berisi {W} baris terakhirnya</translation>
+    </message>
+    <message>
+        <source> → generated: {words}</source>
+        <translation> → hasil generasi: {words}</translation>
+    </message>
+    <message>
+        <source>prompt: {words}</source>
+        <translation>prompt: {words}</translation>
+    </message>
+    <message numerus="yes">
+        <source>layer {layer}, head {head} · %n cached row(s)</source>
+        <translation>
+            <numerusform>lapisan {layer}, head {head} · %n baris di cache</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; the outlined row is new this step, the others are reused as they are</source>
+        <translation>; baris berbingkai baru pada langkah ini, yang lain dipakai ulang apa adanya</translation>
+    </message>
+    <message numerus="yes">
+        <source>step {step}: with the cache &lt;b&gt;{cached}&lt;/b&gt; multiply-adds; recomputing all %n position(s) would take &lt;b&gt;{recompute}&lt;/b&gt; ({ratio}×). Saved so far: &lt;b&gt;{saved}&lt;/b&gt;.</source>
+        <translation>
+            <numerusform>langkah {step}: dengan cache &lt;b&gt;{cached}&lt;/b&gt; operasi kali-tambah; menghitung ulang semua %n posisi akan butuh &lt;b&gt;{recompute}&lt;/b&gt; ({ratio}×). Dihemat sejauh ini: &lt;b&gt;{saved}&lt;/b&gt;.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>prefill: {macs} multiply-adds for %n position(s) at once. Decode one token ▶ to see the new query row and its pattern.</source>
+        <translation>
+            <numerusform>prefill: {macs} operasi kali-tambah untuk %n posisi sekaligus. Decode satu token ▶ untuk melihat baris query baru dan pattern-nya.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{value} (masked)</source>
+        <translation>{value} (ter-mask)</translation>
+    </message>
+    <message>
+        <source>(drawn from every {rows}th row / {cols}th column)</source>
+        <translation>(digambar dari tiap baris ke-{rows} / kolom ke-{cols})</translation>
+    </message>
+    <message>
+        <source>row {i} ({row}) · column {j} ({col})</source>
+        <translation>baris {i} ({row}) · kolom {j} ({col})</translation>
+    </message>
+    <message>
+        <source>dismiss</source>
+        <translation>tutup</translation>
+    </message>
+    <message>
+        <source>previous station (Ctrl+Left)</source>
+        <translation>stasiun sebelumnya (Ctrl+Kiri)</translation>
+    </message>
+    <message>
+        <source>next station (Ctrl+Right)</source>
+        <translation>stasiun berikutnya (Ctrl+Kanan)</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Jeda</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>Putar</translation>
+    </message>
+    <message>
+        <source>play through the stations (F5); F5 or Esc pauses</source>
+        <translation>putar stasiun satu per satu (F5); F5 atau Esc untuk jeda</translation>
+    </message>
+    <message>
+        <source>time per station while playing</source>
+        <translation>waktu per stasiun saat diputar</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} dtk</translation>
+    </message>
+    <message>
+        <source>before the first block</source>
+        <translation>sebelum blok pertama</translation>
+    </message>
+    <message>
+        <source>layer {layer}, head {head}</source>
+        <translation>lapisan {layer}, head {head}</translation>
+    </message>
+    <message>
+        <source> · K/V head {g}, shared by query heads {first}–{last}</source>
+        <translation> · head K/V {g}, dipakai bersama oleh head query {first}–{last}</translation>
+    </message>
+    <message>
+        <source>  · hatched: masked (−∞)</source>
+        <translation>  · diarsir: ter-mask (−∞)</translation>
+    </message>
+    <message>
+        <source>Σ_j = {total}   max = {max}   entropy = {entropy} nats</source>
+        <translation>Σ_j = {total}   maks = {max}   entropi = {entropy} nat</translation>
+    </message>
+    <message>
+        <source>next token after i = {i} (“{word}”)</source>
+        <translation>token berikutnya setelah i = {i} (“{word}”)</translation>
+    </message>
+    <message>
+        <source>softmax(logits) after the last layer</source>
+        <translation>softmax(logits) setelah lapisan terakhir</translation>
+    </message>
+    <message>
+        <source>Blues (0 = the page)</source>
+        <translation>Blues (0 = halaman)</translation>
+    </message>
+    <message>
+        <source>blue–white–red (0 = the page)</source>
+        <translation>biru–putih–merah (0 = halaman)</translation>
+    </message>
+    <message>
+        <source>blue–white–gold (colour-blind safe)</source>
+        <translation>biru–putih–emas (aman untuk buta warna)</translation>
+    </message>
+    <message>
+        <source>position {i}: “{word}” — click: track this query · drag: move · right-click: edit</source>
+        <translation>posisi {i}: “{word}” — klik: lacak query ini · seret: pindahkan · klik kanan: sunting</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <source>add a word at the end</source>
+        <translation>tambahkan kata di akhir</translation>
+    </message>
+    <message>
+        <source>type words, Enter</source>
+        <translation>ketik kata, Enter</translation>
+    </message>
+    <message>
+        <source>type a sentence from the vocabulary and press Enter (Ctrl+L)</source>
+        <translation>ketik kalimat dari kosakata lalu tekan Enter (Ctrl+L)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s); the model accepts up to n_ctx = {n_ctx}</source>
+        <translation>
+            <numerusform>%n token; model menerima paling banyak n_ctx = {n_ctx}</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>… +%n more</source>
+        <translation>
+            <numerusform>… +%n lagi</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Replace with</source>
+        <translation>Ganti dengan</translation>
+    </message>
+    <message>
+        <source>Insert after</source>
+        <translation>Sisipkan setelah</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Hapus</translation>
+    </message>
+    <message>
+        <source>Train the toy model on repeating sequences (each token&apos;s successor is the one after its last occurrence). Watch layer 0 learn to look one token back and layer 1 learn to find where the current token appeared before.</source>
+        <translation>Latih model mainan pada urutan berulang (penerus setiap token adalah token yang muncul setelah kemunculan terakhirnya). Amati lapisan 0 belajar melihat satu token ke belakang dan lapisan 1 belajar menemukan di mana token saat ini muncul sebelumnya.</translation>
+    </message>
+    <message>
+        <source>training starts from the random weights of this seed, and draws its data from it</source>
+        <translation>pelatihan dimulai dari bobot acak seed ini, dan datanya juga diambil dari seed ini</translation>
+    </message>
+    <message>
+        <source>redraw the views after this many steps</source>
+        <translation>gambar ulang tampilan setiap sekian langkah</translation>
+    </message>
+    <message>
+        <source>seed</source>
+        <translation>seed</translation>
+    </message>
+    <message>
+        <source>steps</source>
+        <translation>langkah</translation>
+    </message>
+    <message>
+        <source>update views every</source>
+        <translation>perbarui tampilan tiap</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Lanjutkan</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Hentikan</translation>
+    </message>
+    <message>
+        <source>Save weights…</source>
+        <translation>Simpan bobot…</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>langkah</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>loss</translation>
+    </message>
+    <message>
+        <source>press Train: the loss appears here</source>
+        <translation>tekan Latih: loss muncul di sini</translation>
+    </message>
+    <message>
+        <source>not training</source>
+        <translation>tidak sedang berlatih</translation>
+    </message>
+    <message>
+        <source>step &lt;b&gt;{step}&lt;/b&gt; of {total} · loss &lt;b&gt;{loss}&lt;/b&gt; · {seconds} s</source>
+        <translation>langkah &lt;b&gt;{step}&lt;/b&gt; dari {total} · loss &lt;b&gt;{loss}&lt;/b&gt; · {seconds} dtk</translation>
+    </message>
+    <message>
+        <source>the query&apos;s attn_scores row</source>
+        <translation>baris attn_scores milik query</translation>
+    </message>
+    <message>
+        <source>its pattern row</source>
+        <translation>baris pattern-nya</translation>
+    </message>
+    <message>
+        <source>the query&apos;s pattern</source>
+        <translation>pattern milik query</translation>
+    </message>
+    <message>
+        <source>the terms pattern·v</source>
+        <translation>suku-suku pattern·v</translation>
+    </message>
+    <message>
+        <source>W_O (every head)</source>
+        <translation>W_O (semua head)</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <source>no {name}</source>
+        <translation>tidak ada {name}</translation>
+    </message>
+    <message>
+        <source>vocabulary</source>
+        <translation>kosakata</translation>
+    </message>
+    <message>
+        <source>mlp_pre = ln2_out · W_gate{bias}  (gate)</source>
+        <translation>mlp_pre = ln2_out · W_gate{bias}  (gate)</translation>
+    </message>
+    <message>
+        <source>mlp_pre_linear = ln2_out · W_in{bias}  (up)</source>
+        <translation>mlp_pre_linear = ln2_out · W_in{bias}  (up)</translation>
+    </message>
+    <message>
+        <source>z_concat (heads side by side)</source>
+        <translation>z_concat (head berdampingan)</translation>
+    </message>
+    <message>
+        <source>head · d_head</source>
+        <translation>head · d_head</translation>
+    </message>
+    <message>
+        <source>attn_scores_scaled (scaling off)</source>
+        <translation>attn_scores_scaled (penskalaan mati)</translation>
+    </message>
+    <message>
+        <source>attn_scores (no mask)</source>
+        <translation>attn_scores (tanpa mask)</translation>
+    </message>
+    <message>
+        <source>attn_scores (masked: −∞, window {window})</source>
+        <translation>attn_scores (ter-mask: −∞, jendela {window})</translation>
+    </message>
+    <message>
+        <source>attn_scores (masked: −∞)</source>
+        <translation>attn_scores (ter-mask: −∞)</translation>
+    </message>
+    <message>
+        <source>W_O (stacked per head)</source>
+        <translation>W_O (ditumpuk per head)</translation>
+    </message>
+    <message>
+        <source>W_U (untied unembedding)</source>
+        <translation>W_U (unembedding terpisah)</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>posisi</translation>
+    </message>
+    <message>
+        <source>attn_scores[{h}, {i}, :] — query “{word}”</source>
+        <translation>attn_scores[{h}, {i}, :] — query “{word}”</translation>
+    </message>
+    <message>
+        <source>pattern[{h}, {i}, :] = softmax (row sums to 1)</source>
+        <translation>pattern[{h}, {i}, :] = softmax (jumlah baris = 1)</translation>
+    </message>
+    <message>
+        <source>z[{i}, {h}] = Σ_j (column sums)</source>
+        <translation>z[{i}, {h}] = Σ_j (jumlah kolom)</translation>
+    </message>
+    <message>
+        <source>block input [T, d_model]</source>
+        <translation>masukan blok [T, d_model]</translation>
+    </message>
+    <message>
+        <source>LayerNorm 1 mean [T]</source>
+        <translation>LayerNorm 1 rata-rata [T]</translation>
+    </message>
+    <message>
+        <source>LayerNorm 1 variance [T]</source>
+        <translation>LayerNorm 1 variansi [T]</translation>
+    </message>
+    <message>
+        <source>RMSNorm 1 scale √(mean(x²) + ε) [T]</source>
+        <translation>RMSNorm 1 skala √(mean(x²) + ε) [T]</translation>
+    </message>
+    <message>
+        <source>LayerNorm 1 output [T, d_model] (alias ln1)</source>
+        <translation>keluaran LayerNorm 1 [T, d_model] (alias ln1)</translation>
+    </message>
+    <message>
+        <source>blocks.L.attn.W_K[g] [d_model, d_head] (g: the K/V head h reads)</source>
+        <translation>blocks.L.attn.W_K[g] [d_model, d_head] (g: head K/V yang dibaca h)</translation>
+    </message>
+    <message>
+        <source>q after RoPE [T, d_head]</source>
+        <translation>q setelah RoPE [T, d_head]</translation>
+    </message>
+    <message>
+        <source>k after RoPE [T, d_head]</source>
+        <translation>k setelah RoPE [T, d_head]</translation>
+    </message>
+    <message>
+        <source>raw / √d_head [T, T]</source>
+        <translation>mentah / √d_head [T, T]</translation>
+    </message>
+    <message>
+        <source>scaled, causal mask −∞ [T, T]</source>
+        <translation>terskala, causal mask −∞ [T, T]</translation>
+    </message>
+    <message>
+        <source>softmax of attn_scores [T, T]</source>
+        <translation>softmax dari attn_scores [T, T]</translation>
+    </message>
+    <message>
+        <source>heads side by side [T, n_heads·d_head]</source>
+        <translation>head berdampingan [T, n_heads·d_head]</translation>
+    </message>
+    <message>
+        <source>LayerNorm 2 mean [T]</source>
+        <translation>LayerNorm 2 rata-rata [T]</translation>
+    </message>
+    <message>
+        <source>LayerNorm 2 variance [T]</source>
+        <translation>LayerNorm 2 variansi [T]</translation>
+    </message>
+    <message>
+        <source>RMSNorm 2 scale [T]</source>
+        <translation>RMSNorm 2 skala [T]</translation>
+    </message>
+    <message>
+        <source>LayerNorm 2 output [T, d_model] (alias ln2)</source>
+        <translation>keluaran LayerNorm 2 [T, d_model] (alias ln2)</translation>
+    </message>
+    <message>
+        <source>ln2_out · W_in + b_in [T, d_mlp] (SwiGLU: the gate, ln2_out · W_gate)</source>
+        <translation>ln2_out · W_in + b_in [T, d_mlp] (SwiGLU: cabang gate, ln2_out · W_gate)</translation>
+    </message>
+    <message>
+        <source>SwiGLU&apos;s up branch ln2_out · W_in [T, d_mlp]</source>
+        <translation>cabang up SwiGLU ln2_out · W_in [T, d_mlp]</translation>
+    </message>
+    <message>
+        <source>GELU(mlp_pre) [T, d_mlp] (SwiGLU: SiLU(gate) ⊙ up)</source>
+        <translation>GELU(mlp_pre) [T, d_mlp] (SwiGLU: SiLU(gate) ⊙ up)</translation>
+    </message>
+    <message>
+        <source>MLP output [T, d_model]</source>
+        <translation>keluaran MLP [T, d_model]</translation>
+    </message>
+    <message>
+        <source>block output [T, d_model]</source>
+        <translation>keluaran blok [T, d_model]</translation>
+    </message>
+    <message>
+        <source>final LayerNorm [T, d_model]</source>
+        <translation>LayerNorm akhir [T, d_model]</translation>
+    </message>
+    <message>
+        <source>unembed.W_U [d_model, d_vocab] (untied models)</source>
+        <translation>unembed.W_U [d_model, d_vocab] (model dengan unembedding terpisah)</translation>
+    </message>
+    <message>
+        <source>resid_pre (layer 0)</source>
+        <translation>resid_pre (lapisan 0)</translation>
+    </message>
+    <message>
+        <source>resid_pre = embed = W_E[tokens];&amp;nbsp; no W_pos: with RoPE the positions enter as rotations of q and k (Q·K·V)</source>
+        <translation>resid_pre = embed = W_E[tokens];&amp;nbsp; tanpa W_pos: dengan RoPE, posisi masuk sebagai rotasi q dan k (Q·K·V)</translation>
+    </message>
+    <message>
+        <source>[T, d_model] = [{T}, {d_model}], ε = 1e-5, biased variance</source>
+        <translation>[T, d_model] = [{T}, {d_model}], ε = 1e-5, variansi dibagi d_model (bias)</translation>
+    </message>
+    <message>
+        <source>ln1_out = resid_pre / ln1_scale · w,&amp;nbsp; ln1_scale = √(mean(resid_pre²) + ε)&amp;nbsp; — RMSNorm: no mean subtracted, no bias</source>
+        <translation>ln1_out = resid_pre / ln1_scale · w,&amp;nbsp; ln1_scale = √(mean(resid_pre²) + ε)&amp;nbsp; — RMSNorm: tanpa pengurangan rata-rata, tanpa bias</translation>
+    </message>
+    <message>
+        <source>[T, d_model] = [{T}, {d_model}], ε = {norm_eps:.3g}; ln1_scale: [T], one per token</source>
+        <translation>[T, d_model] = [{T}, {d_model}], ε = {norm_eps:.3g}; ln1_scale: [T], satu per token</translation>
+    </message>
+    <message>
+        <source>q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)</source>
+        <translation>q = ln1_out · W_Q[h] + b_Q[h]   (begitu pula k, v)</translation>
+    </message>
+    <message>
+        <source>q[:, {h}]  (query i)</source>
+        <translation>q[:, {h}]  (query i)</translation>
+    </message>
+    <message>
+        <source>k[:, {g}]  (key j)</source>
+        <translation>k[:, {g}]  (key j)</translation>
+    </message>
+    <message>
+        <source>v[:, {g}]  (value j)</source>
+        <translation>v[:, {g}]  (value j)</translation>
+    </message>
+    <message>
+        <source>q = ln1_out · W_Q[h] (likewise k, v);&amp;nbsp; rot_q, rot_k = q, k with each pair of dimensions rotated by an angle ∝ the position (RoPE)</source>
+        <translation>q = ln1_out · W_Q[h] (begitu pula k, v);&amp;nbsp; rot_q, rot_k = q, k dengan setiap pasang dimensi diputar sebesar sudut ∝ posisi (RoPE)</translation>
+    </message>
+    <message>
+        <source>attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</source>
+        <translation>attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</translation>
+    </message>
+    <message>
+        <source>[T, T] = [{T}, {T}] = {TT} scores per head</source>
+        <translation>[T, T] = [{T}, {T}] = {TT} skor per head</translation>
+    </message>
+    <message>
+        <source>attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</source>
+        <translation>attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</translation>
+    </message>
+    <message>
+        <source>one row of [T, T], T = {T}</source>
+        <translation>satu baris dari [T, T], T = {T}</translation>
+    </message>
+    <message>
+        <source>v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}</source>
+        <translation>v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}</translation>
+    </message>
+    <message>
+        <source>v[:, g]: [T, d_head] = [{T}, {d_head}] · query i = {i}</source>
+        <translation>v[:, g]: [T, d_head] = [{T}, {d_head}] · query i = {i}</translation>
+    </message>
+    <message>
+        <source>mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via {unembed}</source>
+        <translation>mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits lewat {unembed}</translation>
+    </message>
+    <message>
+        <source>mlp_out = (SiLU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&amp;nbsp; resid_post = resid_mid + mlp_out&amp;nbsp; (SwiGLU: gate ⊙ up)</source>
+        <translation>mlp_out = (SiLU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&amp;nbsp; resid_post = resid_mid + mlp_out&amp;nbsp; (SwiGLU: gate ⊙ up)</translation>
+    </message>
+    <message>
+        <source>mlp_pre (gate)</source>
+        <translation>mlp_pre (gate)</translation>
+    </message>
+    <message>
+        <source>mlp_pre_linear (up)</source>
+        <translation>mlp_pre_linear (up)</translation>
+    </message>
+    <message>
+        <source>mlp_post = SiLU(gate) ⊙ up</source>
+        <translation>mlp_post = SiLU(gate) ⊙ up</translation>
+    </message>
+    <message>
+        <source>mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}</source>
+        <translation>mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits lewat {unembed}</translation>
+    </message>
+    <message>
+        <source>query i = {i} sees every earlier key (the window is not full yet)</source>
+        <translation>query i = {i} melihat setiap key sebelumnya (jendelanya belum penuh)</translation>
+    </message>
+    <message>
+        <source>for query i = {i}, key 0 is outside the window</source>
+        <translation>untuk query i = {i}, key 0 berada di luar jendela</translation>
+    </message>
+    <message>
+        <source>for query i = {i}, keys 0–{last} are outside the window</source>
+        <translation>untuk query i = {i}, key 0–{last} berada di luar jendela</translation>
+    </message>
+    <message>
+        <source>window W = {W}: query i sees keys i−{back} … i; {where} (hatched)</source>
+        <translation>jendela W = {W}: query i melihat key i−{back} … i; {where} (diarsir)</translation>
+    </message>
+    <message>
+        <source>W_Eᵀ (tied)</source>
+        <translation>W_Eᵀ (terikat)</translation>
+    </message>
+    <message>
+        <source>unembed.W_U (untied)</source>
+        <translation>unembed.W_U (terpisah)</translation>
+    </message>
+    <message>
+        <source>scores</source>
+        <translation>skor</translation>
+    </message>
+    <message>
+        <source>heads · W_O</source>
+        <translation>head · W_O</translation>
+    </message>
+    <message>
+        <source>{system} runs the cpu backend (the cuda backend is for Linux with an NVIDIA GPU)</source>
+        <translation>{system} menjalankan backend cpu (backend cuda untuk Linux dengan GPU NVIDIA)</translation>
+    </message>
+    <message>
+        <source>CUDA not used: {why}</source>
+        <translation>CUDA tidak dipakai: {why}</translation>
+    </message>
+    <message>
+        <source>must be a whole number (got {type})</source>
+        <translation>harus bilangan bulat (didapat {type})</translation>
+    </message>
+    <message>
+        <source>must be at least 1</source>
+        <translation>minimal 1</translation>
+    </message>
+    <message>
+        <source>is above the limit of {limit}</source>
+        <translation>melebihi batas {limit}</translation>
+    </message>
+    <message>
+        <source>must be one of {choices}</source>
+        <translation>harus salah satu dari {choices}</translation>
+    </message>
+    <message>
+        <source>defaults to d_model // n_heads = {d_model} // {n_heads} = 0; give d_head explicitly or use fewer heads</source>
+        <translation>bawaannya d_model // n_heads = {d_model} // {n_heads} = 0; tentukan d_head secara eksplisit atau pakai lebih sedikit head</translation>
+    </message>
+    <message>
+        <source>must divide n_heads={n_heads} (each K/V head serves n_heads / n_kv_heads query heads)</source>
+        <translation>harus habis membagi n_heads={n_heads} (setiap head K/V melayani n_heads / n_kv_heads head query)</translation>
+    </message>
+    <message>
+        <source>must be even with RoPE, which rotates pairs of dimensions (or rotate fewer: an even rotary_dim &lt; d_head)</source>
+        <translation>harus genap dengan RoPE, yang memutar pasangan dimensi (atau putar lebih sedikit: rotary_dim genap &lt; d_head)</translation>
+    </message>
+    <message>
+        <source>must be even: RoPE rotates pairs of dimensions</source>
+        <translation>harus genap: RoPE memutar pasangan dimensi</translation>
+    </message>
+    <message>
+        <source>must be at most d_head={d_head}</source>
+        <translation>paling besar d_head={d_head}</translation>
+    </message>
+    <message>
+        <source>is outside the vocabulary 0..{last} (d_vocab={d_vocab})</source>
+        <translation>berada di luar kosakata 0..{last} (d_vocab={d_vocab})</translation>
+    </message>
+    <message>
+        <source>n_ctx={n_ctx} is too small for T={T}; use at most {n_ctx} tokens or a larger n_ctx</source>
+        <translation>n_ctx={n_ctx} terlalu kecil untuk T={T}; pakai paling banyak {n_ctx} token atau n_ctx yang lebih besar</translation>
+    </message>
+    <message>
+        <source>2 blocks, 2 heads, width 8, vocabulary 16: small enough to read every number.</source>
+        <translation>2 blok, 2 head, lebar 8, kosakata 16: cukup kecil untuk membaca setiap angka.</translation>
+    </message>
+    <message>
+        <source>The course model: d_model 768, 12 heads of 64, T up to 1024. Layers (12) and vocabulary (50,257) assumed equal to GPT-2 small.</source>
+        <translation>Model kuliah: d_model 768, 12 head berukuran 64, T sampai 1024. Jumlah lapisan (12) dan kosakata (50.257) diasumsikan sama dengan GPT-2 small.</translation>
+    </message>
+    <message>
+        <source>GPT-2 small&apos;s dimensions: 12 blocks, 12 heads of 64, width 768, context 1024.</source>
+        <translation>Dimensi GPT-2 small: 12 blok, 12 head berukuran 64, lebar 768, konteks 1024.</translation>
+    </message>
+    <message>
+        <source>GPT-3 175B&apos;s dimensions: 96 blocks of 96 heads of 128, width 12,288, context 2,048. Dimensions only, random weights, one block at a time.</source>
+        <translation>Dimensi GPT-3 175B: 96 blok, masing-masing 96 head berukuran 128, lebar 12.288, konteks 2.048. Hanya dimensinya, bobot acak, satu blok setiap kali.</translation>
+    </message>
+    <message>
+        <source>GPT-3 175B with the attention its paper describes: &quot;alternating dense and locally banded sparse attention patterns in the layers&quot;. The paper gives no band width; 256 keys is assumed, the local window of GPT-Neo, EleutherAI&apos;s open replication of GPT-3&apos;s layout (its layers alternate global and local attention with window 256). Even layers dense, odd layers banded. Dimensions only, one block at a time (n_layers=1 is a dense layer; n_layers=2 shows both kinds).</source>
+        <translation>GPT-3 175B dengan attention seperti yang dijelaskan paper-nya: “alternating dense and locally banded sparse attention patterns in the layers”. Paper itu tidak menyebut lebar pita; diasumsikan 256 key, jendela lokal GPT-Neo, replikasi terbuka EleutherAI atas susunan GPT-3 (lapisannya bergantian antara attention global dan lokal dengan jendela 256). Lapisan genap dense, lapisan ganjil berpita. Hanya dimensinya, satu blok setiap kali (n_layers=1 adalah lapisan dense; n_layers=2 menunjukkan kedua jenis).</translation>
+    </message>
+    <message>
+        <source>SmolLM2-135M&apos;s dimensions: 30 blocks, 9 query heads sharing 3 K/V heads (GQA) of 64, width 576, SwiGLU MLP of 1,536, RMSNorm, RoPE (theta 100,000), tied embeddings, vocabulary 49,152, context 8,192 (its config.json and GGUF say 8,192). Random weights; the real ones are &apos;SmolLM2-135M (real weights)&apos;.</source>
+        <translation>Dimensi SmolLM2-135M: 30 blok, 9 head query berbagi 3 head K/V (GQA) berukuran 64, lebar 576, MLP SwiGLU 1.536, RMSNorm, RoPE (theta 100.000), embedding terikat, kosakata 49.152, konteks 8.192 (config.json dan GGUF-nya menyebut 8.192). Bobot acak; bobot aslinya ada di “SmolLM2-135M (bobot asli)”.</translation>
+    </message>
+    <message>
+        <source>Llama-3-8B&apos;s dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, width 4,096, SwiGLU MLP of 14,336, RMSNorm, RoPE (theta 500,000), untied unembedding, vocabulary 128,256, context 8,192. Dimensions only, random weights, one block at a time.</source>
+        <translation>Dimensi Llama-3-8B: 32 blok, 32 head query berbagi 8 head K/V berukuran 128, lebar 4.096, MLP SwiGLU 14.336, RMSNorm, RoPE (theta 500.000), unembedding terpisah, kosakata 128.256, konteks 8.192. Hanya dimensinya, bobot acak, satu blok setiap kali.</translation>
+    </message>
+    <message>
+        <source>Mistral-7B (v0.1)&apos;s dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, width 4,096, SwiGLU MLP of 14,336, RoPE (theta 10,000), vocabulary 32,000, context 32,768 with a sliding window of 4,096 keys in every layer. Dimensions only, one block at a time.</source>
+        <translation>Dimensi Mistral-7B (v0.1): 32 blok, 32 head query berbagi 8 head K/V berukuran 128, lebar 4.096, MLP SwiGLU 14.336, RoPE (theta 10.000), kosakata 32.000, konteks 32.768 dengan jendela geser 4.096 key di setiap lapisan. Hanya dimensinya, satu blok setiap kali.</translation>
+    </message>
+    <message>
+        <source>K/V cache ({kind}): {token} per token, {full} at the full context of {n_ctx}; multi-head attention would need {mha_token} and {mha_full} ({ratio}× and {ratio_full}× more)</source>
+        <translation>KV cache ({kind}): {token} per token, {full} pada konteks penuh {n_ctx}; multi-head attention akan butuh {mha_token} dan {mha_full} ({ratio}× dan {ratio_full}× lebih banyak)</translation>
+    </message>
+    <message>
+        <source>a KV cache needs the causal mask: without it, earlier positions would see the new token and every row would change</source>
+        <translation>KV cache memerlukan causal mask: tanpa itu, posisi sebelumnya akan melihat token baru dan setiap baris berubah</translation>
+    </message>
+    <message>
+        <source>the prompt needs at least one token</source>
+        <translation>prompt perlu setidaknya satu token</translation>
+    </message>
+    <message>
+        <source>n_ctx={n_ctx} is reached: no room to generate another token</source>
+        <translation>n_ctx={n_ctx} sudah tercapai: tidak ada ruang untuk membuat token lagi</translation>
+    </message>
+    <message>
+        <source>weights dequantized from {type}</source>
+        <translation>bobot didekuantisasi dari {type}</translation>
+    </message>
+    <message>
+        <source>weights dequantized from {types} and {last}</source>
+        <translation>bobot didekuantisasi dari {types} dan {last}</translation>
+    </message>
+    <message>
+        <source>weights stored as F32</source>
+        <translation>bobot tersimpan sebagai F32</translation>
+    </message>
+    <message>
+        <source>weights converted from {types} to float32</source>
+        <translation>bobot dikonversi dari {types} ke float32</translation>
+    </message>
+    <message>
+        <source>the text is {T} tokens but this model reads at most n_ctx={n_ctx} (config.json); shorten the text</source>
+        <translation>teks ini {T} token, padahal model ini membaca paling banyak n_ctx={n_ctx} (config.json); perpendek teksnya</translation>
+    </message>
+    <message>
+        <source>set by QKV_LAB_MEMORY_BUDGET_GIB</source>
+        <translation>diatur oleh QKV_LAB_MEMORY_BUDGET_GIB</translation>
+    </message>
+    <message>
+        <source>{percent}% of available RAM</source>
+        <translation>{percent}% dari RAM yang tersedia</translation>
+    </message>
+    <message>
+        <source>n_layers={n} fits (cfg.replace(n_layers={n}))</source>
+        <translation>n_layers={n} muat (cfg.replace(n_layers={n}))</translation>
+    </message>
+    <message>
+        <source>T={T} tokens fit</source>
+        <translation>T={T} token muat</translation>
+    </message>
+    <message>
+        <source>even 1 layer and 1 token needs {gib} GiB: use smaller dimensions or a machine with more memory</source>
+        <translation>bahkan 1 lapisan dan 1 token butuh {gib} GiB: pakai dimensi lebih kecil atau mesin dengan memori lebih besar</translation>
+    </message>
+    <message>
+        <source>even 1 layer needs {gib} GiB: use smaller dimensions or a machine with more memory</source>
+        <translation>bahkan 1 lapisan butuh {gib} GiB: pakai dimensi lebih kecil atau mesin dengan memori lebih besar</translation>
+    </message>
+    <message>
+        <source>given</source>
+        <translation>ditentukan</translation>
+    </message>
+    <message>
+        <source>needs an estimated {need} GiB ({sizes}), over the memory budget of {budget} GiB ({source}); {hints}</source>
+        <translation>diperkirakan butuh {need} GiB ({sizes}), melebihi anggaran memori {budget} GiB ({source}); {hints}</translation>
+    </message>
+    <message>
+        <source>{name}: this model uses RMSNorm, which subtracts no mean and keeps no variance; see {scale}, sqrt(mean(x²) + eps)</source>
+        <translation>{name}: model ini memakai RMSNorm, yang tidak mengurangkan rata-rata dan tidak menyimpan variansi; lihat {scale}, sqrt(mean(x²) + eps)</translation>
+    </message>
+    <message>
+        <source>{name}: this model uses LayerNorm; see {mean} and {var}</source>
+        <translation>{name}: model ini memakai LayerNorm; lihat {mean} dan {var}</translation>
+    </message>
+    <message>
+        <source>{name}: this model has learned positions, no RoPE</source>
+        <translation>{name}: model ini memakai posisi yang dipelajari, bukan RoPE</translation>
+    </message>
+    <message>
+        <source>pos_embed: this model has RoPE positions (q and k are rotated), no learned position embedding</source>
+        <translation>pos_embed: model ini memakai posisi RoPE (q dan k diputar), tanpa embedding posisi yang dipelajari</translation>
+    </message>
+    <message>
+        <source>mlp_pre_linear: this model&apos;s MLP is GELU (W_in, GELU, W_out); only SwiGLU has a second, linear branch x·W_in</source>
+        <translation>mlp_pre_linear: MLP model ini GELU (W_in, GELU, W_out); hanya SwiGLU yang punya cabang kedua yang linear, x·W_in</translation>
+    </message>
+    <message>
+        <source>{name}: RMSNorm has a scale w and no bias</source>
+        <translation>{name}: RMSNorm punya skala w dan tanpa bias</translation>
+    </message>
+    <message>
+        <source>{name}: this model has RoPE positions, no learned position embedding</source>
+        <translation>{name}: model ini memakai posisi RoPE, tanpa embedding posisi yang dipelajari</translation>
+    </message>
+    <message>
+        <source>{name}: this model&apos;s attention has no biases (attn_bias=False)</source>
+        <translation>{name}: attention model ini tidak punya bias (attn_bias=False)</translation>
+    </message>
+    <message>
+        <source>{name}: this model&apos;s MLP has no biases (mlp_bias=False)</source>
+        <translation>{name}: MLP model ini tidak punya bias (mlp_bias=False)</translation>
+    </message>
+    <message>
+        <source>{name}: only a SwiGLU MLP has a gate; this one is GELU</source>
+        <translation>{name}: hanya MLP SwiGLU yang punya gate; yang ini GELU</translation>
+    </message>
+    <message>
+        <source>{name}: the unembedding is tied to W_E (logits = ln_final_out @ W_Eᵀ)</source>
+        <translation>{name}: unembedding terikat ke W_E (logits = ln_final_out @ W_Eᵀ)</translation>
+    </message>
+    <message>
+        <source>{title}: {file} ({mb} MB), {about}</source>
+        <translation>{title}: {file} ({mb} MB), {about}</translation>
+    </message>
+    <message>
+        <source>{title} is not installed; install it with: {command}</source>
+        <translation>{title} belum terpasang; pasang dengan: {command}</translation>
+    </message>
+    <message>
+        <source>SmolLM2-135M (real weights)</source>
+        <translation>SmolLM2-135M (bobot asli)</translation>
+    </message>
+    <message>
+        <source>HuggingFaceTB&apos;s SmolLM2-135M-Instruct, quantized to Q4_1 (Apache-2.0)</source>
+        <translation>SmolLM2-135M-Instruct dari HuggingFaceTB, dikuantisasi ke Q4_1 (Apache-2.0)</translation>
+    </message>
+</context>
+<context>
+    <name>Action</name>
+    <message>
+        <source>&amp;New session</source>
+        <translation>Sesi &amp;baru</translation>
+    </message>
+    <message>
+        <source>&amp;Open session…</source>
+        <translation>&amp;Buka sesi…</translation>
+    </message>
+    <message>
+        <source>Open &amp;recent</source>
+        <translation>Buka yang &amp;terakhir</translation>
+    </message>
+    <message>
+        <source>&amp;Save session</source>
+        <translation>&amp;Simpan sesi</translation>
+    </message>
+    <message>
+        <source>Save session &amp;as…</source>
+        <translation>Simpan sesi se&amp;bagai…</translation>
+    </message>
+    <message>
+        <source>Start with the last session</source>
+        <translation>Mulai dengan sesi terakhir</translation>
+    </message>
+    <message>
+        <source>&amp;Export figure or data…</source>
+        <translation>&amp;Ekspor gambar atau data…</translation>
+    </message>
+    <message>
+        <source>Export all intermediates (NPZ)…</source>
+        <translation>Ekspor semua hasil antara (NPZ)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Keluar</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>Urungkan</translation>
+    </message>
+    <message>
+        <source>Redo</source>
+        <translation>Ulangi</translation>
+    </message>
+    <message>
+        <source>Type a sentence…</source>
+        <translation>Ketik kalimat…</translation>
+    </message>
+    <message>
+        <source>Block &amp;map: the stations as one picture</source>
+        <translation>&amp;Peta blok: stasiun sebagai satu gambar</translation>
+    </message>
+    <message>
+        <source>Next station</source>
+        <translation>Stasiun berikutnya</translation>
+    </message>
+    <message>
+        <source>Previous station</source>
+        <translation>Stasiun sebelumnya</translation>
+    </message>
+    <message>
+        <source>Next query position</source>
+        <translation>Posisi query berikutnya</translation>
+    </message>
+    <message>
+        <source>Previous query position</source>
+        <translation>Posisi query sebelumnya</translation>
+    </message>
+    <message>
+        <source>Next head</source>
+        <translation>Head berikutnya</translation>
+    </message>
+    <message>
+        <source>Previous head</source>
+        <translation>Head sebelumnya</translation>
+    </message>
+    <message>
+        <source>Next layer</source>
+        <translation>Lapisan berikutnya</translation>
+    </message>
+    <message>
+        <source>Previous layer</source>
+        <translation>Lapisan sebelumnya</translation>
+    </message>
+    <message>
+        <source>Cancel computation / stop playing</source>
+        <translation>Batalkan perhitungan / hentikan pemutaran</translation>
+    </message>
+    <message>
+        <source>Play / pause the stations</source>
+        <translation>Putar / jeda stasiun</translation>
+    </message>
+    <message>
+        <source>Controls</source>
+        <translation>Kontrol</translation>
+    </message>
+    <message>
+        <source>Instruments</source>
+        <translation>Instrumen</translation>
+    </message>
+    <message>
+        <source>&amp;Presentation mode</source>
+        <translation>Mode &amp;presentasi</translation>
+    </message>
+    <message>
+        <source>Shortcut cheat sheet</source>
+        <translation>Lembar pintasan</translation>
+    </message>
+    <message>
+        <source>&amp;Dark theme</source>
+        <translation>Tema &amp;gelap</translation>
+    </message>
+    <message>
+        <source>Colour map (0…1: pattern, variance)</source>
+        <translation>Peta warna (0…1: pattern, variansi)</translation>
+    </message>
+    <message>
+        <source>Colour map (signed values)</source>
+        <translation>Peta warna (nilai bertanda)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>&amp;Bahasa</translation>
+    </message>
+    <message>
+        <source>Use the &amp;trained toy weights</source>
+        <translation>Pakai bobot mainan &amp;terlatih</translation>
+    </message>
+    <message>
+        <source>Use &amp;random weights</source>
+        <translation>Pakai bobot &amp;acak</translation>
+    </message>
+    <message>
+        <source>Open &amp;weights file (.safetensors)…</source>
+        <translation>Buka berkas &amp;bobot (.safetensors)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;model folder or GGUF file…</source>
+        <translation>Buka folder &amp;model atau berkas GGUF…</translation>
+    </message>
+    <message>
+        <source>&amp;Download…</source>
+        <translation>&amp;Unduh…</translation>
+    </message>
+    <message>
+        <source>&amp;Save weights…</source>
+        <translation>&amp;Simpan bobot…</translation>
+    </message>
+    <message>
+        <source>T&amp;rain the toy model…</source>
+        <translation>&amp;Latih model mainan…</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>Pintasan keyboard</translation>
+    </message>
+    <message>
+        <source>About QKV Lab</source>
+        <translation>Tentang QKV Lab</translation>
+    </message>
+</context>
+<context>
+    <name>Menu</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Berkas</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>&amp;Sunting</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Tampilan</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>&amp;Model</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>Ban&amp;tuan</translation>
+    </message>
+</context>
+<context>
+    <name>Page</name>
+    <message>
+        <source>Embeddings</source>
+        <translation>Embedding</translation>
+    </message>
+    <message>
+        <source>LayerNorm</source>
+        <translation>LayerNorm</translation>
+    </message>
+    <message>
+        <source>Q · K · V</source>
+        <translation>Q · K · V</translation>
+    </message>
+    <message>
+        <source>Scores</source>
+        <translation>Skor</translation>
+    </message>
+    <message>
+        <source>Softmax row</source>
+        <translation>Baris softmax</translation>
+    </message>
+    <message>
+        <source>Weighted V</source>
+        <translation>V berbobot</translation>
+    </message>
+    <message>
+        <source>Heads → W_O</source>
+        <translation>Head → W_O</translation>
+    </message>
+    <message>
+        <source>MLP &amp; residual</source>
+        <translation>MLP &amp; residual</translation>
+    </message>
+    <message>
+        <source>Head lens</source>
+        <translation>Lensa head</translation>
+    </message>
+    <message>
+        <source>√d_k lab</source>
+        <translation>Lab √d_k</translation>
+    </message>
+    <message>
+        <source>The mask</source>
+        <translation>Mask</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV cache</translation>
+    </message>
+</context>
+<context>
+    <name>PageShort</name>
+    <message>
+        <source>Embed</source>
+        <translation>Embed</translation>
+    </message>
+    <message>
+        <source>LayerNorm</source>
+        <translation>LayerNorm</translation>
+    </message>
+    <message>
+        <source>Q·K·V</source>
+        <translation>Q·K·V</translation>
+    </message>
+    <message>
+        <source>Scores</source>
+        <translation>Skor</translation>
+    </message>
+    <message>
+        <source>Softmax</source>
+        <translation>Softmax</translation>
+    </message>
+    <message>
+        <source>Σ p·v</source>
+        <translation>Σ p·v</translation>
+    </message>
+    <message>
+        <source>Heads·W_O</source>
+        <translation>Head·W_O</translation>
+    </message>
+    <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>Head lens</source>
+        <translation>Lensa head</translation>
+    </message>
+    <message>
+        <source>√d_k lab</source>
+        <translation>Lab √d_k</translation>
+    </message>
+    <message>
+        <source>Mask</source>
+        <translation>Mask</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV cache</translation>
+    </message>
+</context>
+<context>
+    <name>Sheet</name>
+    <message>
+        <source>undo / redo the last edit</source>
+        <translation>urungkan / ulangi perubahan terakhir</translation>
+    </message>
+    <message>
+        <source>go to a station</source>
+        <translation>pindah ke sebuah stasiun</translation>
+    </message>
+    <message>
+        <source>the block map: every station as one picture</source>
+        <translation>peta blok: semua stasiun sebagai satu gambar</translation>
+    </message>
+    <message>
+        <source>previous / next station</source>
+        <translation>stasiun sebelumnya / berikutnya</translation>
+    </message>
+    <message>
+        <source>move the query position</source>
+        <translation>pindahkan posisi query</translation>
+    </message>
+    <message>
+        <source>previous / next head</source>
+        <translation>head sebelumnya / berikutnya</translation>
+    </message>
+    <message>
+        <source>previous / next layer</source>
+        <translation>lapisan sebelumnya / berikutnya</translation>
+    </message>
+    <message>
+        <source>type a sentence</source>
+        <translation>ketik kalimat</translation>
+    </message>
+    <message>
+        <source>play / pause: step through the stations</source>
+        <translation>putar / jeda: telusuri stasiun satu per satu</translation>
+    </message>
+    <message>
+        <source>stop playing; cancel a long computation</source>
+        <translation>hentikan pemutaran; batalkan perhitungan yang lama</translation>
+    </message>
+    <message>
+        <source>new session / open a session</source>
+        <translation>sesi baru / buka sesi</translation>
+    </message>
+    <message>
+        <source>save the session / save as</source>
+        <translation>simpan sesi / simpan sebagai</translation>
+    </message>
+    <message>
+        <source>export a figure or data / all intermediates (NPZ)</source>
+        <translation>ekspor gambar atau data / semua hasil antara (NPZ)</translation>
+    </message>
+    <message>
+        <source>dark theme on / off</source>
+        <translation>tema gelap nyala / mati</translation>
+    </message>
+    <message>
+        <source>presentation mode (its own keys: F1 there)</source>
+        <translation>mode presentasi (tombolnya sendiri: F1 di sana)</translation>
+    </message>
+    <message>
+        <source>shortcut cheat sheet</source>
+        <translation>lembar pintasan</translation>
+    </message>
+    <message>
+        <source>quit</source>
+        <translation>keluar</translation>
+    </message>
+    <message>
+        <source>next / previous station (a clicker)</source>
+        <translation>stasiun berikutnya / sebelumnya (clicker)</translation>
+    </message>
+    <message>
+        <source>go to station n</source>
+        <translation>pindah ke stasiun n</translation>
+    </message>
+    <message>
+        <source>next / previous token (the query row)</source>
+        <translation>token berikutnya / sebelumnya (baris query)</translation>
+    </message>
+    <message>
+        <source>first / last token</source>
+        <translation>token pertama / terakhir</translation>
+    </message>
+    <message>
+        <source>next / previous head</source>
+        <translation>head berikutnya / sebelumnya</translation>
+    </message>
+    <message>
+        <source>next / previous layer</source>
+        <translation>lapisan berikutnya / sebelumnya</translation>
+    </message>
+    <message>
+        <source>the block map on / off</source>
+        <translation>peta blok nyala / mati</translation>
+    </message>
+    <message>
+        <source>numbers in the cells on / off</source>
+        <translation>angka di sel nyala / mati</translation>
+    </message>
+    <message>
+        <source>lock the colour scales on / off</source>
+        <translation>kunci skala warna nyala / mati</translation>
+    </message>
+    <message>
+        <source>dark / light</source>
+        <translation>gelap / terang</translation>
+    </message>
+    <message>
+        <source>larger / smaller text</source>
+        <translation>teks lebih besar / lebih kecil</translation>
+    </message>
+    <message>
+        <source>presentation mode on / off</source>
+        <translation>mode presentasi nyala / mati</translation>
+    </message>
+    <message>
+        <source>this cheat sheet</source>
+        <translation>lembar pintasan ini</translation>
+    </message>
+    <message>
+        <source>leave (a first Esc stops Play or a computation)</source>
+        <translation>keluar (Esc pertama menghentikan pemutaran atau perhitungan)</translation>
+    </message>
+    <message>
+        <source>Page Down</source>
+        <translation>Page Down</translation>
+    </message>
+    <message>
+        <source>Page Up</source>
+        <translation>Page Up</translation>
+    </message>
+    <message>
+        <source> or </source>
+        <translation> atau </translation>
+    </message>
+</context>
+</TS>
