@@ -47,6 +47,8 @@ def sizes(inputs, selection) -> dict[str, str]:
         "d_vocab": f"{cfg.d_vocab:,}", "n_ctx": f"{cfg.n_ctx:,}", "n_layers": f"{cfg.n_layers:,}",
         "sqrt_d_head": f"{math.sqrt(cfg.d_head):.3g}", "query": str(selection.query),
         "layer": str(selection.layer), "head": str(selection.head),
+        "n_kv_heads": f"{cfg.n_kv_heads:,}", "rope_theta": f"{cfg.rope_theta:,g}" if cfg.positions == "rope" else "—",
+        "rotary_dim": str(cfg.rotary_dim) if cfg.rotary_dim is not None else "—",
     }
 
 

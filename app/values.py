@@ -76,6 +76,12 @@ class Selection:
     theme: str = "light"                        # "light" | "dark" (widgets.theme.PALETTES)
     colormap: str = "blues"                     # sequential maps: widgets.theme.SEQUENTIAL_MAPS
     diverging: str = "diverging"                # signed maps: widgets.theme.DIVERGING_MAPS
+    # the modern-attention instruments (widgets/instrument_views.py clamps them to the model)
+    kv_heads: int | None = None                 # shared K/V: the cache meter's n_kv_heads (None: the model's)
+    window: int | None = None                   # windows: the window W compared (None: the model's or T // 3)
+    tile: int = 4                               # tiled softmax: B_r = B_c
+    tile_step: int | None = None                # tiled softmax: steps done (None: all of them)
+    ab: tuple | None = None                     # A/B: the condition (change, value) of compute.ab
 
 
 @dataclass(frozen=True)
