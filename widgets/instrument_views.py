@@ -129,13 +129,13 @@ def pairs_chart(v: rope_lab.PairView) -> Chart:
         return Series(label, pts[:, 0], pts[:, 1], style="segments", colour=colour, width=width, dashed=dashed)
 
     series = (Series("", np.array(ring_x), np.array(ring_y), colour="grid", width=1.0),
-              seg("q", "q_i before", "accent", 1.2, True), seg("k", "k_j before", "accent2", 1.2, True),
-              seg("q_rot", f"q_i turned by i·θ_d (i = {v.query})", "accent", 2.4, False),
-              seg("k_rot", f"k_j turned by j·θ_d (j = {v.key})", "accent2", 2.4, False),
+              seg("q", "", "accent", 1.2, True), seg("k", "", "accent2", 1.2, True),
+              seg("q_rot", f"q_i, i = {v.query}", "accent", 2.4, False),
+              seg("k_rot", f"k_j, j = {v.key}", "accent2", 2.4, False),
               Series("", np.array(label_x), np.array(label_y), style="text", colour="muted", size=7.5,
                      texts=tuple(labels)))
     rows = (P + cols - 1) // cols
-    return Chart("pairs", f"the {P} pairs (d, d + {v.rotary_dim // 2}) of q_i and k_j; under each: (i − j)·θ_d",
+    return Chart("pairs", f"{P} pairs (d, d + {v.rotary_dim // 2}): dashed before, solid after; (i − j)·θ_d",
                  series, aspect=True, axes=False, x_range=(-0.6, cols - 0.4), y_range=(-(rows - 1) * 1.25 - 0.75, 0.75))
 
 
@@ -158,28 +158,29 @@ def rope_views(result, sel) -> PageViews:
     P = len(v.freq)
     d = np.arange(P, dtype=np.float64)
     contrib = Chart("contributions", f"Σ_d q_rot·k_rot = {v.score:.4g}" + (f" (+ {v.rest:.3g} unrotated)"
-                                                                           if v.rotary_dim < v.d_head else "")
-                    + " · dots: without RoPE",
+                                                                           if v.rotary_dim < v.d_head else ""),
                     (Series("after RoPE", d, v.contributions, style="bars", colour="accent", width=0.7),
                      Series("without RoPE", d, v.unrotated, style="points", colour="muted", size=7)),
-                    x_axis="pair d", y_axis="q_rot[d]·k_rot[d]", legend=False)
+                    x_axis="pair d", y_axis="q_rot[d]·k_rot[d]")
     rel = np.abs(v.relative)
-    angle = Chart("angles", "θ_d, rad per position" + (" · dots: |i − j|·θ_d" if i != j else ""),
+    angle = Chart("angles", "θ_d: radians per position",
                   (Series("θ_d", d, v.freq, style="bars", colour="accent2", width=0.7),)
-                  + ((Series(f"|i − j|·θ_d (i − j = {i - j})", d, rel, style="points", colour="accent", size=7),)
-                     if i != j else ()), x_axis="pair d (fast … slow)", y_axis="radians", log_y=True, legend=False)
+                  + ((Series("|i − j|·θ_d", d, rel, style="points", colour="accent", size=7),)
+                     if i != j else ()), x_axis="pair d (fast … slow)", y_axis="radians", log_y=True)
     far = int(min(max(64, 4 * T), cfg.n_ctx))
     steps = np.arange(0, far + 1, dtype=np.float64)
     shifted = rope_lab.shifted_scores(v, steps)                               # [n]
     moved = rope_lab.distance_scores(v, (i - j) + steps)                      # [n]
     drift = float(np.abs(shifted - v.score).max())
-    move = Chart("move", f"move both by Δ: the score stays (±{drift:.0e})",
-                 (Series("i + Δ and j + Δ", steps, shifted, colour="accent2", width=2.5),
-                  Series("i, and j − Δ (the key farther away)", steps, moved, colour="accent", width=1.6),
+    move = Chart("move", "score when positions move by Δ",
+                 (Series("i + Δ, j + Δ", steps, shifted, colour="accent2", width=2.5),
+                  Series("only j − Δ", steps, moved, colour="accent", width=1.6),
                   Series("", np.array([0.0]), np.array([v.score]), style="points", colour="foreground", size=9)),
                  x_axis="Δ (positions)", y_axis="q_rot·k_rot")
     masked = j > i and cfg.causal
-    text = (f"query i = {i} “{html.escape(labels[i])}”, key j = {j} “{html.escape(labels[j])}”, head {h} "
+    text = (f"Moving both positions by Δ changes the score by at most {drift:.0e}; moving only the key "
+            f"changes it by up to {np.ptp(moved):.3g}. "
+            f"Query i = {i} “{html.escape(labels[i])}”, key j = {j} “{html.escape(labels[j])}”, head {h} "
             f"(reads K/V head {v.kv_head}), layer {L}: θ = {cfg.rope_theta:g}, rotary_dim = {v.rotary_dim} of "
             f"d_head = {v.d_head}. The pairs' shares add up to <b>{v.score:.5g}</b> = attn_scores_raw[{h}, {i}, {j}] "
             f"(the model: {float(t['attn_scores_raw', L][h, i, j]):.5g}); ÷ √d_head → {v.score * v.scale:.4g}"
@@ -226,8 +227,7 @@ def cache_chart(cfg, T: int, what_if: int) -> Chart:
     mib = np.array([m.bytes_full for m in meters], np.float64) / 2**20
     colours = tuple("accent" if n == what_if else "accent2" if n == cfg.n_kv_heads else "#dadce0" for n in choices)
     m = shared_kv.cache_meter(cfg, T, what_if)
-    return Chart("cache", f"K/V cache at n_ctx = {cfg.n_ctx:,} (fp16): n_kv_heads = {what_if} → "
-                          f"{fmt_bytes(m.bytes_full)}, {m.ratio:.3g}× smaller than {cfg.n_heads} heads",
+    return Chart("cache", f"K/V cache at n_ctx = {cfg.n_ctx:,}, fp16: {m.ratio:.3g}× less than {cfg.n_heads} heads",
                  (Series("", x, mib, style="bars", colour="#dadce0", width=0.7, colours=colours),
                   Series("", x, mib, style="text", colour="foreground", size=8,
                          texts=tuple(fmt_bytes(b.bytes_full) + ("\n(what if)" if n == what_if != cfg.n_kv_heads else
@@ -402,21 +402,21 @@ def tiled_views(result, sel) -> PageViews:
     ell = np.array([s.ell[r] for s in run.steps])
     rescale = np.array([s.rescale[r] for s in run.steps])
     done = steps <= n
-    m_chart = Chart("running", f"query {i}: running max m, sum ℓ and the rescale e^(m_old − m)",
-                    (Series("e^(m_old − m)", steps, rescale, style="bars", colour="#c6c9cc", width=0.6),
-                     Series("m", steps[done], m[done], style="line", colour="accent", width=2.5),
+    m_chart = Chart("running", f"query {i}, tile by tile",
+                    (Series("e^(m_old − m)", steps, rescale, style="bars", colour="#b8bcc0", width=0.6),
+                     Series("max m", steps[done], m[done], style="line", colour="accent", width=2.5),
                      Series("", steps[done], m[done], style="points", colour="accent", size=9),
-                     Series("ℓ", steps[done], ell[done], style="line", colour="accent2", width=2.5),
+                     Series("sum ℓ", steps[done], ell[done], style="line", colour="accent2", width=2.5),
                      Series("", steps[done], ell[done], style="points", colour="accent2", size=9)),
                     x_axis="step (tile)", x_ticks=tuple((float(s), str(int(s))) for s in steps) if N <= 16 else None,
                     x_range=(0.4, N + 0.6), y_range=(min(0.0, float(np.nanmin(m, initial=0.0))),
                                                      1.6 * max(1.0, float(np.nanmax(np.r_[m, ell, rescale])))))
     tiled_bytes = np.cumsum([s.bytes_read + s.bytes_written for s in run.steps]).astype(np.float64) / 1024
-    memory = Chart("memory", f"KiB moved: tiled {fmt_bytes(run.bytes_tiled)}, materialised "
+    memory = Chart("memory", f"memory traffic: tiled {fmt_bytes(run.bytes_tiled)}, materialised "
                              f"{fmt_bytes(run.bytes_materialised)}",
                    (Series("tiled, so far", steps, tiled_bytes, style="bars", colour="accent2", width=0.6,
                            colours=tuple("accent2" if s <= n else "#dadce0" for s in steps)),
-                    Series("materialised [B_r, T] scores and probabilities", np.array([0.4, N + 0.6]),
+                    Series("materialised", np.array([0.4, N + 0.6]),
                            np.full(2, run.bytes_materialised / 1024), colour="accent", width=2.0, dashed=True)),
                    x_axis="step (tile)", y_axis="KiB", x_range=(0.4, N + 0.6),
                    x_ticks=tuple((float(s), str(int(s))) for s in steps) if N <= 16 else None,
