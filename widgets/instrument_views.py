@@ -113,7 +113,7 @@ def pairs_chart(v: rope_lab.PairView) -> Chart:
     ring_x, ring_y, segs = [], [], {"q": [], "q_rot": [], "k": [], "k_rot": []}
     label_x, label_y, labels = [], [], []
     for d in range(P):
-        cx, cy = d % cols, -(d // cols) * 1.25
+        cx, cy = d % cols, -(d // cols) * 1.5
         ring_x += list(cx + 0.45 * np.cos(circle)) + [np.nan]
         ring_y += list(cy + 0.45 * np.sin(circle)) + [np.nan]
         scale = 0.42 / max(nq[d], nk[d], 1e-30)              # the longer of the two reaches the ring
@@ -136,13 +136,13 @@ def pairs_chart(v: rope_lab.PairView) -> Chart:
                      texts=tuple(labels)))
     rows = (P + cols - 1) // cols
     return Chart("pairs", f"{P} pairs (d, d + {v.rotary_dim // 2}): dashed before, solid after; (i − j)·θ_d",
-                 series, aspect=True, axes=False, x_range=(-0.6, cols - 0.4), y_range=(-(rows - 1) * 1.25 - 0.75, 0.75))
+                 series, aspect=True, axes=False, x_range=(-0.6, cols - 0.4), y_range=(-(rows - 1) * 1.5 - 0.75, 0.75))
 
 
 def rope_views(result, sel) -> PageViews:
     t, cfg, labels = result.trace, result.inputs.config, tuple(result.labels)
     L, h, i, T = sel.layer, sel.head, sel.query, t.T
-    scores = dataclasses.replace(panel("attn_scores_raw", result, sel), title=f"attn_scores_raw[{h}]: click a key j")
+    scores = panel("attn_scores_raw", result, sel)
     if cfg.positions != "rope":
         pos = panel("pos_embed", result, sel)
         sim = Panel("position_similarity", "cos(W_pos[i], W_pos[j]): what W_pos learned",
@@ -154,6 +154,7 @@ def rope_views(result, sel) -> PageViews:
                          text=html.escape(rope_lab.learned_reason(cfg)),
                          shapes=f"W_pos: [n_ctx, d_model] = [{cfg.n_ctx:,}, {cfg.d_model:,}] · T = {T}")
     j = default_key(sel, T)
+    scores = dataclasses.replace(scores, title=f"attn_scores_raw[{h}]: click a key j")
     v = rope_lab.pair_view(t, L, h, i, j)
     P = len(v.freq)
     d = np.arange(P, dtype=np.float64)
@@ -224,17 +225,20 @@ def cache_chart(cfg, T: int, what_if: int) -> Chart:
     choices = shared_kv.kv_choices(cfg)
     meters = [shared_kv.cache_meter(cfg, T, n) for n in choices]
     x = np.arange(len(choices), dtype=np.float64)
-    mib = np.array([m.bytes_full for m in meters], np.float64) / 2**20
+    full = np.array([m.bytes_full for m in meters], np.float64)               # [choices] bytes
+    unit, size = next((u, b) for u, b in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("bytes", 1))
+                      if full.max() >= b)
+    mib = full / size
     colours = tuple("accent" if n == what_if else "accent2" if n == cfg.n_kv_heads else "#dadce0" for n in choices)
     m = shared_kv.cache_meter(cfg, T, what_if)
     return Chart("cache", f"K/V cache at n_ctx = {cfg.n_ctx:,}, fp16: {m.ratio:.3g}× less than {cfg.n_heads} heads",
                  (Series("", x, mib, style="bars", colour="#dadce0", width=0.7, colours=colours),
-                  Series("", x, mib, style="text", colour="foreground", size=8,
+                  Series("", x, mib + 0.14 * float(mib.max()), style="text", colour="foreground", size=8,
                          texts=tuple(fmt_bytes(b.bytes_full) + ("\n(what if)" if n == what_if != cfg.n_kv_heads else
                                                                 "\n(this model)" if n == cfg.n_kv_heads else "")
                                      for n, b in zip(choices, meters, strict=True)))),
-                 x_axis="n_kv_heads", y_axis="MiB", x_ticks=tuple((float(k), str(n)) for k, n in enumerate(choices)),
-                 legend=False, y_range=(0.0, float(mib.max()) * 1.3))
+                 x_axis="n_kv_heads", y_axis=unit, x_ticks=tuple((float(k), str(n)) for k, n in enumerate(choices)),
+                 legend=False, y_range=(0.0, float(mib.max()) * 1.35))
 
 
 def shared_kv_views(result, sel) -> PageViews:
@@ -255,8 +259,10 @@ def shared_kv_views(result, sel) -> PageViews:
                             tuple(idx_labels(cfg.d_head)), "key j", "d_head"), 1, len(shown), roles=("key", None)))
     meter = shared_kv.cache_meter(cfg, T, what_if)
     own = shared_kv.cache_meter(cfg, T)
-    text = (f"Head {h} is in group {g.kv_head} with heads {', '.join(map(str, g.heads))}: one k and one v for "
-            f"them all, {len(g.heads)} different queries, so {len(g.heads)} different score maps over the same keys. "
+    together = (f"Head {h} is in group {g.kv_head} with heads {', '.join(map(str, g.heads))}: one k and one v for "
+                f"them all, {len(g.heads)} different queries, so {len(g.heads)} different score maps over the same "
+                f"keys. " if len(g.heads) > 1 else f"Head {h} reads K/V head {g.kv_head} alone. ")
+    text = (together +
             f"This model's cache: {fmt_bytes(own.bytes_now)} for these {T} tokens, {fmt_bytes(own.bytes_full)} at "
             f"n_ctx = {cfg.n_ctx:,}. With n_kv_heads = {what_if}: {fmt_bytes(meter.bytes_full)}. "
             f"<b>MQA</b> (1 K/V head) keeps every head's own queries and pattern and makes the cache "
@@ -298,11 +304,23 @@ def without_first(result) -> WithoutFirst | None:
 def _reach_panel(name: str, title: str, windows, T: int, i: int, labels) -> Panel:
     r = receptive.reach(windows, T, i).astype(np.float64)                     # [L + 1, T]
     rows = ("input",) + tuple(f"after L{layer}" for layer in range(len(windows)))
-    span = int(r[-1].sum())
     every = max(1, len(rows) // 8)                                            # thin a 31-row axis
     ticks = tuple(x if n % every == 0 or n == len(rows) - 1 else "" for n, x in enumerate(rows))
-    return Panel(name, f"{title}: {span} of {i + 1}", r, rows, labels, "", "position j",
-                 kind="sequential", levels=(0.0, 1.0), row_ticks=ticks)
+    return Panel(name, title, r, rows, labels, "", "position j", kind="sequential", levels=(0.0, 1.0),
+                 row_ticks=ticks)
+
+
+def reach_chart(lay: dict, T: int, i: int, W: int) -> Chart:
+    """How many positions query i can have read after each layer, for the three layouts."""
+    x = np.arange(len(lay["every"]) + 1, dtype=np.float64)
+    series = []
+    for key, label, colour, width in (("every", f"W = {W} everywhere", "accent", 3.0),
+                                      ("alternating", "dense / W", "accent2", 2.0),
+                                      ("model", "this model", "foreground", 1.5)):
+        n = receptive.reach(lay[key], T, i).sum(axis=1).astype(np.float64)   # [L + 1]
+        series.append(Series(label, x, n, colour=colour, width=width, dashed=key == "model"))
+    return Chart("reach", f"positions query {i} has read", tuple(series), x_axis="layers", y_axis="positions",
+                 y_range=(0.0, i + 1.5))
 
 
 def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missing: bool = False) -> PageViews:
@@ -313,24 +331,21 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
     own = cfg.window(L)
     dense, band = receptive.band_pattern(scaled, None, cfg.causal), receptive.band_pattern(scaled, W, cfg.causal)
     top = pattern_levels(np.maximum(dense, band))
-    dense_title = f"layer {L} dense" + (" (the model's)" if own is None else f" (its W = {own} off)")
-    items = [Item(Panel("pattern_dense", dense_title,
+    items = [Item(Panel("pattern_dense", f"layer {L} dense" if own is None else f"layer {L}, W = {own} off",
                         dense, labels, labels, "query i", "key j", kind="sequential",
                         masked=~receptive.allowed(T, None, cfg.causal), levels=top, masked_text=""), 0, 0, roles=QK),
-             Item(Panel("pattern_window", f"with a window W = {W}" + (" (the model's)" if own == W else ""),
+             Item(Panel("pattern_window", f"window W = {W}",
                         band, labels, labels, "", "key j", kind="sequential",
                         masked=~receptive.allowed(T, W, cfg.causal), levels=top, masked_text=""), 0, 1, roles=QK)]
     lay = receptive.layouts(cfg, W)
-    items += [Item(_reach_panel("reach_every", f"W = {W} in every layer", lay["every"], T, i, labels), 0, 2,
+    reached = {k: int(receptive.reach(v, T, i)[-1].sum()) for k, v in lay.items()}
+    items += [Item(_reach_panel("reach_every", f"reach, W = {W} per layer", lay["every"], T, i, labels), 0, 2,
                    roles=(None, "key"), colorbar=False),
-              Item(_reach_panel("reach_alternating", "dense / W alternating", lay["alternating"], T, i, labels),
-                   0, 3, roles=(None, "key"), colorbar=False),
-              Item(_reach_panel("reach_model", "this model's layers", lay["model"], T, i, labels), 1, 3,
-                   roles=(None, "key"), colorbar=False)]
+              Item(reach_chart(lay, T, i, W), 0, 3)]
     shares = receptive.sink_shares(t)                                         # [L, H]
     layer_rows, head_cols = tuple(idx_labels(cfg.n_layers)), tuple(idx_labels(cfg.n_heads))
     uniform = receptive.uniform_share(T)
-    items.append(Item(Panel("sink_share", f"weight on position 0 “{labels[0] if labels else ''}”", shares,
+    items.append(Item(Panel("sink_share", f"weight on 0 “{labels[0] if labels else ''}”", shares,
                             layer_rows, head_cols, "layer", "head", kind="sequential", levels=(0.0, 1.0)), 1, 0))
     waiting = ""
     if extra is None and compute_missing and T > 1:
@@ -338,22 +353,24 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
     if T > 1 and extra is not None and extra.request_id == result.request_id:
         t2 = extra.trace
         shares2 = receptive.sink_shares(t2)
-        items.append(Item(Panel("sink_share_without_first", f"without it: on the new 0 “{labels[1]}”",
+        items.append(Item(Panel("sink_share_without_first", f"without it: on “{labels[1]}”",
                                 shares2, layer_rows, head_cols, "", "head", kind="sequential", levels=(0.0, 1.0)),
                           1, 1))
         P2 = t2["pattern", L][h]
         items.append(Item(Panel("pattern_without_first", f"pattern without “{labels[0]}”", P2, labels[1:],
                                 labels[1:], "query i", "key j", kind="sequential",
                                 masked=np.isneginf(t2["attn_scores", L][h]), levels=pattern_levels(P2), masked_text=""),
-                          1, 2, roles=QK, row_offset=1))
+                          1, 2, colspan=2, roles=QK, row_offset=1))
         after = (f" Without “{html.escape(labels[0])}” the new first token takes <b>{shares2.mean():.0%}</b> on "
                  f"average (uniform: {receptive.uniform_share(T - 1):.0%}).")
     else:
         waiting = "the run without the first token" if T > 1 else ""
         after = " (one token only: nothing to remove)" if T <= 1 else " Computing the run without the first token…"
     span = receptive.reach_span(lay["every"])
-    text = (f"Reach (right): the positions query i = {i} can have read after each layer. "
-            f"A window of W = {W} keys lets query i = {i} see {min(W, i + 1)} of its {i + 1} positions; through "
+    text = (f"Reach: after {cfg.n_layers} layers query i = {i} can have read {reached['every']} of its {i + 1} "
+            f"positions with W = {W} in every layer, {reached['alternating']} with dense / W alternating, "
+            f"{reached['model']} with this model's layers. A window of W = {W} keys lets query i = {i} see "
+            f"{min(W, i + 1)} of its {i + 1} positions; through "
             f"the residual stream each windowed layer adds W − 1 = {W - 1} more: after {cfg.n_layers} such layers "
             f"it reaches back {span:,} positions. Mistral-7B: W = 4,096 in 32 layers reaches back "
             f"{receptive.reach_span((4096,) * 32):,}. GPT-3 alternates dense and banded layers: one dense layer "
@@ -403,10 +420,10 @@ def tiled_views(result, sel) -> PageViews:
     rescale = np.array([s.rescale[r] for s in run.steps])
     done = steps <= n
     m_chart = Chart("running", f"query {i}, tile by tile",
-                    (Series("e^(m_old − m)", steps, rescale, style="bars", colour="#b8bcc0", width=0.6),
-                     Series("max m", steps[done], m[done], style="line", colour="accent", width=2.5),
+                    (Series("rescale", steps, rescale, style="bars", colour="#b8bcc0", width=0.6),
+                     Series("m", steps[done], m[done], style="line", colour="accent", width=2.5),
                      Series("", steps[done], m[done], style="points", colour="accent", size=9),
-                     Series("sum ℓ", steps[done], ell[done], style="line", colour="accent2", width=2.5),
+                     Series("ℓ", steps[done], ell[done], style="line", colour="accent2", width=2.5),
                      Series("", steps[done], ell[done], style="points", colour="accent2", size=9)),
                     x_axis="step (tile)", x_ticks=tuple((float(s), str(int(s))) for s in steps) if N <= 16 else None,
                     x_range=(0.4, N + 0.6), y_range=(min(0.0, float(np.nanmin(m, initial=0.0))),
@@ -423,24 +440,28 @@ def tiled_views(result, sel) -> PageViews:
                    y_range=(0.0, max(run.bytes_materialised, run.bytes_tiled) / 1024 * 1.45))
     items = (Item(scores, 0, 0, colspan=2, roles=QK, row_offset=a, boxes=boxes),
              Item(m_chart, 0, 2),
-             Item(Panel("pattern_tiled", f"e^(S − m)/ℓ after step {n} (blank: keys still to come)", running, rows,
+             Item(Panel("pattern_tiled", f"running e^(S − m)/ℓ, step {n}", running, rows,
                         labels, "query i", "key j", kind="sequential", masked=~np.isfinite(running) | forbidden,
                         levels=levels, masked_text=""), 1, 0, roles=QK, row_offset=a, boxes=boxes),
-             Item(Panel("pattern", "pattern: the materialised softmax rows", pattern_rows, rows, labels, "", "key j",
+             Item(Panel("pattern", "pattern (materialised)", pattern_rows, rows, labels, "", "key j",
                         kind="sequential", masked=forbidden, levels=levels, masked_text=""), 1, 1, roles=QK,
                   row_offset=a),
-             Item(Panel("difference", f"difference: max |·| = {worst:.1e}", np.where(seen, diff, np.nan), rows, labels,
+             Item(Panel("difference", f"difference: max {worst:.1e}", np.where(seen, diff, np.nan), rows, labels,
                         "", "key j", masked=~seen), 1, 2, roles=QK, row_offset=a),
              Item(memory, 2, 0, colspan=3))
+    final = run.pattern_after(N) - pattern_rows                               # after every tile
+    final_worst = float(np.abs(final).max()) if N else 0.0
     z_rows = np.asarray(t["z", L][a:b, h], np.float64)
     z_diff = float(np.abs(run.output_after(N) - z_rows).max()) if N else 0.0
     Bc = run.tile
-    text = (f"Block of B_r = {b - a} queries ({a}…{b - 1}), tiles of B_c = {Bc} keys: {N} steps"
+    text = (f"After step {n} of {N} the running rows differ from the pattern by up to {worst:.1e}"
+            + (" (ℓ has not seen every key yet). " if n < N else ". ")
+            + f"Block of B_r = {b - a} queries ({a}…{b - 1}), tiles of B_c = {Bc} keys: {N} steps"
             + (f", {run.skipped} tile{'s' if run.skipped != 1 else ''} skipped (every key masked)"
                if run.skipped else "")
             + f". At any time only a [{b - a}, {Bc}] tile of scores exists; the materialised softmax writes "
               f"[{b - a}, {T}] scores and as many probabilities to memory and reads them back. After the last tile "
-              f"the running rows equal the pattern (max difference {worst:.1e}) and o/ℓ equals z (max difference "
+              f"the running rows equal the pattern (max difference {final_worst:.1e}) and o/ℓ equals z (max difference "
               f"{z_diff:.1e}). Memory traffic: tiled <b>{fmt_bytes(run.bytes_tiled)}</b> against materialised "
               f"<b>{fmt_bytes(run.bytes_materialised)}</b> (K and V are read either way; the saving grows with T). "
               f"The T×T = {T * T:,} scores per head and layer are never stored: at n_ctx = {cfg.n_ctx:,} they would "
@@ -509,9 +530,9 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
     a_items[1] = dataclasses.replace(a_items[1], levels=p_levels)
     bh = f"[{hb}]"
     items = (Item(a_items[0], 0, 0, roles=QK),
-             Item(Panel("attn_scores/B", f"B: attn_scores{bh} — {e.note}", sB, labels_b, labels_b, "", "key j",
+             Item(Panel("attn_scores/B", f"B: attn_scores{bh}", sB, labels_b, labels_b, "", "key j",
                         masked=np.isneginf(sB), levels=s_levels), 0, 1, roles=QK),
-             Item(Panel("attn_scores/B-A", "B − A (blank: masked on a side)", ds, labels, labels, "", "key j",
+             Item(Panel("attn_scores/B-A", "B − A", ds, labels, labels, "", "key j",
                         masked=ds_undefined, masked_text=""), 0, 2, roles=QK),
              Item(a_items[1], 1, 0, roles=QK),
              Item(Panel("pattern/B", f"B: pattern{bh}", pB, labels_b, labels_b, "", "key j", kind="sequential",
@@ -523,7 +544,7 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
             f"“{html.escape(labels[ta])}” ({pA[i, ta]:.2f}); in B on key {tbk} “{html.escape(labels_b[tbk])}” "
             f"({pB[i, tbk]:.2f}). Its row moves by {np.abs(dp[i]).sum() / 2:.0%} of its weight (half the L1 "
             f"difference). One colour scale for A and B in each row.")
-    return PageViews("ab", items, text=text, col_stretch=(11, 10, 10),
+    return PageViews("ab", items, text=text,
                      shapes=f"[T, T] = [{T}, {T}] · B: {e.note}")
 
 

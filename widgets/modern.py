@@ -29,6 +29,24 @@ from .stations import Station
 from .theme import LIGHT
 
 
+def _lean_title(plot: pg.PlotItem) -> None:
+    """A title that asks for no width of its own: a long title must not widen its column at its
+    neighbours' cost (the grid hands out preferred widths before the stretch factors)."""
+    label = plot.titleLabel
+    if getattr(label, "_lean", False):
+        return
+    relaxed = label.updateMin
+
+    def update_min() -> None:
+        relaxed()
+        label._sizeHint[Qt.SizeHint.PreferredSize] = (0, label._sizeHint[Qt.SizeHint.PreferredSize][1])
+        label.updateGeometry()
+
+    label.updateMin = update_min
+    label._lean = True
+    update_min()
+
+
 class ModernPage(Station):
     """A page drawn from a PageViews: heatmaps and charts in a grid, a bar of controls over them and
     a line of numbers under them. The grid is laid out again only when its structure changes."""
@@ -144,6 +162,8 @@ class ModernPage(Station):
                 box.setZValue(11)
                 target.plot.addItem(box)
                 self._boxes.append((target.plot, box))
+        for target in self.widgets.values():
+            _lean_title(target if isinstance(target, pg.PlotItem) else target.plot)
         self.text.setText(f"<span style='font-size:{10 * self.font_scale:.0f}pt'>{views.text}</span>")
         self.sync_controls(result, sel)
 

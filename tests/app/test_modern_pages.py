@@ -111,7 +111,8 @@ def test_shared_kv_page_meters_the_cache_and_sends_a_pooled_model_to_ab(qtbot, w
     page._refresh()
     cache = page.views.items[1].view
     full = 2 * 3 * 64 * 8 * 2                                            # K and V, layers, n_ctx, d_head, fp16
-    np.testing.assert_allclose(cache.series[0].y * 2**20, [full * n for n in (1, 2, 3, 6)])
+    unit = {"bytes": 1, "KiB": 2**10, "MiB": 2**20}[cache.y_axis]
+    np.testing.assert_allclose(cache.series[0].y * unit, [full * n for n in (1, 2, 3, 6)])
     assert "6× less" in cache.title
     page.try_ab.click()
     assert s.selection.station == "ab" and s.selection.ab == ("n_kv_heads", 1)
