@@ -25,6 +25,7 @@ from compute import tiled_softmax as tiled
 from compute.memory import fmt_bytes
 
 from .charts import CATEGORY, Chart, Series
+from .i18n import tr
 from .views import Panel, idx_labels, panel, pattern_levels, symmetric_levels
 
 QK = ("query", "key")
@@ -79,8 +80,9 @@ FORMULAS = {
 }
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.3g}" if abs(v) < 1e4 else f"{v:,.0f}"
+def _t(template: str, **values) -> str:
+    """A translatable template filled in: tr() sees the literal text, .format the numbers."""
+    return tr(template).format(**values)
 
 
 # -- RoPE lab -----------------------------------------------------------------------------------------------
@@ -135,7 +137,8 @@ def pairs_chart(v: rope_lab.PairView) -> Chart:
               Series("", np.array(label_x), np.array(label_y), style="text", colour="muted", size=7.5,
                      texts=tuple(labels)))
     rows = (P + cols - 1) // cols
-    return Chart("pairs", f"{P} pairs (d, d + {v.rotary_dim // 2}): dashed before, solid after; (i − j)·θ_d",
+    return Chart("pairs", _t("{P} pairs (d, d + {half}): dashed before, solid after; (i − j)·θ_d", P=P,
+                             half=v.rotary_dim // 2),
                  series, aspect=True, axes=False, x_range=(-0.6, cols - 0.4), y_range=(-(rows - 1) * 1.5 - 0.75, 0.75))
 
 
@@ -145,7 +148,7 @@ def rope_views(result, sel) -> PageViews:
     scores = panel("attn_scores_raw", result, sel)
     if cfg.positions != "rope":
         pos = panel("pos_embed", result, sel)
-        sim = Panel("position_similarity", "cos(W_pos[i], W_pos[j]): what W_pos learned",
+        sim = Panel("position_similarity", tr("cos(W_pos[i], W_pos[j]): what W_pos learned"),
                     rope_lab.position_similarity(t["pos_embed"]), tuple(idx_labels(T)), tuple(idx_labels(T)),
                     "position i", "position j",
                     levels=(-1.0, 1.0))
@@ -154,38 +157,39 @@ def rope_views(result, sel) -> PageViews:
                          text=html.escape(rope_lab.learned_reason(cfg)),
                          shapes=f"W_pos: [n_ctx, d_model] = [{cfg.n_ctx:,}, {cfg.d_model:,}] · T = {T}")
     j = default_key(sel, T)
-    scores = dataclasses.replace(scores, title=f"attn_scores_raw[{h}]: click a key j")
+    scores = dataclasses.replace(scores, title=_t("attn_scores_raw[{h}]: click a key j", h=h))
     v = rope_lab.pair_view(t, L, h, i, j)
     P = len(v.freq)
     d = np.arange(P, dtype=np.float64)
-    contrib = Chart("contributions", f"Σ_d q_rot·k_rot = {v.score:.4g}" + (f" (+ {v.rest:.3g} unrotated)"
-                                                                           if v.rotary_dim < v.d_head else ""),
-                    (Series("after RoPE", d, v.contributions, style="bars", colour="accent", width=0.7),
-                     Series("without RoPE", d, v.unrotated, style="points", colour="muted", size=7)),
-                    x_axis="pair d", y_axis="q_rot[d]·k_rot[d]")
+    contrib = Chart("contributions", f"Σ_d q_rot·k_rot = {v.score:.4g}"
+                    + (_t(" (+ {rest:.3g} unrotated)", rest=v.rest) if v.rotary_dim < v.d_head else ""),
+                    (Series(tr("after RoPE"), d, v.contributions, style="bars", colour="accent", width=0.7),
+                     Series(tr("without RoPE"), d, v.unrotated, style="points", colour="muted", size=7)),
+                    x_axis=tr("pair d"), y_axis="q_rot[d]·k_rot[d]")
     rel = np.abs(v.relative)
-    angle = Chart("angles", "θ_d: radians per position",
+    angle = Chart("angles", tr("θ_d: radians per position"),
                   (Series("θ_d", d, v.freq, style="bars", colour="accent2", width=0.7),)
                   + ((Series("|i − j|·θ_d", d, rel, style="points", colour="accent", size=7),)
-                     if i != j else ()), x_axis="pair d (fast … slow)", y_axis="radians", log_y=True)
+                     if i != j else ()), x_axis=tr("pair d (fast … slow)"), y_axis=tr("radians"), log_y=True)
     far = int(min(max(64, 4 * T), cfg.n_ctx))
     steps = np.arange(0, far + 1, dtype=np.float64)
     shifted = rope_lab.shifted_scores(v, steps)                               # [n]
     moved = rope_lab.distance_scores(v, (i - j) + steps)                      # [n]
     drift = float(np.abs(shifted - v.score).max())
-    move = Chart("move", "score when positions move by Δ",
+    move = Chart("move", tr("score when positions move by Δ"),
                  (Series("i + Δ, j + Δ", steps, shifted, colour="accent2", width=2.5),
-                  Series("only j − Δ", steps, moved, colour="accent", width=1.6),
+                  Series(tr("only j − Δ"), steps, moved, colour="accent", width=1.6),
                   Series("", np.array([0.0]), np.array([v.score]), style="points", colour="foreground", size=9)),
-                 x_axis="Δ (positions)", y_axis="q_rot·k_rot")
+                 x_axis=tr("Δ (positions)"), y_axis="q_rot·k_rot")
     masked = j > i and cfg.causal
-    text = (f"Moving both positions by Δ changes the score by at most {drift:.0e}; moving only the key "
-            f"changes it by up to {np.ptp(moved):.3g}. "
-            f"Query i = {i} “{html.escape(labels[i])}”, key j = {j} “{html.escape(labels[j])}”, head {h} "
-            f"(reads K/V head {v.kv_head}), layer {L}: θ = {cfg.rope_theta:g}, rotary_dim = {v.rotary_dim} of "
-            f"d_head = {v.d_head}. The pairs' shares add up to <b>{v.score:.5g}</b> = attn_scores_raw[{h}, {i}, {j}] "
-            f"(the model: {float(t['attn_scores_raw', L][h, i, j]):.5g}); ÷ √d_head → {v.score * v.scale:.4g}"
-            + (" — the mask forbids this key (j &gt; i)" if masked else "") + ". Every arrow keeps its length.")
+    text = (_t("Moving both positions by Δ changes the score by at most {drift:.0e}; moving only the key "
+               "changes it by up to {swing:.3g}. Query i = {i} “{qi}”, key j = {j} “{kj}”, head {h} (reads K/V "
+               "head {g}), layer {L}: θ = {theta:g}, rotary_dim = {r} of d_head = {dh}. The pairs' shares add up "
+               "to <b>{score:.5g}</b> = attn_scores_raw[{h}, {i}, {j}] (the model: {model:.5g}); ÷ √d_head → "
+               "{scaled:.4g}", drift=drift, swing=np.ptp(moved), i=i, qi=html.escape(labels[i]), j=j,
+               kj=html.escape(labels[j]), h=h, g=v.kv_head, L=L, theta=cfg.rope_theta, r=v.rotary_dim,
+               dh=v.d_head, score=v.score, model=float(t["attn_scores_raw", L][h, i, j]), scaled=v.score * v.scale)
+            + (tr(" — the mask forbids this key (j &gt; i)") if masked else "") + tr(". Every arrow keeps its length."))
     return PageViews("rope", (Item(scores, 0, 0, roles=QK), Item(pairs_chart(v), 0, 1, colspan=2),
                               Item(contrib, 1, 0), Item(angle, 1, 1), Item(move, 1, 2)),
                      text=text, col_stretch=(3, 3, 3), row_stretch=(5, 4),
@@ -217,8 +221,15 @@ def heads_chart(cfg, head: int) -> Chart:
     if KV <= 16:
         series.append(Series("", xkv, np.full(KV, -0.3), style="text", colour="muted", size=8,
                              texts=tuple(f"K/V {g}" for g in range(KV))))
-    return Chart("heads", f"{H} query heads read {KV} K/V heads ({cfg.n_groups} per group)", tuple(series),
+    return Chart("heads", _t("{H} query heads read {KV} K/V heads ({n} per group)", H=H, KV=KV, n=cfg.n_groups),
+                 tuple(series),
                  axes=False, legend=False, x_range=(-0.8, H - 0.2), y_range=(-0.55, 1.5))
+
+
+def _bar_note(n: int, what_if: int, own: int) -> str:
+    if n == own:
+        return "\n" + tr("(this model)")
+    return "\n" + tr("(what if)") if n == what_if else ""
 
 
 def cache_chart(cfg, T: int, what_if: int) -> Chart:
@@ -231,13 +242,13 @@ def cache_chart(cfg, T: int, what_if: int) -> Chart:
     mib = full / size
     colours = tuple("accent" if n == what_if else "accent2" if n == cfg.n_kv_heads else "#dadce0" for n in choices)
     m = shared_kv.cache_meter(cfg, T, what_if)
-    return Chart("cache", f"K/V cache at n_ctx = {cfg.n_ctx:,}, fp16: {m.ratio:.3g}× less than {cfg.n_heads} heads",
+    return Chart("cache", _t("K/V cache at n_ctx = {n:,}, fp16: {ratio:.3g}× less than {H} heads", n=cfg.n_ctx,
+                             ratio=m.ratio, H=cfg.n_heads),
                  (Series("", x, mib, style="bars", colour="#dadce0", width=0.7, colours=colours),
-                  Series("", x, mib + 0.14 * float(mib.max()), style="text", colour="foreground", size=8,
-                         texts=tuple(fmt_bytes(b.bytes_full) + ("\n(what if)" if n == what_if != cfg.n_kv_heads else
-                                                                "\n(this model)" if n == cfg.n_kv_heads else "")
+                  Series("", x, mib + 0.17 * float(mib.max()), style="text", colour="foreground", size=8,
+                         texts=tuple(fmt_bytes(b.bytes_full) + _bar_note(n, what_if, cfg.n_kv_heads)
                                      for n, b in zip(choices, meters, strict=True)))),
-                 x_axis="n_kv_heads", y_axis=unit, x_ticks=tuple((float(k), str(n)) for k, n in enumerate(choices)),
+                 x_axis="n_kv_heads", y_axis=tr(unit), x_ticks=tuple((float(k), str(n)) for k, n in enumerate(choices)),
                  legend=False, y_range=(0.0, float(mib.max()) * 1.35))
 
 
@@ -251,25 +262,28 @@ def shared_kv_views(result, sel) -> PageViews:
     items = [Item(heads_chart(cfg, h), 0, 0, colspan=2), Item(cache_chart(cfg, T, what_if), 0, 2, colspan=3)]
     for n, x in enumerate(shown):
         s = g.scores[g.heads.index(x)]
-        items.append(Item(Panel(f"attn_scores/{x}", f"head {x}: q_{x} · k_{g.kv_head}ᵀ", s, labels, labels,
+        items.append(Item(Panel(f"attn_scores/{x}", _t("head {x}: q_{x} · k_{g}ᵀ", x=x, g=g.kv_head), s, labels,
+                                labels,
                                 "query i" if n == 0 else "", "key j", masked=np.isneginf(s), levels=levels),
                           1, n, roles=QK))
     key_name = "rot_k" if cfg.positions == "rope" else "k"
-    items.append(Item(Panel("k", f"{key_name}[:, {g.kv_head}]: the keys they share", g.k, labels,
+    items.append(Item(Panel("k", _t("shared keys {k}[:, {g}]", k=key_name, g=g.kv_head), g.k, labels,
                             tuple(idx_labels(cfg.d_head)), "key j", "d_head"), 1, len(shown), roles=("key", None)))
     meter = shared_kv.cache_meter(cfg, T, what_if)
     own = shared_kv.cache_meter(cfg, T)
-    together = (f"Head {h} is in group {g.kv_head} with heads {', '.join(map(str, g.heads))}: one k and one v for "
-                f"them all, {len(g.heads)} different queries, so {len(g.heads)} different score maps over the same "
-                f"keys. " if len(g.heads) > 1 else f"Head {h} reads K/V head {g.kv_head} alone. ")
-    text = (together +
-            f"This model's cache: {fmt_bytes(own.bytes_now)} for these {T} tokens, {fmt_bytes(own.bytes_full)} at "
-            f"n_ctx = {cfg.n_ctx:,}. With n_kv_heads = {what_if}: {fmt_bytes(meter.bytes_full)}. "
-            f"<b>MQA</b> (1 K/V head) keeps every head's own queries and pattern and makes the cache "
-            f"{cfg.n_heads}× smaller; it loses the heads' own keys and values — they can differ only by what they "
-            f"ask. Try n_kv_heads in A/B: the K/V heads are mean-pooled (not retrained).")
+    together = (_t("Head {h} is in group {g} with heads {heads}: one k and one v for them all, {n} different "
+                   "queries, so {n} different score maps over the same keys. ", h=h, g=g.kv_head,
+                   heads=", ".join(map(str, g.heads)), n=len(g.heads))
+                if len(g.heads) > 1 else _t("Head {h} reads K/V head {g} alone. ", h=h, g=g.kv_head))
+    text = together + _t(
+        "This model's cache: {now} for these {T} tokens, {full} at n_ctx = {n_ctx:,}. With n_kv_heads = {n}: "
+        "{what_if}. <b>MQA</b> (1 K/V head) keeps every head's own queries and pattern and makes the cache {H}× "
+        "smaller; it loses the heads' own keys and values — they can differ only by what they ask. Try n_kv_heads "
+        "in A/B: the K/V heads are mean-pooled (not retrained).", now=fmt_bytes(own.bytes_now), T=T,
+        full=fmt_bytes(own.bytes_full), n_ctx=cfg.n_ctx, n=what_if, what_if=fmt_bytes(meter.bytes_full), H=cfg.n_heads)
     if cfg.n_kv_heads == cfg.n_heads:
-        text = f"Every head has its own K/V head here (n_kv_heads = n_heads = {cfg.n_heads}, multi-head). " + text
+        text = _t("Every head has its own K/V head here (n_kv_heads = n_heads = {H}, multi-head). ",
+                  H=cfg.n_heads) + text
     return PageViews("shared_kv", tuple(items), text=text, row_stretch=(2, 5), panel_size=(300, 300),
                      shapes=f"k, v: [T, n_kv_heads, d_head] = [{T}, {cfg.n_kv_heads}, {cfg.d_head}] · "
                             f"q: [T, n_heads, d_head] = [{T}, {cfg.n_heads}, {cfg.d_head}]")
@@ -314,13 +328,15 @@ def reach_chart(lay: dict, T: int, i: int, W: int) -> Chart:
     """How many positions query i can have read after each layer, for the three layouts."""
     x = np.arange(len(lay["every"]) + 1, dtype=np.float64)
     series = []
-    for key, label, colour, width in (("every", f"W = {W} everywhere", "accent", 3.0),
-                                      ("alternating", "dense / W", "accent2", 2.0),
-                                      ("model", "this model", "foreground", 1.5)):
+    for key, label, colour, width in (("every", "W", "accent", 3.0),
+                                      ("alternating", tr("dense/W"), "accent2", 2.0),
+                                      ("model", tr("model"), "foreground", 1.5)):
         n = receptive.reach(lay[key], T, i).sum(axis=1).astype(np.float64)   # [L + 1]
         series.append(Series(label, x, n, colour=colour, width=width, dashed=key == "model"))
-    return Chart("reach", f"positions query {i} has read", tuple(series), x_axis="layers", y_axis="positions",
-                 y_range=(0.0, i + 1.5))
+    L = len(lay["every"])
+    every = max(1, math.ceil(L / 6))
+    return Chart("reach", _t("reach of i = {i}", i=i), tuple(series), x_axis=tr("layers"), y_axis=tr("positions"),
+                 x_ticks=tuple((float(n), str(n)) for n in range(0, L + 1, every)), y_range=(0.0, i + 1.5))
 
 
 def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missing: bool = False) -> PageViews:
@@ -331,21 +347,22 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
     own = cfg.window(L)
     dense, band = receptive.band_pattern(scaled, None, cfg.causal), receptive.band_pattern(scaled, W, cfg.causal)
     top = pattern_levels(np.maximum(dense, band))
-    items = [Item(Panel("pattern_dense", f"layer {L} dense" if own is None else f"layer {L}, W = {own} off",
+    dense_title = _t("layer {L} dense", L=L) if own is None else _t("layer {L}, W = {W} off", L=L, W=own)
+    items = [Item(Panel("pattern_dense", dense_title,
                         dense, labels, labels, "query i", "key j", kind="sequential",
                         masked=~receptive.allowed(T, None, cfg.causal), levels=top, masked_text=""), 0, 0, roles=QK),
-             Item(Panel("pattern_window", f"window W = {W}",
+             Item(Panel("pattern_window", _t("window W = {W}", W=W),
                         band, labels, labels, "", "key j", kind="sequential",
                         masked=~receptive.allowed(T, W, cfg.causal), levels=top, masked_text=""), 0, 1, roles=QK)]
     lay = receptive.layouts(cfg, W)
     reached = {k: int(receptive.reach(v, T, i)[-1].sum()) for k, v in lay.items()}
-    items += [Item(_reach_panel("reach_every", f"reach, W = {W} per layer", lay["every"], T, i, labels), 0, 2,
+    items += [Item(_reach_panel("reach_every", _t("reach, W = {W}", W=W), lay["every"], T, i, labels), 0, 2,
                    roles=(None, "key"), colorbar=False),
               Item(reach_chart(lay, T, i, W), 0, 3)]
     shares = receptive.sink_shares(t)                                         # [L, H]
     layer_rows, head_cols = tuple(idx_labels(cfg.n_layers)), tuple(idx_labels(cfg.n_heads))
     uniform = receptive.uniform_share(T)
-    items.append(Item(Panel("sink_share", f"weight on 0 “{labels[0] if labels else ''}”", shares,
+    items.append(Item(Panel("sink_share", _t("weight on 0 “{w}”", w=labels[0] if labels else ""), shares,
                             layer_rows, head_cols, "layer", "head", kind="sequential", levels=(0.0, 1.0)), 1, 0))
     waiting = ""
     if extra is None and compute_missing and T > 1:
@@ -353,32 +370,33 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
     if T > 1 and extra is not None and extra.request_id == result.request_id:
         t2 = extra.trace
         shares2 = receptive.sink_shares(t2)
-        items.append(Item(Panel("sink_share_without_first", f"without it: on “{labels[1]}”",
+        items.append(Item(Panel("sink_share_without_first", _t("without it: on “{w}”", w=labels[1]),
                                 shares2, layer_rows, head_cols, "", "head", kind="sequential", levels=(0.0, 1.0)),
                           1, 1))
         P2 = t2["pattern", L][h]
-        items.append(Item(Panel("pattern_without_first", f"pattern without “{labels[0]}”", P2, labels[1:],
+        items.append(Item(Panel("pattern_without_first", _t("pattern without “{w}”", w=labels[0]), P2, labels[1:],
                                 labels[1:], "query i", "key j", kind="sequential",
                                 masked=np.isneginf(t2["attn_scores", L][h]), levels=pattern_levels(P2), masked_text=""),
                           1, 2, colspan=2, roles=QK, row_offset=1))
-        after = (f" Without “{html.escape(labels[0])}” the new first token takes <b>{shares2.mean():.0%}</b> on "
-                 f"average (uniform: {receptive.uniform_share(T - 1):.0%}).")
+        after = _t(" Without “{w}” the new first token takes <b>{share:.0%}</b> on average (uniform: {u:.0%}).",
+                   w=html.escape(labels[0]), share=shares2.mean(), u=receptive.uniform_share(T - 1))
     else:
         waiting = "the run without the first token" if T > 1 else ""
-        after = " (one token only: nothing to remove)" if T <= 1 else " Computing the run without the first token…"
+        after = tr(" (one token only: nothing to remove)") if T <= 1 else tr(" Computing the run without the first "
+                                                                               "token…")
     span = receptive.reach_span(lay["every"])
-    text = (f"Reach: after {cfg.n_layers} layers query i = {i} can have read {reached['every']} of its {i + 1} "
-            f"positions with W = {W} in every layer, {reached['alternating']} with dense / W alternating, "
-            f"{reached['model']} with this model's layers. A window of W = {W} keys lets query i = {i} see "
-            f"{min(W, i + 1)} of its {i + 1} positions; through "
-            f"the residual stream each windowed layer adds W − 1 = {W - 1} more: after {cfg.n_layers} such layers "
-            f"it reaches back {span:,} positions. Mistral-7B: W = 4,096 in 32 layers reaches back "
-            f"{receptive.reach_span((4096,) * 32):,}. GPT-3 alternates dense and banded layers: one dense layer "
-            f"reaches the start. <b>Sinks</b>: on average the queries put <b>{shares.mean():.0%}</b> of their weight "
-            f"on position 0 (a uniform row would give {uniform:.0%}); the largest, layer "
-            f"{int(np.unravel_index(shares.argmax(), shares.shape)[0])} head "
-            f"{int(np.unravel_index(shares.argmax(), shares.shape)[1])}: {shares.max():.0%}." + after)
-    return PageViews("windows", tuple(items), text=text, waiting=waiting, col_stretch=(5, 5, 4, 4),
+    top_layer, top_head = (int(x) for x in np.unravel_index(shares.argmax(), shares.shape))
+    text = _t("Reach: after {L} layers query i = {i} can have read {every} of its {n} positions with W = {W} in "
+              "every layer, {alternating} with dense / W alternating, {model} with this model's layers. A window of "
+              "W = {W} keys lets query i = {i} see {seen} of its {n} positions; through the residual stream each "
+              "windowed layer adds W − 1 = {more} more: after {L} such layers it reaches back {span:,} positions. "
+              "Mistral-7B: W = 4,096 in 32 layers reaches back {mistral:,}. GPT-3 alternates dense and banded "
+              "layers: one dense layer reaches the start. <b>Sinks</b>: on average the queries put <b>{share:.0%}</b> "
+              "of their weight on position 0 (a uniform row would give {u:.0%}); the largest, layer {tl} head {th}: "
+              "{top:.0%}.", L=cfg.n_layers, i=i, n=i + 1, W=W, seen=min(W, i + 1), more=W - 1, span=span,
+              mistral=receptive.reach_span((4096,) * 32), share=shares.mean(), u=uniform, tl=top_layer, th=top_head,
+              top=shares.max(), **reached) + after
+    return PageViews("windows", tuple(items), text=text, waiting=waiting, col_stretch=(5, 5, 4, 5),
                      panel_size=(330, 320),
                      shapes=f"pattern [T, T] = [{T}, {T}] · reach [n_layers + 1, T] = [{cfg.n_layers + 1}, {T}] · "
                             f"sinks [n_layers, n_heads] = [{cfg.n_layers}, {cfg.n_heads}]")
@@ -403,8 +421,9 @@ def tiled_views(result, sel) -> PageViews:
         ka, kb = run.steps[n - 1].keys
         boxes = ((ka - 0.5, -0.5, kb - ka, b - a),)
     now = run.steps[n - 1] if n else None
-    title = (f"scores of queries {a}…{b - 1}; step {n} of {N}: keys {now.keys[0]}…{now.keys[1] - 1}" if now
-             else f"scores of queries {a}…{b - 1}: before the first tile")
+    title = (_t("scores of queries {a}…{b}; step {n} of {N}: keys {ka}…{kb}", a=a, b=b - 1, n=n, N=N,
+                ka=now.keys[0], kb=now.keys[1] - 1) if now
+             else _t("scores of queries {a}…{b}: before the first tile", a=a, b=b - 1))
     scores = Panel("attn_scores", title, run.scores, rows, labels, "query i", "key j", masked=forbidden)
     running = run.pattern_after(n)
     pattern_rows = np.asarray(t["pattern", L][h, a:b], np.float64)            # the model's, materialised
@@ -419,7 +438,7 @@ def tiled_views(result, sel) -> PageViews:
     ell = np.array([s.ell[r] for s in run.steps])
     rescale = np.array([s.rescale[r] for s in run.steps])
     done = steps <= n
-    m_chart = Chart("running", f"query {i}, tile by tile",
+    m_chart = Chart("running", _t("query {i}, tile by tile", i=i),
                     (Series("rescale", steps, rescale, style="bars", colour="#b8bcc0", width=0.6),
                      Series("m", steps[done], m[done], style="line", colour="accent", width=2.5),
                      Series("", steps[done], m[done], style="points", colour="accent", size=9),
@@ -429,43 +448,44 @@ def tiled_views(result, sel) -> PageViews:
                     x_range=(0.4, N + 0.6), y_range=(min(0.0, float(np.nanmin(m, initial=0.0))),
                                                      1.6 * max(1.0, float(np.nanmax(np.r_[m, ell, rescale])))))
     tiled_bytes = np.cumsum([s.bytes_read + s.bytes_written for s in run.steps]).astype(np.float64) / 1024
-    memory = Chart("memory", f"memory traffic: tiled {fmt_bytes(run.bytes_tiled)}, materialised "
-                             f"{fmt_bytes(run.bytes_materialised)}",
+    memory = Chart("memory", _t("memory traffic: tiled {tiled}, materialised {full}",
+                                tiled=fmt_bytes(run.bytes_tiled), full=fmt_bytes(run.bytes_materialised)),
                    (Series("tiled, so far", steps, tiled_bytes, style="bars", colour="accent2", width=0.6,
                            colours=tuple("accent2" if s <= n else "#dadce0" for s in steps)),
                     Series("materialised", np.array([0.4, N + 0.6]),
                            np.full(2, run.bytes_materialised / 1024), colour="accent", width=2.0, dashed=True)),
-                   x_axis="step (tile)", y_axis="KiB", x_range=(0.4, N + 0.6),
+                   x_axis=tr("step (tile)"), y_axis="KiB", x_range=(0.4, N + 0.6),
                    x_ticks=tuple((float(s), str(int(s))) for s in steps) if N <= 16 else None,
                    y_range=(0.0, max(run.bytes_materialised, run.bytes_tiled) / 1024 * 1.45))
     items = (Item(scores, 0, 0, colspan=2, roles=QK, row_offset=a, boxes=boxes),
              Item(m_chart, 0, 2),
-             Item(Panel("pattern_tiled", f"running e^(S − m)/ℓ, step {n}", running, rows,
+             Item(Panel("pattern_tiled", _t("running e^(S − m)/ℓ, step {n}", n=n), running, rows,
                         labels, "query i", "key j", kind="sequential", masked=~np.isfinite(running) | forbidden,
                         levels=levels, masked_text=""), 1, 0, roles=QK, row_offset=a, boxes=boxes),
-             Item(Panel("pattern", "pattern (materialised)", pattern_rows, rows, labels, "", "key j",
+             Item(Panel("pattern", tr("pattern (materialised)"), pattern_rows, rows, labels, "", "key j",
                         kind="sequential", masked=forbidden, levels=levels, masked_text=""), 1, 1, roles=QK,
                   row_offset=a),
-             Item(Panel("difference", f"difference: max {worst:.1e}", np.where(seen, diff, np.nan), rows, labels,
-                        "", "key j", masked=~seen), 1, 2, roles=QK, row_offset=a),
+             Item(Panel("difference", _t("difference: max {d:.1e}", d=worst), np.where(seen, diff, np.nan), rows,
+                        labels, "", "key j", masked=~seen), 1, 2, roles=QK, row_offset=a),
              Item(memory, 2, 0, colspan=3))
     final = run.pattern_after(N) - pattern_rows                               # after every tile
     final_worst = float(np.abs(final).max()) if N else 0.0
     z_rows = np.asarray(t["z", L][a:b, h], np.float64)
     z_diff = float(np.abs(run.output_after(N) - z_rows).max()) if N else 0.0
     Bc = run.tile
-    text = (f"After step {n} of {N} the running rows differ from the pattern by up to {worst:.1e}"
-            + (" (ℓ has not seen every key yet). " if n < N else ". ")
-            + f"Block of B_r = {b - a} queries ({a}…{b - 1}), tiles of B_c = {Bc} keys: {N} steps"
-            + (f", {run.skipped} tile{'s' if run.skipped != 1 else ''} skipped (every key masked)"
-               if run.skipped else "")
-            + f". At any time only a [{b - a}, {Bc}] tile of scores exists; the materialised softmax writes "
-              f"[{b - a}, {T}] scores and as many probabilities to memory and reads them back. After the last tile "
-              f"the running rows equal the pattern (max difference {final_worst:.1e}) and o/ℓ equals z (max difference "
-              f"{z_diff:.1e}). Memory traffic: tiled <b>{fmt_bytes(run.bytes_tiled)}</b> against materialised "
-              f"<b>{fmt_bytes(run.bytes_materialised)}</b> (K and V are read either way; the saving grows with T). "
-              f"The T×T = {T * T:,} scores per head and layer are never stored: at n_ctx = {cfg.n_ctx:,} they would "
-              f"be {fmt_bytes(tiled.ITEMSIZE * cfg.n_ctx ** 2)} per head.")
+    text = (_t("After step {n} of {N} the running rows differ from the pattern by up to {d:.1e}", n=n, N=N, d=worst)
+            + (tr(" (ℓ has not seen every key yet). ") if n < N else ". ")
+            + _t("Block of B_r = {Br} queries ({a}…{b}), tiles of B_c = {Bc} keys: {N} steps", Br=b - a, a=a,
+                 b=b - 1, Bc=Bc, N=N)
+            + (_t(", {k} skipped (every key masked)", k=run.skipped) if run.skipped else "")
+            + _t(". At any time only a [{Br}, {Bc}] tile of scores exists; the materialised softmax writes [{Br}, {T}] "
+                 "scores and as many probabilities to memory and reads them back. After the last tile the running rows "
+                 "equal the pattern (max difference {final:.1e}) and o/ℓ equals z (max difference {z:.1e}). Memory "
+                 "traffic: tiled <b>{tiled}</b> against materialised <b>{full}</b> (K and V are read either way; the "
+                 "saving grows with T). The T×T = {TT:,} scores per head and layer are never stored: at n_ctx = "
+                 "{n_ctx:,} they would be {big} per head.", Br=b - a, Bc=Bc, T=T, final=final_worst, z=z_diff,
+                 tiled=fmt_bytes(run.bytes_tiled), full=fmt_bytes(run.bytes_materialised), TT=T * T, n_ctx=cfg.n_ctx,
+                 big=fmt_bytes(tiled.ITEMSIZE * cfg.n_ctx ** 2)))
     return PageViews("tiled_softmax", items, text=text, col_stretch=(4, 4, 4), row_stretch=(4, 4, 3),
                      panel_size=(360, 260),
                      shapes=f"q block [B_r, d_head] = [{b - a}, {cfg.d_head}] · K, V tiles [B_c, d_head] = "
@@ -515,9 +535,9 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
         items = (Item(a_items[0], 0, 0, roles=QK), Item(a_items[1], 1, 0, roles=QK))
         if extra is not None and extra.error and (extra.request_id, tuple(extra.condition)) == (result.request_id,
                                                                                       condition):
-            return PageViews("ab", items, text=f"B cannot be computed: {html.escape(extra.error)}",
+            return PageViews("ab", items, text=_t("B cannot be computed: {why}", why=html.escape(extra.error)),
                              shapes=f"[T, T] = [{T}, {T}]")
-        return PageViews("ab", items, text="Computing B…", waiting="side B", shapes=f"[T, T] = [{T}, {T}]")
+        return PageViews("ab", items, text=tr("Computing B…"), waiting="side B", shapes=f"[T, T] = [{T}, {T}]")
     tb, e = extra.trace, extra.edited
     hb = e.head if e.head is not None else min(h, e.cfg.n_heads - 1)
     labels_b = tuple(result.token_label(int(x)) for x in e.tokens)
@@ -540,10 +560,11 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
              Item(Panel("pattern/B-A", f"B − A: max |·| = {np.abs(dp).max():.3g}", dp, labels, labels, "", "key j",
                         masked=np.isneginf(sA) & np.isneginf(sB), masked_text=""), 1, 2, roles=QK))
     ta, tbk = int(np.argmax(pA[i])), int(np.argmax(pB[i]))
-    text = (f"<b>B</b>: {html.escape(e.note)}. Query i = {i}: in A its largest weight is on key {ta} "
-            f"“{html.escape(labels[ta])}” ({pA[i, ta]:.2f}); in B on key {tbk} “{html.escape(labels_b[tbk])}” "
-            f"({pB[i, tbk]:.2f}). Its row moves by {np.abs(dp[i]).sum() / 2:.0%} of its weight (half the L1 "
-            f"difference). One colour scale for A and B in each row.")
+    text = _t("<b>B</b>: {note}. Query i = {i}: in A its largest weight is on key {ta} “{wa}” ({pa:.2f}); in B on "
+              "key {tb} “{wb}” ({pb:.2f}). Its row moves by {moved:.0%} of its weight (half the L1 difference). One "
+              "colour scale for A and B in each row.", note=html.escape(e.note), i=i, ta=ta,
+              wa=html.escape(labels[ta]), pa=pA[i, ta], tb=tbk, wb=html.escape(labels_b[tbk]), pb=pB[i, tbk],
+              moved=np.abs(dp[i]).sum() / 2)
     return PageViews("ab", items, text=text,
                      shapes=f"[T, T] = [{T}, {T}] · B: {e.note}")
 

@@ -296,7 +296,7 @@ class RopeLab(ModernPage):
         self.theta_label.setText(f"{cfg.rope_theta:,.0f}")
         self.set_quietly(self.rotary, self.rotary.setRange, 1, cfg.d_head // 2)
         self.set_quietly(self.rotary, self.rotary.setValue, cfg.rotary_dim // 2)
-        self.rotary_label.setText(f"{cfg.rotary_dim} of {cfg.d_head}")
+        self.rotary_label.setText(tr("{r} of {dh}").format(r=cfg.rotary_dim, dh=cfg.d_head))
 
 
 # -- 2. shared K/V heads ---------------------------------------------------------------------------------------------
@@ -329,7 +329,7 @@ class SharedKV(ModernPage):
         n = sel.kv_heads if sel.kv_heads in self.choices else cfg.n_kv_heads
         self.set_quietly(self.kv, self.kv.setRange, 0, len(self.choices) - 1)
         self.set_quietly(self.kv, self.kv.setValue, self.choices.index(n))
-        kind = "MQA" if n == 1 else "multi-head" if n == cfg.n_heads else "GQA"
+        kind = "MQA" if n == 1 else tr("multi-head") if n == cfg.n_heads else "GQA"
         self.kv_label.setText(f"{n} ({kind})")
         self.try_ab.setEnabled(n != cfg.n_kv_heads)
 
@@ -408,7 +408,7 @@ class TiledSoftmax(ModernPage):
         steps = [i.view for i in views.items if i.view.name == "running"][0].series[0].x if views else []
         self.steps = len(steps)
         self.step = self.steps if sel.tile_step is None else max(0, min(sel.tile_step, self.steps))
-        self.step_label.setText(f"  step {self.step} of {self.steps}")
+        self.step_label.setText(tr("  step {n} of {N}").format(n=self.step, N=self.steps))
         self.back.setEnabled(self.step > 0)
         self.forward.setEnabled(self.step < self.steps)
 
@@ -441,6 +441,7 @@ class ABView(ModernPage):
         self.change.activated.connect(self._change_chosen)
         self.bar.addWidget(self.change)
         self.value = QComboBox()
+        self.value.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.value.activated.connect(lambda n: self.conditionChosen.emit((self.change.currentData(),
                                                                           self.value.itemData(n))))
         self.bar.addWidget(self.value)
@@ -471,16 +472,17 @@ class ABView(ModernPage):
         if change == "rope_theta":
             options = [(f"θ = {t:,.0f}", t) for t in sorted(set(rope_lab.THETA_STOPS) | {value})]
         elif change == "n_kv_heads":
-            options = [(f"{n} K/V heads", n) for n in shared_kv.kv_choices(cfg)]
+            options = [(tr("{n} K/V heads").format(n=n), n) for n in shared_kv.kv_choices(cfg)]
         elif change == "move_token":
             src = value[0]
-            options = [(f"{src} → position {d}", (src, d)) for d in range(len(labels)) if d != src] or [("—", value)]
+            options = [(tr("{src} → position {d}").format(src=src, d=d), (src, d)) for d in range(len(labels))
+                       if d != src] or [("—", value)]
         elif change == "weights":
-            options = [(f"random, seed {s}", s) for s in (0, 1, 2, 3)]
+            options = [(tr("random, seed {s}").format(s=s), s) for s in (0, 1, 2, 3)]
             if result.inputs.preset == "toy" or cfg.same_shapes(Config()):
-                options.append(("the trained toy weights", "trained"))
+                options.append((tr("the trained toy weights"), "trained"))
         elif change == "head":
-            options = [(f"head {h}", h) for h in range(cfg.n_heads)]
+            options = [(tr("head {h}").format(h=h), h) for h in range(cfg.n_heads)]
         self.value.blockSignals(True)
         self.value.clear()
         for text, data in options:
