@@ -396,7 +396,7 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
               "{top:.0%}.", L=cfg.n_layers, i=i, n=i + 1, W=W, seen=min(W, i + 1), more=W - 1, span=span,
               mistral=receptive.reach_span((4096,) * 32), share=shares.mean(), u=uniform, tl=top_layer, th=top_head,
               top=shares.max(), **reached) + after
-    return PageViews("windows", tuple(items), text=text, waiting=waiting, col_stretch=(5, 5, 4, 5),
+    return PageViews("windows", tuple(items), text=text, waiting=waiting, col_stretch=(5, 5, 4, 6),
                      panel_size=(330, 320),
                      shapes=f"pattern [T, T] = [{T}, {T}] · reach [n_layers + 1, T] = [{cfg.n_layers + 1}, {T}] · "
                             f"sinks [n_layers, n_heads] = [{cfg.n_layers}, {cfg.n_heads}]")
@@ -438,15 +438,22 @@ def tiled_views(result, sel) -> PageViews:
     ell = np.array([s.ell[r] for s in run.steps])
     rescale = np.array([s.rescale[r] for s in run.steps])
     done = steps <= n
+    top = 1.6 * max(1.0, float(np.nanmax(np.r_[m, ell, rescale])))
+    bottom = min(0.0, float(np.nanmin(m, initial=0.0)))
+    gap = 0.08 * (top - bottom)                                               # labels beside their points
+    step_ticks = tuple((float(s), str(int(s))) for s in steps) if N <= 16 else None
     m_chart = Chart("running", _t("query {i}, tile by tile", i=i),
-                    (Series("rescale", steps, rescale, style="bars", colour="#b8bcc0", width=0.6),
+                    (Series("rescale", steps[done], rescale[done], style="bars", colour="#b8bcc0", width=0.6),
                      Series("m", steps[done], m[done], style="line", colour="accent", width=2.5),
                      Series("", steps[done], m[done], style="points", colour="accent", size=9),
                      Series("ℓ", steps[done], ell[done], style="line", colour="accent2", width=2.5),
-                     Series("", steps[done], ell[done], style="points", colour="accent2", size=9)),
-                    x_axis="step (tile)", x_ticks=tuple((float(s), str(int(s))) for s in steps) if N <= 16 else None,
-                    x_range=(0.4, N + 0.6), y_range=(min(0.0, float(np.nanmin(m, initial=0.0))),
-                                                     1.6 * max(1.0, float(np.nanmax(np.r_[m, ell, rescale])))))
+                     Series("", steps[done], ell[done], style="points", colour="accent2", size=9),
+                     Series("", steps[done], np.nan_to_num(m[done]) + gap, style="text", colour="accent", size=8,
+                            texts=tuple(f"{x:.3g}" for x in m[done])),
+                     Series("", steps[done], ell[done] - gap, style="text", colour="accent2", size=8,
+                            texts=tuple(f"{x:.3g}" for x in ell[done]))),
+                    x_axis=tr("step (tile)"), x_ticks=step_ticks, x_range=(0.4, N + 0.6),
+                    y_range=(bottom - 2 * gap, top))
     tiled_bytes = np.cumsum([s.bytes_read + s.bytes_written for s in run.steps]).astype(np.float64) / 1024
     memory = Chart("memory", _t("memory traffic: tiled {tiled}, materialised {full}",
                                 tiled=fmt_bytes(run.bytes_tiled), full=fmt_bytes(run.bytes_materialised)),

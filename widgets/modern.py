@@ -405,7 +405,7 @@ class TiledSoftmax(ModernPage):
         tile = tile_of(sel, T)
         self.set_quietly(self.tile, self.tile.setCurrentIndex, max(0, self.tile.findData(tile)))
         views = self.views
-        steps = [i.view for i in views.items if i.view.name == "running"][0].series[0].x if views else []
+        steps = [i.view for i in views.items if i.view.name == "memory"][0].series[0].x if views else []   # every tile
         self.steps = len(steps)
         self.step = self.steps if sel.tile_step is None else max(0, min(sel.tile_step, self.steps))
         self.step_label.setText(tr("  step {n} of {N}").format(n=self.step, N=self.steps))
