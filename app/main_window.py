@@ -56,6 +56,7 @@ QToolButton#stationButton, QToolButton#pageButton { padding: 3px 6px; border: 1p
     border-radius: 4px; background: #fff; color: #5f6368; }
 QToolButton#stationButton:checked { background: #1a73e8; color: white; border-color: #1a73e8; font-weight: bold; }
 QToolButton#pageButton:checked { background: #e8710a; color: white; border-color: #e8710a; font-weight: bold; }
+QToolButton#pageButton::menu-indicator { image: none; width: 0px; }
 QGroupBox { font-weight: bold; margin-top: 10px; }
 QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
 """

@@ -5,7 +5,17 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QTextBrowser, QToolBar, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QTextBrowser,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from .i18n import tr
 
@@ -90,8 +100,9 @@ class MessageBar(QFrame):
 
 class StationBar(QToolBar):
     """◀ Embed · LayerNorm · … · MLP ▶ Play — the stations of a block in order (the time
-    controller), then the instrument pages. The active one is highlighted, the others dimmed.
-    A QToolBar, so on a narrow screen what does not fit goes into its » overflow menu."""
+    controller), then one "Instruments ▾" button whose menu lists the instrument pages (it shows
+    the page's name while one is open). The active one is highlighted, the others dimmed. A
+    QToolBar, so on a narrow screen what does not fit goes into its » overflow menu."""
 
     chosen = Signal(str)
     playToggled = Signal(bool)
@@ -113,21 +124,34 @@ class StationBar(QToolBar):
         self.group = QActionGroup(self)
         self.group.setExclusive(True)
         self.buttons: dict[str, QAction] = {}
+        self.short = short
         for key in self.keys + self.pages:
-            if self.pages and key == self.pages[0]:
-                self._add_time_controls()
             action = QAction(short[key].replace("&", "&&"), self)
             action.setCheckable(True)
             keys = shortcuts.get(key, "")
             action.setToolTip(f"{titles[key]} ({keys})" if keys else titles[key])
             action.triggered.connect(lambda _=False, k=key: self.chosen.emit(k))
             self.group.addAction(action)
-            self.addAction(action)
-            self.widgetForAction(action).setObjectName("stationButton" if key in self.keys else "pageButton")
             self.buttons[key] = action
-        if not self.pages:
-            self._add_time_controls()
+            if key in self.keys:
+                self.addAction(action)
+                self.widgetForAction(action).setObjectName("stationButton")
+        self._add_time_controls()
+        # The instrument pages, a dozen of them: one button and its menu keep the bar to one line.
+        self.instruments = QToolButton(self)
+        self.instruments.setObjectName("pageButton")
+        self.instruments.setCheckable(True)
+        self.instruments.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.instruments.setToolTip(tr("the instrument pages: the head lens, the √d_k lab, the mask, the KV "
+                                       "cache and the modern-attention instruments"))
+        menu = QMenu(self.instruments)
+        for key in self.pages:
+            menu.addAction(self.buttons[key])
+        self.instruments.setMenu(menu)
+        self.instruments.setVisible(bool(self.pages))
+        self.addWidget(self.instruments)
         self.current = self.keys[0]
+        self._show_instrument_button()
 
     def _add_time_controls(self) -> None:
         self.next = self.addAction("▶", lambda: self.step(+1))
@@ -152,6 +176,13 @@ class StationBar(QToolBar):
     def set_current(self, key: str) -> None:
         self.current = key
         self.buttons[key].setChecked(True)
+        self._show_instrument_button()
+
+    def _show_instrument_button(self) -> None:
+        """'Instruments ▾', or the open page's name, checked, while an instrument page is shown."""
+        on = self.current in self.pages
+        self.instruments.setText((self.short[self.current] if on else tr("Instruments")) + " ▾")
+        self.instruments.setChecked(on)
 
     def step(self, delta: int) -> None:
         """The next/previous station of the block (from an instrument page: back to the first)."""
