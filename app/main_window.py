@@ -32,6 +32,7 @@ from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
 from widgets.i18n import QT_TR_NOOP, message, num, tr
 from widgets.instruments import CODE_FONT_PT, CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
+from widgets.modern import MODERN_CLASSES
 from widgets.panels import MessageBar, NotesPanel, StationBar
 from widgets.stations import STATION_CLASSES
 from widgets.token_strip import TokenStrip
@@ -58,6 +59,7 @@ QToolButton#stationButton, QToolButton#pageButton { padding: 3px 6px; border: 1p
     border-radius: 4px; background: #fff; color: #5f6368; }
 QToolButton#stationButton:checked { background: #1a73e8; color: white; border-color: #1a73e8; font-weight: bold; }
 QToolButton#pageButton:checked { background: #e8710a; color: white; border-color: #e8710a; font-weight: bold; }
+QToolButton#pageButton::menu-indicator { image: none; width: 0px; }
 QGroupBox { font-weight: bold; margin-top: 10px; }
 QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
 """
@@ -120,6 +122,7 @@ class MainWindow(QMainWindow):
         self.stations = {cls.key: cls() for cls in STATION_CLASSES}
         self.stations["head_lens"] = HeadLens()
         self.stations["mask"] = MaskView()
+        self.stations.update({cls.key: cls() for cls in MODERN_CLASSES})    # RoPE, GQA, windows, tiled, A/B
         self.sqrt_lab = SqrtDkLab(sqrt_dk.D_K_STOPS)
         self.kv_view = KVCacheView()
         self.pages = dict(self.stations, sqrt_dk=self.sqrt_lab, kv_cache=self.kv_view)
@@ -448,6 +451,7 @@ class MainWindow(QMainWindow):
         self.kv_view.stepRequested.connect(ins.kv_step)
         self.kv_view.resetRequested.connect(ins.kv_reset)
         ins.generationChanged.connect(lambda gen: self._show_generation())
+        self._wire_modern()
         self.trace_panel.cleared.connect(lambda: s.select(trace=None))
         self.tabs.currentChanged.connect(lambda _i: self._update_instrument_tabs())
         self.tabs.currentChanged.connect(lambda _i: self._fit_dock_to_tab())
@@ -458,7 +462,7 @@ class MainWindow(QMainWindow):
         self.trace_panel.popOutRequested.connect(self._pop_out_instruments)
         self.calibrator.applyRequested.connect(ins.calibrate)
         self.calibrator.suggestRequested.connect(self._suggest_experiment)
-        self.calibrator.undoRequested.connect(ins.undo_experiment)
+        self.calibrator.keepRequested.connect(ins.keep_ab)
         ins.calibrated.connect(self.calibrator.show_outcome)
         s.inputsChanged.connect(self._on_inputs)
         s.resultChanged.connect(self._on_result)
@@ -474,6 +478,23 @@ class MainWindow(QMainWindow):
         s.undo_stack.canRedoChanged.connect(self._on_lock)
         s.busyChanged.connect(self._on_busy)
         s.progressChanged.connect(self._on_progress)
+
+    def _wire_modern(self) -> None:
+        """The instruments for modern attention (widgets/modern.py): view state by select, the
+        RoPE lab's θ and rotary_dim as config edits (the weights stay), A/B's side B from app/."""
+        s, ins, page = self.state, self.instruments, self.stations
+        page["rope"].keyChosen.connect(lambda j: s.select(key=j))
+        page["rope"].thetaChosen.connect(lambda v: s.set_config(merge=True, rope_theta=v))
+        page["rope"].rotaryChosen.connect(lambda v: s.set_config(merge=True, rotary_dim=v))
+        page["shared_kv"].kvChosen.connect(lambda n: s.select(kv_heads=n))
+        page["shared_kv"].abRequested.connect(lambda cond: s.select(ab=cond, station="ab"))
+        page["windows"].windowChosen.connect(lambda w: s.select(window=w))
+        page["tiled_softmax"].tileChosen.connect(lambda t: s.select(tile=t, tile_step=None))
+        page["tiled_softmax"].stepChosen.connect(lambda n: s.select(tile_step=n))
+        page["ab"].conditionChosen.connect(lambda cond: s.select(ab=cond))
+        page["ab"].keepRequested.connect(ins.keep_ab)
+        ins.withoutFirstReady.connect(page["windows"].set_extra)
+        ins.abReady.connect(page["ab"].set_extra)
 
     def _on_lock(self, _flag: bool = False) -> None:
         """While training runs, the history is frozen (the views show the live weights): Undo and

@@ -95,6 +95,12 @@ class Selection:
     theme: str = "light"                        # "light" | "dark" (widgets.theme.PALETTES)
     colormap: str = "blues"                     # widgets.theme.DEFAULT_SEQUENTIAL (export's default too)
     diverging: str = "diverging"                # widgets.theme.DEFAULT_DIVERGING
+    # the modern-attention instruments (widgets/instrument_views.py clamps them to the model)
+    kv_heads: int | None = None                 # shared K/V: the cache meter's n_kv_heads (None: the model's)
+    window: int | None = None                   # windows: the window W compared (None: the model's or T // 3)
+    tile: int = 4                               # tiled softmax: B_r = B_c
+    tile_step: int | None = None                # tiled softmax: steps done (None: all of them)
+    ab: tuple | None = None                     # A/B: the condition (change, value) of compute.ab
 
 
 @dataclass(frozen=True)

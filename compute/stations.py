@@ -41,6 +41,14 @@ PAGE_TABLE: tuple[Page, ...] = (
     Page("mask", QT_TRANSLATE_NOOP("Page", "The mask"), QT_TRANSLATE_NOOP("PageShort", "Mask"), kind="instrument"),
     Page("kv_cache", QT_TRANSLATE_NOOP("Page", "KV cache"), QT_TRANSLATE_NOOP("PageShort", "KV cache"),
          kind="instrument"),
+    Page("rope", QT_TRANSLATE_NOOP("Page", "RoPE lab"), QT_TRANSLATE_NOOP("PageShort", "RoPE"), kind="instrument"),
+    Page("shared_kv", QT_TRANSLATE_NOOP("Page", "Shared K/V heads"), QT_TRANSLATE_NOOP("PageShort", "GQA"),
+         kind="instrument"),
+    Page("windows", QT_TRANSLATE_NOOP("Page", "Windows and sinks"), QT_TRANSLATE_NOOP("PageShort", "Windows"),
+         kind="instrument"),
+    Page("tiled_softmax", QT_TRANSLATE_NOOP("Page", "The tiled softmax"), QT_TRANSLATE_NOOP("PageShort", "Tiled"),
+         kind="instrument"),
+    Page("ab", QT_TRANSLATE_NOOP("Page", "A/B"), QT_TRANSLATE_NOOP("PageShort", "A/B"), kind="instrument"),
 )
 PAGE: dict[str, Page] = {p.key: p for p in PAGE_TABLE}
 STATIONS: tuple[str, ...] = tuple(p.key for p in PAGE_TABLE if p.kind == "station")

@@ -1,5 +1,7 @@
-"""Calibrator: choose a change, predict its effect, apply it, see the measurement beside the
-prediction. The widget collects the choice and the prediction and shows what app/ measured."""
+"""Calibrator: choose a change, predict its effect, test it, see the measurement beside the
+prediction. The test is an A/B pair: app/ makes the change to a copy (side B) and the A/B page shows
+both; the lab's inputs stay until "Keep the change". The widget collects the choice and the
+prediction and shows what app/ measured."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
@@ -23,7 +25,7 @@ QUESTIONS = {
 class CalibratorPanel(Retranslate, QWidget):
     applyRequested = Signal(str, str, object)     # change, question, prediction (key index or bool)
     suggestRequested = Signal()
-    undoRequested = Signal()
+    keepRequested = Signal()                      # make the tested change the lab's (undoable)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -67,11 +69,11 @@ class CalibratorPanel(Retranslate, QWidget):
         self.apply = QPushButton()
         self.apply.setDefault(True)
         self.apply.clicked.connect(self._apply)
-        self.undo = QPushButton()
-        self.undo.setEnabled(False)
-        self.undo.clicked.connect(self.undoRequested)
+        self.keep = QPushButton()
+        self.keep.setEnabled(False)
+        self.keep.clicked.connect(self.keepRequested)
         buttons.addWidget(self.apply)
-        buttons.addWidget(self.undo)
+        buttons.addWidget(self.keep)
         layout.addLayout(buttons)
         self.outcome = QLabel()
         self.outcome.setWordWrap(True)
@@ -95,8 +97,10 @@ class CalibratorPanel(Retranslate, QWidget):
         for label, text in zip(self.row_labels, (tr("1. change"), tr("2. question"), tr("your answer")), strict=True):
             label.setText(text)
         self.suggest.setText(tr("Let the lab suggest one"))
-        self.apply.setText(tr("3. Apply, test"))
-        self.undo.setText(tr("Undo change"))
+        self.apply.setText(tr("3. Test it (A/B)"))
+        self.apply.setToolTip(tr("the change is made to a copy, B, shown beside the lab's A"))
+        self.keep.setText(tr("Keep the change"))
+        self.keep.setToolTip(tr("make B the lab's inputs (Edit ▸ Undo takes it back)"))
         for combo, texts in ((self.change, CHANGES), (self.question, QUESTIONS)):
             for i in range(combo.count()):
                 combo.setItemText(i, tr(texts[combo.itemData(i)]))
@@ -170,8 +174,8 @@ class CalibratorPanel(Retranslate, QWidget):
         self._sync()
         self.applyRequested.emit(self.change.currentData(), self.question.currentData(), self.answer.currentData())
 
-    def show_outcome(self, html: str, correct: int, total: int, can_undo: bool) -> None:
+    def show_outcome(self, html: str, correct: int, total: int, can_keep: bool) -> None:
         self.outcome.setText(html)
         self._score = (correct, total)
         self._show_score()
-        self.undo.setEnabled(can_undo)
+        self.keep.setEnabled(can_keep)

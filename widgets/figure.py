@@ -26,7 +26,9 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainterPath, QP
 from compute.stations import PAGE
 
 from .axes import safe_paint
+from .charts import Chart, draw_chart
 from .i18n import QT_TR_NOOP, tr
+from .instrument_views import MODERN_PAGES, page_views
 from .matrix import MatrixPlot
 from .theme import (
     DARK,
@@ -65,6 +67,7 @@ class FigureSpec:
     col_stretch: tuple[int, ...] = ()
     subtitle: str = ""                                # the tokens, in quotes
     flow: tuple[bool, ...] = ()                       # a block map: per panel, on the residual stream?
+    boxes: tuple = ()                                 # (panel name, (x, y, w, h)) outlines over a panel
 
     def data(self) -> dict[str, np.ndarray]:
         """The matrices shown, by panel name."""
@@ -148,17 +151,39 @@ def _slot_words(view) -> str:
     return ", ".join(w if "" in c or len(c) > 1 else f"{w} ({c.pop()})" for w, c in conds.items())
 
 
+def _instrument_figure(key: str):
+    """An instrument page's figure: its panels and charts (widgets/instrument_views.py), with what
+    the page waits for on screen (a second forward pass) computed here."""
+
+    def build(result, sel):
+        views = page_views(key, result, sel, compute_missing=True)
+        grid = tuple((i.row, i.col, i.rowspan, i.colspan) for i in views.items)
+        boxes = tuple((i.view.name, box) for i in views.items for box in i.boxes)
+        return [i.view for i in views.items], views.columns, grid, views.panel_size, views.col_stretch, boxes
+    return build
+
+
 _COMPOSED_WORDS = {
     "block": QT_TR_NOOP("the whole block for one head: 15 panels from resid_pre to resid_post"),
     "all_heads": QT_TR_NOOP("pattern of every head in the layer"),
     "block_map": QT_TR_NOOP("the block as one picture: each station a thumbnail along the residual stream"),
+    "rope": QT_TR_NOOP("the RoPE lab: q and k pair by pair before and after the rotation, the pairs' shares of the "
+                       "score"),
+    "shared_kv": QT_TR_NOOP("shared K/V heads: who reads which K/V head, a group's scores, the cache bytes"),
+    "windows": QT_TR_NOOP("windows and sinks: a windowed layer beside a dense one, the reach through layers, the "
+                          "sinks"),
+    "tiled_softmax": QT_TR_NOOP("the tiled softmax: one query block tile by tile, the running m and ℓ, the bytes "
+                                "moved"),
+    "ab": QT_TR_NOOP("A/B: the scores and pattern under two conditions, and B − A"),
 }
+
 # name -> (description, builder(result, sel) -> (panels, columns, grid or None, panel size, column stretch))
 COMPOSED_VIEWS: dict[str, tuple[str, Callable]] = {
     **{key: ("station: " + _slot_words(view), _station_figure(key)) for key, view in STATION_VIEWS.items()},
     "block": (_COMPOSED_WORDS["block"], _composed_block),
     "all_heads": (_COMPOSED_WORDS["all_heads"], _composed_all_heads),
     "block_map": (_COMPOSED_WORDS["block_map"], _composed_block_map),
+    **{key: (_COMPOSED_WORDS[key], _instrument_figure(key)) for key in MODERN_PAGES},
 }
 
 
@@ -242,13 +267,14 @@ def figure_spec(view: str, result, sel) -> FigureSpec:
         return FigureSpec(view, title, (one,), ((0, 0, 1, 1),), 1, 1, size, subtitle=subtitle)
     if view not in COMPOSED_VIEWS:
         raise KeyError(view)
-    panels, columns, grid, size, stretch = COMPOSED_VIEWS[view][1](result, sel)
+    panels, columns, grid, size, stretch, *more = COMPOSED_VIEWS[view][1](result, sel)
     grid = grid or _grid(len(panels), columns)
     n_rows = max(r + rs for r, _, rs, _ in grid)
     n_cols = max(c + cs for _, c, _, cs in grid)
     title, subtitle = figure_title(view, result, sel)
     flow = tuple(node.stream for node in BLOCK_MAP) if view == "block_map" else ()
-    return FigureSpec(view, title, tuple(panels), grid, n_cols, n_rows, size, stretch, subtitle, flow)
+    return FigureSpec(view, title, tuple(panels), grid, n_cols, n_rows, size, stretch, subtitle, flow,
+                      boxes=more[0] if more else ())
 
 
 MAX_PANEL_PX = 900                                # beyond this, labels thin out (index:word)
@@ -268,6 +294,8 @@ def natural_size(spec: FigureSpec, style: FigureStyle) -> tuple[int, int]:
     metrics = QFontMetricsF(font)
     need, square = 0.0, False
     for one, (_, _, _, cs) in zip(spec.panels, spec.grid, strict=True):
+        if isinstance(one, Chart):
+            continue                              # charts take the room they are given
         rows, cols = one.values.shape
         if all(t.isdigit() or "·" in t for t in one.cols):
             continue                              # index columns may thin out (every 2nd, 5th …)
@@ -319,6 +347,7 @@ class FigureWidget(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.plots: dict[str, MatrixPlot] = {}
+        self.charts: dict[str, pg.PlotItem] = {}
         self.title_label = None
         self.flow_item = None
         self.spec: FigureSpec | None = None
@@ -330,6 +359,8 @@ class FigureWidget(pg.GraphicsLayoutWidget):
         pal = palette or style.palette
         self.ci.clear()
         self.plots = {}
+        self.charts = {}
+        self._chart_views: list = []
         self.hatches: list[LineHatch] = []
         if getattr(self, "flow_item", None) is not None:
             self.scene().removeItem(self.flow_item)
@@ -346,6 +377,13 @@ class FigureWidget(pg.GraphicsLayoutWidget):
             item.setTextWidth(item.document().idealWidth())
             top = 1
         for one, (r, c, rs, cs) in zip(spec.panels, spec.grid, strict=True):
+            if isinstance(one, Chart):
+                plot = self.ci.addPlot(row=top + r, col=c, rowspan=rs, colspan=cs)
+                draw_chart(plot, one, pal, font_pt=style.font_pt, line_scale=style.line_scale,
+                           title_size=f"{style.font_pt * 1.1:.1f}pt")
+                self.charts[one.name] = plot
+                self._chart_views.append((plot, one))
+                continue
             mp = MatrixPlot(self.ci, top + r, c, one.title, kind=one.kind, row_axis=one.row_axis,
                             col_axis=one.col_axis, palette=pal, rowspan=rs, colspan=cs, colorbar=not spec.flow)
             mp.apply_style(pal, cmap=style.cmap_for(one.kind), font_pt=style.font_pt, line_scale=style.line_scale)
@@ -358,6 +396,14 @@ class FigureWidget(pg.GraphicsLayoutWidget):
                         stairs=False)
             mp.set_message(one.missing)               # a name this model lacks: why, in its place
             _crisp(mp)
+            for name, (x, y, w, h) in spec.boxes:
+                if name == one.name:
+                    box = pg.QtWidgets.QGraphicsRectItem(x, y, w, h)
+                    pen = QPen(QColor(pal.foreground), 2.5 * style.line_scale)
+                    pen.setCosmetic(True)
+                    box.setPen(pen)
+                    box.setZValue(11)
+                    mp.plot.addItem(box)
             # Stretch factors only share out spare room: cap a single column / row instead.
             rows, cols = mp.values.shape
             scale = max(1.0, style.font_pt / 10.0)
@@ -413,11 +459,19 @@ class FigureWidget(pg.GraphicsLayoutWidget):
         items = [mp.text for mp in self.plots.values()] + self.hatches
         for item in items:
             item.px_scale = scale
+        self._redraw_charts(scale)                    # their lines and dots are sized in pixels too
         try:
             yield
         finally:
             for item in items:
                 item.px_scale = 1.0
+            self._redraw_charts(1.0)
+
+    def _redraw_charts(self, scale: float) -> None:
+        style = self.style
+        for plot, chart in getattr(self, "_chart_views", ()):
+            draw_chart(plot, chart, style.palette, font_pt=style.font_pt, line_scale=style.line_scale * scale,
+                       title_size=f"{style.font_pt * 1.1:.1f}pt")
 
 
 class FlowLines(pg.GraphicsObject):

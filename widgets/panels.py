@@ -5,7 +5,17 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QTextBrowser, QToolBar, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QTextBrowser,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from .i18n import Retranslate, num, page_short, page_title, tr
 
@@ -93,8 +103,9 @@ class MessageBar(Retranslate, QFrame):
 
 class StationBar(Retranslate, QToolBar):
     """◀ Embed · LayerNorm · … · MLP ▶ Play — the stations of a block in order (the time
-    controller), then the instrument pages. The active one is highlighted, the others dimmed.
-    A QToolBar, so on a narrow screen what does not fit goes into its » overflow menu."""
+    controller), then one "Instruments ▾" button whose menu lists the instrument pages (it shows
+    the page's name while one is open). The active one is highlighted, the others dimmed. A
+    QToolBar, so on a narrow screen what does not fit goes into its » overflow menu."""
 
     chosen = Signal(str)
     playToggled = Signal(bool)
@@ -114,17 +125,26 @@ class StationBar(Retranslate, QToolBar):
         self.group.setExclusive(True)
         self.buttons: dict[str, QAction] = {}
         for key in self.keys + self.pages:
-            if self.pages and key == self.pages[0]:
-                self._add_time_controls()
             action = QAction(self)
             action.setCheckable(True)
             action.triggered.connect(lambda _=False, k=key: self.chosen.emit(k))
             self.group.addAction(action)
-            self.addAction(action)
-            self.widgetForAction(action).setObjectName("stationButton" if key in self.keys else "pageButton")
             self.buttons[key] = action
-        if not self.pages:
-            self._add_time_controls()
+            if key in self.keys:
+                self.addAction(action)
+                self.widgetForAction(action).setObjectName("stationButton")
+        self._add_time_controls()
+        # The instrument pages, a dozen of them: one button and its menu keep the bar to one line.
+        self.instruments = QToolButton(self)
+        self.instruments.setObjectName("pageButton")
+        self.instruments.setCheckable(True)
+        self.instruments.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.instruments)
+        for key in self.pages:
+            menu.addAction(self.buttons[key])
+        self.instruments.setMenu(menu)
+        self.instruments.setVisible(bool(self.pages))
+        self.addWidget(self.instruments)
         self.current = self.keys[0]
         self.retranslate()
 
@@ -141,6 +161,9 @@ class StationBar(Retranslate, QToolBar):
             keys = self.shortcuts.get(key, "")
             title = page_title(key)
             action.setToolTip(f"{title} ({keys})" if keys else title)
+        self.instruments.setToolTip(tr("the instrument pages: the head lens, the √d_k lab, the mask, the KV "
+                                       "cache and the modern-attention instruments"))
+        self._show_instrument_button()
 
     def _add_time_controls(self) -> None:
         self.next = self.addAction("▶", lambda: self.step(+1))
@@ -162,6 +185,13 @@ class StationBar(Retranslate, QToolBar):
     def set_current(self, key: str) -> None:
         self.current = key
         self.buttons[key].setChecked(True)
+        self._show_instrument_button()
+
+    def _show_instrument_button(self) -> None:
+        """'Instruments ▾', or the open page's name, checked, while an instrument page is shown."""
+        on = self.current in self.pages
+        self.instruments.setText((page_short(self.current).replace("&", "&&") if on else tr("Instruments")) + " ▾")
+        self.instruments.setChecked(on)
 
     def step(self, delta: int) -> None:
         """The next/previous station of the block (from an instrument page: back to the first)."""

@@ -186,24 +186,35 @@ def test_time_controller_plays_through_the_stations_and_stops(qtbot, window):
     assert win.station_bar.buttons["mlp"].isChecked()
 
 
-def test_calibrator_measures_the_prediction(qtbot, window):
+def test_calibrator_tests_the_prediction_on_an_ab_copy(qtbot, window):
     win = window
     s = win.state
     cal = win.calibrator
     sel = s.selection
+    inputs = s.inputs
     before = float(s.result.trace["pattern", sel.layer][sel.head, sel.query].max())
     cal.choose_change("scaling_off")
     cal.set_prediction("sharper", True)
     with qtbot.waitSignal(win.instruments.calibrated, timeout=30_000):
         cal.apply.click()
-    after_ref = forward(s.inputs.config, s.result.weights, s.inputs.tokens, backend="reference")
+    assert s.inputs == inputs                                    # the lab is as it was: B is a copy
+    assert s.selection.station == "ab" and s.selection.ab == ("scaling_off", None)
+    after_ref = forward(inputs.config.replace(scale_scores=False), s.result.weights, inputs.tokens,
+                        backend="reference")
     after = float(after_ref["pattern", sel.layer][sel.head, sel.query].max())
-    assert not s.inputs.config.scale_scores
     expected_right = after > before
     assert win.instruments.total == 1 and win.instruments.correct == int(expected_right)
-    assert "Measured" in cal.outcome.text()
+    text = cal.outcome.text()
+    assert "Measured" in text and any(f"→ {after:.{d}f}" in text for d in range(2, 7))     # B's top weight
     assert f"{win.instruments.correct} of 1" in cal.score.text()
-    cal.undo.click()
+    page = win.stations["ab"]
+    qtbot.waitUntil(lambda: page.views is not None and not page.views.waiting, timeout=10_000)
+    page._refresh()
+    np.testing.assert_allclose(page.widgets["pattern/B"].values, after_ref["pattern", sel.layer][sel.head], atol=1e-5)
+    with qtbot.waitSignal(win.rendered, timeout=30_000):
+        cal.keep.click()                                         # now the lab's, one undoable step
+    assert not s.inputs.config.scale_scores and s.selection.ab is None
+    s.undo_stack.undo()
     qtbot.waitUntil(lambda: s.inputs.config.scale_scores and not s.busy, timeout=10_000)
     # a key question after switching heads, checked against the reference
     cal.choose_change("switch_head")
@@ -211,20 +222,20 @@ def test_calibrator_measures_the_prediction(qtbot, window):
     with qtbot.waitSignal(win.instruments.calibrated, timeout=10_000):
         cal.apply.click()
     ref = forward(s.inputs.config, s.result.weights, s.inputs.tokens, backend="reference")
-    top = int(np.argmax(ref["pattern", s.selection.layer][s.selection.head, s.selection.query]))
+    top = int(np.argmax(ref["pattern", s.selection.layer][(sel.head + 1) % 2, s.selection.query]))
     assert win.instruments.total == 2 and (f"key {top} " in cal.outcome.text())
 
 
 def test_a_failed_experiment_is_not_scored(qtbot, window, monkeypatch):
-    s, ins = window.state, window.instruments
+    ins = window.instruments
     window.calibrator.choose_change("d_head_x4")
     window.calibrator.set_prediction("sharper", True)
-    s.runner.cancel()
-    monkeypatch.setenv("QKV_LAB_MEMORY_BUDGET_GIB", "8")
+    monkeypatch.setenv("QKV_LAB_MEMORY_BUDGET_GIB", "0.000001")          # B cannot fit: refused, not run
     with qtbot.waitSignal(ins.calibrated, timeout=30_000):
         window.calibrator.apply.click()
-        s.cancel()                                          # the new inputs never produce a view
     assert ins.total == 0 and "could not be computed" in window.calibrator.outcome.text()
+    assert not window.calibrator.keep.isEnabled()
+    assert "B cannot be computed" in window.stations["ab"].text.text()
 
 
 def test_sqrt_lab_shows_only_the_d_k_asked_for_last(qtbot, window):
