@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from compute.progress import Cancelled
-from widgets.i18n import QT_TR_NOOP
+from widgets.i18n import QT_TR_NOOP, num, tr
 
 # The repos the menu offers: id -> what it is (the download size is the safetensors file's).
 REPOS: dict[str, str] = {
@@ -61,7 +61,8 @@ def _progress_class(report: Callable[[str, float], None] | None, repo: str):
                     shares = [b.n / b.total for b in byte_bars if b.total]
                     done = max((b.n for b in byte_bars), default=0)
                 fraction = max(shares, default=0.0)
-                report(f"downloading {repo} ({done / 1e6:,.1f} MB)", min(fraction, 1.0))
+                report(tr("downloading {repo} ({mb} MB)").format(repo=repo, mb=num(done / 1e6, ",.1f")),
+                       min(fraction, 1.0))
             return out
 
     return Progress
@@ -75,7 +76,7 @@ def fetch(repo: str, report: Callable[[str, float], None] | None = None, *, endp
     from huggingface_hub import errors
 
     if report is not None:
-        report(f"asking the hub for {repo}", 0.0)
+        report(tr("asking the hub for {repo}").format(repo=repo), 0.0)
     try:
         folder = huggingface_hub.snapshot_download(
             repo, revision=revision, allow_patterns=ALLOW_PATTERNS, endpoint=endpoint, cache_dir=cache_dir,
@@ -83,20 +84,22 @@ def fetch(repo: str, report: Callable[[str, float], None] | None = None, *, endp
     except Cancelled:
         raise
     except errors.RepositoryNotFoundError:
-        raise DownloadError(f"{repo}: no such model on the hub (or it is private)") from None
+        raise DownloadError(tr("{repo}: no such model on the hub (or it is private)").format(repo=repo)) from None
     except errors.RevisionNotFoundError:
-        raise DownloadError(f"{repo}: no revision {revision!r} on the hub") from None
+        why = tr("{repo}: no revision {revision} on the hub").format(repo=repo, revision=repr(revision))
+        raise DownloadError(why) from None
     except (errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled) as exc:
         where = endpoint or huggingface_hub.constants.ENDPOINT
-        raise DownloadError(f"offline: {where} cannot be reached and {repo} is not in the download cache "
-                            f"({type(exc.__cause__ or exc).__name__}). Connect to the internet and try again, "
-                            "or open a folder or GGUF file you have (Model ▸ Open model folder or GGUF file…)"
-                            ) from None
+        raise DownloadError(tr("offline: {where} cannot be reached and {repo} is not in the download cache "
+                               "({why}). Connect to the internet and try again, or open a folder or GGUF file you "
+                               "have (Model ▸ Open model folder or GGUF file…)").format(
+            where=where, repo=repo, why=type(exc.__cause__ or exc).__name__)) from None
     except errors.HfHubHTTPError as exc:
-        raise DownloadError(f"{repo}: the hub answered {exc}") from None
+        raise DownloadError(tr("{repo}: the hub answered {answer}").format(repo=repo, answer=exc)) from None
     except OSError as exc:
         raise DownloadError(f"{repo}: {exc.strerror or exc}") from None
     folder = Path(folder)
     if not any(folder.glob("*.safetensors")):
-        raise DownloadError(f"{repo} has no .safetensors weights (only formats the lab does not open)")
+        raise DownloadError(tr("{repo} has no .safetensors weights (only formats the lab does not open)").format(
+            repo=repo))
     return folder

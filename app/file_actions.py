@@ -208,7 +208,7 @@ class FileActions(QObject):
         except sessions.SessionError as exc:
             self.state.message.emit("error", tr("Could not open the session — {why}. Nothing changed.").format(
                 why=error_text(exc)))
-            if "file not found" in str(exc):
+            if exc.not_found:
                 self.settings.remove_recent(str(path.expanduser().resolve()))
             return False
         # Until its inputs are computed the session is not open: if they fail (weights that do not
@@ -353,12 +353,12 @@ def restore_last_session(window, settings: Settings) -> bool:
     if not text:
         return False
     try:
-        data = sessions.parse_session(text, "the last session")
+        data = sessions.parse_session(text, tr("the last session"))
     except sessions.SessionError as exc:
         settings.last_session = None
         window.state.message.emit("warning", tr("{why} — starting clean.").format(why=error_text(exc)))
         return False
-    if not sessions.apply_session(window.state, data, "the last session", undoable=False):
+    if not sessions.apply_session(window.state, data, tr("the last session"), undoable=False):
         return False
     actions = getattr(window, "file_actions", None)
     last_path = settings.get("sessions/last_path", "", str)

@@ -109,7 +109,8 @@ def _open(source: str, key: str | None = None):
     try:
         memory.check(cfg, min(cfg.n_ctx, OPEN_T), include_weights=True)
     except ConfigError as exc:
-        raise CheckpointError(f"not opened, too large for this machine: {exc}", path) from None
+        raise CheckpointError(tr("not opened, too large for this machine: {why}").format(why=error_text(exc)),
+                              path) from None
     loaded = real_models.load(key) if key is not None else load_checkpoint(path)
     try:
         ids = loaded.tokenizer.encode(OPEN_TEXT)[: loaded.cfg.n_ctx]

@@ -31,6 +31,7 @@ from compute import (
     progress,
 )
 from compute.kvcache import block_macs
+from widgets.i18n import error_text, tr
 
 from .values import WeightsEntry, make_result, make_weights, tokenizer_for
 
@@ -89,7 +90,7 @@ class Runner(QObject):
             self._cancel_id = self._running_id
         self._painted.set()
         if dropped is not None:
-            self.failed.emit(dropped[0], "Computation cancelled.", True)
+            self.failed.emit(dropped[0], tr("Computation cancelled."), True)
 
     def shutdown(self, timeout: float = 5.0) -> None:
         """Stop the worker (cancelling what runs) and wait for it."""
@@ -185,13 +186,13 @@ def cached_weights(cache: OrderedDict, inputs, registry: dict) -> Weights:
 def failure(exc: BaseException) -> tuple[str, bool]:
     """(message for the user, was it a cancel) for whatever stopped a computation."""
     if isinstance(exc, Cancelled):
-        return "Computation cancelled.", True
+        return tr("Computation cancelled."), True
     if isinstance(exc, (ConfigError, WeightsError, CheckpointError, BackendUnavailable)):
-        return str(exc), False
+        return error_text(exc), False
     if isinstance(exc, MemoryError):
-        return "Out of memory: use fewer tokens, fewer layers or smaller dimensions.", False
+        return tr("Out of memory: use fewer tokens, fewer layers or smaller dimensions."), False
     traceback.print_exception(exc)                         # a bug: the message says so, the log has the rest
-    return f"Computation failed: {type(exc).__name__}: {exc}", False
+    return tr("Computation failed: {error}").format(error=f"{type(exc).__name__}: {exc}"), False
 
 
 class SyncRunner(QObject):

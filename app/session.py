@@ -41,6 +41,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from compute import BACKEND_NAMES, PRESETS, Config, ConfigError, safe_io
+from widgets.i18n import error_text, tr
 from widgets.theme import DIVERGING_MAPS, SEQUENTIAL_MAPS
 
 from .state import PAGES, SEED_MAX, Inputs
@@ -54,7 +55,10 @@ COLOUR_FIELDS = ("theme", "colormap", "diverging", "lock_scales", "show_values")
 
 
 class SessionError(Exception):
-    """A session file that cannot be opened or written; the message is for the user."""
+    """A session file that cannot be opened or written; the message is for the user (in the
+    window's language). `not_found`: the file is not there (the recent-files list drops it)."""
+
+    not_found = False
 
 
 @dataclass(frozen=True)
@@ -244,20 +248,21 @@ def _weights(ref: Any, seed_default: int, base_dir: Path | None, warnings: list[
     if kind == "trained":
         shipped = _trained_file()
         if shipped is None or not shipped.exists():
-            warnings.append(f"The trained toy weights are not installed: the session is shown with random "
-                            f"weights (seed {seed}) instead.")
+            warnings.append(tr("The trained toy weights are not installed: the session is shown with random weights "
+                               "(seed {seed}) instead.").format(seed=seed))
             return "random", seed
         if digest is not None:
-            _check_digest(shipped, digest, "The shipped trained weights have", warnings, checks)
+            _check_digest(shipped, digest, tr("The shipped trained weights have"), warnings, checks)
         return "trained", seed
     if kind.startswith("custom:"):
-        warnings.append(f"The session used weights made in that session ({_short(kind)}), which were not saved "
-                        f"to a file: it is shown with random weights (seed {seed}) instead.")
+        warnings.append(tr("The session used weights made in that session ({name}), which were not saved to a "
+                           "file: it is shown with random weights (seed {seed}) instead.").format(name=_short(kind),
+                                                                                                 seed=seed))
         return "random", seed
     if kind not in ("file", "folder"):
         # Never a path in disguise: an unknown kind would be opened relative to the working folder.
-        warnings.append(f"The session's weights are of a kind this version does not know ({_short(kind)!r}): "
-                        f"it is shown with random weights (seed {seed}) instead.")
+        warnings.append(tr("The session's weights are of a kind this version does not know ({kind}): it is shown "
+                           "with random weights (seed {seed}) instead.").format(kind=repr(_short(kind)), seed=seed))
         return "random", seed
     stored = _need(ref, "path", str, "inputs.weights")
     candidates = []
@@ -266,17 +271,24 @@ def _weights(ref: Any, seed_default: int, base_dir: Path | None, warnings: list[
     candidates.append(lambda: Path(stored).expanduser())
     found = next((p for p in map(_usable_path, candidates) if p is not None), None)
     if found is None:
-        warnings.append(f"The weights {kind} {_short(stored)!r} was not found: the session is shown with random "
-                        f"weights (seed {seed}) instead. Load the weights to see the saved numbers.")
+        text = (tr("The weights file {path} was not found: the session is shown with random weights (seed {seed}) "
+                   "instead. Load the weights to see the saved numbers.") if kind == "file" else
+                tr("The weights folder {path} was not found: the session is shown with random weights (seed {seed}) "
+                   "instead. Load the weights to see the saved numbers."))
+        warnings.append(text.format(path=repr(_short(stored)), seed=seed))
         return "random", seed
     mode = found.stat().st_mode
     if not (stat.S_ISDIR(mode) if kind == "folder" else stat.S_ISREG(mode)):
         what = safe_io.kind_of(mode) if not stat.S_ISREG(mode) else "a file"
-        warnings.append(f"The weights {kind} {str(found)!r} is {what}, not a weights {kind}: the session is shown "
-                        f"with random weights (seed {seed}) instead.")
+        text = (tr("The weights file {path} is {what}, not a weights file: the session is shown with random "
+                   "weights (seed {seed}) instead.") if kind == "file" else
+                tr("The weights folder {path} is {what}, not a weights folder: the session is shown with random "
+                   "weights (seed {seed}) instead."))
+        warnings.append(text.format(path=repr(str(found)), what=what, seed=seed))
         return "random", seed
     if digest is not None:
-        _check_digest(found, digest, f"The weights {kind} {str(found)!r} has", warnings, checks)
+        subject = tr("The weights file {path} has") if kind == "file" else tr("The weights folder {path} has")
+        _check_digest(found, digest, subject.format(path=repr(str(found))), warnings, checks)
     return str(found), seed
 
 
@@ -295,8 +307,8 @@ def _usable_path(make) -> Path | None:
 
 
 def _changed(subject: str) -> str:
-    return (f"{subject} changed since the session was saved (the sha256 differs): the numbers may not be "
-            "the ones saved.")
+    return tr("{subject} changed since the session was saved (the sha256 differs): the numbers may not be the "
+              "ones saved.").format(subject=subject)
 
 
 def _check_digest(path: Path, digest: str, subject: str, warnings: list[str], checks: list) -> None:
@@ -327,35 +339,37 @@ PLURAL = {"layer": "layers", "head": "heads", "query": "query positions"}
 
 def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
     if not text.strip():
-        raise SessionError("the file is empty")
+        raise SessionError(tr("the file is empty"))
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SessionError(f"the file is damaged or truncated (not valid JSON: {exc.msg} at line {exc.lineno}, "
-                           f"column {exc.colno})") from None
+        raise SessionError(tr("the file is damaged or truncated (not valid JSON: {why} at line {line}, column "
+                              "{column})").format(why=exc.msg, line=exc.lineno, column=exc.colno)) from None
     except (RecursionError, ValueError) as exc:          # nesting too deep, numbers too long
-        raise SessionError(f"the file is not a session QKV Lab can read ({type(exc).__name__})") from None
+        raise SessionError(tr("the file is not a session QKV Lab can read ({why})").format(
+            why=type(exc).__name__)) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise SessionError("this is not a QKV Lab session (no \"format\": \"qkv-lab-session\")")
+        raise SessionError(tr("this is not a QKV Lab session (no \"format\": \"qkv-lab-session\")"))
     schema = data.get("schema")
     if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
         raise SessionError(f"schema = {json.dumps(schema)}: not a session schema version")
     if schema > SCHEMA_VERSION:
-        raise SessionError(f"it was saved by a newer QKV Lab ({data.get('saved_by', 'unknown version')}, session "
-                           f"schema {schema}); this version reads schema {SCHEMA_VERSION}. Update QKV Lab to open it.")
+        raise SessionError(tr("it was saved by a newer QKV Lab ({saved_by}, session schema {schema}); this version "
+                              "reads schema {ours}. Update QKV Lab to open it.").format(
+            saved_by=data.get("saved_by", tr("unknown version")), schema=schema, ours=SCHEMA_VERSION))
     warnings: list[str] = []
     inp = _need(data, "inputs", dict, "session")
     try:
         config = Config.from_dict(_need(inp, "config", dict, "inputs"))
     except (ConfigError, TypeError) as exc:
-        raise SessionError(f"inputs.config: {exc}") from None
+        raise SessionError(f"inputs.config: {error_text(exc) if isinstance(exc, ConfigError) else exc}") from None
     tokens = _need(inp, "tokens", list, "inputs")
     try:
         ids = tuple(int(t) for t in config.validate_tokens(tokens))
     except ConfigError as exc:
-        raise SessionError(f"inputs.{exc}") from None
+        raise SessionError(f"inputs.{error_text(exc)}") from None
     if not ids:
-        raise SessionError("inputs.tokens is empty: a session needs at least one token")
+        raise SessionError(tr("inputs.tokens is empty: a session needs at least one token"))
     preset = _need(inp, "preset", str, "inputs") if "preset" in inp else "custom"
     if preset not in PRESETS:
         preset = "custom"
@@ -412,22 +426,25 @@ def load_session(path: str | os.PathLike) -> SessionData:
         name = str(path)
         raw = safe_io.read_bytes(path, MAX_BYTES)
     except FileNotFoundError:
-        raise SessionError(f"{name}: file not found") from None
+        error = SessionError(tr("{name}: file not found").format(name=name))
+        error.not_found = True
+        raise error from None
     except PermissionError:
-        raise SessionError(f"{name}: permission denied") from None
+        raise SessionError(tr("{name}: permission denied").format(name=name)) from None
     except safe_io.FileError as exc:
         if exc.errno == errno.EISDIR:
-            raise SessionError(f"{name}: is a folder, not a session file") from None
+            raise SessionError(tr("{name}: is a folder, not a session file").format(name=name)) from None
         if "larger than" in exc.reason:
-            raise SessionError(f"{name}: {exc.reason}, too large to be a session") from None
-        raise SessionError(f"{name}: {exc.reason}, not a session file") from None
+            raise SessionError(tr("{name}: {reason}, too large to be a session").format(name=name,
+                                                                                          reason=exc.reason)) from None
+        raise SessionError(tr("{name}: {reason}, not a session file").format(name=name, reason=exc.reason)) from None
     except (OSError, RuntimeError, ValueError) as exc:   # RuntimeError: "~nobody"; ValueError: a NUL
         reason = safe_io.describe(exc) if isinstance(exc, OSError) else str(exc)
-        raise SessionError(f"{name}: cannot read ({reason})") from None
+        raise SessionError(tr("{name}: cannot read ({reason})").format(name=name, reason=reason)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise SessionError(f"{name}: this is not a QKV Lab session (not UTF-8 text)") from None
+        raise SessionError(tr("{name}: this is not a QKV Lab session (not UTF-8 text)").format(name=name)) from None
     return parse_session(text, name, path.parent)
 
 
@@ -446,12 +463,13 @@ def apply_session(state, data: SessionData, label: str, undoable: bool = True, o
     state.message.connect(catch)
     try:
         fields = {f.name: getattr(data.inputs, f.name) for f in dataclasses.fields(data.inputs)}
-        ok = state.edit(f"Open session {label}", **fields)
+        ok = state.edit(tr("Open session {name}").format(name=label), **fields)
     finally:
         state.message.disconnect(catch)
     if not ok:
-        reason = refusals[-1] if refusals else "the inputs were refused"
-        state.message.emit("error", f"Could not open {label}: {reason}. Nothing changed.")
+        reason = refusals[-1] if refusals else tr("the inputs were refused")
+        state.message.emit("error", tr("Could not open {name}: {reason}. Nothing changed.").format(name=label,
+                                                                                                 reason=reason))
         return False
     if not undoable:
         state.undo_stack.clear()
@@ -506,8 +524,8 @@ class _Opening(QObject):
             self.state.message.emit(level, text)
         if self.data.checks:
             size = sum(_size(path) for path, _, _ in self.data.checks)
-            self.state.message.emit("info", f"Checking the sha256 of the weights ({safe_io.fmt_size(size)}) "
-                                            "in the background…")
+            self.state.message.emit("info", tr("Checking the sha256 of the weights ({size}) in the background…").format(
+                size=safe_io.fmt_size(size)))
             threading.Thread(target=self._check, name="qkv-lab session check", daemon=True).start()
 
     def _failed(self, _text: str) -> None:

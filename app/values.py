@@ -22,6 +22,7 @@ from compute import (
     trained_toy_weights,
 )
 from compute.config import ONE_BLOCK_PRESETS
+from widgets.i18n import tr
 
 DEFAULT_TEXT = "the cat sat on the mat"
 # Larger presets start with a longer text from the toy words (their weights are random anyway).
@@ -159,8 +160,8 @@ def make_weights(inputs, registry: dict | None = None) -> Weights:
     if source == "trained":
         weights = trained_toy_weights()
     elif source.startswith("custom:"):
-        raise WeightsError("these weights existed only in memory (made by training here, not saved to "
-                           "a file); use Model › Save weights to keep trained weights", source)
+        raise WeightsError(tr("these weights existed only in memory (made by training here, not saved to a file); "
+                              "use Model › Save weights to keep trained weights"), source)
     elif Path(source).expanduser().is_dir() or source.lower().endswith(".gguf"):
         real = real_model_of(source)                 # the packaged real model: loaded once, kept
         loaded = real_models.load(real.key) if real is not None else load_checkpoint(Path(source).expanduser())
@@ -171,7 +172,8 @@ def make_weights(inputs, registry: dict | None = None) -> Weights:
     else:
         weights = Weights.load(Path(source).expanduser(), cfg=cfg)
     if not weights.cfg.same_shapes(cfg):
-        raise WeightsError(f"they are for {weights.cfg.describe()}, not for {cfg.describe()}", source)
+        raise WeightsError(tr("they are for {theirs}, not for {ours}").format(theirs=weights.cfg.describe(),
+                                                                              ours=cfg.describe()), source)
     return weights
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from . import memory
 from .config import Config, ConfigError
 from .forward import forward
+from .i18n import QT_TR_NOOP, Message, Number
 from .shared_kv import pool_kv
 from .trace import Trace
 from .weights import Weights
@@ -61,43 +62,52 @@ def edit(cfg: Config, weights: Weights, tokens, condition: tuple, seed: int = 0,
     tokens = tuple(int(t) for t in tokens)
     same = dict(weights=weights, tokens=tokens, head=None)
     if change == "mask_off":
-        return Edited(cfg.replace(causal=not cfg.causal), note="causal mask off" if cfg.causal else "causal mask on",
-                      **same)
+        note = Message(QT_TR_NOOP("causal mask off")) if cfg.causal else Message(QT_TR_NOOP("causal mask on"))
+        return Edited(cfg.replace(causal=not cfg.causal), note=note, **same)
     if change == "scaling_off":
         on = not cfg.scale_scores
-        return Edited(cfg.replace(scale_scores=on), note="1/√d_head scaling " + ("on" if on else "off"), **same)
+        note = Message(QT_TR_NOOP("1/√d_head scaling on")) if on else Message(QT_TR_NOOP("1/√d_head scaling off"))
+        return Edited(cfg.replace(scale_scores=on), note=note, **same)
     if change == "d_head_x4":
         new = cfg.replace(d_head=cfg.d_head * 4)
         return Edited(new, Weights.random(new, seed), tokens, None,
-                      f"d_head {cfg.d_head} → {new.d_head}: new shapes, random weights (seed {seed})")
+                      Message(QT_TR_NOOP("d_head {old} → {new}: new shapes, random weights (seed {seed})"),
+                              old=cfg.d_head, new=new.d_head, seed=str(seed)))
     if change == "rope_theta":
         if cfg.positions != "rope":
-            raise ConfigError("rope_theta", value, "this model has learned positions, no RoPE to change")
-        return Edited(cfg.replace(rope_theta=float(value)), note=f"RoPE θ {cfg.rope_theta:g} → {float(value):g}",
-                      **same)
+            raise ConfigError("rope_theta", value, Message(QT_TR_NOOP("this model has learned positions, no RoPE to "
+                                                                      "change")))
+        note = Message(QT_TR_NOOP("RoPE θ {old} → {new}"), old=Number(cfg.rope_theta, "g"),
+                       new=Number(float(value), "g"))
+        return Edited(cfg.replace(rope_theta=float(value)), note=note, **same)
     if change == "n_kv_heads":
         new, pooled = pool_kv(cfg, weights, int(value))
-        how = "copied" if new.n_kv_heads > cfg.n_kv_heads else "mean-pooled"
-        return Edited(new, pooled, tokens, None,
-                      f"n_kv_heads {cfg.n_kv_heads} → {new.n_kv_heads} (the K/V heads {how}, not retrained)")
+        how = (QT_TR_NOOP("n_kv_heads {old} → {new} (the K/V heads copied, not retrained)")
+               if new.n_kv_heads > cfg.n_kv_heads else
+               QT_TR_NOOP("n_kv_heads {old} → {new} (the K/V heads mean-pooled, not retrained)"))
+        return Edited(new, pooled, tokens, None, Message(how, old=cfg.n_kv_heads, new=new.n_kv_heads))
     if change == "move_token":
         src, dst = (int(v) for v in value)
         if not (0 <= src < len(tokens) and 0 <= dst < len(tokens)):
-            raise ConfigError("move_token", value, f"positions must be 0..{len(tokens) - 1}")
+            raise ConfigError("move_token", value, Message(QT_TR_NOOP("positions must be 0..{last}"),
+                                                           last=str(len(tokens) - 1)))
         moved = list(tokens)
         moved.insert(dst, moved.pop(src))
-        return Edited(cfg, weights, tuple(moved), None, f"the token at {src} moved to {dst}")
+        return Edited(cfg, weights, tuple(moved), None, Message(QT_TR_NOOP("the token at {src} moved to {dst}"),
+                                                                src=str(src), dst=str(dst)))
     if change == "weights":
         if value == "trained":
             if trained is None:
-                raise ConfigError("weights", value, "the trained weights are not available here")
-            return Edited(cfg, trained(), tokens, None, "the trained toy weights")
-        return Edited(cfg, Weights.random(cfg, int(value)), tokens, None, f"random weights (seed {int(value)})")
+                raise ConfigError("weights", value, Message(QT_TR_NOOP("the trained weights are not available here")))
+            return Edited(cfg, trained(), tokens, None, Message(QT_TR_NOOP("the trained toy weights")))
+        return Edited(cfg, Weights.random(cfg, int(value)), tokens, None,
+                      Message(QT_TR_NOOP("random weights (seed {seed})"), seed=str(int(value))))
     if change == "head":
         h = int(value)
         if not 0 <= h < cfg.n_heads:
-            raise ConfigError("head", h, f"this model has heads 0..{cfg.n_heads - 1}")
-        return Edited(cfg, weights, tokens, h, f"head {h} of the same pass")
+            raise ConfigError("head", h, Message(QT_TR_NOOP("this model has heads 0..{last}"),
+                                                 last=str(cfg.n_heads - 1)))
+        return Edited(cfg, weights, tokens, h, Message(QT_TR_NOOP("head {h} of the same pass"), h=str(h)))
     raise ConfigError("change", change, f"must be one of {', '.join(CHANGES)}")
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .config import Config
+from .i18n import QT_TR_NOOP, Message
 from .trace import Trace
 
 
@@ -141,10 +142,11 @@ def distance_scores(view: PairView, distances: np.ndarray) -> np.ndarray:
 
 def learned_reason(cfg: Config) -> str:
     """Why a learned-position model has nothing to rotate, and what its W_pos does instead."""
-    return (f"This model has learned positions: no RoPE, nothing is rotated. W_pos [n_ctx, d_model] = "
-            f"[{cfg.n_ctx:,}, {cfg.d_model:,}] gives each position a vector that is added to the token's "
-            f"embedding before the first block (pos_embed = W_pos[:T]); q and k then carry content and "
-            f"absolute position mixed in one vector, and no position past n_ctx = {cfg.n_ctx:,} has a row.")
+    return Message(QT_TR_NOOP("This model has learned positions: no RoPE, nothing is rotated. W_pos [n_ctx, d_model] = "
+                              "[{n_ctx}, {d_model}] gives each position a vector that is added to the token's "
+                              "embedding before the first block (pos_embed = W_pos[:T]); q and k then carry content "
+                              "and absolute position mixed in one vector, and no position past n_ctx = {n_ctx} has a "
+                              "row."), n_ctx=cfg.n_ctx, d_model=cfg.d_model)
 
 
 def position_similarity(pos_embed: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ from compute import tiled_softmax as tiled
 from compute.memory import fmt_bytes
 
 from .charts import CATEGORY, Chart, Series
-from .i18n import tr
+from .i18n import QT_TR_NOOP, localise_number, message, tr
 from .views import Panel, idx_labels, panel, pattern_levels, symmetric_levels
 
 QK = ("query", "key")
@@ -76,13 +76,35 @@ FORMULAS = {
                "positions down to i − L·(W − 1)",
     "tiled_softmax": "m ← max(m, max S);&nbsp; ℓ ← e^(m_old − m)·ℓ + Σ e^(S − m);&nbsp; "
                      "o ← e^(m_old − m)·o + e^(S − m)·V;&nbsp; z = o / ℓ",
-    "ab": "the same inputs with one change: A as the lab shows it, B a fresh forward pass, and B − A",
+    "ab": QT_TR_NOOP("the same inputs with one change: A as the lab shows it, B a fresh forward pass, and B − A"),
 }
+TRANSLATED_FORMULAS = {"ab"}                   # the others are equations: the same in every language
+
+
+def formula(key: str) -> str:
+    """A page header's equation, its words (if any) in the window's language."""
+    text = FORMULAS.get(key, "")
+    return tr(text) if key in TRANSLATED_FORMULAS else text
+
+
+class _Local:
+    """A number in a template: formatted by its spec, in the reader's decimal separators."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        return localise_number(format(self.value, spec))
 
 
 def _t(template: str, **values) -> str:
-    """A translatable template filled in: tr() sees the literal text, .format the numbers."""
-    return tr(template).format(**values)
+    """A translatable template filled in: tr() sees the literal text (pyside6-lupdate reads `_t` as
+    tr: tools/i18n.py), .format the numbers, each in the reader's decimal separators."""
+    local = {k: _Local(v) if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) else v
+             for k, v in values.items()}
+    return tr(template).format(**local)
 
 
 # -- RoPE lab -----------------------------------------------------------------------------------------------
@@ -150,11 +172,11 @@ def rope_views(result, sel) -> PageViews:
         pos = panel("pos_embed", result, sel)
         sim = Panel("position_similarity", tr("cos(W_pos[i], W_pos[j]): what W_pos learned"),
                     rope_lab.position_similarity(t["pos_embed"]), tuple(idx_labels(T)), tuple(idx_labels(T)),
-                    "position i", "position j",
+                    tr("position i"), tr("position j"),
                     levels=(-1.0, 1.0))
         return PageViews("rope", (Item(scores, 0, 0, roles=QK), Item(pos, 0, 1, roles=("query", None)),
                                   Item(sim, 0, 2, roles=QK)),
-                         text=html.escape(rope_lab.learned_reason(cfg)),
+                         text=html.escape(message(rope_lab.learned_reason(cfg))),
                          shapes=f"W_pos: [n_ctx, d_model] = [{cfg.n_ctx:,}, {cfg.d_model:,}] · T = {T}")
     j = default_key(sel, T)
     scores = dataclasses.replace(scores, title=_t("attn_scores_raw[{h}]: click a key j", h=h))
@@ -209,9 +231,9 @@ def heads_chart(cfg, head: int) -> Chart:
     big = 16 if H <= 32 else 7
     series = [Series("", ends[:, 0], ends[:, 1], style="segments", colour="muted", width=1.2),
               Series("", np.array([xq[head]]), np.array([1.0]), style="points", colour="foreground", size=big + 8),
-              Series("query heads", xq, np.ones(H), style="points", colour="accent", size=big,
+              Series(tr("query heads"), xq, np.ones(H), style="points", colour="accent", size=big,
                      colours=colours),
-              Series("K/V heads", xkv, np.zeros(KV), style="points", colour="accent2", size=22 if KV <= 16 else 9,
+              Series(tr("K/V heads"), xkv, np.zeros(KV), style="points", colour="accent2", size=22 if KV <= 16 else 9,
                      colours=tuple(CATEGORY[g % len(CATEGORY)] for g in range(KV))),
               Series("", np.array([xq[head]]), np.array([1.28]), style="text", colour="foreground",
                      texts=(f"h{head}",), size=10)]
@@ -264,11 +286,11 @@ def shared_kv_views(result, sel) -> PageViews:
         s = g.scores[g.heads.index(x)]
         items.append(Item(Panel(f"attn_scores/{x}", _t("head {x}: q_{x} · k_{g}ᵀ", x=x, g=g.kv_head), s, labels,
                                 labels,
-                                "query i" if n == 0 else "", "key j", masked=np.isneginf(s), levels=levels),
+                                tr("query i") if n == 0 else "", tr("key j"), masked=np.isneginf(s), levels=levels),
                           1, n, roles=QK))
     key_name = "rot_k" if cfg.positions == "rope" else "k"
     items.append(Item(Panel("k", _t("shared keys {k}[:, {g}]", k=key_name, g=g.kv_head), g.k, labels,
-                            tuple(idx_labels(cfg.d_head)), "key j", "d_head"), 1, len(shown), roles=("key", None)))
+                            tuple(idx_labels(cfg.d_head)), tr("key j"), "d_head"), 1, len(shown), roles=("key", None)))
     meter = shared_kv.cache_meter(cfg, T, what_if)
     own = shared_kv.cache_meter(cfg, T)
     together = (_t("Head {h} is in group {g} with heads {heads}: one k and one v for them all, {n} different "
@@ -320,7 +342,7 @@ def _reach_panel(name: str, title: str, windows, T: int, i: int, labels) -> Pane
     rows = ("input",) + tuple(f"after L{layer}" for layer in range(len(windows)))
     every = max(1, len(rows) // 8)                                            # thin a 31-row axis
     ticks = tuple(x if n % every == 0 or n == len(rows) - 1 else "" for n, x in enumerate(rows))
-    return Panel(name, title, r, rows, labels, "", "position j", kind="sequential", levels=(0.0, 1.0),
+    return Panel(name, title, r, rows, labels, "", tr("position j"), kind="sequential", levels=(0.0, 1.0),
                  row_ticks=ticks)
 
 
@@ -349,10 +371,10 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
     top = pattern_levels(np.maximum(dense, band))
     dense_title = _t("layer {L} dense", L=L) if own is None else _t("layer {L}, W = {W} off", L=L, W=own)
     items = [Item(Panel("pattern_dense", dense_title,
-                        dense, labels, labels, "query i", "key j", kind="sequential",
+                        dense, labels, labels, tr("query i"), tr("key j"), kind="sequential",
                         masked=~receptive.allowed(T, None, cfg.causal), levels=top, masked_text=""), 0, 0, roles=QK),
              Item(Panel("pattern_window", _t("window W = {W}", W=W),
-                        band, labels, labels, "", "key j", kind="sequential",
+                        band, labels, labels, "", tr("key j"), kind="sequential",
                         masked=~receptive.allowed(T, W, cfg.causal), levels=top, masked_text=""), 0, 1, roles=QK)]
     lay = receptive.layouts(cfg, W)
     reached = {k: int(receptive.reach(v, T, i)[-1].sum()) for k, v in lay.items()}
@@ -363,7 +385,8 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
     layer_rows, head_cols = tuple(idx_labels(cfg.n_layers)), tuple(idx_labels(cfg.n_heads))
     uniform = receptive.uniform_share(T)
     items.append(Item(Panel("sink_share", _t("weight on 0 “{w}”", w=labels[0] if labels else ""), shares,
-                            layer_rows, head_cols, "layer", "head", kind="sequential", levels=(0.0, 1.0)), 1, 0))
+                            layer_rows, head_cols, tr("layer"), tr("head"), kind="sequential", levels=(0.0, 1.0)),
+                      1, 0))
     waiting = ""
     if extra is None and compute_missing and T > 1:
         extra = without_first(result)
@@ -371,17 +394,17 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
         t2 = extra.trace
         shares2 = receptive.sink_shares(t2)
         items.append(Item(Panel("sink_share_without_first", _t("without it: on “{w}”", w=labels[1]),
-                                shares2, layer_rows, head_cols, "", "head", kind="sequential", levels=(0.0, 1.0)),
+                                shares2, layer_rows, head_cols, "", tr("head"), kind="sequential", levels=(0.0, 1.0)),
                           1, 1))
         P2 = t2["pattern", L][h]
         items.append(Item(Panel("pattern_without_first", _t("pattern without “{w}”", w=labels[0]), P2, labels[1:],
-                                labels[1:], "query i", "key j", kind="sequential",
+                                labels[1:], tr("query i"), tr("key j"), kind="sequential",
                                 masked=np.isneginf(t2["attn_scores", L][h]), levels=pattern_levels(P2), masked_text=""),
                           1, 2, colspan=2, roles=QK, row_offset=1))
         after = _t(" Without “{w}” the new first token takes <b>{share:.0%}</b> on average (uniform: {u:.0%}).",
                    w=html.escape(labels[0]), share=shares2.mean(), u=receptive.uniform_share(T - 1))
     else:
-        waiting = "the run without the first token" if T > 1 else ""
+        waiting = tr("the run without the first token") if T > 1 else ""
         after = tr(" (one token only: nothing to remove)") if T <= 1 else tr(" Computing the run without the first "
                                                                                "token…")
     span = receptive.reach_span(lay["every"])
@@ -424,7 +447,7 @@ def tiled_views(result, sel) -> PageViews:
     title = (_t("scores of queries {a}…{b}; step {n} of {N}: keys {ka}…{kb}", a=a, b=b - 1, n=n, N=N,
                 ka=now.keys[0], kb=now.keys[1] - 1) if now
              else _t("scores of queries {a}…{b}: before the first tile", a=a, b=b - 1))
-    scores = Panel("attn_scores", title, run.scores, rows, labels, "query i", "key j", masked=forbidden)
+    scores = Panel("attn_scores", title, run.scores, rows, labels, tr("query i"), tr("key j"), masked=forbidden)
     running = run.pattern_after(n)
     pattern_rows = np.asarray(t["pattern", L][h, a:b], np.float64)            # the model's, materialised
     diff = running - pattern_rows
@@ -467,13 +490,13 @@ def tiled_views(result, sel) -> PageViews:
     items = (Item(scores, 0, 0, colspan=2, roles=QK, row_offset=a, boxes=boxes),
              Item(m_chart, 0, 2),
              Item(Panel("pattern_tiled", _t("running e^(S − m)/ℓ, step {n}", n=n), running, rows,
-                        labels, "query i", "key j", kind="sequential", masked=~np.isfinite(running) | forbidden,
+                        labels, tr("query i"), tr("key j"), kind="sequential", masked=~np.isfinite(running) | forbidden,
                         levels=levels, masked_text=""), 1, 0, roles=QK, row_offset=a, boxes=boxes),
-             Item(Panel("pattern", tr("pattern (materialised)"), pattern_rows, rows, labels, "", "key j",
+             Item(Panel("pattern", tr("pattern (materialised)"), pattern_rows, rows, labels, "", tr("key j"),
                         kind="sequential", masked=forbidden, levels=levels, masked_text=""), 1, 1, roles=QK,
                   row_offset=a),
              Item(Panel("difference", _t("difference: max {d:.1e}", d=worst), np.where(seen, diff, np.nan), rows,
-                        labels, "", "key j", masked=~seen), 1, 2, roles=QK, row_offset=a),
+                        labels, "", tr("key j"), masked=~seen), 1, 2, roles=QK, row_offset=a),
              Item(memory, 2, 0, colspan=3))
     final = run.pattern_after(N) - pattern_rows                               # after every tile
     final_worst = float(np.abs(final).max()) if N else 0.0
@@ -534,9 +557,9 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
     if extra is None and compute_missing:
         extra = side_b(result, condition)
     sA, pA = t["attn_scores", L][h], t["pattern", L][h]
-    a_items = [Panel("attn_scores/A", f"A: attn_scores[{h}]", sA, labels, labels, "query i", "key j",
+    a_items = [Panel("attn_scores/A", f"A: attn_scores[{h}]", sA, labels, labels, tr("query i"), tr("key j"),
                      masked=np.isneginf(sA)),
-               Panel("pattern/A", f"A: pattern[{h}]", pA, labels, labels, "query i", "key j", kind="sequential",
+               Panel("pattern/A", f"A: pattern[{h}]", pA, labels, labels, tr("query i"), tr("key j"), kind="sequential",
                      masked=np.isneginf(sA), masked_text="")]
     if extra is None or extra.request_id != result.request_id or tuple(extra.condition) != condition or extra.error:
         items = (Item(a_items[0], 0, 0, roles=QK), Item(a_items[1], 1, 0, roles=QK))
@@ -544,7 +567,7 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
                                                                                       condition):
             return PageViews("ab", items, text=_t("B cannot be computed: {why}", why=html.escape(extra.error)),
                              shapes=f"[T, T] = [{T}, {T}]")
-        return PageViews("ab", items, text=tr("Computing B…"), waiting="side B", shapes=f"[T, T] = [{T}, {T}]")
+        return PageViews("ab", items, text=tr("Computing B…"), waiting=tr("side B"), shapes=f"[T, T] = [{T}, {T}]")
     tb, e = extra.trace, extra.edited
     hb = e.head if e.head is not None else min(h, e.cfg.n_heads - 1)
     labels_b = tuple(result.token_label(int(x)) for x in e.tokens)
@@ -557,23 +580,23 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
     a_items[1] = dataclasses.replace(a_items[1], levels=p_levels)
     bh = f"[{hb}]"
     items = (Item(a_items[0], 0, 0, roles=QK),
-             Item(Panel("attn_scores/B", f"B: attn_scores{bh}", sB, labels_b, labels_b, "", "key j",
+             Item(Panel("attn_scores/B", f"B: attn_scores{bh}", sB, labels_b, labels_b, "", tr("key j"),
                         masked=np.isneginf(sB), levels=s_levels), 0, 1, roles=QK),
-             Item(Panel("attn_scores/B-A", "B − A", ds, labels, labels, "", "key j",
+             Item(Panel("attn_scores/B-A", "B − A", ds, labels, labels, "", tr("key j"),
                         masked=ds_undefined, masked_text=""), 0, 2, roles=QK),
              Item(a_items[1], 1, 0, roles=QK),
-             Item(Panel("pattern/B", f"B: pattern{bh}", pB, labels_b, labels_b, "", "key j", kind="sequential",
+             Item(Panel("pattern/B", f"B: pattern{bh}", pB, labels_b, labels_b, "", tr("key j"), kind="sequential",
                         masked=np.isneginf(sB), levels=p_levels, masked_text=""), 1, 1, roles=QK),
-             Item(Panel("pattern/B-A", f"B − A: max |·| = {np.abs(dp).max():.3g}", dp, labels, labels, "", "key j",
+             Item(Panel("pattern/B-A", f"B − A: max |·| = {np.abs(dp).max():.3g}", dp, labels, labels, "", tr("key j"),
                         masked=np.isneginf(sA) & np.isneginf(sB), masked_text=""), 1, 2, roles=QK))
     ta, tbk = int(np.argmax(pA[i])), int(np.argmax(pB[i]))
     text = _t("<b>B</b>: {note}. Query i = {i}: in A its largest weight is on key {ta} “{wa}” ({pa:.2f}); in B on "
               "key {tb} “{wb}” ({pb:.2f}). Its row moves by {moved:.0%} of its weight (half the L1 difference). One "
-              "colour scale for A and B in each row.", note=html.escape(e.note), i=i, ta=ta,
+              "colour scale for A and B in each row.", note=html.escape(message(e.note)), i=i, ta=ta,
               wa=html.escape(labels[ta]), pa=pA[i, ta], tb=tbk, wb=html.escape(labels_b[tbk]), pb=pB[i, tbk],
               moved=np.abs(dp[i]).sum() / 2)
     return PageViews("ab", items, text=text,
-                     shapes=f"[T, T] = [{T}, {T}] · B: {e.note}")
+                     shapes=f"[T, T] = [{T}, {T}] · B: {message(e.note)}")
 
 
 def page_views(key: str, result, sel, extra=None, compute_missing: bool = False) -> PageViews:

@@ -14,13 +14,13 @@ from compute import Config, ab, rope_lab, shared_kv
 from compute import tiled_softmax as tiled
 
 from .charts import Chart, colour_of, draw_chart
-from .i18n import tr
+from .i18n import QT_TR_NOOP, num, tr
 from .instrument_views import (
-    FORMULAS,
     PageViews,
     condition_of,
     default_key,
     default_window,
+    formula,
     page_views,
     tile_of,
 )
@@ -63,6 +63,7 @@ class ModernPage(Station):
         self._page_style: dict | None = None
         self._line_scale = 1.0
         self._cached: tuple | None = None
+        self._said: list = []                 # (setter, source text) of the controls' words
         super().__init__(palette, parent)
         self.bar = QHBoxLayout()
         self.bar.setContentsMargins(2, 0, 2, 0)
@@ -200,7 +201,7 @@ class ModernPage(Station):
     # -- the header ----------------------------------------------------------------------------------------
     @property
     def formula(self) -> str:
-        return FORMULAS.get(self.key, "")
+        return formula(self.key)
 
     def shapes(self, result, sel) -> str:
         return self.page_views(result, sel).shapes
@@ -213,9 +214,21 @@ class ModernPage(Station):
 
     # -- small helpers for the controls ------------------------------------------------------------------------
     def add_label(self, text: str) -> QLabel:
-        label = QLabel(text)
+        """A label in the controls' bar; `text` is source text (QT_TR_NOOP), said in the window's language."""
+        label = QLabel()
+        self.say(label.setText, text)
         self.bar.addWidget(label)
         return label
+
+    def say(self, setter, text: str) -> None:
+        """setter(tr(text)) now and again whenever the language changes (`text` marked QT_TR_NOOP)."""
+        self._said.append((setter, text))
+        setter(tr(text))
+
+    def retranslate(self) -> None:
+        for setter, text in getattr(self, "_said", ()):
+            setter(tr(text))
+        super().retranslate()
 
     @staticmethod
     def set_quietly(widget, fn, *args) -> None:
@@ -236,12 +249,12 @@ class RopeLab(ModernPage):
     rotaryChosen = Signal(int)
 
     def build_controls(self) -> None:
-        self.rope_labels = [self.add_label(tr("key j"))]
+        self.rope_labels = [self.add_label(QT_TR_NOOP("key j"))]
         self.key_spin = QSpinBox()
         self.key_spin.setKeyboardTracking(False)
         self.key_spin.valueChanged.connect(self.keyChosen)
         self.bar.addWidget(self.key_spin)
-        self.rope_labels.append(self.add_label(tr("   θ")))
+        self.rope_labels.append(self.add_label(QT_TR_NOOP("   θ")))
         self.theta = QSlider(Qt.Orientation.Horizontal)
         self.theta.setMinimumWidth(160)
         self.theta.setPageStep(1)
@@ -249,20 +262,27 @@ class RopeLab(ModernPage):
         self.theta.valueChanged.connect(lambda n: self.thetaChosen.emit(self.theta_stops[n]))
         self.bar.addWidget(self.theta)
         self.theta_label = self.add_label("")
-        self.rope_labels.append(self.add_label(tr("   rotary_dim")))
+        self.rope_labels.append(self.add_label(QT_TR_NOOP("   rotary_dim")))
         self.rotary = QSlider(Qt.Orientation.Horizontal)
         self.rotary.setMinimumWidth(120)
         self.rotary.setPageStep(1)
         self.rotary.valueChanged.connect(lambda n: self.rotaryChosen.emit(2 * n))
         self.bar.addWidget(self.rotary)
         self.rotary_label = self.add_label("")
-        self.reveal = QPushButton(tr("Predict, then show ▶"))
+        self.reveal = QPushButton()
+        self.say(self.reveal.setText, QT_TR_NOOP("Predict, then show ▶"))
         self.reveal.setCheckable(True)
-        self.reveal.setToolTip(tr("Both positions move by Δ: does the score change? The key moves away?"))
+        self.say(self.reveal.setToolTip,
+                 QT_TR_NOOP("Both positions move by Δ: does the score change? The key moves away?"))
         self.reveal.toggled.connect(lambda _on: self._redraw_now())
         self.bar.addSpacing(12)
         self.bar.addWidget(self.reveal)
         self.theta_stops: list[float] = list(rope_lab.THETA_STOPS)
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        if hasattr(self, "reveal"):
+            self.reveal.setText(tr("Hide the test") if self.reveal.isChecked() else tr("Predict, then show ▶"))
 
     def _redraw_now(self) -> None:
         self.reveal.setText(tr("Hide the test") if self.reveal.isChecked() else tr("Predict, then show ▶"))
@@ -293,7 +313,7 @@ class RopeLab(ModernPage):
         self.theta_stops = sorted(set(rope_lab.THETA_STOPS) | {cfg.rope_theta})
         self.set_quietly(self.theta, self.theta.setRange, 0, len(self.theta_stops) - 1)
         self.set_quietly(self.theta, self.theta.setValue, self.theta_stops.index(cfg.rope_theta))
-        self.theta_label.setText(f"{cfg.rope_theta:,.0f}")
+        self.theta_label.setText(num(cfg.rope_theta, ",.0f"))
         self.set_quietly(self.rotary, self.rotary.setRange, 1, cfg.d_head // 2)
         self.set_quietly(self.rotary, self.rotary.setValue, cfg.rotary_dim // 2)
         self.rotary_label.setText(tr("{r} of {dh}").format(r=cfg.rotary_dim, dh=cfg.d_head))
@@ -308,7 +328,7 @@ class SharedKV(ModernPage):
     abRequested = Signal(object)          # an A/B condition: ("n_kv_heads", n)
 
     def build_controls(self) -> None:
-        self.add_label(tr("what if n_kv_heads ="))
+        self.add_label(QT_TR_NOOP("what if n_kv_heads ="))
         self.kv = QSlider(Qt.Orientation.Horizontal)
         self.kv.setMinimumWidth(160)
         self.kv.setPageStep(1)
@@ -316,8 +336,10 @@ class SharedKV(ModernPage):
         self.kv.valueChanged.connect(lambda n: self.kvChosen.emit(self.choices[n]))
         self.bar.addWidget(self.kv)
         self.kv_label = self.add_label("")
-        self.try_ab = QPushButton(tr("Compare in A/B"))
-        self.try_ab.setToolTip(tr("this model with its K/V heads pooled to this number, beside itself"))
+        self.try_ab = QPushButton()
+        self.say(self.try_ab.setText, QT_TR_NOOP("Compare in A/B"))
+        self.say(self.try_ab.setToolTip,
+                 QT_TR_NOOP("this model with its K/V heads pooled to this number, beside itself"))
         self.try_ab.clicked.connect(lambda: self.abRequested.emit(("n_kv_heads", self.choices[self.kv.value()])))
         self.bar.addSpacing(12)
         self.bar.addWidget(self.try_ab)
@@ -342,7 +364,7 @@ class WindowsSinks(ModernPage):
     windowChosen = Signal(int)
 
     def build_controls(self) -> None:
-        self.add_label(tr("window W ="))
+        self.add_label(QT_TR_NOOP("window W ="))
         self.window = QSpinBox()
         self.window.setKeyboardTracking(False)
         self.window.setRange(1, 1 << 20)
@@ -367,17 +389,20 @@ class TiledSoftmax(ModernPage):
     stepChosen = Signal(object)           # steps done, or None: all
 
     def build_controls(self) -> None:
-        self.add_label(tr("tile B_r = B_c ="))
+        self.add_label(QT_TR_NOOP("tile B_r = B_c ="))
         self.tile = QComboBox()
         self.tile.activated.connect(lambda n: self.tileChosen.emit(int(self.tile.itemData(n))))
         self.bar.addWidget(self.tile)
         self.bar.addSpacing(12)
         self.back = QPushButton("◀")
-        self.back.setToolTip(tr("one tile back"))
-        self.forward = QPushButton(tr("next tile ▶"))
-        self.forward.setToolTip(tr("the next tile arrives: predict m and ℓ first"))
-        self.reset = QPushButton(tr("from the start"))
-        self.to_end = QPushButton(tr("all tiles"))
+        self.say(self.back.setToolTip, QT_TR_NOOP("one tile back"))
+        self.forward = QPushButton()
+        self.say(self.forward.setText, QT_TR_NOOP("next tile ▶"))
+        self.say(self.forward.setToolTip, QT_TR_NOOP("the next tile arrives: predict m and ℓ first"))
+        self.reset = QPushButton()
+        self.say(self.reset.setText, QT_TR_NOOP("from the start"))
+        self.to_end = QPushButton()
+        self.say(self.to_end.setText, QT_TR_NOOP("all tiles"))
         self.back.clicked.connect(lambda: self._step(-1))
         self.forward.clicked.connect(lambda: self._step(+1))
         self.reset.clicked.connect(lambda: self.stepChosen.emit(0))
@@ -415,14 +440,14 @@ class TiledSoftmax(ModernPage):
 
 # -- 5. A/B -----------------------------------------------------------------------------------------------------
 CHANGE_TITLES = {
-    "mask_off": "the causal mask off (on)",
-    "scaling_off": "the 1/√d_head scaling off (on)",
-    "d_head_x4": "d_head × 4 (random weights)",
-    "rope_theta": "another RoPE θ",
-    "n_kv_heads": "another n_kv_heads (pooled K/V)",
-    "move_token": "the query's token moved",
-    "weights": "other weights",
-    "head": "another head",
+    "mask_off": QT_TR_NOOP("the causal mask off (on)"),
+    "scaling_off": QT_TR_NOOP("the 1/√d_head scaling off (on)"),
+    "d_head_x4": QT_TR_NOOP("d_head × 4 (random weights)"),
+    "rope_theta": QT_TR_NOOP("another RoPE θ"),
+    "n_kv_heads": QT_TR_NOOP("another n_kv_heads (pooled K/V)"),
+    "move_token": QT_TR_NOOP("the query's token moved"),
+    "weights": QT_TR_NOOP("other weights"),
+    "head": QT_TR_NOOP("another head"),
 }
 
 
@@ -434,7 +459,7 @@ class ABView(ModernPage):
     keepRequested = Signal()
 
     def build_controls(self) -> None:
-        self.add_label(tr("B = A with"))
+        self.add_label(QT_TR_NOOP("B = A with"))
         self.change = QComboBox()
         for key, text in CHANGE_TITLES.items():
             self.change.addItem(tr(text), key)
@@ -445,13 +470,20 @@ class ABView(ModernPage):
         self.value.activated.connect(lambda n: self.conditionChosen.emit((self.change.currentData(),
                                                                           self.value.itemData(n))))
         self.bar.addWidget(self.value)
-        self.keep = QPushButton(tr("Make B the lab's inputs"))
-        self.keep.setToolTip(tr("apply this change to the lab (an undoable edit)"))
+        self.keep = QPushButton()
+        self.say(self.keep.setText, QT_TR_NOOP("Make B the lab's inputs"))
+        self.say(self.keep.setToolTip, QT_TR_NOOP("apply this change to the lab (an undoable edit)"))
         self.keep.clicked.connect(self.keepRequested)
         self.bar.addSpacing(12)
         self.bar.addWidget(self.keep)
         self._cfg = None
         self._sel = None
+
+    def retranslate(self) -> None:
+        if hasattr(self, "change"):
+            for n in range(self.change.count()):
+                self.change.setItemText(n, tr(CHANGE_TITLES[self.change.itemData(n)]))
+        super().retranslate()
 
     def _change_chosen(self, n: int) -> None:
         change = self.change.itemData(n)
@@ -470,7 +502,7 @@ class ABView(ModernPage):
         self.set_quietly(self.change, self.change.setCurrentIndex, max(0, self.change.findData(change)))
         options: list[tuple[str, object]] = []
         if change == "rope_theta":
-            options = [(f"θ = {t:,.0f}", t) for t in sorted(set(rope_lab.THETA_STOPS) | {value})]
+            options = [(f"θ = {num(t, ',.0f')}", t) for t in sorted(set(rope_lab.THETA_STOPS) | {value})]
         elif change == "n_kv_heads":
             options = [(tr("{n} K/V heads").format(n=n), n) for n in shared_kv.kv_choices(cfg)]
         elif change == "move_token":

@@ -32,6 +32,34 @@
         <translation>SmolLM2-360M: 32 lapisan, 15 head berbagi 5 head K/V (724 MB)</translation>
     </message>
     <message>
+        <source>downloading {repo} ({mb} MB)</source>
+        <translation>mengunduh {repo} ({mb} MB)</translation>
+    </message>
+    <message>
+        <source>asking the hub for {repo}</source>
+        <translation>menanyakan {repo} ke hub</translation>
+    </message>
+    <message>
+        <source>{repo}: no such model on the hub (or it is private)</source>
+        <translation>{repo}: model ini tidak ada di hub (atau bersifat privat)</translation>
+    </message>
+    <message>
+        <source>{repo}: no revision {revision} on the hub</source>
+        <translation>{repo}: revisi {revision} tidak ada di hub</translation>
+    </message>
+    <message>
+        <source>offline: {where} cannot be reached and {repo} is not in the download cache ({why}). Connect to the internet and try again, or open a folder or GGUF file you have (Model ▸ Open model folder or GGUF file…)</source>
+        <translation>offline: {where} tidak dapat dijangkau dan {repo} tidak ada di cache unduhan ({why}). Sambungkan ke internet lalu coba lagi, atau buka folder atau berkas GGUF yang Anda miliki (Model ▸ Buka folder model atau berkas GGUF…)</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub answered {answer}</source>
+        <translation>{repo}: hub menjawab {answer}</translation>
+    </message>
+    <message>
+        <source>{repo} has no .safetensors weights (only formats the lab does not open)</source>
+        <translation>{repo} tidak punya bobot .safetensors (hanya format yang tidak dibuka lab ini)</translation>
+    </message>
+    <message>
         <source>PNG image (*.png)</source>
         <translation>Gambar PNG (*.png)</translation>
     </message>
@@ -136,6 +164,10 @@
         <translation>{name} diekspor.</translation>
     </message>
     <message>
+        <source>the last session</source>
+        <translation>sesi terakhir</translation>
+    </message>
+    <message>
         <source>{why} — starting clean.</source>
         <translation>{why} — mulai dari awal.</translation>
     </message>
@@ -192,20 +224,44 @@
         <translation>Pilih jawabanmu dulu: justru prediksinya yang penting.</translation>
     </message>
     <message>
-        <source>That change cannot be made here (see the message).</source>
-        <translation>Perubahan itu tidak bisa dilakukan di sini (lihat pesannya).</translation>
+        <source>That change cannot be made here: the query&apos;s token is at the front already.</source>
+        <translation>Perubahan itu tidak bisa dilakukan di sini: token query sudah berada di depan.</translation>
     </message>
     <message>
-        <source>The change is undone.</source>
-        <translation>Perubahan sudah diurungkan.</translation>
+        <source>That change cannot be made here.</source>
+        <translation>Perubahan itu tidak bisa dilakukan di sini.</translation>
+    </message>
+    <message>
+        <source>The change could not be computed, so there is nothing to measure: {why}</source>
+        <translation>Perubahan itu tidak dapat dihitung, jadi tidak ada yang bisa diukur: {why}</translation>
+    </message>
+    <message>
+        <source>in B, key {j} “{word}” takes the most weight ({weight})</source>
+        <translation>di B, key {j} “{word}” mendapat bobot terbesar ({weight})</translation>
+    </message>
+    <message>
+        <source>You predicted: {guess}.&lt;br&gt;Measured: {seen} — A and B side by side on the A/B page.&lt;br&gt;{mark}</source>
+        <translation>Prediksi Anda: {guess}.&lt;br&gt;Hasil ukur: {seen} — A dan B berdampingan di halaman A/B.&lt;br&gt;{mark}</translation>
+    </message>
+    <message>
+        <source>The sinks view compares with a run without the first token only up to {size} of intermediates.</source>
+        <translation>Tampilan sink membandingkan dengan jalannya tanpa token pertama hanya sampai {size} hasil antara.</translation>
+    </message>
+    <message>
+        <source>{weights}, K/V heads pooled to {n}</source>
+        <translation>{weights}, head K/V digabung menjadi {n}</translation>
+    </message>
+    <message>
+        <source>Pool the K/V heads to {n}</source>
+        <translation>Gabungkan head K/V menjadi {n}</translation>
+    </message>
+    <message>
+        <source>The change is now the lab&apos;s (Edit ▸ Undo takes it back).</source>
+        <translation>Perubahan itu kini milik lab (Edit ▸ Urungkan membatalkannya).</translation>
     </message>
     <message>
         <source>key {j} “{word}”</source>
         <translation>key {j} “{word}”</translation>
-    </message>
-    <message>
-        <source>key {j} “{word}” takes the most weight ({weight})</source>
-        <translation>key {j} “{word}” mendapat bobot terbesar ({weight})</translation>
     </message>
     <message>
         <source>sharper</source>
@@ -214,14 +270,6 @@
     <message>
         <source>flatter or the same</source>
         <translation>lebih datar atau sama</translation>
-    </message>
-    <message>
-        <source>You predicted: {guess}.&lt;br&gt;Measured: {seen}.&lt;br&gt;{mark}</source>
-        <translation>Prediksimu: {guess}.&lt;br&gt;Hasil ukur: {seen}.&lt;br&gt;{mark}</translation>
-    </message>
-    <message>
-        <source>The change could not be computed, so there is nothing to measure (see the message).</source>
-        <translation>Perubahan tidak dapat dihitung, jadi tidak ada yang bisa diukur (lihat pesannya).</translation>
     </message>
     <message>
         <source>not enough memory</source>
@@ -336,6 +384,10 @@
     <message>
         <source>GGUF file or a Hugging Face folder&apos;s config.json (*.gguf config.json *.safetensors)</source>
         <translation>Berkas GGUF atau config.json dari folder Hugging Face (*.gguf config.json *.safetensors)</translation>
+    </message>
+    <message>
+        <source>not opened, too large for this machine: {why}</source>
+        <translation>tidak dibuka, terlalu besar untuk mesin ini: {why}</translation>
     </message>
     <message>
         <source>Use trained weights</source>
@@ -520,6 +572,14 @@
         <translation>Perhitungan dibatalkan.</translation>
     </message>
     <message>
+        <source>Out of memory: use fewer tokens, fewer layers or smaller dimensions.</source>
+        <translation>Memori tidak cukup: pakai lebih sedikit token, lebih sedikit lapisan, atau dimensi yang lebih kecil.</translation>
+    </message>
+    <message>
+        <source>Computation failed: {error}</source>
+        <translation>Perhitungan gagal: {error}</translation>
+    </message>
+    <message>
         <source> — the settings on screen are back (Undo/Redo tries that step again)</source>
         <translation> — pengaturan di layar kembali seperti semula (Urungkan/Ulangi mencoba langkah itu lagi)</translation>
     </message>
@@ -636,12 +696,20 @@
         <translation>Biarkan lab memberi usulan</translation>
     </message>
     <message>
-        <source>3. Apply, test</source>
-        <translation>3. Terapkan, uji</translation>
+        <source>3. Test it (A/B)</source>
+        <translation>3. Uji (A/B)</translation>
     </message>
     <message>
-        <source>Undo change</source>
-        <translation>Urungkan perubahan</translation>
+        <source>the change is made to a copy, B, shown beside the lab&apos;s A</source>
+        <translation>perubahan dibuat pada salinan, B, yang ditampilkan di samping A milik lab</translation>
+    </message>
+    <message>
+        <source>Keep the change</source>
+        <translation>Pertahankan perubahan</translation>
+    </message>
+    <message>
+        <source>make B the lab&apos;s inputs (Edit ▸ Undo takes it back)</source>
+        <translation>jadikan B masukan lab (Edit ▸ Urungkan membatalkannya)</translation>
     </message>
     <message>
         <source>score: no predictions yet</source>
@@ -900,6 +968,26 @@
     <message>
         <source>the block as one picture: each station a thumbnail along the residual stream</source>
         <translation>blok sebagai satu gambar: tiap stasiun berupa gambar kecil di sepanjang aliran residual</translation>
+    </message>
+    <message>
+        <source>the RoPE lab: q and k pair by pair before and after the rotation, the pairs&apos; shares of the score</source>
+        <translation>lab RoPE: q dan k pasangan demi pasangan sebelum dan sesudah rotasi, sumbangan tiap pasangan pada skor</translation>
+    </message>
+    <message>
+        <source>shared K/V heads: who reads which K/V head, a group&apos;s scores, the cache bytes</source>
+        <translation>head K/V bersama: siapa membaca head K/V mana, skor satu kelompok, byte cache</translation>
+    </message>
+    <message>
+        <source>windows and sinks: a windowed layer beside a dense one, the reach through layers, the sinks</source>
+        <translation>jendela dan sink: lapisan berjendela di samping lapisan penuh, jangkauan melintasi lapisan, sink-nya</translation>
+    </message>
+    <message>
+        <source>the tiled softmax: one query block tile by tile, the running m and ℓ, the bytes moved</source>
+        <translation>softmax berubin: satu blok query ubin demi ubin, m dan ℓ berjalan, byte yang dipindahkan</translation>
+    </message>
+    <message>
+        <source>A/B: the scores and pattern under two conditions, and B − A</source>
+        <translation>A/B: skor dan pola dalam dua kondisi, serta B − A</translation>
     </message>
     <message>
         <source>station: {panels}</source>
@@ -1260,6 +1348,10 @@
     <message>
         <source>{seconds} s</source>
         <translation>{seconds} dtk</translation>
+    </message>
+    <message>
+        <source>the instrument pages: the head lens, the √d_k lab, the mask, the KV cache and the modern-attention instruments</source>
+        <translation>halaman instrumen: lensa head, lab √d_k, mask, KV cache, dan instrumen attention modern</translation>
     </message>
     <message>
         <source>before the first block</source>
@@ -1913,6 +2005,598 @@
         <source>HuggingFaceTB&apos;s SmolLM2-135M-Instruct, quantized to Q4_1 (Apache-2.0)</source>
         <translation>SmolLM2-135M-Instruct dari HuggingFaceTB, dikuantisasi ke Q4_1 (Apache-2.0)</translation>
     </message>
+    <message>
+        <source>the same inputs with one change: A as the lab shows it, B a fresh forward pass, and B − A</source>
+        <translation>masukan yang sama dengan satu perubahan: A seperti yang ditampilkan lab, B satu forward pass baru, serta B − A</translation>
+    </message>
+    <message>
+        <source>{P} pairs (d, d + {half}): dashed before, solid after; (i − j)·θ_d</source>
+        <translation>{P} pasangan (d, d + {half}): putus-putus sebelum, utuh sesudah; (i − j)·θ_d</translation>
+    </message>
+    <message>
+        <source>cos(W_pos[i], W_pos[j]): what W_pos learned</source>
+        <translation>cos(W_pos[i], W_pos[j]): apa yang dipelajari W_pos</translation>
+    </message>
+    <message>
+        <source>position i</source>
+        <translation>posisi i</translation>
+    </message>
+    <message>
+        <source>position j</source>
+        <translation>posisi j</translation>
+    </message>
+    <message>
+        <source>attn_scores_raw[{h}]: click a key j</source>
+        <translation>attn_scores_raw[{h}]: klik sebuah key j</translation>
+    </message>
+    <message>
+        <source> (+ {rest:.3g} unrotated)</source>
+        <translation> (+ {rest:.3g} tanpa rotasi)</translation>
+    </message>
+    <message>
+        <source>after RoPE</source>
+        <translation>sesudah RoPE</translation>
+    </message>
+    <message>
+        <source>without RoPE</source>
+        <translation>tanpa RoPE</translation>
+    </message>
+    <message>
+        <source>pair d</source>
+        <translation>pasangan d</translation>
+    </message>
+    <message>
+        <source>θ_d: radians per position</source>
+        <translation>θ_d: radian per posisi</translation>
+    </message>
+    <message>
+        <source>pair d (fast … slow)</source>
+        <translation>pasangan d (cepat … lambat)</translation>
+    </message>
+    <message>
+        <source>radians</source>
+        <translation>radian</translation>
+    </message>
+    <message>
+        <source>score when positions move by Δ</source>
+        <translation>skor saat posisi bergeser sejauh Δ</translation>
+    </message>
+    <message>
+        <source>only j − Δ</source>
+        <translation>hanya j − Δ</translation>
+    </message>
+    <message>
+        <source>Δ (positions)</source>
+        <translation>Δ (posisi)</translation>
+    </message>
+    <message>
+        <source>Moving both positions by Δ changes the score by at most {drift:.0e}; moving only the key changes it by up to {swing:.3g}. Query i = {i} “{qi}”, key j = {j} “{kj}”, head {h} (reads K/V head {g}), layer {L}: θ = {theta:g}, rotary_dim = {r} of d_head = {dh}. The pairs&apos; shares add up to &lt;b&gt;{score:.5g}&lt;/b&gt; = attn_scores_raw[{h}, {i}, {j}] (the model: {model:.5g}); ÷ √d_head → {scaled:.4g}</source>
+        <translation>Jika kedua posisi bergeser sejauh Δ, skor berubah paling banyak {drift:.0e}; jika hanya key yang bergeser, skor berubah hingga {swing:.3g}. Query i = {i} “{qi}”, key j = {j} “{kj}”, head {h} (membaca head K/V {g}), lapisan {L}: θ = {theta:g}, rotary_dim = {r} dari d_head = {dh}. Sumbangan semua pasangan berjumlah &lt;b&gt;{score:.5g}&lt;/b&gt; = attn_scores_raw[{h}, {i}, {j}] (model: {model:.5g}); ÷ √d_head → {scaled:.4g}</translation>
+    </message>
+    <message>
+        <source> — the mask forbids this key (j &amp;gt; i)</source>
+        <translation> — mask melarang key ini (j &amp;gt; i)</translation>
+    </message>
+    <message>
+        <source>. Every arrow keeps its length.</source>
+        <translation>. Setiap panah tetap sepanjang semula.</translation>
+    </message>
+    <message>
+        <source>query heads</source>
+        <translation>head query</translation>
+    </message>
+    <message>
+        <source>K/V heads</source>
+        <translation>head K/V</translation>
+    </message>
+    <message>
+        <source>{H} query heads read {KV} K/V heads ({n} per group)</source>
+        <translation>{H} head query membaca {KV} head K/V ({n} per kelompok)</translation>
+    </message>
+    <message>
+        <source>(this model)</source>
+        <translation>(model ini)</translation>
+    </message>
+    <message>
+        <source>(what if)</source>
+        <translation>(andaikan)</translation>
+    </message>
+    <message>
+        <source>K/V cache at n_ctx = {n:,}, fp16: {ratio:.3g}× less than {H} heads</source>
+        <translation>KV cache pada n_ctx = {n:,}, fp16: {ratio:.3g}× lebih kecil daripada {H} head</translation>
+    </message>
+    <message>
+        <source>head {x}: q_{x} · k_{g}ᵀ</source>
+        <translation>head {x}: q_{x} · k_{g}ᵀ</translation>
+    </message>
+    <message>
+        <source>shared keys {k}[:, {g}]</source>
+        <translation>key bersama {k}[:, {g}]</translation>
+    </message>
+    <message>
+        <source>Head {h} is in group {g} with heads {heads}: one k and one v for them all, {n} different queries, so {n} different score maps over the same keys. </source>
+        <translation>Head {h} ada di kelompok {g} bersama head {heads}: satu k dan satu v untuk semuanya, {n} query berbeda, jadi {n} peta skor berbeda atas key yang sama. </translation>
+    </message>
+    <message>
+        <source>Head {h} reads K/V head {g} alone. </source>
+        <translation>Head {h} membaca head K/V {g} sendirian. </translation>
+    </message>
+    <message>
+        <source>This model&apos;s cache: {now} for these {T} tokens, {full} at n_ctx = {n_ctx:,}. With n_kv_heads = {n}: {what_if}. &lt;b&gt;MQA&lt;/b&gt; (1 K/V head) keeps every head&apos;s own queries and pattern and makes the cache {H}× smaller; it loses the heads&apos; own keys and values — they can differ only by what they ask. Try n_kv_heads in A/B: the K/V heads are mean-pooled (not retrained).</source>
+        <translation>Cache model ini: {now} untuk {T} token ini, {full} pada n_ctx = {n_ctx:,}. Dengan n_kv_heads = {n}: {what_if}. &lt;b&gt;MQA&lt;/b&gt; (1 head K/V) mempertahankan query dan pola milik setiap head dan membuat cache {H}× lebih kecil; yang hilang adalah key dan value milik tiap head — head-head itu hanya bisa berbeda dalam apa yang mereka tanyakan. Coba n_kv_heads di A/B: head K/V dirata-ratakan (tidak dilatih ulang).</translation>
+    </message>
+    <message>
+        <source>Every head has its own K/V head here (n_kv_heads = n_heads = {H}, multi-head). </source>
+        <translation>Setiap head punya head K/V sendiri di sini (n_kv_heads = n_heads = {H}, multi-head). </translation>
+    </message>
+    <message>
+        <source>dense/W</source>
+        <translation>penuh/W</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>model</translation>
+    </message>
+    <message>
+        <source>layers</source>
+        <translation>lapisan</translation>
+    </message>
+    <message>
+        <source>positions</source>
+        <translation>posisi</translation>
+    </message>
+    <message>
+        <source>reach of i = {i}</source>
+        <translation>jangkauan i = {i}</translation>
+    </message>
+    <message>
+        <source>layer {L} dense</source>
+        <translation>lapisan {L} penuh</translation>
+    </message>
+    <message>
+        <source>layer {L}, W = {W} off</source>
+        <translation>lapisan {L}, W = {W} mati</translation>
+    </message>
+    <message>
+        <source>window W = {W}</source>
+        <translation>jendela W = {W}</translation>
+    </message>
+    <message>
+        <source>reach, W = {W}</source>
+        <translation>jangkauan, W = {W}</translation>
+    </message>
+    <message>
+        <source>weight on 0 “{w}”</source>
+        <translation>bobot pada 0 “{w}”</translation>
+    </message>
+    <message>
+        <source>without it: on “{w}”</source>
+        <translation>tanpa token itu: pada “{w}”</translation>
+    </message>
+    <message>
+        <source>pattern without “{w}”</source>
+        <translation>pola tanpa “{w}”</translation>
+    </message>
+    <message>
+        <source> Without “{w}” the new first token takes &lt;b&gt;{share:.0%}&lt;/b&gt; on average (uniform: {u:.0%}).</source>
+        <translation> Tanpa “{w}”, token pertama yang baru mengambil rata-rata &lt;b&gt;{share:.0%}&lt;/b&gt; (merata: {u:.0%}).</translation>
+    </message>
+    <message>
+        <source>the run without the first token</source>
+        <translation>jalannya tanpa token pertama</translation>
+    </message>
+    <message>
+        <source> (one token only: nothing to remove)</source>
+        <translation> (hanya satu token: tidak ada yang bisa dibuang)</translation>
+    </message>
+    <message>
+        <source> Computing the run without the first token…</source>
+        <translation> Menghitung jalannya tanpa token pertama…</translation>
+    </message>
+    <message>
+        <source>Reach: after {L} layers query i = {i} can have read {every} of its {n} positions with W = {W} in every layer, {alternating} with dense / W alternating, {model} with this model&apos;s layers. A window of W = {W} keys lets query i = {i} see {seen} of its {n} positions; through the residual stream each windowed layer adds W − 1 = {more} more: after {L} such layers it reaches back {span:,} positions. Mistral-7B: W = 4,096 in 32 layers reaches back {mistral:,}. GPT-3 alternates dense and banded layers: one dense layer reaches the start. &lt;b&gt;Sinks&lt;/b&gt;: on average the queries put &lt;b&gt;{share:.0%}&lt;/b&gt; of their weight on position 0 (a uniform row would give {u:.0%}); the largest, layer {tl} head {th}: {top:.0%}.</source>
+        <translation>Jangkauan: setelah {L} lapisan, query i = {i} bisa sudah membaca {every} dari {n} posisinya dengan W = {W} di setiap lapisan, {alternating} dengan lapisan penuh / W berselang-seling, {model} dengan lapisan model ini. Jendela W = {W} key membuat query i = {i} melihat {seen} dari {n} posisinya; lewat aliran residual, setiap lapisan berjendela menambah W − 1 = {more} lagi: setelah {L} lapisan seperti itu jangkauannya {span:,} posisi ke belakang. Mistral-7B: W = 4.096 di 32 lapisan menjangkau {mistral:,} ke belakang. GPT-3 berselang-seling antara lapisan penuh dan berpita: satu lapisan penuh sudah menjangkau awal. &lt;b&gt;Sink&lt;/b&gt;: rata-rata query menaruh &lt;b&gt;{share:.0%}&lt;/b&gt; bobotnya pada posisi 0 (baris yang merata akan memberi {u:.0%}); yang terbesar, lapisan {tl} head {th}: {top:.0%}.</translation>
+    </message>
+    <message>
+        <source>scores of queries {a}…{b}; step {n} of {N}: keys {ka}…{kb}</source>
+        <translation>skor query {a}…{b}; langkah {n} dari {N}: key {ka}…{kb}</translation>
+    </message>
+    <message>
+        <source>scores of queries {a}…{b}: before the first tile</source>
+        <translation>skor query {a}…{b}: sebelum ubin pertama</translation>
+    </message>
+    <message>
+        <source>query {i}, tile by tile</source>
+        <translation>query {i}, ubin demi ubin</translation>
+    </message>
+    <message>
+        <source>step (tile)</source>
+        <translation>langkah (ubin)</translation>
+    </message>
+    <message>
+        <source>memory traffic: tiled {tiled}, materialised {full}</source>
+        <translation>lalu lintas memori: berubin {tiled}, utuh {full}</translation>
+    </message>
+    <message>
+        <source>running e^(S − m)/ℓ, step {n}</source>
+        <translation>e^(S − m)/ℓ berjalan, langkah {n}</translation>
+    </message>
+    <message>
+        <source>pattern (materialised)</source>
+        <translation>pola (utuh)</translation>
+    </message>
+    <message>
+        <source>difference: max {d:.1e}</source>
+        <translation>selisih: maks {d:.1e}</translation>
+    </message>
+    <message>
+        <source>After step {n} of {N} the running rows differ from the pattern by up to {d:.1e}</source>
+        <translation>Setelah langkah {n} dari {N}, baris berjalan berbeda dari pola hingga {d:.1e}</translation>
+    </message>
+    <message>
+        <source> (ℓ has not seen every key yet). </source>
+        <translation> (ℓ belum melihat semua key). </translation>
+    </message>
+    <message>
+        <source>Block of B_r = {Br} queries ({a}…{b}), tiles of B_c = {Bc} keys: {N} steps</source>
+        <translation>Blok B_r = {Br} query ({a}…{b}), ubin B_c = {Bc} key: {N} langkah</translation>
+    </message>
+    <message>
+        <source>, {k} skipped (every key masked)</source>
+        <translation>, {k} dilewati (semua key di-mask)</translation>
+    </message>
+    <message>
+        <source>. At any time only a [{Br}, {Bc}] tile of scores exists; the materialised softmax writes [{Br}, {T}] scores and as many probabilities to memory and reads them back. After the last tile the running rows equal the pattern (max difference {final:.1e}) and o/ℓ equals z (max difference {z:.1e}). Memory traffic: tiled &lt;b&gt;{tiled}&lt;/b&gt; against materialised &lt;b&gt;{full}&lt;/b&gt; (K and V are read either way; the saving grows with T). The T×T = {TT:,} scores per head and layer are never stored: at n_ctx = {n_ctx:,} they would be {big} per head.</source>
+        <translation>. Pada setiap saat hanya ada satu ubin skor [{Br}, {Bc}]; softmax utuh menulis [{Br}, {T}] skor dan probabilitas sebanyak itu ke memori lalu membacanya kembali. Setelah ubin terakhir, baris berjalan sama dengan pola (selisih maks {final:.1e}) dan o/ℓ sama dengan z (selisih maks {z:.1e}). Lalu lintas memori: berubin &lt;b&gt;{tiled}&lt;/b&gt; lawan utuh &lt;b&gt;{full}&lt;/b&gt; (K dan V tetap dibaca; penghematannya bertambah seiring T). T×T = {TT:,} skor per head dan lapisan tidak pernah disimpan: pada n_ctx = {n_ctx:,} besarnya akan {big} per head.</translation>
+    </message>
+    <message>
+        <source>B cannot be computed: {why}</source>
+        <translation>B tidak dapat dihitung: {why}</translation>
+    </message>
+    <message>
+        <source>Computing B…</source>
+        <translation>Menghitung B…</translation>
+    </message>
+    <message>
+        <source>side B</source>
+        <translation>sisi B</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;B&lt;/b&gt;: {note}. Query i = {i}: in A its largest weight is on key {ta} “{wa}” ({pa:.2f}); in B on key {tb} “{wb}” ({pb:.2f}). Its row moves by {moved:.0%} of its weight (half the L1 difference). One colour scale for A and B in each row.</source>
+        <translation>&lt;b&gt;B&lt;/b&gt;: {note}. Query i = {i}: di A bobot terbesarnya ada pada key {ta} “{wa}” ({pa:.2f}); di B pada key {tb} “{wb}” ({pb:.2f}). Barisnya memindahkan {moved:.0%} bobotnya (setengah selisih L1). Satu skala warna untuk A dan B di setiap baris.</translation>
+    </message>
+    <message>
+        <source>   θ</source>
+        <translation>   θ</translation>
+    </message>
+    <message>
+        <source>   rotary_dim</source>
+        <translation>   rotary_dim</translation>
+    </message>
+    <message>
+        <source>Predict, then show ▶</source>
+        <translation>Prediksi, lalu tampilkan ▶</translation>
+    </message>
+    <message>
+        <source>Both positions move by Δ: does the score change? The key moves away?</source>
+        <translation>Kedua posisi bergeser sejauh Δ: apakah skor berubah? Bagaimana jika key-nya menjauh?</translation>
+    </message>
+    <message>
+        <source>Hide the test</source>
+        <translation>Sembunyikan uji</translation>
+    </message>
+    <message>
+        <source>Predict: i and j both move by Δ. Does the score change?</source>
+        <translation>Prediksi: i dan j sama-sama bergeser sejauh Δ. Apakah skor berubah?</translation>
+    </message>
+    <message>
+        <source>{r} of {dh}</source>
+        <translation>{r} dari {dh}</translation>
+    </message>
+    <message>
+        <source>what if n_kv_heads =</source>
+        <translation>andaikan n_kv_heads =</translation>
+    </message>
+    <message>
+        <source>Compare in A/B</source>
+        <translation>Bandingkan di A/B</translation>
+    </message>
+    <message>
+        <source>this model with its K/V heads pooled to this number, beside itself</source>
+        <translation>model ini dengan head K/V digabung menjadi jumlah ini, di samping dirinya sendiri</translation>
+    </message>
+    <message>
+        <source>multi-head</source>
+        <translation>multi-head</translation>
+    </message>
+    <message>
+        <source>window W =</source>
+        <translation>jendela W =</translation>
+    </message>
+    <message>
+        <source>keys (the model&apos;s: </source>
+        <translation>key (milik model: </translation>
+    </message>
+    <message>
+        <source>none, every layer dense</source>
+        <translation>tidak ada, semua lapisan penuh</translation>
+    </message>
+    <message>
+        <source>tile B_r = B_c =</source>
+        <translation>ubin B_r = B_c =</translation>
+    </message>
+    <message>
+        <source>one tile back</source>
+        <translation>mundur satu ubin</translation>
+    </message>
+    <message>
+        <source>next tile ▶</source>
+        <translation>ubin berikutnya ▶</translation>
+    </message>
+    <message>
+        <source>the next tile arrives: predict m and ℓ first</source>
+        <translation>ubin berikutnya datang: prediksi m dan ℓ dulu</translation>
+    </message>
+    <message>
+        <source>from the start</source>
+        <translation>dari awal</translation>
+    </message>
+    <message>
+        <source>all tiles</source>
+        <translation>semua ubin</translation>
+    </message>
+    <message>
+        <source>  step {n} of {N}</source>
+        <translation>  langkah {n} dari {N}</translation>
+    </message>
+    <message>
+        <source>the causal mask off (on)</source>
+        <translation>causal mask mati (nyala)</translation>
+    </message>
+    <message>
+        <source>the 1/√d_head scaling off (on)</source>
+        <translation>penskalaan 1/√d_head mati (nyala)</translation>
+    </message>
+    <message>
+        <source>d_head × 4 (random weights)</source>
+        <translation>d_head × 4 (bobot acak)</translation>
+    </message>
+    <message>
+        <source>another RoPE θ</source>
+        <translation>θ RoPE lain</translation>
+    </message>
+    <message>
+        <source>another n_kv_heads (pooled K/V)</source>
+        <translation>n_kv_heads lain (K/V digabung)</translation>
+    </message>
+    <message>
+        <source>the query&apos;s token moved</source>
+        <translation>token query dipindah</translation>
+    </message>
+    <message>
+        <source>other weights</source>
+        <translation>bobot lain</translation>
+    </message>
+    <message>
+        <source>another head</source>
+        <translation>head lain</translation>
+    </message>
+    <message>
+        <source>B = A with</source>
+        <translation>B = A dengan</translation>
+    </message>
+    <message>
+        <source>Make B the lab&apos;s inputs</source>
+        <translation>Jadikan B masukan lab</translation>
+    </message>
+    <message>
+        <source>apply this change to the lab (an undoable edit)</source>
+        <translation>terapkan perubahan ini ke lab (suntingan yang bisa diurungkan)</translation>
+    </message>
+    <message>
+        <source>{n} K/V heads</source>
+        <translation>{n} head K/V</translation>
+    </message>
+    <message>
+        <source>{src} → position {d}</source>
+        <translation>{src} → posisi {d}</translation>
+    </message>
+    <message>
+        <source>random, seed {s}</source>
+        <translation>acak, seed {s}</translation>
+    </message>
+    <message>
+        <source>the trained toy weights</source>
+        <translation>bobot mainan terlatih</translation>
+    </message>
+    <message>
+        <source>head {h}</source>
+        <translation>head {h}</translation>
+    </message>
+    <message>
+        <source>The trained toy weights are not installed: the session is shown with random weights (seed {seed}) instead.</source>
+        <translation>Bobot mainan terlatih tidak terpasang: sesi ditampilkan dengan bobot acak (seed {seed}) sebagai gantinya.</translation>
+    </message>
+    <message>
+        <source>The shipped trained weights have</source>
+        <translation>Bobot terlatih bawaan telah</translation>
+    </message>
+    <message>
+        <source>The session used weights made in that session ({name}), which were not saved to a file: it is shown with random weights (seed {seed}) instead.</source>
+        <translation>Sesi ini memakai bobot yang dibuat di sesi itu ({name}) dan tidak disimpan ke berkas: sesi ditampilkan dengan bobot acak (seed {seed}) sebagai gantinya.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s weights are of a kind this version does not know ({kind}): it is shown with random weights (seed {seed}) instead.</source>
+        <translation>Bobot sesi ini berjenis yang tidak dikenal versi ini ({kind}): sesi ditampilkan dengan bobot acak (seed {seed}) sebagai gantinya.</translation>
+    </message>
+    <message>
+        <source>The weights file {path} was not found: the session is shown with random weights (seed {seed}) instead. Load the weights to see the saved numbers.</source>
+        <translation>Berkas bobot {path} tidak ditemukan: sesi ditampilkan dengan bobot acak (seed {seed}) sebagai gantinya. Muat bobotnya untuk melihat angka yang disimpan.</translation>
+    </message>
+    <message>
+        <source>The weights folder {path} was not found: the session is shown with random weights (seed {seed}) instead. Load the weights to see the saved numbers.</source>
+        <translation>Folder bobot {path} tidak ditemukan: sesi ditampilkan dengan bobot acak (seed {seed}) sebagai gantinya. Muat bobotnya untuk melihat angka yang disimpan.</translation>
+    </message>
+    <message>
+        <source>The weights file {path} is {what}, not a weights file: the session is shown with random weights (seed {seed}) instead.</source>
+        <translation>Berkas bobot {path} adalah {what}, bukan berkas bobot: sesi ditampilkan dengan bobot acak (seed {seed}) sebagai gantinya.</translation>
+    </message>
+    <message>
+        <source>The weights folder {path} is {what}, not a weights folder: the session is shown with random weights (seed {seed}) instead.</source>
+        <translation>Folder bobot {path} adalah {what}, bukan folder bobot: sesi ditampilkan dengan bobot acak (seed {seed}) sebagai gantinya.</translation>
+    </message>
+    <message>
+        <source>The weights file {path} has</source>
+        <translation>Berkas bobot {path} telah</translation>
+    </message>
+    <message>
+        <source>The weights folder {path} has</source>
+        <translation>Folder bobot {path} telah</translation>
+    </message>
+    <message>
+        <source>{subject} changed since the session was saved (the sha256 differs): the numbers may not be the ones saved.</source>
+        <translation>{subject} berubah sejak sesi disimpan (sha256-nya berbeda): angkanya mungkin bukan yang disimpan.</translation>
+    </message>
+    <message>
+        <source>the file is empty</source>
+        <translation>berkasnya kosong</translation>
+    </message>
+    <message>
+        <source>the file is damaged or truncated (not valid JSON: {why} at line {line}, column {column})</source>
+        <translation>berkasnya rusak atau terpotong (bukan JSON yang sah: {why} pada baris {line}, kolom {column})</translation>
+    </message>
+    <message>
+        <source>the file is not a session QKV Lab can read ({why})</source>
+        <translation>berkas ini bukan sesi yang bisa dibaca QKV Lab ({why})</translation>
+    </message>
+    <message>
+        <source>this is not a QKV Lab session (no &quot;format&quot;: &quot;qkv-lab-session&quot;)</source>
+        <translation>ini bukan sesi QKV Lab (tidak ada &quot;format&quot;: &quot;qkv-lab-session&quot;)</translation>
+    </message>
+    <message>
+        <source>it was saved by a newer QKV Lab ({saved_by}, session schema {schema}); this version reads schema {ours}. Update QKV Lab to open it.</source>
+        <translation>sesi ini disimpan oleh QKV Lab yang lebih baru ({saved_by}, skema sesi {schema}); versi ini membaca skema {ours}. Perbarui QKV Lab untuk membukanya.</translation>
+    </message>
+    <message>
+        <source>unknown version</source>
+        <translation>versi tak dikenal</translation>
+    </message>
+    <message>
+        <source>inputs.tokens is empty: a session needs at least one token</source>
+        <translation>inputs.tokens kosong: sebuah sesi memerlukan setidaknya satu token</translation>
+    </message>
+    <message>
+        <source>{name}: file not found</source>
+        <translation>{name}: berkas tidak ditemukan</translation>
+    </message>
+    <message>
+        <source>{name}: permission denied</source>
+        <translation>{name}: akses ditolak</translation>
+    </message>
+    <message>
+        <source>{name}: is a folder, not a session file</source>
+        <translation>{name}: ini folder, bukan berkas sesi</translation>
+    </message>
+    <message>
+        <source>{name}: {reason}, too large to be a session</source>
+        <translation>{name}: {reason}, terlalu besar untuk sebuah sesi</translation>
+    </message>
+    <message>
+        <source>{name}: {reason}, not a session file</source>
+        <translation>{name}: {reason}, bukan berkas sesi</translation>
+    </message>
+    <message>
+        <source>{name}: cannot read ({reason})</source>
+        <translation>{name}: tidak dapat dibaca ({reason})</translation>
+    </message>
+    <message>
+        <source>{name}: this is not a QKV Lab session (not UTF-8 text)</source>
+        <translation>{name}: ini bukan sesi QKV Lab (bukan teks UTF-8)</translation>
+    </message>
+    <message>
+        <source>Open session {name}</source>
+        <translation>Buka sesi {name}</translation>
+    </message>
+    <message>
+        <source>the inputs were refused</source>
+        <translation>masukan ditolak</translation>
+    </message>
+    <message>
+        <source>Could not open {name}: {reason}. Nothing changed.</source>
+        <translation>Tidak dapat membuka {name}: {reason}. Tidak ada yang berubah.</translation>
+    </message>
+    <message>
+        <source>Checking the sha256 of the weights ({size}) in the background…</source>
+        <translation>Memeriksa sha256 bobot ({size}) di latar belakang…</translation>
+    </message>
+    <message>
+        <source>these weights existed only in memory (made by training here, not saved to a file); use Model › Save weights to keep trained weights</source>
+        <translation>bobot ini hanya ada di memori (dibuat lewat pelatihan di sini, tidak disimpan ke berkas); pakai Model › Simpan bobot untuk menyimpan bobot terlatih</translation>
+    </message>
+    <message>
+        <source>they are for {theirs}, not for {ours}</source>
+        <translation>bobot ini untuk {theirs}, bukan untuk {ours}</translation>
+    </message>
+    <message>
+        <source>causal mask off</source>
+        <translation>causal mask mati</translation>
+    </message>
+    <message>
+        <source>causal mask on</source>
+        <translation>causal mask nyala</translation>
+    </message>
+    <message>
+        <source>1/√d_head scaling on</source>
+        <translation>penskalaan 1/√d_head nyala</translation>
+    </message>
+    <message>
+        <source>1/√d_head scaling off</source>
+        <translation>penskalaan 1/√d_head mati</translation>
+    </message>
+    <message>
+        <source>d_head {old} → {new}: new shapes, random weights (seed {seed})</source>
+        <translation>d_head {old} → {new}: bentuk baru, bobot acak (seed {seed})</translation>
+    </message>
+    <message>
+        <source>this model has learned positions, no RoPE to change</source>
+        <translation>model ini memakai posisi yang dipelajari, tidak ada RoPE untuk diubah</translation>
+    </message>
+    <message>
+        <source>RoPE θ {old} → {new}</source>
+        <translation>θ RoPE {old} → {new}</translation>
+    </message>
+    <message>
+        <source>n_kv_heads {old} → {new} (the K/V heads copied, not retrained)</source>
+        <translation>n_kv_heads {old} → {new} (head K/V disalin, tidak dilatih ulang)</translation>
+    </message>
+    <message>
+        <source>n_kv_heads {old} → {new} (the K/V heads mean-pooled, not retrained)</source>
+        <translation>n_kv_heads {old} → {new} (head K/V dirata-ratakan, tidak dilatih ulang)</translation>
+    </message>
+    <message>
+        <source>positions must be 0..{last}</source>
+        <translation>posisi harus 0..{last}</translation>
+    </message>
+    <message>
+        <source>the token at {src} moved to {dst}</source>
+        <translation>token di {src} dipindah ke {dst}</translation>
+    </message>
+    <message>
+        <source>the trained weights are not available here</source>
+        <translation>bobot terlatih tidak tersedia di sini</translation>
+    </message>
+    <message>
+        <source>this model has heads 0..{last}</source>
+        <translation>model ini punya head 0..{last}</translation>
+    </message>
+    <message>
+        <source>head {h} of the same pass</source>
+        <translation>head {h} dari pass yang sama</translation>
+    </message>
+    <message>
+        <source>This model has learned positions: no RoPE, nothing is rotated. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] gives each position a vector that is added to the token&apos;s embedding before the first block (pos_embed = W_pos[:T]); q and k then carry content and absolute position mixed in one vector, and no position past n_ctx = {n_ctx} has a row.</source>
+        <translation>Model ini memakai posisi yang dipelajari: tanpa RoPE, tidak ada yang dirotasi. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] memberi setiap posisi sebuah vektor yang ditambahkan ke embedding token sebelum blok pertama (pos_embed = W_pos[:T]); q dan k lalu membawa isi dan posisi absolut yang bercampur dalam satu vektor, dan posisi di atas n_ctx = {n_ctx} tidak punya baris.</translation>
+    </message>
 </context>
 <context>
     <name>Action</name>
@@ -2150,6 +2834,26 @@
         <source>KV cache</source>
         <translation>KV cache</translation>
     </message>
+    <message>
+        <source>RoPE lab</source>
+        <translation>Lab RoPE</translation>
+    </message>
+    <message>
+        <source>Shared K/V heads</source>
+        <translation>Head K/V bersama</translation>
+    </message>
+    <message>
+        <source>Windows and sinks</source>
+        <translation>Jendela dan sink</translation>
+    </message>
+    <message>
+        <source>The tiled softmax</source>
+        <translation>Softmax berubin</translation>
+    </message>
+    <message>
+        <source>A/B</source>
+        <translation>A/B</translation>
+    </message>
 </context>
 <context>
     <name>PageShort</name>
@@ -2200,6 +2904,26 @@
     <message>
         <source>KV cache</source>
         <translation>KV cache</translation>
+    </message>
+    <message>
+        <source>RoPE</source>
+        <translation>RoPE</translation>
+    </message>
+    <message>
+        <source>GQA</source>
+        <translation>GQA</translation>
+    </message>
+    <message>
+        <source>Windows</source>
+        <translation>Jendela</translation>
+    </message>
+    <message>
+        <source>Tiled</source>
+        <translation>Berubin</translation>
+    </message>
+    <message>
+        <source>A/B</source>
+        <translation>A/B</translation>
     </message>
 </context>
 <context>

@@ -32,6 +32,34 @@
         <translation>SmolLM2-360M: 32 lager, 15 headar som delar 5 K/V-headar (724 MB)</translation>
     </message>
     <message>
+        <source>downloading {repo} ({mb} MB)</source>
+        <translation>laddar ned {repo} ({mb} MB)</translation>
+    </message>
+    <message>
+        <source>asking the hub for {repo}</source>
+        <translation>frågar hubben efter {repo}</translation>
+    </message>
+    <message>
+        <source>{repo}: no such model on the hub (or it is private)</source>
+        <translation>{repo}: ingen sådan modell på hubben (eller så är den privat)</translation>
+    </message>
+    <message>
+        <source>{repo}: no revision {revision} on the hub</source>
+        <translation>{repo}: ingen revision {revision} på hubben</translation>
+    </message>
+    <message>
+        <source>offline: {where} cannot be reached and {repo} is not in the download cache ({why}). Connect to the internet and try again, or open a folder or GGUF file you have (Model ▸ Open model folder or GGUF file…)</source>
+        <translation>offline: {where} går inte att nå och {repo} finns inte i nedladdningscachen ({why}). Anslut till internet och försök igen, eller öppna en mapp eller GGUF-fil som du har (Modell ▸ Öppna modellmapp eller GGUF-fil…)</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub answered {answer}</source>
+        <translation>{repo}: hubben svarade {answer}</translation>
+    </message>
+    <message>
+        <source>{repo} has no .safetensors weights (only formats the lab does not open)</source>
+        <translation>{repo} har inga .safetensors-vikter (bara format som labbet inte öppnar)</translation>
+    </message>
+    <message>
         <source>PNG image (*.png)</source>
         <translation>PNG-bild (*.png)</translation>
     </message>
@@ -136,6 +164,10 @@
         <translation>Exporterade {name}.</translation>
     </message>
     <message>
+        <source>the last session</source>
+        <translation>den senaste sessionen</translation>
+    </message>
+    <message>
         <source>{why} — starting clean.</source>
         <translation>{why} — börjar från början.</translation>
     </message>
@@ -192,20 +224,44 @@
         <translation>Välj ditt svar först: det är förutsägelsen som är poängen.</translation>
     </message>
     <message>
-        <source>That change cannot be made here (see the message).</source>
-        <translation>Den ändringen kan inte göras här (se meddelandet).</translation>
+        <source>That change cannot be made here: the query&apos;s token is at the front already.</source>
+        <translation>Den ändringen går inte att göra här: queryns token står redan först.</translation>
     </message>
     <message>
-        <source>The change is undone.</source>
-        <translation>Ändringen är ångrad.</translation>
+        <source>That change cannot be made here.</source>
+        <translation>Den ändringen går inte att göra här.</translation>
+    </message>
+    <message>
+        <source>The change could not be computed, so there is nothing to measure: {why}</source>
+        <translation>Ändringen kunde inte beräknas, så det finns inget att mäta: {why}</translation>
+    </message>
+    <message>
+        <source>in B, key {j} “{word}” takes the most weight ({weight})</source>
+        <translation>i B får key {j} ”{word}” mest vikt ({weight})</translation>
+    </message>
+    <message>
+        <source>You predicted: {guess}.&lt;br&gt;Measured: {seen} — A and B side by side on the A/B page.&lt;br&gt;{mark}</source>
+        <translation>Du förutsade: {guess}.&lt;br&gt;Uppmätt: {seen} — A och B sida vid sida på A/B-sidan.&lt;br&gt;{mark}</translation>
+    </message>
+    <message>
+        <source>The sinks view compares with a run without the first token only up to {size} of intermediates.</source>
+        <translation>Sänkvyn jämför med en körning utan den första token bara upp till {size} mellanresultat.</translation>
+    </message>
+    <message>
+        <source>{weights}, K/V heads pooled to {n}</source>
+        <translation>{weights}, K/V-headar sammanslagna till {n}</translation>
+    </message>
+    <message>
+        <source>Pool the K/V heads to {n}</source>
+        <translation>Slå samman K/V-headarna till {n}</translation>
+    </message>
+    <message>
+        <source>The change is now the lab&apos;s (Edit ▸ Undo takes it back).</source>
+        <translation>Ändringen är nu labbets (Redigera ▸ Ångra tar tillbaka den).</translation>
     </message>
     <message>
         <source>key {j} “{word}”</source>
         <translation>key {j} ”{word}”</translation>
-    </message>
-    <message>
-        <source>key {j} “{word}” takes the most weight ({weight})</source>
-        <translation>key {j} ”{word}” får mest vikt ({weight})</translation>
     </message>
     <message>
         <source>sharper</source>
@@ -214,14 +270,6 @@
     <message>
         <source>flatter or the same</source>
         <translation>plattare eller likadan</translation>
-    </message>
-    <message>
-        <source>You predicted: {guess}.&lt;br&gt;Measured: {seen}.&lt;br&gt;{mark}</source>
-        <translation>Du förutsade: {guess}.&lt;br&gt;Uppmätt: {seen}.&lt;br&gt;{mark}</translation>
-    </message>
-    <message>
-        <source>The change could not be computed, so there is nothing to measure (see the message).</source>
-        <translation>Ändringen kunde inte beräknas, så det finns inget att mäta (se meddelandet).</translation>
     </message>
     <message>
         <source>not enough memory</source>
@@ -337,6 +385,10 @@
     <message>
         <source>GGUF file or a Hugging Face folder&apos;s config.json (*.gguf config.json *.safetensors)</source>
         <translation>GGUF-fil eller config.json i en Hugging Face-mapp (*.gguf config.json *.safetensors)</translation>
+    </message>
+    <message>
+        <source>not opened, too large for this machine: {why}</source>
+        <translation>inte öppnad, för stor för den här datorn: {why}</translation>
     </message>
     <message>
         <source>Use trained weights</source>
@@ -524,6 +576,14 @@
         <translation>Beräkningen avbröts.</translation>
     </message>
     <message>
+        <source>Out of memory: use fewer tokens, fewer layers or smaller dimensions.</source>
+        <translation>Minnet räcker inte: använd färre tokens, färre lager eller mindre dimensioner.</translation>
+    </message>
+    <message>
+        <source>Computation failed: {error}</source>
+        <translation>Beräkningen misslyckades: {error}</translation>
+    </message>
+    <message>
         <source> — the settings on screen are back (Undo/Redo tries that step again)</source>
         <translation> — inställningarna som visas är tillbaka (Ångra/Gör om provar det steget igen)</translation>
     </message>
@@ -644,12 +704,20 @@
         <translation>Låt labbet föreslå en</translation>
     </message>
     <message>
-        <source>3. Apply, test</source>
-        <translation>3. Verkställ, testa</translation>
+        <source>3. Test it (A/B)</source>
+        <translation>3. Testa (A/B)</translation>
     </message>
     <message>
-        <source>Undo change</source>
-        <translation>Ångra ändringen</translation>
+        <source>the change is made to a copy, B, shown beside the lab&apos;s A</source>
+        <translation>ändringen görs på en kopia, B, som visas bredvid labbets A</translation>
+    </message>
+    <message>
+        <source>Keep the change</source>
+        <translation>Behåll ändringen</translation>
+    </message>
+    <message>
+        <source>make B the lab&apos;s inputs (Edit ▸ Undo takes it back)</source>
+        <translation>gör B till labbets indata (Redigera ▸ Ångra tar tillbaka det)</translation>
     </message>
     <message>
         <source>score: no predictions yet</source>
@@ -909,6 +977,26 @@
     <message>
         <source>the block as one picture: each station a thumbnail along the residual stream</source>
         <translation>blocket som en bild: varje station en miniatyr längs residualströmmen</translation>
+    </message>
+    <message>
+        <source>the RoPE lab: q and k pair by pair before and after the rotation, the pairs&apos; shares of the score</source>
+        <translation>RoPE-labbet: q och k par för par före och efter rotationen, parens andelar av poängen</translation>
+    </message>
+    <message>
+        <source>shared K/V heads: who reads which K/V head, a group&apos;s scores, the cache bytes</source>
+        <translation>delade K/V-headar: vem som läser vilken K/V-head, en grupps poäng, cachens byte</translation>
+    </message>
+    <message>
+        <source>windows and sinks: a windowed layer beside a dense one, the reach through layers, the sinks</source>
+        <translation>fönster och sänkor: ett lager med fönster bredvid ett tätt, räckvidden genom lagren, sänkorna</translation>
+    </message>
+    <message>
+        <source>the tiled softmax: one query block tile by tile, the running m and ℓ, the bytes moved</source>
+        <translation>den blockvisa softmaxen: ett queryblock bricka för bricka, löpande m och ℓ, flyttade byte</translation>
+    </message>
+    <message>
+        <source>A/B: the scores and pattern under two conditions, and B − A</source>
+        <translation>A/B: poäng och mönster under två villkor, och B − A</translation>
     </message>
     <message>
         <source>station: {panels}</source>
@@ -1277,6 +1365,10 @@
     <message>
         <source>{seconds} s</source>
         <translation>{seconds} s</translation>
+    </message>
+    <message>
+        <source>the instrument pages: the head lens, the √d_k lab, the mask, the KV cache and the modern-attention instruments</source>
+        <translation>instrumentsidorna: headlinsen, √d_k-labbet, masken, KV-cachen och instrumenten för modern attention</translation>
     </message>
     <message>
         <source>before the first block</source>
@@ -1932,6 +2024,598 @@
         <source>HuggingFaceTB&apos;s SmolLM2-135M-Instruct, quantized to Q4_1 (Apache-2.0)</source>
         <translation>HuggingFaceTB:s SmolLM2-135M-Instruct, kvantiserad till Q4_1 (Apache-2.0)</translation>
     </message>
+    <message>
+        <source>the same inputs with one change: A as the lab shows it, B a fresh forward pass, and B − A</source>
+        <translation>samma indata med en ändring: A som labbet visar det, B en ny framåtkörning, och B − A</translation>
+    </message>
+    <message>
+        <source>{P} pairs (d, d + {half}): dashed before, solid after; (i − j)·θ_d</source>
+        <translation>{P} par (d, d + {half}): streckat före, heldraget efter; (i − j)·θ_d</translation>
+    </message>
+    <message>
+        <source>cos(W_pos[i], W_pos[j]): what W_pos learned</source>
+        <translation>cos(W_pos[i], W_pos[j]): vad W_pos har lärt sig</translation>
+    </message>
+    <message>
+        <source>position i</source>
+        <translation>position i</translation>
+    </message>
+    <message>
+        <source>position j</source>
+        <translation>position j</translation>
+    </message>
+    <message>
+        <source>attn_scores_raw[{h}]: click a key j</source>
+        <translation>attn_scores_raw[{h}]: klicka på en key j</translation>
+    </message>
+    <message>
+        <source> (+ {rest:.3g} unrotated)</source>
+        <translation> (+ {rest:.3g} oroterat)</translation>
+    </message>
+    <message>
+        <source>after RoPE</source>
+        <translation>efter RoPE</translation>
+    </message>
+    <message>
+        <source>without RoPE</source>
+        <translation>utan RoPE</translation>
+    </message>
+    <message>
+        <source>pair d</source>
+        <translation>par d</translation>
+    </message>
+    <message>
+        <source>θ_d: radians per position</source>
+        <translation>θ_d: radianer per position</translation>
+    </message>
+    <message>
+        <source>pair d (fast … slow)</source>
+        <translation>par d (snabb … långsam)</translation>
+    </message>
+    <message>
+        <source>radians</source>
+        <translation>radianer</translation>
+    </message>
+    <message>
+        <source>score when positions move by Δ</source>
+        <translation>poäng när positionerna flyttas Δ</translation>
+    </message>
+    <message>
+        <source>only j − Δ</source>
+        <translation>bara j − Δ</translation>
+    </message>
+    <message>
+        <source>Δ (positions)</source>
+        <translation>Δ (positioner)</translation>
+    </message>
+    <message>
+        <source>Moving both positions by Δ changes the score by at most {drift:.0e}; moving only the key changes it by up to {swing:.3g}. Query i = {i} “{qi}”, key j = {j} “{kj}”, head {h} (reads K/V head {g}), layer {L}: θ = {theta:g}, rotary_dim = {r} of d_head = {dh}. The pairs&apos; shares add up to &lt;b&gt;{score:.5g}&lt;/b&gt; = attn_scores_raw[{h}, {i}, {j}] (the model: {model:.5g}); ÷ √d_head → {scaled:.4g}</source>
+        <translation>Flyttas båda positionerna Δ ändras poängen högst {drift:.0e}; flyttas bara key ändras den upp till {swing:.3g}. Query i = {i} ”{qi}”, key j = {j} ”{kj}”, head {h} (läser K/V-head {g}), lager {L}: θ = {theta:g}, rotary_dim = {r} av d_head = {dh}. Parens andelar summeras till &lt;b&gt;{score:.5g}&lt;/b&gt; = attn_scores_raw[{h}, {i}, {j}] (modellen: {model:.5g}); ÷ √d_head → {scaled:.4g}</translation>
+    </message>
+    <message>
+        <source> — the mask forbids this key (j &amp;gt; i)</source>
+        <translation> — masken förbjuder den här key (j &amp;gt; i)</translation>
+    </message>
+    <message>
+        <source>. Every arrow keeps its length.</source>
+        <translation>. Varje pil behåller sin längd.</translation>
+    </message>
+    <message>
+        <source>query heads</source>
+        <translation>query-headar</translation>
+    </message>
+    <message>
+        <source>K/V heads</source>
+        <translation>K/V-headar</translation>
+    </message>
+    <message>
+        <source>{H} query heads read {KV} K/V heads ({n} per group)</source>
+        <translation>{H} query-headar läser {KV} K/V-headar ({n} per grupp)</translation>
+    </message>
+    <message>
+        <source>(this model)</source>
+        <translation>(den här modellen)</translation>
+    </message>
+    <message>
+        <source>(what if)</source>
+        <translation>(tänk om)</translation>
+    </message>
+    <message>
+        <source>K/V cache at n_ctx = {n:,}, fp16: {ratio:.3g}× less than {H} heads</source>
+        <translation>K/V-cache vid n_ctx = {n:,}, fp16: {ratio:.3g}× mindre än {H} headar</translation>
+    </message>
+    <message>
+        <source>head {x}: q_{x} · k_{g}ᵀ</source>
+        <translation>head {x}: q_{x} · k_{g}ᵀ</translation>
+    </message>
+    <message>
+        <source>shared keys {k}[:, {g}]</source>
+        <translation>delade keys {k}[:, {g}]</translation>
+    </message>
+    <message>
+        <source>Head {h} is in group {g} with heads {heads}: one k and one v for them all, {n} different queries, so {n} different score maps over the same keys. </source>
+        <translation>Head {h} ingår i grupp {g} med headarna {heads}: ett k och ett v för dem alla, {n} olika queries, alltså {n} olika poängkartor över samma keys. </translation>
+    </message>
+    <message>
+        <source>Head {h} reads K/V head {g} alone. </source>
+        <translation>Head {h} läser K/V-head {g} ensam. </translation>
+    </message>
+    <message>
+        <source>This model&apos;s cache: {now} for these {T} tokens, {full} at n_ctx = {n_ctx:,}. With n_kv_heads = {n}: {what_if}. &lt;b&gt;MQA&lt;/b&gt; (1 K/V head) keeps every head&apos;s own queries and pattern and makes the cache {H}× smaller; it loses the heads&apos; own keys and values — they can differ only by what they ask. Try n_kv_heads in A/B: the K/V heads are mean-pooled (not retrained).</source>
+        <translation>Den här modellens cache: {now} för dessa {T} tokens, {full} vid n_ctx = {n_ctx:,}. Med n_kv_heads = {n}: {what_if}. &lt;b&gt;MQA&lt;/b&gt; (1 K/V-head) behåller varje heads egna queries och mönster och gör cachen {H}× mindre; den förlorar headarnas egna keys och values — de kan bara skilja sig i vad de frågar. Prova n_kv_heads i A/B: K/V-headarna medelvärdesbildas (tränas inte om).</translation>
+    </message>
+    <message>
+        <source>Every head has its own K/V head here (n_kv_heads = n_heads = {H}, multi-head). </source>
+        <translation>Varje head har sin egen K/V-head här (n_kv_heads = n_heads = {H}, multi-head). </translation>
+    </message>
+    <message>
+        <source>dense/W</source>
+        <translation>tät/W</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>modell</translation>
+    </message>
+    <message>
+        <source>layers</source>
+        <translation>lager</translation>
+    </message>
+    <message>
+        <source>positions</source>
+        <translation>positioner</translation>
+    </message>
+    <message>
+        <source>reach of i = {i}</source>
+        <translation>räckvidd för i = {i}</translation>
+    </message>
+    <message>
+        <source>layer {L} dense</source>
+        <translation>lager {L} tätt</translation>
+    </message>
+    <message>
+        <source>layer {L}, W = {W} off</source>
+        <translation>lager {L}, W = {W} av</translation>
+    </message>
+    <message>
+        <source>window W = {W}</source>
+        <translation>fönster W = {W}</translation>
+    </message>
+    <message>
+        <source>reach, W = {W}</source>
+        <translation>räckvidd, W = {W}</translation>
+    </message>
+    <message>
+        <source>weight on 0 “{w}”</source>
+        <translation>vikt på 0 ”{w}”</translation>
+    </message>
+    <message>
+        <source>without it: on “{w}”</source>
+        <translation>utan den: på ”{w}”</translation>
+    </message>
+    <message>
+        <source>pattern without “{w}”</source>
+        <translation>mönster utan ”{w}”</translation>
+    </message>
+    <message>
+        <source> Without “{w}” the new first token takes &lt;b&gt;{share:.0%}&lt;/b&gt; on average (uniform: {u:.0%}).</source>
+        <translation> Utan ”{w}” tar den nya första token &lt;b&gt;{share:.0%}&lt;/b&gt; i genomsnitt (jämnt fördelat: {u:.0%}).</translation>
+    </message>
+    <message>
+        <source>the run without the first token</source>
+        <translation>körningen utan den första token</translation>
+    </message>
+    <message>
+        <source> (one token only: nothing to remove)</source>
+        <translation> (bara en token: inget att ta bort)</translation>
+    </message>
+    <message>
+        <source> Computing the run without the first token…</source>
+        <translation> Beräknar körningen utan den första token…</translation>
+    </message>
+    <message>
+        <source>Reach: after {L} layers query i = {i} can have read {every} of its {n} positions with W = {W} in every layer, {alternating} with dense / W alternating, {model} with this model&apos;s layers. A window of W = {W} keys lets query i = {i} see {seen} of its {n} positions; through the residual stream each windowed layer adds W − 1 = {more} more: after {L} such layers it reaches back {span:,} positions. Mistral-7B: W = 4,096 in 32 layers reaches back {mistral:,}. GPT-3 alternates dense and banded layers: one dense layer reaches the start. &lt;b&gt;Sinks&lt;/b&gt;: on average the queries put &lt;b&gt;{share:.0%}&lt;/b&gt; of their weight on position 0 (a uniform row would give {u:.0%}); the largest, layer {tl} head {th}: {top:.0%}.</source>
+        <translation>Räckvidd: efter {L} lager kan query i = {i} ha läst {every} av sina {n} positioner med W = {W} i varje lager, {alternating} med tätt / W omväxlande, {model} med den här modellens lager. Ett fönster på W = {W} keys låter query i = {i} se {seen} av sina {n} positioner; genom residualströmmen lägger varje lager med fönster till W − 1 = {more} till: efter {L} sådana lager når den {span:,} positioner bakåt. Mistral-7B: W = 4 096 i 32 lager når {mistral:,} bakåt. GPT-3 växlar mellan täta och bandade lager: ett enda tätt lager når början. &lt;b&gt;Sänkor&lt;/b&gt;: i genomsnitt lägger queries &lt;b&gt;{share:.0%}&lt;/b&gt; av sin vikt på position 0 (en jämnt fördelad rad skulle ge {u:.0%}); störst är lager {tl} head {th}: {top:.0%}.</translation>
+    </message>
+    <message>
+        <source>scores of queries {a}…{b}; step {n} of {N}: keys {ka}…{kb}</source>
+        <translation>poäng för queries {a}…{b}; steg {n} av {N}: keys {ka}…{kb}</translation>
+    </message>
+    <message>
+        <source>scores of queries {a}…{b}: before the first tile</source>
+        <translation>poäng för queries {a}…{b}: före den första brickan</translation>
+    </message>
+    <message>
+        <source>query {i}, tile by tile</source>
+        <translation>query {i}, bricka för bricka</translation>
+    </message>
+    <message>
+        <source>step (tile)</source>
+        <translation>steg (bricka)</translation>
+    </message>
+    <message>
+        <source>memory traffic: tiled {tiled}, materialised {full}</source>
+        <translation>minnestrafik: blockvis {tiled}, fullständig {full}</translation>
+    </message>
+    <message>
+        <source>running e^(S − m)/ℓ, step {n}</source>
+        <translation>löpande e^(S − m)/ℓ, steg {n}</translation>
+    </message>
+    <message>
+        <source>pattern (materialised)</source>
+        <translation>mönster (fullständigt)</translation>
+    </message>
+    <message>
+        <source>difference: max {d:.1e}</source>
+        <translation>skillnad: max {d:.1e}</translation>
+    </message>
+    <message>
+        <source>After step {n} of {N} the running rows differ from the pattern by up to {d:.1e}</source>
+        <translation>Efter steg {n} av {N} skiljer sig de löpande raderna från mönstret med upp till {d:.1e}</translation>
+    </message>
+    <message>
+        <source> (ℓ has not seen every key yet). </source>
+        <translation> (ℓ har inte sett alla keys än). </translation>
+    </message>
+    <message>
+        <source>Block of B_r = {Br} queries ({a}…{b}), tiles of B_c = {Bc} keys: {N} steps</source>
+        <translation>Block med B_r = {Br} queries ({a}…{b}), brickor med B_c = {Bc} keys: {N} steg</translation>
+    </message>
+    <message>
+        <source>, {k} skipped (every key masked)</source>
+        <translation>, {k} överhoppade (alla keys maskade)</translation>
+    </message>
+    <message>
+        <source>. At any time only a [{Br}, {Bc}] tile of scores exists; the materialised softmax writes [{Br}, {T}] scores and as many probabilities to memory and reads them back. After the last tile the running rows equal the pattern (max difference {final:.1e}) and o/ℓ equals z (max difference {z:.1e}). Memory traffic: tiled &lt;b&gt;{tiled}&lt;/b&gt; against materialised &lt;b&gt;{full}&lt;/b&gt; (K and V are read either way; the saving grows with T). The T×T = {TT:,} scores per head and layer are never stored: at n_ctx = {n_ctx:,} they would be {big} per head.</source>
+        <translation>. Vid varje tidpunkt finns bara en [{Br}, {Bc}]-bricka med poäng; den fullständiga softmaxen skriver [{Br}, {T}] poäng och lika många sannolikheter till minnet och läser tillbaka dem. Efter den sista brickan är de löpande raderna lika med mönstret (största skillnad {final:.1e}) och o/ℓ lika med z (största skillnad {z:.1e}). Minnestrafik: blockvis &lt;b&gt;{tiled}&lt;/b&gt; mot fullständig &lt;b&gt;{full}&lt;/b&gt; (K och V läses i båda fallen; vinsten växer med T). De T×T = {TT:,} poängen per head och lager lagras aldrig: vid n_ctx = {n_ctx:,} skulle de vara {big} per head.</translation>
+    </message>
+    <message>
+        <source>B cannot be computed: {why}</source>
+        <translation>B kan inte beräknas: {why}</translation>
+    </message>
+    <message>
+        <source>Computing B…</source>
+        <translation>Beräknar B…</translation>
+    </message>
+    <message>
+        <source>side B</source>
+        <translation>sida B</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;B&lt;/b&gt;: {note}. Query i = {i}: in A its largest weight is on key {ta} “{wa}” ({pa:.2f}); in B on key {tb} “{wb}” ({pb:.2f}). Its row moves by {moved:.0%} of its weight (half the L1 difference). One colour scale for A and B in each row.</source>
+        <translation>&lt;b&gt;B&lt;/b&gt;: {note}. Query i = {i}: i A ligger dess största vikt på key {ta} ”{wa}” ({pa:.2f}); i B på key {tb} ”{wb}” ({pb:.2f}). Dess rad flyttar {moved:.0%} av sin vikt (halva L1-skillnaden). En färgskala för A och B i varje rad.</translation>
+    </message>
+    <message>
+        <source>   θ</source>
+        <translation>   θ</translation>
+    </message>
+    <message>
+        <source>   rotary_dim</source>
+        <translation>   rotary_dim</translation>
+    </message>
+    <message>
+        <source>Predict, then show ▶</source>
+        <translation>Förutsäg, visa sedan ▶</translation>
+    </message>
+    <message>
+        <source>Both positions move by Δ: does the score change? The key moves away?</source>
+        <translation>Båda positionerna flyttas Δ: ändras poängen? Och om key flyttas bort?</translation>
+    </message>
+    <message>
+        <source>Hide the test</source>
+        <translation>Dölj testet</translation>
+    </message>
+    <message>
+        <source>Predict: i and j both move by Δ. Does the score change?</source>
+        <translation>Förutsäg: i och j flyttas båda Δ. Ändras poängen?</translation>
+    </message>
+    <message>
+        <source>{r} of {dh}</source>
+        <translation>{r} av {dh}</translation>
+    </message>
+    <message>
+        <source>what if n_kv_heads =</source>
+        <translation>tänk om n_kv_heads =</translation>
+    </message>
+    <message>
+        <source>Compare in A/B</source>
+        <translation>Jämför i A/B</translation>
+    </message>
+    <message>
+        <source>this model with its K/V heads pooled to this number, beside itself</source>
+        <translation>den här modellen med sina K/V-headar sammanslagna till detta antal, bredvid sig själv</translation>
+    </message>
+    <message>
+        <source>multi-head</source>
+        <translation>multi-head</translation>
+    </message>
+    <message>
+        <source>window W =</source>
+        <translation>fönster W =</translation>
+    </message>
+    <message>
+        <source>keys (the model&apos;s: </source>
+        <translation>keys (modellens: </translation>
+    </message>
+    <message>
+        <source>none, every layer dense</source>
+        <translation>inga, alla lager täta</translation>
+    </message>
+    <message>
+        <source>tile B_r = B_c =</source>
+        <translation>bricka B_r = B_c =</translation>
+    </message>
+    <message>
+        <source>one tile back</source>
+        <translation>en bricka tillbaka</translation>
+    </message>
+    <message>
+        <source>next tile ▶</source>
+        <translation>nästa bricka ▶</translation>
+    </message>
+    <message>
+        <source>the next tile arrives: predict m and ℓ first</source>
+        <translation>nästa bricka kommer: förutsäg m och ℓ först</translation>
+    </message>
+    <message>
+        <source>from the start</source>
+        <translation>från början</translation>
+    </message>
+    <message>
+        <source>all tiles</source>
+        <translation>alla brickor</translation>
+    </message>
+    <message>
+        <source>  step {n} of {N}</source>
+        <translation>  steg {n} av {N}</translation>
+    </message>
+    <message>
+        <source>the causal mask off (on)</source>
+        <translation>den kausala masken av (på)</translation>
+    </message>
+    <message>
+        <source>the 1/√d_head scaling off (on)</source>
+        <translation>skalningen 1/√d_head av (på)</translation>
+    </message>
+    <message>
+        <source>d_head × 4 (random weights)</source>
+        <translation>d_head × 4 (slumpade vikter)</translation>
+    </message>
+    <message>
+        <source>another RoPE θ</source>
+        <translation>ett annat RoPE-θ</translation>
+    </message>
+    <message>
+        <source>another n_kv_heads (pooled K/V)</source>
+        <translation>ett annat n_kv_heads (sammanslagna K/V)</translation>
+    </message>
+    <message>
+        <source>the query&apos;s token moved</source>
+        <translation>queryns token flyttad</translation>
+    </message>
+    <message>
+        <source>other weights</source>
+        <translation>andra vikter</translation>
+    </message>
+    <message>
+        <source>another head</source>
+        <translation>en annan head</translation>
+    </message>
+    <message>
+        <source>B = A with</source>
+        <translation>B = A med</translation>
+    </message>
+    <message>
+        <source>Make B the lab&apos;s inputs</source>
+        <translation>Gör B till labbets indata</translation>
+    </message>
+    <message>
+        <source>apply this change to the lab (an undoable edit)</source>
+        <translation>gör den här ändringen i labbet (en redigering som kan ångras)</translation>
+    </message>
+    <message>
+        <source>{n} K/V heads</source>
+        <translation>{n} K/V-headar</translation>
+    </message>
+    <message>
+        <source>{src} → position {d}</source>
+        <translation>{src} → position {d}</translation>
+    </message>
+    <message>
+        <source>random, seed {s}</source>
+        <translation>slumpade, frö {s}</translation>
+    </message>
+    <message>
+        <source>the trained toy weights</source>
+        <translation>de tränade leksaksvikterna</translation>
+    </message>
+    <message>
+        <source>head {h}</source>
+        <translation>head {h}</translation>
+    </message>
+    <message>
+        <source>The trained toy weights are not installed: the session is shown with random weights (seed {seed}) instead.</source>
+        <translation>De tränade leksaksvikterna är inte installerade: sessionen visas i stället med slumpade vikter (frö {seed}).</translation>
+    </message>
+    <message>
+        <source>The shipped trained weights have</source>
+        <translation>De medföljande tränade vikterna har</translation>
+    </message>
+    <message>
+        <source>The session used weights made in that session ({name}), which were not saved to a file: it is shown with random weights (seed {seed}) instead.</source>
+        <translation>Sessionen använde vikter som gjordes i den sessionen ({name}) och aldrig sparades till en fil: den visas i stället med slumpade vikter (frö {seed}).</translation>
+    </message>
+    <message>
+        <source>The session&apos;s weights are of a kind this version does not know ({kind}): it is shown with random weights (seed {seed}) instead.</source>
+        <translation>Sessionens vikter är av ett slag som den här versionen inte känner till ({kind}): den visas i stället med slumpade vikter (frö {seed}).</translation>
+    </message>
+    <message>
+        <source>The weights file {path} was not found: the session is shown with random weights (seed {seed}) instead. Load the weights to see the saved numbers.</source>
+        <translation>Viktfilen {path} hittades inte: sessionen visas i stället med slumpade vikter (frö {seed}). Läs in vikterna för att se de sparade talen.</translation>
+    </message>
+    <message>
+        <source>The weights folder {path} was not found: the session is shown with random weights (seed {seed}) instead. Load the weights to see the saved numbers.</source>
+        <translation>Viktmappen {path} hittades inte: sessionen visas i stället med slumpade vikter (frö {seed}). Läs in vikterna för att se de sparade talen.</translation>
+    </message>
+    <message>
+        <source>The weights file {path} is {what}, not a weights file: the session is shown with random weights (seed {seed}) instead.</source>
+        <translation>Viktfilen {path} är {what}, inte en viktfil: sessionen visas i stället med slumpade vikter (frö {seed}).</translation>
+    </message>
+    <message>
+        <source>The weights folder {path} is {what}, not a weights folder: the session is shown with random weights (seed {seed}) instead.</source>
+        <translation>Viktmappen {path} är {what}, inte en viktmapp: sessionen visas i stället med slumpade vikter (frö {seed}).</translation>
+    </message>
+    <message>
+        <source>The weights file {path} has</source>
+        <translation>Viktfilen {path} har</translation>
+    </message>
+    <message>
+        <source>The weights folder {path} has</source>
+        <translation>Viktmappen {path} har</translation>
+    </message>
+    <message>
+        <source>{subject} changed since the session was saved (the sha256 differs): the numbers may not be the ones saved.</source>
+        <translation>{subject} ändrats sedan sessionen sparades (sha256 skiljer sig): talen kanske inte är de sparade.</translation>
+    </message>
+    <message>
+        <source>the file is empty</source>
+        <translation>filen är tom</translation>
+    </message>
+    <message>
+        <source>the file is damaged or truncated (not valid JSON: {why} at line {line}, column {column})</source>
+        <translation>filen är skadad eller avkortad (inte giltig JSON: {why} på rad {line}, kolumn {column})</translation>
+    </message>
+    <message>
+        <source>the file is not a session QKV Lab can read ({why})</source>
+        <translation>filen är inte en session som QKV Lab kan läsa ({why})</translation>
+    </message>
+    <message>
+        <source>this is not a QKV Lab session (no &quot;format&quot;: &quot;qkv-lab-session&quot;)</source>
+        <translation>det här är ingen QKV Lab-session (inget &quot;format&quot;: &quot;qkv-lab-session&quot;)</translation>
+    </message>
+    <message>
+        <source>it was saved by a newer QKV Lab ({saved_by}, session schema {schema}); this version reads schema {ours}. Update QKV Lab to open it.</source>
+        <translation>den sparades av en nyare QKV Lab ({saved_by}, sessionsschema {schema}); den här versionen läser schema {ours}. Uppdatera QKV Lab för att öppna den.</translation>
+    </message>
+    <message>
+        <source>unknown version</source>
+        <translation>okänd version</translation>
+    </message>
+    <message>
+        <source>inputs.tokens is empty: a session needs at least one token</source>
+        <translation>inputs.tokens är tom: en session behöver minst en token</translation>
+    </message>
+    <message>
+        <source>{name}: file not found</source>
+        <translation>{name}: filen hittades inte</translation>
+    </message>
+    <message>
+        <source>{name}: permission denied</source>
+        <translation>{name}: åtkomst nekad</translation>
+    </message>
+    <message>
+        <source>{name}: is a folder, not a session file</source>
+        <translation>{name}: är en mapp, inte en sessionsfil</translation>
+    </message>
+    <message>
+        <source>{name}: {reason}, too large to be a session</source>
+        <translation>{name}: {reason}, för stor för att vara en session</translation>
+    </message>
+    <message>
+        <source>{name}: {reason}, not a session file</source>
+        <translation>{name}: {reason}, inte en sessionsfil</translation>
+    </message>
+    <message>
+        <source>{name}: cannot read ({reason})</source>
+        <translation>{name}: kan inte läsas ({reason})</translation>
+    </message>
+    <message>
+        <source>{name}: this is not a QKV Lab session (not UTF-8 text)</source>
+        <translation>{name}: det här är ingen QKV Lab-session (inte UTF-8-text)</translation>
+    </message>
+    <message>
+        <source>Open session {name}</source>
+        <translation>Öppna sessionen {name}</translation>
+    </message>
+    <message>
+        <source>the inputs were refused</source>
+        <translation>indata avvisades</translation>
+    </message>
+    <message>
+        <source>Could not open {name}: {reason}. Nothing changed.</source>
+        <translation>Kunde inte öppna {name}: {reason}. Inget ändrades.</translation>
+    </message>
+    <message>
+        <source>Checking the sha256 of the weights ({size}) in the background…</source>
+        <translation>Kontrollerar viktenas sha256 ({size}) i bakgrunden…</translation>
+    </message>
+    <message>
+        <source>these weights existed only in memory (made by training here, not saved to a file); use Model › Save weights to keep trained weights</source>
+        <translation>de här vikterna fanns bara i minnet (gjorda genom träning här, inte sparade till en fil); använd Modell › Spara vikter för att behålla tränade vikter</translation>
+    </message>
+    <message>
+        <source>they are for {theirs}, not for {ours}</source>
+        <translation>de är gjorda för {theirs}, inte för {ours}</translation>
+    </message>
+    <message>
+        <source>causal mask off</source>
+        <translation>kausal mask av</translation>
+    </message>
+    <message>
+        <source>causal mask on</source>
+        <translation>kausal mask på</translation>
+    </message>
+    <message>
+        <source>1/√d_head scaling on</source>
+        <translation>skalning 1/√d_head på</translation>
+    </message>
+    <message>
+        <source>1/√d_head scaling off</source>
+        <translation>skalning 1/√d_head av</translation>
+    </message>
+    <message>
+        <source>d_head {old} → {new}: new shapes, random weights (seed {seed})</source>
+        <translation>d_head {old} → {new}: nya former, slumpade vikter (frö {seed})</translation>
+    </message>
+    <message>
+        <source>this model has learned positions, no RoPE to change</source>
+        <translation>den här modellen har inlärda positioner, ingen RoPE att ändra</translation>
+    </message>
+    <message>
+        <source>RoPE θ {old} → {new}</source>
+        <translation>RoPE-θ {old} → {new}</translation>
+    </message>
+    <message>
+        <source>n_kv_heads {old} → {new} (the K/V heads copied, not retrained)</source>
+        <translation>n_kv_heads {old} → {new} (K/V-headarna kopierade, inte omtränade)</translation>
+    </message>
+    <message>
+        <source>n_kv_heads {old} → {new} (the K/V heads mean-pooled, not retrained)</source>
+        <translation>n_kv_heads {old} → {new} (K/V-headarna medelvärdesbildade, inte omtränade)</translation>
+    </message>
+    <message>
+        <source>positions must be 0..{last}</source>
+        <translation>positionerna måste vara 0..{last}</translation>
+    </message>
+    <message>
+        <source>the token at {src} moved to {dst}</source>
+        <translation>token på {src} flyttad till {dst}</translation>
+    </message>
+    <message>
+        <source>the trained weights are not available here</source>
+        <translation>de tränade vikterna finns inte här</translation>
+    </message>
+    <message>
+        <source>this model has heads 0..{last}</source>
+        <translation>den här modellen har headarna 0..{last}</translation>
+    </message>
+    <message>
+        <source>head {h} of the same pass</source>
+        <translation>head {h} i samma körning</translation>
+    </message>
+    <message>
+        <source>This model has learned positions: no RoPE, nothing is rotated. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] gives each position a vector that is added to the token&apos;s embedding before the first block (pos_embed = W_pos[:T]); q and k then carry content and absolute position mixed in one vector, and no position past n_ctx = {n_ctx} has a row.</source>
+        <translation>Den här modellen har inlärda positioner: ingen RoPE, inget roteras. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] ger varje position en vektor som läggs till tokenens inbäddning före det första blocket (pos_embed = W_pos[:T]); q och k bär sedan innehåll och absolut position blandade i en vektor, och ingen position efter n_ctx = {n_ctx} har någon rad.</translation>
+    </message>
 </context>
 <context>
     <name>Action</name>
@@ -2169,6 +2853,26 @@
         <source>KV cache</source>
         <translation>KV-cache</translation>
     </message>
+    <message>
+        <source>RoPE lab</source>
+        <translation>RoPE-labb</translation>
+    </message>
+    <message>
+        <source>Shared K/V heads</source>
+        <translation>Delade K/V-headar</translation>
+    </message>
+    <message>
+        <source>Windows and sinks</source>
+        <translation>Fönster och sänkor</translation>
+    </message>
+    <message>
+        <source>The tiled softmax</source>
+        <translation>Blockvis softmax</translation>
+    </message>
+    <message>
+        <source>A/B</source>
+        <translation>A/B</translation>
+    </message>
 </context>
 <context>
     <name>PageShort</name>
@@ -2219,6 +2923,26 @@
     <message>
         <source>KV cache</source>
         <translation>KV-cache</translation>
+    </message>
+    <message>
+        <source>RoPE</source>
+        <translation>RoPE</translation>
+    </message>
+    <message>
+        <source>GQA</source>
+        <translation>GQA</translation>
+    </message>
+    <message>
+        <source>Windows</source>
+        <translation>Fönster</translation>
+    </message>
+    <message>
+        <source>Tiled</source>
+        <translation>Blockvis</translation>
+    </message>
+    <message>
+        <source>A/B</source>
+        <translation>A/B</translation>
     </message>
 </context>
 <context>
