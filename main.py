@@ -272,7 +272,8 @@ def export_main(argv: list[str]) -> int:
     except Exception as exc:  # noqa: BLE001 - a weights file or backend problem is the user's to fix
         return fail(1, tr("could not compute: {why}").format(why=error_text(exc)))
     if result.notice:
-        print(f"qkv-lab export: {tr('note: {text}').format(text=result.notice)}", file=sys.stderr)
+        notice = tr("note: {text}").format(text=result.notice)
+        print(f"qkv-lab export: {notice}", file=sys.stderr)
     request = ExportRequest(args.output, view=view, style=style, width=args.width, dpi=args.dpi, size=size)
     try:
         written = export(result, selection, request)

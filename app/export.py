@@ -32,6 +32,7 @@ from PySide6.QtSvg import QSvgGenerator
 
 from compute import safe_io
 from widgets.figure import FigureStyle, FigureWidget, canonical, figure_spec, is_single, natural_size, view_names
+from widgets.i18n import source_text
 
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
 DATA_FORMATS = (".npz", ".csv")
@@ -244,7 +245,8 @@ def csv_text(result, sel, view: str) -> str:
     if not is_single(view):
         raise ExportError(f"a CSV file holds one matrix; {view!r} is a composed figure. "
                           f"Choose a single view such as pattern, attn_scores or q")
-    panel = figure_spec(view, result, sel).panels[0]
+    with source_text():                          # data for programs: the English axis names, whatever the language
+        panel = figure_spec(view, result, sel).panels[0]
     if panel.missing:
         raise ExportError(panel.missing)        # a name this model lacks: why, not an empty file
     buf = io.StringIO()

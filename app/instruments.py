@@ -318,8 +318,8 @@ class Instruments(QObject):
             guess = tr("sharper") if p["prediction"] else tr("flatter or the same")
         self.total += 1
         self.correct += int(right)
-        mark = (f"<b style='color:#188038'>{tr('✓ right')}</b>" if right
-                else f"<b style='color:#d93025'>{tr('✗ not this time')}</b>")
+        verdict = tr("✓ right") if right else tr("✗ not this time")
+        mark = f"<b style='color:{'#188038' if right else '#d93025'}'>{verdict}</b>"
         self.calibrated.emit(tr("You predicted: {guess}.<br>Measured: {seen} — A and B side by side on the A/B "
                                 "page.<br>{mark}").format(guess=f"<b>{html.escape(guess)}</b>", seen=html.escape(seen),
                                                           mark=mark), self.correct, self.total,

@@ -79,6 +79,7 @@ def render(station: str, inputs, selection) -> str:
         return ""
     values = sizes(inputs, selection)
     fill = lambda text: text.format(**values)  # noqa: E731
+    shapes_now, try_it = tr("Shapes now"), tr("Try")          # outside the f-string: lupdate reads tr() there
     return (f"<h3>{note['title']}</h3>{fill(note['body'])}"
-            f"<p><b>{tr('Shapes now')}</b><br>{fill(note['shapes'])}</p>"
-            f"<p><b>{tr('Try')}</b> {fill(note['try'])}</p>")
+            f"<p><b>{shapes_now}</b><br>{fill(note['shapes'])}</p>"
+            f"<p><b>{try_it}</b> {fill(note['try'])}</p>")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -69,29 +70,42 @@ def messages(ts: Path) -> list[dict]:
     return out
 
 
-def problems() -> list[str]:
-    """Why the .ts files are not ready: out of date with the code, or a string not translated."""
+PLACEHOLDER = re.compile(r"\{[^{}]*\}|%n")
+PLURAL_FORMS = {"sv": 2, "id": 1}                  # Swedish: singular and plural; Indonesian: one form
+
+
+def problems(folder: Path = TS_DIR) -> list[str]:
+    """Why the .ts files in `folder` are not ready: out of date with the code (pyside6-lupdate run
+    over the sources into a temporary copy changes them), a string unfinished or untranslated, a
+    translation that drops or adds a {placeholder} or %n, or the wrong number of plural forms."""
     found = []
     with tempfile.TemporaryDirectory() as tmp:
         fresh = {lang: ts_path(lang, Path(tmp)) for lang in LANGUAGES}
         for lang, ts in fresh.items():
-            if ts_path(lang).is_file():
-                shutil.copy(ts_path(lang), ts)
+            if ts_path(lang, folder).is_file():
+                shutil.copy(ts_path(lang, folder), ts)
         lupdate(fresh)
         for lang, ts in fresh.items():
-            kept = ts_path(lang)
+            kept = ts_path(lang, folder)
             if not kept.is_file():
-                found.append(f"{kept.relative_to(ROOT)} is missing: run python tools/i18n.py update")
+                found.append(f"{kept.name} is missing: run python tools/i18n.py update")
                 continue
             if ts.read_bytes() != kept.read_bytes():
-                found.append(f"{kept.relative_to(ROOT)} is out of date with the code: run python tools/i18n.py "
-                             "update, then translate what is new")
+                found.append(f"{kept.name} is out of date with the code: run python tools/i18n.py update, then "
+                             "translate what is new")
             for m in messages(ts):
                 where = f"{kept.name}: [{m['context'] or 'general'}] {m['source']!r}"
                 if m["type"] in ("unfinished", "vanished", "obsolete"):
                     found.append(f"{where} is {m['type']}")
-                elif not all(form.strip() for form in m["forms"]):
+                    continue
+                if not all(form.strip() for form in m["forms"]):
                     found.append(f"{where} has an empty translation")
+                if m["numerus"] and len(m["forms"]) != PLURAL_FORMS[lang]:
+                    found.append(f"{where} has {len(m['forms'])} plural forms, {lang} has {PLURAL_FORMS[lang]}")
+                wanted = sorted(set(PLACEHOLDER.findall(m["source"])))
+                for form in m["forms"]:
+                    if form.strip() and sorted(set(PLACEHOLDER.findall(form))) != wanted:
+                        found.append(f"{where}: the translation {form!r} does not keep the placeholders {wanted}")
     return found
 
 

@@ -87,13 +87,14 @@ class BlockMap(Retranslate, QWidget):
         self.frames = []                             # their plots went with the old figure
         self._outlined = None
         f = self.font_pt / 10.0
+        heading, hint = tr("The block as one picture"), tr("click a picture to go to its station")
+        where = tr("layer {layer}, head {head}").format(layer=sel.layer, head=sel.head)
         self.header.setText(
-            f"<b style='font-size:{13 * f:.0f}pt'>{tr('The block as one picture')}</b>&nbsp;&nbsp;"
+            f"<b style='font-size:{13 * f:.0f}pt'>{heading}</b>&nbsp;&nbsp;"
             f"<span style='font-size:{11 * f:.0f}pt'>resid_mid = resid_pre + attn(LN 1(resid_pre));&nbsp; "
             f"resid_post = resid_mid + mlp(LN 2(resid_mid))</span><br>"
             f"<span style='color:{self.palette.muted}; font-size:{10 * f:.0f}pt'>"
-            f"{tr('click a picture to go to its station')} · "
-            f"{tr('layer {layer}, head {head}').format(layer=sel.layer, head=sel.head)}</span>")
+            f"{hint} · {where}</span>")
 
     def _outline(self, station: str) -> None:
         """A frame around the thumbnails of the station last shown."""

@@ -204,12 +204,15 @@ class Controls(Retranslate, QWidget):
     def set_real_models(self, entries) -> None:
         """List real trained models beside the presets: (key, text, tooltip, path or "") each; an
         entry that is not installed says in its text the one command that installs it."""
-        custom = self.preset.findData("custom")
-        for i, (key, text, tip, path) in enumerate(entries):
-            self.preset.insertItem(custom + i, text, f"real:{key}")
-            self.preset.setItemData(custom + i, tip, Qt.ItemDataRole.ToolTipRole)
+        for key, text, tip, path in entries:
+            index = self.preset.findData(f"real:{key}")
+            if index < 0:                                   # new: before "custom"; again (a new language): in place
+                index = self.preset.findData("custom")
+                self.preset.insertItem(index, text, f"real:{key}")
+            self.preset.setItemText(index, text)
+            self.preset.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
             if path:
-                self._real_paths[path] = custom + i
+                self._real_paths[path] = index
 
     def _emit_preset(self) -> None:
         data = self.preset.currentData()

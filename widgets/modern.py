@@ -14,7 +14,7 @@ from compute import Config, ab, rope_lab, shared_kv
 from compute import tiled_softmax as tiled
 
 from .charts import Chart, colour_of, draw_chart
-from .i18n import QT_TR_NOOP, num, tr
+from .i18n import QT_TR_NOOP, language, num, tr
 from .instrument_views import (
     PageViews,
     condition_of,
@@ -121,7 +121,7 @@ class ModernPage(Station):
         self._refresh()
 
     def page_views(self, result, sel) -> PageViews:
-        key = (id(result), id(self.extra), sel)
+        key = (id(result), id(self.extra), sel, language())      # a new language: the words again
         if self._cached is None or self._cached[0] != key:
             self._cached = (key, page_views(self.key, result, sel, self.extra))
         return self._cached[1]

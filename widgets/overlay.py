@@ -53,8 +53,9 @@ class CheatSheet(Retranslate, QWidget):
                            f"<td style='padding:3px 0'>{html.escape(v)}</td></tr>" for k, v in rows)
             cells.append(f"<td valign='top' style='padding:0 28px'><p style='font-size:{font_pt * 1.15:.0f}pt'>"
                          f"<b>{html.escape(title)}</b></p><table cellspacing='0'>{body}</table></td>")
+        closes = html.escape(tr("any key or a click closes this sheet"))
         self.label.setText(f"<div style='font-size:{font_pt:.0f}pt; color:#ffffff'><table><tr>{''.join(cells)}</tr>"
-                           f"</table><p style='color:#bdc1c6'>{html.escape(tr('any key or a click closes this sheet'))}"
+                           f"</table><p style='color:#bdc1c6'>{closes}"
                            f"</p></div>")
 
     def open(self) -> None:

@@ -19,7 +19,7 @@ from compute.generate import top_predictions
 from compute.stations import PAGE
 
 from .axes import make_lean
-from .i18n import Retranslate, num, page_title, tr
+from .i18n import Retranslate, language, num, page_title, tr
 from .matrix import FULL_LABELS, MIN_NUMBER_PX, LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
 from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
 from .views import STATION_VIEWS, kv_head, kv_sharers, station_panels, station_shapes, station_view, view_kind
@@ -793,9 +793,10 @@ class HeadsStation(Station):
     def draw_panel(self, mp, p) -> None:
         if mp is self.wo:
             W_O = self.result.weights[f"blocks.{self.selection.layer}.attn.W_O"]   # the array Weights keeps
-            if self._wo_drawn == (id(W_O), mp.show_values) and mp.values is not None:
+            drawn = (id(W_O), mp.show_values, language())               # a new language: its title again
+            if self._wo_drawn == drawn and mp.values is not None:
                 return                                                # weights: only when they change
-            self._wo_drawn = (id(W_O), mp.show_values)
+            self._wo_drawn = drawn
             self._wo_source = W_O                                     # kept alive: its id stays unique
         super().draw_panel(mp, p)
 

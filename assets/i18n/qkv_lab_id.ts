@@ -8,6 +8,10 @@
         <translation>tidak dapat menghitung: {why}</translation>
     </message>
     <message>
+        <source>note: {text}</source>
+        <translation>catatan: {text}</translation>
+    </message>
+    <message>
         <source>every intermediate</source>
         <translation>semua hasil antara</translation>
     </message>
@@ -238,6 +242,14 @@
     <message>
         <source>in B, key {j} “{word}” takes the most weight ({weight})</source>
         <translation>di B, key {j} “{word}” mendapat bobot terbesar ({weight})</translation>
+    </message>
+    <message>
+        <source>✓ right</source>
+        <translation>✓ benar</translation>
+    </message>
+    <message>
+        <source>✗ not this time</source>
+        <translation>✗ belum kali ini</translation>
     </message>
     <message>
         <source>You predicted: {guess}.&lt;br&gt;Measured: {seen} — A and B side by side on the A/B page.&lt;br&gt;{mark}</source>
@@ -1356,6 +1368,14 @@
     <message>
         <source>before the first block</source>
         <translation>sebelum blok pertama</translation>
+    </message>
+    <message>
+        <source>The block as one picture</source>
+        <translation>Blok dalam satu gambar</translation>
+    </message>
+    <message>
+        <source>click a picture to go to its station</source>
+        <translation>klik sebuah gambar untuk menuju stasiunnya</translation>
     </message>
     <message>
         <source>layer {layer}, head {head}</source>
@@ -2597,6 +2617,18 @@
         <source>This model has learned positions: no RoPE, nothing is rotated. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] gives each position a vector that is added to the token&apos;s embedding before the first block (pos_embed = W_pos[:T]); q and k then carry content and absolute position mixed in one vector, and no position past n_ctx = {n_ctx} has a row.</source>
         <translation>Model ini memakai posisi yang dipelajari: tanpa RoPE, tidak ada yang dirotasi. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] memberi setiap posisi sebuah vektor yang ditambahkan ke embedding token sebelum blok pertama (pos_embed = W_pos[:T]); q dan k lalu membawa isi dan posisi absolut yang bercampur dalam satu vektor, dan posisi di atas n_ctx = {n_ctx} tidak punya baris.</translation>
     </message>
+    <message>
+        <source>Shapes now</source>
+        <translation>Bentuk saat ini</translation>
+    </message>
+    <message>
+        <source>Try</source>
+        <translation>Coba</translation>
+    </message>
+    <message>
+        <source>any key or a click closes this sheet</source>
+        <translation>tekan tombol apa saja atau klik untuk menutup lembar ini</translation>
+    </message>
 </context>
 <context>
     <name>Action</name>
@@ -2816,7 +2848,7 @@
     </message>
     <message>
         <source>MLP &amp; residual</source>
-        <translation>MLP &amp; residual</translation>
+        <translation>MLP &amp; aliran residual</translation>
     </message>
     <message>
         <source>Head lens</source>

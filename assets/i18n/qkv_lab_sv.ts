@@ -8,6 +8,10 @@
         <translation>kunde inte räkna: {why}</translation>
     </message>
     <message>
+        <source>note: {text}</source>
+        <translation>obs: {text}</translation>
+    </message>
+    <message>
         <source>every intermediate</source>
         <translation>alla mellanresultat</translation>
     </message>
@@ -238,6 +242,14 @@
     <message>
         <source>in B, key {j} “{word}” takes the most weight ({weight})</source>
         <translation>i B får key {j} ”{word}” mest vikt ({weight})</translation>
+    </message>
+    <message>
+        <source>✓ right</source>
+        <translation>✓ rätt</translation>
+    </message>
+    <message>
+        <source>✗ not this time</source>
+        <translation>✗ inte den här gången</translation>
     </message>
     <message>
         <source>You predicted: {guess}.&lt;br&gt;Measured: {seen} — A and B side by side on the A/B page.&lt;br&gt;{mark}</source>
@@ -1373,6 +1385,14 @@
     <message>
         <source>before the first block</source>
         <translation>före det första blocket</translation>
+    </message>
+    <message>
+        <source>The block as one picture</source>
+        <translation>Blocket som en bild</translation>
+    </message>
+    <message>
+        <source>click a picture to go to its station</source>
+        <translation>klicka på en bild för att gå till dess station</translation>
     </message>
     <message>
         <source>layer {layer}, head {head}</source>
@@ -2616,6 +2636,18 @@
         <source>This model has learned positions: no RoPE, nothing is rotated. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] gives each position a vector that is added to the token&apos;s embedding before the first block (pos_embed = W_pos[:T]); q and k then carry content and absolute position mixed in one vector, and no position past n_ctx = {n_ctx} has a row.</source>
         <translation>Den här modellen har inlärda positioner: ingen RoPE, inget roteras. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] ger varje position en vektor som läggs till tokenens inbäddning före det första blocket (pos_embed = W_pos[:T]); q och k bär sedan innehåll och absolut position blandade i en vektor, och ingen position efter n_ctx = {n_ctx} har någon rad.</translation>
     </message>
+    <message>
+        <source>Shapes now</source>
+        <translation>Former nu</translation>
+    </message>
+    <message>
+        <source>Try</source>
+        <translation>Prova</translation>
+    </message>
+    <message>
+        <source>any key or a click closes this sheet</source>
+        <translation>valfri tangent eller ett klick stänger fusklappen</translation>
+    </message>
 </context>
 <context>
     <name>Action</name>
@@ -2835,7 +2867,7 @@
     </message>
     <message>
         <source>MLP &amp; residual</source>
-        <translation>MLP och residual</translation>
+        <translation>MLP och residualström</translation>
     </message>
     <message>
         <source>Head lens</source>
