@@ -54,8 +54,9 @@ QLabel#stationHeader { padding: 2px 4px; }
 QLabel#stripTitle, QLabel#tokenCount { color: #5f6368; }
 QToolButton#tokenChip { border: 1px solid #c4c7c5; border-radius: 10px; padding: 3px 10px;
     background: #f1f3f4; font-size: 11pt; }
-QToolBar#stationBar { border: none; spacing: 3px; }
-QToolButton#stationButton, QToolButton#pageButton { padding: 3px 6px; border: 1px solid #dadce0;
+QToolBar#stationBar { border: none; spacing: 2px; }
+QTabWidget#instrumentTabs > QTabBar { font-size: 9pt; }
+QToolButton#stationButton, QToolButton#pageButton { padding: 3px 4px; border: 1px solid #dadce0;
     border-radius: 4px; background: #fff; color: #5f6368; }
 QToolButton#stationButton:checked { background: #1a73e8; color: white; border-color: #1a73e8; font-weight: bold; }
 QToolButton#pageButton:checked { background: #e8710a; color: white; border-color: #e8710a; font-weight: bold; }
@@ -155,6 +156,7 @@ class MainWindow(QMainWindow):
         self.code_view = CodeView()
         self.calibrator = CalibratorPanel()
         self.tabs = QTabWidget()
+        self.tabs.setObjectName("instrumentTabs")           # STYLE: titles a little smaller, five fit the dock
         for widget in (self.notes, self.trace_panel, self.code_view, self.calibrator):
             self.tabs.addTab(widget, "")
         right = QDockWidget(self)
@@ -246,6 +248,8 @@ class MainWindow(QMainWindow):
         self._update_sizes()
         self._update_notes()
         self._update_instrument_tabs()
+        if self._docks_sized:
+            self._fit_dock_to_tab()                       # the tab titles' new widths
         if self.progress.isVisible() and self.state.busy:
             self.progress.setFormat(tr("computing…"))
 
@@ -272,9 +276,14 @@ class MainWindow(QMainWindow):
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, controls)
             self.tabifyDockWidget(notes, controls)
             notes.raise_()
-            self.resizeDocks([notes], [DOCK_WIDTH], Qt.Orientation.Horizontal)
+            self.resizeDocks([notes], [self._tabs_width()], Qt.Orientation.Horizontal)
         else:
-            self.resizeDocks([controls, notes], [250, DOCK_WIDTH], Qt.Orientation.Horizontal)
+            self.resizeDocks([controls, notes], [250, self._tabs_width()], Qt.Orientation.Horizontal)
+
+    def _tabs_width(self) -> int:
+        """DOCK_WIDTH, or wider where the tab titles need it (Swedish and Indonesian run longer):
+        every tab's title shown whole, none behind the tab bar's scroll arrows."""
+        return max(DOCK_WIDTH, self.tabs.tabBar().sizeHint().width() + 6)
 
     def _fit_dock_to_tab(self) -> None:
         """The instruments dock as wide as its tab needs (Notes 290 px, the Trace table 430, the
@@ -286,7 +295,7 @@ class MainWindow(QMainWindow):
         others = sum(d.width() for d in self.docks.values() if d is not dock and d.isVisible()
                      and not d.isFloating() and self.dockWidgetArea(d) != self.dockWidgetArea(dock))
         room = self.width() - others - MIN_STATION
-        want = max(DOCK_WIDTH, min(TAB_WIDTH.get(tab, DOCK_WIDTH), room))
+        want = max(self._tabs_width(), min(TAB_WIDTH.get(tab, DOCK_WIDTH), room))
         if abs(dock.width() - want) > 4:
             self.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
 

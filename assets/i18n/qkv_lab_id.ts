@@ -315,7 +315,7 @@
     </message>
     <message>
         <source>Trace</source>
-        <translation>Penelusuran</translation>
+        <translation>Jejak</translation>
     </message>
     <message>
         <source>Code</source>
@@ -705,7 +705,7 @@
     </message>
     <message>
         <source>Let the lab suggest one</source>
-        <translation>Biarkan lab memberi usulan</translation>
+        <translation>Minta usulan lab</translation>
     </message>
     <message>
         <source>3. Test it (A/B)</source>
@@ -1027,7 +1027,7 @@
     </message>
     <message>
         <source>Clear trace</source>
-        <translation>Hapus penelusuran</translation>
+        <translation>Hapus jejak</translation>
     </message>
     <message>
         <source>Click a cell of q, k or v (Q·K·V station) or a score (Scores station) to see the multiplications that make it.</source>

@@ -316,7 +316,7 @@
     </message>
     <message>
         <source>Trace</source>
-        <translation>Spårning</translation>
+        <translation>Spår</translation>
     </message>
     <message>
         <source>Code</source>
@@ -1036,7 +1036,7 @@
     </message>
     <message>
         <source>Clear trace</source>
-        <translation>Rensa spårningen</translation>
+        <translation>Rensa spåret</translation>
     </message>
     <message>
         <source>Click a cell of q, k or v (Q·K·V station) or a score (Scores station) to see the multiplications that make it.</source>
