@@ -216,7 +216,8 @@ def rope_views(result, sel) -> PageViews:
                               Item(contrib, 1, 0), Item(angle, 1, 1), Item(move, 1, 2)),
                      text=text, col_stretch=(3, 3, 3), row_stretch=(5, 4),
                      shapes=f"q, k: [T, heads, d_head] = [{T}, {cfg.n_heads}/{cfg.n_kv_heads}, {cfg.d_head}] · "
-                            f"{P} rotated pairs per head · θ_d from 1 to {v.freq[-1]:.1e} rad per position")
+                            + _t("{P} rotated pairs per head · θ_d from 1 to {low:.1e} rad per position", P=P,
+                                 low=float(v.freq[-1])))
 
 
 # -- shared K/V heads ---------------------------------------------------------------------------------------

@@ -2102,6 +2102,10 @@
         <translation>. Setiap panah tetap sepanjang semula.</translation>
     </message>
     <message>
+        <source>{P} rotated pairs per head · θ_d from 1 to {low:.1e} rad per position</source>
+        <translation>{P} pasangan dirotasi per head · θ_d dari 1 sampai {low:.1e} rad per posisi</translation>
+    </message>
+    <message>
         <source>query heads</source>
         <translation>head query</translation>
     </message>

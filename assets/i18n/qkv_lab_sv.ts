@@ -2121,6 +2121,10 @@
         <translation>. Varje pil behåller sin längd.</translation>
     </message>
     <message>
+        <source>{P} rotated pairs per head · θ_d from 1 to {low:.1e} rad per position</source>
+        <translation>{P} roterade par per head · θ_d från 1 till {low:.1e} rad per position</translation>
+    </message>
+    <message>
         <source>query heads</source>
         <translation>query-headar</translation>
     </message>
