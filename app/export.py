@@ -152,7 +152,7 @@ def png_bytes(widget, width: int | None = None, dpi: float | None = None) -> byt
 
 
 def svg_bytes(widget, title: str = "") -> bytes:
-    # pyqtgraph's SVGExporter fails on Qt >= 6.11; this recipe keeps text as text (STACK.md).
+    # pyqtgraph's SVGExporter fails on Qt >= 6.11; this recipe keeps text as text (docs/ARCHITECTURE.md section 9).
     buffer = _Buffer()
     gen = QSvgGenerator()
     gen.setOutputDevice(buffer.device)

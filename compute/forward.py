@@ -41,7 +41,7 @@ def resolve_backend(name: str) -> tuple[Backend, str | None]:
 
 def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *,
             attn_mask: Any = None, check_memory: bool = True, reuse: Trace | None = None) -> Trace:
-    """Every intermediate of the model on `tokens` (DESIGN.md section 3) as a read-only Trace.
+    """Every intermediate of the model on `tokens` (docs/ARCHITECTURE.md section 4) as a read-only Trace.
 
     `attn_mask` ([T, T] bool, True = query i may attend to key j) is applied on top of the causal
     mask; rows it leaves with no key get an all-zero pattern. Impossible inputs raise ConfigError

@@ -31,3 +31,35 @@ def test_no_import_circle_anywhere():
     for module in sorted(edges):
         if module not in state:
             visit(module)
+
+
+# Documents that live outside the repository: a clean clone has none of them, so nothing in it may
+# send a reader there (docs/ARCHITECTURE.md leads; its sections carry the names and contracts).
+OUTSIDE = ("DESIGN.md", "STACK.md", "../shared", "shared/seeds")
+
+
+def test_no_reference_outside_the_repository():
+    tracked = [ROOT / p for p in _tracked_files()]
+    found = []
+    for path in tracked:
+        if path.suffix not in {".py", ".md", ".toml", ".txt", ".json", ".sh", ".cfg", ".ini", ".yaml", ".yml", ""}:
+            continue
+        if path == Path(__file__).resolve() or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            if any(word in line for word in OUTSIDE):
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:100]}")
+    assert not found, "references to documents outside the repository:\n" + "\n".join(found)
+
+
+def _tracked_files() -> list[str]:
+    import subprocess
+
+    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:                              # not a git checkout (an sdist): every file
+        return [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if ".venv" not in p.parts]
+    return out.stdout.splitlines()

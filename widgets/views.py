@@ -1,6 +1,6 @@
 """What each view shows, once, for the screen and for exported figures alike.
 
-A `Panel` is one matrix as a person sees it: its DESIGN name, title, values, labels and colour
+A `Panel` is one matrix as a person sees it: its name (docs/ARCHITECTURE.md section 4), title, values, labels and colour
 scale. `panel(name, result, sel)` picks it from a LabResult and a Selection (no arithmetic beyond
 choosing a layer, a head, a row). A `StationView` lays a station's panels out: which panels, where,
 which share a colour scale, which follow the hovered query or key. `station_panels` gives the
@@ -48,7 +48,7 @@ def view_words(view: str) -> str:
 
 @dataclass(frozen=True)
 class Panel:
-    """One heatmap: a DESIGN name, its matrix as shown, and how to label it."""
+    """One heatmap: a Trace name, its matrix as shown, and how to label it."""
 
     name: str                                  # e.g. "pattern" (key of FigureSpec.data())
     title: str                                 # e.g. "pattern = softmax(attn_scores)"

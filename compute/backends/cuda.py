@@ -650,7 +650,7 @@ class CudaBackend(Backend):
         watch.lap("kernels")
         return run, watch.finish(), lazies
 
-    # -- one block, launch by launch (DESIGN.md sections 3 and 8) ---------------------------------
+    # -- one block, launch by launch (docs/ARCHITECTURE.md sections 4 and 5) ---------------------------------
     @staticmethod
     def _attention(cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask, stream) -> None:
         """resid_pre -> resid_mid with the numba product kernels."""

@@ -12,7 +12,7 @@ import sys
 if "numba" not in sys.modules:
     os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 # The simulator runs each CUDA thread as a Python thread: handing the GIL over 50x more often than
-# the default makes barrier-heavy kernels 5-30x faster (STACK.md).
+# the default makes barrier-heavy kernels 5-30x faster (docs/ARCHITECTURE.md section 9).
 sys.setswitchinterval(1e-4)
 
 import pytest  # noqa: E402
