@@ -53,6 +53,8 @@ class MessageBar(Retranslate, QFrame):
 
     def retranslate(self) -> None:
         self.close_button.setToolTip(tr("dismiss"))
+        if self.level == "info" and not self.isHidden():
+            self.hide()                              # said in the old language, and only news: it goes
 
     def set_floating(self, on: bool) -> None:
         """Lie over the parent's top edge (the parent places it: `place`) and fade every message."""

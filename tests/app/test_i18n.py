@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import i18n as ts_tool  # noqa: E402 - tools/i18n.py, the project's lupdate wrapper
 
+from app.state import PAGES as STATION_KEYS  # noqa: E402
 from widgets import i18n  # noqa: E402
+from widgets.figure import view_names  # noqa: E402
 
 # -- what may read the same in every language (docs/glossary.md) -------------------------------------------
 # The API (names of intermediates and weights, sizes, backends, formats, presets), the names of
@@ -45,13 +47,16 @@ KEPT = {
     "rdbu", "seismic", "bwr", "piyg", "puor", "spectral", "the", "cat", "sat", "mat", "dog", "big", "red",
     "ran", "hat", "saw", "and", "is", "it",
     # names of the Trace without an underscore (in equations: embed = W_E[tokens], raw ÷ √d_head, result · A)
-    "embed", "result", "raw", "logits", "backend",
+    "embed", "result", "raw", "logits", "backend", "gate",          # gate, up: the SwiGLU branches' HF names
     # each language's name in itself (View ▸ Language), key names
     "english", "svenska", "bahasa", "indonesia", "down", "up", "left", "right",
 }
 # Words spelled the same in the other language (Swedish "position i", Indonesian "model", "preset").
-SAME_WORD = {"sv": {"position"}, "id": {"model", "preset"}}
+# Qt's own buttons (Cancel, OK) stay English in Indonesian: Qt ships no Indonesian translation.
+SAME_WORD = {"sv": {"position", "experiment", "format"},
+             "id": {"model", "preset", "format", "seed", "loss", "cancel", "ok"}}
 NAMED = re.compile(r"[\w.]*\d[\w.]*(?:-[\w.]+)+")     # gpt2-small, gpt3-175b-banded, SmolLM2-135M: presets
+VIEW_NAMES = set(view_names()) | set(STATION_KEYS)      # the CLI's --view names ("scores — station: …")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.\w+)*(?:\[[^\]]*\])?")
 WORD = re.compile(r"[^\W\d_]{3,}")
 
@@ -61,6 +66,7 @@ def untranslated_words(text: str, lang: str = "") -> list[str]:
     kept = KEPT | SAME_WORD.get(lang, set())
     text = re.sub(r"<[^>]+>", " ", text).replace("&nbsp;", " ").replace("&amp;", "&").replace("&", "")
     text = NAMED.sub(" ", text)
+    text = re.sub(r"^(\w+) — ", lambda m: "" if m.group(1) in VIEW_NAMES else m.group(0), text)
     words = []
     for token in IDENTIFIER.findall(text):
         if "_" in token or "." in token or "[" in token or any(c.isdigit() for c in token):
@@ -302,6 +308,33 @@ def _sheet_texts(qtbot, win) -> dict:
     return texts
 
 
+def _extras(qtbot, win) -> dict:
+    """What else a person reads: every tab of the instruments dock (Trace, Code, Predict, Train),
+    the export dialog, and presentation mode."""
+    texts: dict = {}
+    win.state.select(station="scores")
+    for i in range(win.tabs.count()):
+        win.tabs.setCurrentIndex(i)
+        qtbot.wait(30)
+        texts.update(visible_texts(win))
+    win.tabs.setCurrentIndex(0)
+    from widgets.export_dialog import ExportDialog
+
+    dialog = ExportDialog(win.state.result, win.state.selection, "scores", {}, win)
+    dialog.show()
+    qtbot.waitUntil(dialog.isVisible, timeout=5_000)
+    texts.update({k: v for k, v in visible_texts(win).items() if k not in texts})
+    dialog.close()
+    dialog.deleteLater()
+    presentation = win.file_actions.presentation
+    presentation.enter()
+    qtbot.wait(100)
+    texts.update({k: v for k, v in visible_texts(win).items() if k not in texts})
+    presentation.leave()
+    qtbot.wait(50)
+    return texts
+
+
 def _offenders(english: dict, now: dict, lang: str) -> list[str]:
     """Texts shown now that read as an English one did (the same object, or one drawn anew)."""
     bad = []
@@ -324,6 +357,7 @@ def test_every_visible_text_of_every_page_is_translated_and_switching_needs_no_r
         _show_page(qtbot, win, key)
         english.update(visible_texts(win))
     english.update(_sheet_texts(qtbot, win))
+    english.update(_extras(qtbot, win))
     _switch(qtbot, win, lang)               # live: the same window, the same widgets
     assert language.current() == lang and settings.language == lang
     bad = []
@@ -333,6 +367,7 @@ def test_every_visible_text_of_every_page_is_translated_and_switching_needs_no_r
         translated.update(now)
         bad += _offenders(english, now, lang)
     bad += _offenders(english, _sheet_texts(qtbot, win), lang)
+    bad += _offenders(english, _extras(qtbot, win), lang)
     assert not bad, f"{len(bad)} texts still English in {lang}:\n" + "\n".join(sorted(set(bad))[:60])
     assert len({t for _, t in english.values() if untranslated_words(t)}) > 200     # the walk read the window
     _switch(qtbot, win, "en")               # and back: the English texts again, every one of them
