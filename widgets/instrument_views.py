@@ -25,7 +25,7 @@ from compute import tiled_softmax as tiled
 from compute.memory import fmt_bytes
 
 from .charts import CATEGORY, Chart, Series
-from .i18n import QT_TR_NOOP, localise_number, message, tr
+from .i18n import QT_TR_NOOP, localise_number, message, num, tr
 from .views import Panel, idx_labels, panel, pattern_levels, symmetric_levels
 
 QK = ("query", "key")
@@ -183,7 +183,7 @@ def rope_views(result, sel) -> PageViews:
     v = rope_lab.pair_view(t, L, h, i, j)
     P = len(v.freq)
     d = np.arange(P, dtype=np.float64)
-    contrib = Chart("contributions", f"Σ_d q_rot·k_rot = {v.score:.4g}"
+    contrib = Chart("contributions", f"Σ_d q_rot·k_rot = {num(v.score, '.4g')}"
                     + (_t(" (+ {rest:.3g} unrotated)", rest=v.rest) if v.rotary_dim < v.d_head else ""),
                     (Series(tr("after RoPE"), d, v.contributions, style="bars", colour="accent", width=0.7),
                      Series(tr("without RoPE"), d, v.unrotated, style="points", colour="muted", size=7)),
@@ -473,9 +473,9 @@ def tiled_views(result, sel) -> PageViews:
                      Series("ℓ", steps[done], ell[done], style="line", colour="accent2", width=2.5),
                      Series("", steps[done], ell[done], style="points", colour="accent2", size=9),
                      Series("", steps[done], np.nan_to_num(m[done]) + gap, style="text", colour="accent", size=8,
-                            texts=tuple(f"{x:.3g}" for x in m[done])),
+                            texts=tuple(num(x, ".3g") for x in m[done])),
                      Series("", steps[done], ell[done] - gap, style="text", colour="accent2", size=8,
-                            texts=tuple(f"{x:.3g}" for x in ell[done]))),
+                            texts=tuple(num(x, ".3g") for x in ell[done]))),
                     x_axis=tr("step (tile)"), x_ticks=step_ticks, x_range=(0.4, N + 0.6),
                     y_range=(bottom - 2 * gap, top))
     tiled_bytes = np.cumsum([s.bytes_read + s.bytes_written for s in run.steps]).astype(np.float64) / 1024
@@ -588,7 +588,8 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
              Item(a_items[1], 1, 0, roles=QK),
              Item(Panel("pattern/B", f"B: pattern{bh}", pB, labels_b, labels_b, "", tr("key j"), kind="sequential",
                         masked=np.isneginf(sB), levels=p_levels, masked_text=""), 1, 1, roles=QK),
-             Item(Panel("pattern/B-A", f"B − A: max |·| = {np.abs(dp).max():.3g}", dp, labels, labels, "", tr("key j"),
+             Item(Panel("pattern/B-A", f"B − A: max |·| = {num(np.abs(dp).max(), '.3g')}", dp, labels, labels, "",
+                        tr("key j"),
                         masked=np.isneginf(sA) & np.isneginf(sB), masked_text=""), 1, 2, roles=QK))
     ta, tbk = int(np.argmax(pA[i])), int(np.argmax(pB[i]))
     text = _t("<b>B</b>: {note}. Query i = {i}: in A its largest weight is on key {ta} “{wa}” ({pa:.2f}); in B on "

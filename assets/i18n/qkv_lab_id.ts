@@ -717,7 +717,7 @@
     </message>
     <message>
         <source>Keep the change</source>
-        <translation>Pertahankan perubahan</translation>
+        <translation>Pakai perubahan</translation>
     </message>
     <message>
         <source>make B the lab&apos;s inputs (Edit ▸ Undo takes it back)</source>
