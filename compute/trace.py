@@ -118,6 +118,11 @@ class Trace:
                 self._lazy[key] = made
             return self._lazy[key]
 
+    def stored(self, key: Key) -> np.ndarray | Lazy:
+        """The value as the backend handed it over, not made: an array, or a Lazy (a backend that
+        reuses this Trace's rows reads them from here without making what no view asked for)."""
+        return self._arrays[key]
+
     def is_ready(self, name: str, layer: int | None = None) -> bool:
         """Whether reading the value costs nothing more (it is not a Lazy still to be made)."""
         key = name if layer is None else (name, layer)
