@@ -176,34 +176,74 @@ def attention_blocks(items, qh, kh, vh, W_O, scale, causal, mask, has_mask, grou
 
 
 def score_maps(q_heads, k_heads, H: int, T: int, groups: int, scale, causal: bool, mask, has_mask: bool,
-               window: int) -> dict:
+               window: int, p: int = 0, before: dict | None = None, new=np.empty) -> dict:
     """attn_scores_raw, attn_scores_scaled and attn_scores of one layer as Lazy values, made from
     q and k (head-major [H, T, dh] and [KV, T, dh], given by the Once-s `q_heads`, `k_heads`) when
     a view first reads them, as the pass computed them: the same products per block of rows, then
     raw * scale, then -inf where the mask forbids. Each map is 4·H·T² bytes (50 MB at T=1024 and 12
-    heads): kept for every layer they were most of a Trace; the pass keeps only `pattern`."""
+    heads): kept for every layer they were most of a Trace; the pass keeps only `pattern`.
+
+    `before`: the maps of the Trace an incremental pass reused (p rows), those a view had made: then
+    only the new parts are computed — rows >= p, and the new keys' column of the earlier queries
+    (raw and scaled have q_i·k_j there; attn_scores has -inf, the causal mask) — and the block of
+    rows and keys < p is copied."""
     rows = block_rows(T)
+    before = before or {}
 
     def raw_of() -> np.ndarray:
         qh, kh = q_heads(), k_heads()                                       # [H, T, dh], [KV, T, dh]
-        raw = np.empty((H, T, T), np.float32)                               # [H, T, T]
+        raw = new((H, T, T))                                                # [H, T, T]
+        old = before.get("attn_scores_raw")
+        first = p if old is not None else 0                                 # rows < first: copied
+        if first:
+            raw[:, :p, :p] = old[:, :p, :p]                                 # [H, p, p] the earlier scores
         for h in range(H):
-            for r0 in range(0, T, rows):
-                np.matmul(qh[h, r0:r0 + rows], kh[h // groups].T, out=raw[h, r0:r0 + rows])   # [R, T] q_i . k_j
+            g = h // groups
+            if first:
+                np.matmul(qh[h, :p], kh[g, p:].T, out=raw[h, :p, p:])       # [p, T-p] earlier queries, new keys
+            for r0 in range(first, T, rows):
+                np.matmul(qh[h, r0:r0 + rows], kh[g].T, out=raw[h, r0:r0 + rows])   # [R, T] q_i . k_j
         return raw
 
+    def scaled_of() -> np.ndarray:
+        old = before.get("attn_scores_scaled")
+        if old is None or not p:
+            return raw() * scale                                            # [H, T, T]
+        r, scaled = raw(), new((H, T, T))                                   # [H, T, T] each
+        scaled[:, :p, :p] = old[:, :p, :p]
+        np.multiply(r[:, :p, p:], scale, out=scaled[:, :p, p:])             # [H, p, T-p]
+        np.multiply(r[:, p:], scale, out=scaled[:, p:])                     # [H, T-p, T]
+        return scaled
+
     def masked_of() -> np.ndarray:
-        masked = np.empty((H, T, T), np.float32)                            # [H, T, T]
-        for h in range(H):
-            K.scale_mask(raw()[h], 0, scale, causal, mask, has_mask, window, masked[h])   # [T, T] scaled or -inf
+        masked = new((H, T, T))                                             # [H, T, T]
+        old = before.get("attn_scores")
+        first = p if old is not None else 0
+        if first:
+            masked[:, :p, :p] = old[:, :p, :p]
+            masked[:, :p, p:] = -np.inf                                     # reuse is causal: keys after the query
+        r = raw()
+        for h in range(H):                                                  # rows >= first: scaled, or -inf
+            K.scale_mask(r[h, first:], first, scale, causal, mask, has_mask, window, masked[h, first:])
         return masked
 
     raw = Once(raw_of)
-    scaled = Once(lambda: raw() * scale)                                    # [H, T, T]
+    scaled = Once(scaled_of)
     masked = Once(masked_of)
     shape = (H, T, T)
     return {"attn_scores_raw": Lazy(raw, shape), "attn_scores_scaled": Lazy(scaled, shape),
             "attn_scores": Lazy(masked, shape)}
+
+
+def made_before(trace, key) -> np.ndarray | None:
+    """The array of `trace`'s value `key` if it exists without work: an array, or a Lazy made already."""
+    if trace is None:
+        return None
+    value = trace.stored(key)
+    if isinstance(value, np.ndarray):
+        return value
+    made = getattr(value, "make", None)
+    return made() if isinstance(made, Once) and made.done else None
 
 
 @lru_cache(maxsize=8)
@@ -275,8 +315,7 @@ class KeyCache:
         with p = 0). Returns how many of those rows were copied from the Trace (0: all were here)."""
         KV, dh, L = cfg.n_kv_heads, cfg.d_head, cfg.n_layers
         key = (weights.uid, cfg)
-        owner = self._owner() if self._owner is not None else None
-        if key != self.key or p == 0 or owner is None or prev is None or prev.stored(("k", 0)) is not owner:
+        if p == 0 or not self.owns(prev, key):
             self.valid = [0] * L                          # other inputs or another Trace: nothing here is theirs
         self._owner = None if self.valid == [0] * L else self._owner
         if key != self.key or self.k[0].shape[1] < T:
@@ -299,6 +338,12 @@ class KeyCache:
             self.valid[layer] = p
         return copied
 
+    def owns(self, trace, key=None) -> bool:
+        """Whether this cache holds rows of `trace` (its last complete pass made it)."""
+        owner = self._owner() if self._owner is not None else None
+        return (owner is not None and trace is not None and (key is None or key == self.key)
+                and trace.stored(("k", 0)) is owner)
+
     def owned_by(self, k0, T: int) -> None:
         """The pass that returned `k0` as its layer-0 `k` completed: the cache holds its T rows."""
         self._owner = weakref.ref(k0)
@@ -316,7 +361,19 @@ class CpuBackend(Backend):
         # Recycles the big outputs of dropped Traces (see pool.py); a quarter of the budget at most.
         self.pool = BufferPool(max_bytes=min(4 << 30, memory.budget_bytes() // 4))
         memory.register_reclaimer(self.pool.release)
-        self.keys = KeyCache()                       # k and v of the last pass, for the next one
+        # k and v of the last passes, for the next ones: two, so that a pass of other inputs (a
+        # script's, an instrument's) does not take the cache of the Trace on screen.
+        self._key_caches = [KeyCache(), KeyCache()]
+
+    def key_cache(self, cfg: Config, prev) -> KeyCache:
+        """The KeyCache for a pass reusing `prev`: the one holding its rows, else the least recently
+        used; a pass without the causal mask (never reused) gets one of its own."""
+        if not cfg.causal:
+            return KeyCache()
+        chosen = next((c for c in self._key_caches if c.owns(prev)), self._key_caches[-1])
+        self._key_caches.remove(chosen)
+        self._key_caches.insert(0, chosen)
+        return chosen
 
     def label(self) -> str:
         import numba
@@ -380,7 +437,8 @@ class CpuBackend(Backend):
         T, dm = len(tokens), cfg.d_model
         prev, p = (reuse.trace, reuse.rows) if reuse is not None else (None, 0)
         mask = np.ones((1, 1), np.bool_) if attn_mask is None else np.ascontiguousarray(attn_mask, np.bool_)
-        copied = self.keys.prepare(cfg, weights, T, prev, p)               # k, v rows < p ready
+        keys = self.key_cache(cfg, prev)
+        copied = keys.prepare(cfg, weights, T, prev, p)                     # k, v rows < p ready
         out: dict = {"tokens": tokens}
 
         def keep(key, rows: np.ndarray, axis: int = 0):
@@ -395,12 +453,12 @@ class CpuBackend(Backend):
         watch.lap("embed")
         for layer in range(cfg.n_layers):
             wb = prep.blocks[layer]
-            attn = attention_half(cfg, wb, prep.W_QKV[layer], prep.b_QKV[layer], resid, p, self.keys, layer,
+            attn = attention_half(cfg, wb, prep.W_QKV[layer], prep.b_QKV[layer], resid, p, keys, layer,
                                   mask, attn_mask is not None, new, watch, cfg.window(layer) or 0)
             out.update({(name, layer): keep((name, layer), value, axis=1 if name == "pattern" else 0)
                         for name, value in attn.items()})
-            out.update({(name, layer): value for name, value in self._score_maps(cfg, out, layer, mask,
-                                                                                  attn_mask is not None).items()})
+            maps = self._score_maps(cfg, out, layer, mask, attn_mask is not None, prev, p)
+            out.update({(name, layer): value for name, value in maps.items()})
             if progress.wants_partial():                                   # this layer's attention is final
                 progress.publish(layer, dict(out))
             mlp = mlp_half(cfg, wb, attn["resid_mid"], new, watch)
@@ -422,20 +480,24 @@ class CpuBackend(Backend):
         for value in out.values():                                          # this pass's rows, final now
             if isinstance(value, Lazy) and isinstance(value.make, RowParts):
                 value.make.freeze()
-        self.keys.owned_by(out["k", 0], T)
+        keys.owned_by(out["k", 0], T)
         timing = watch.finish()
         if p:
             timing["kv_rows_copied"] = float(copied)
         return BackendOutput(out, logits_fn, timing, reused_rows=p)
 
-    def _score_maps(self, cfg: Config, out: dict, layer: int, mask, has_mask: bool) -> dict:
-        """The layer's three score maps, as Lazy values made from its q and k (rotated, with RoPE)."""
+    def _score_maps(self, cfg: Config, out: dict, layer: int, mask, has_mask: bool, prev, p: int) -> dict:
+        """The layer's three score maps, as Lazy values made from its q and k (rotated, with RoPE),
+        and from the earlier Trace's maps where a view made them."""
         q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
         q, k = made(out[q_name, layer]), made(out[k_name, layer])          # [T, H, dh], [T, KV, dh]
         scale = np.float32(1.0 / np.sqrt(cfg.d_head)) if cfg.scale_scores else np.float32(1.0)
+        names = ("attn_scores_raw", "attn_scores_scaled", "attn_scores")
+        before = {name: made_before(prev, (name, layer)) for name in names} if p else {}
         return score_maps(Once(lambda: head_major(q())), Once(lambda: head_major(k())), cfg.n_heads,
                           len(out["tokens"]), cfg.n_groups, scale, cfg.causal, mask, has_mask,
-                          cfg.window(layer) or 0)
+                          cfg.window(layer) or 0, p, {n: a for n, a in before.items() if a is not None},
+                          self.pool.empty)
 
 
 def made(value):

@@ -110,8 +110,10 @@ def test_random_edit_sequences_equal_a_fresh_full_pass(cfg, data):
             seed = mask_seed + 1                                   # another mask: its rows decide too
         mask = mask_for(new, seed)
         if data.draw(st.booleans()):                               # a view read some values of the earlier one
-            layer = data.draw(st.integers(0, cfg.n_layers - 1))
-            prev["pattern", layer], prev["attn_scores", layer], prev["mlp_out", layer]
+            layer = data.draw(st.integers(0, cfg.n_layers - 1))     # (the next pass builds on its score maps)
+            for name in data.draw(st.sets(st.sampled_from(["pattern", "attn_scores", "attn_scores_scaled",
+                                                             "attn_scores_raw", "mlp_out", "k"]))):
+                prev[name, layer]
         before = snapshot(prev)
         inc = forward(cfg, w, new, backend="cpu", attn_mask=mask, reuse=prev)
         full = forward(cfg, w, new, backend="cpu", attn_mask=mask)
@@ -217,13 +219,27 @@ def test_a_cancelled_pass_leaves_the_key_cache_true(rng):
 
 @pytest.mark.parametrize("llama", [False, True])
 def test_the_key_cache_follows_the_trace_given(rng, llama):
-    """The backend keeps the last pass's keys; a pass from another Trace (undo, a result dropped
-    as stale) takes that Trace's own, not the cache's."""
+    """The backend keeps the last passes' keys; a pass from a Trace no cache holds any more (undo
+    after other work, a result dropped as stale) takes that Trace's own, not a cache's."""
     cfg = _cfg(llama)
     w = Weights.random(cfg, 0)
-    a, b = list(rng.integers(0, cfg.d_vocab, 20)), list(rng.integers(0, cfg.d_vocab, 20))
+    a, b, c = (list(rng.integers(0, cfg.d_vocab, 20)) for _ in range(3))
     first = forward(cfg, w, a, backend="cpu")
-    forward(cfg, w, b, backend="cpu")                              # the cache now holds b's keys
+    forward(cfg, w, b, backend="cpu")                              # the caches now hold b's and c's keys
+    forward(cfg, w, c, backend="cpu")
     again = forward(cfg, w, a + [1], backend="cpu", reuse=first)
     assert again.reused_rows == 20 and again.timing_ms["kv_rows_copied"] == 20 * cfg.n_layers
     assert_equal_traces(again, forward(cfg, w, a + [1], backend="cpu"))
+
+
+def test_a_pass_of_other_inputs_leaves_the_cache_of_the_trace_on_screen(rng):
+    """Two key caches: a script's or an instrument's pass between two edits costs no copy."""
+    cfg = _cfg(True)
+    w = Weights.random(cfg, 0)
+    a = list(rng.integers(0, cfg.d_vocab, 20))
+    shown = forward(cfg, w, a, backend="cpu")
+    forward(cfg, w, a[::-1], backend="cpu")                        # other inputs, causal
+    forward(cfg.replace(causal=False), w, a, backend="cpu")        # the mask view's unmasked run
+    edit = forward(cfg, w, a + [2], backend="cpu", reuse=shown)
+    assert edit.reused_rows == 20 and edit.timing_ms["kv_rows_copied"] == 0
+    assert_equal_traces(edit, forward(cfg, w, a + [2], backend="cpu"))
