@@ -476,7 +476,8 @@ class MainWindow(QMainWindow):
 
     def _show_times(self, result) -> None:
         compute = result.trace.timing_ms.get("forward", result.compute_ms) if result else float("nan")
-        self.status_times.setText(f"compute {compute:.1f} ms · render {self.last_render_ms:.1f} ms")
+        rows = f" · {recomputed_rows(result.trace)}" if result else ""
+        self.status_times.setText(f"compute {compute:.1f} ms{rows} · render {self.last_render_ms:.1f} ms")
 
     def _update_sizes(self) -> None:
         inputs = self.state.inputs
@@ -517,3 +518,10 @@ class MainWindow(QMainWindow):
         self.progress.setFormat(f"{stage} %p%")
 
 
+
+
+def recomputed_rows(trace) -> str:
+    """The status bar's word on what a pass computed: "recomputed rows p..T−1" (an incremental
+    pass took rows < p from the result on screen; a full pass is rows 0..T−1)."""
+    p, T = trace.reused_rows, trace.T
+    return f"recomputed rows {p}..{T - 1}" if p < T else f"no row recomputed ({T} reused)"

@@ -91,6 +91,7 @@ class LabState(QObject):
         self._busy = False
         self.blues_for_dark = False               # set_dark swapped blues for viridis (app/presentation.py)
         self.early_results = False                # set_early_results: a window draws partialResult
+        self.incremental = True                   # requests reuse the rows of the result on screen
         self._shown_index = 0            # undo-stack index whose inputs the views show
         self._locked: str | None = None  # why edits are refused right now (e.g. training runs)
         self._text_error: str | None = None  # the message of the last sentence that could not be used
@@ -395,7 +396,9 @@ class LabState(QObject):
         early = None
         if self.early_results and sel.station in EARLY_STATIONS:
             early = 0 if sel.station == "embeddings" else sel.layer
-        self.runner.submit(self._latest_request, self._inputs, early)
+        # The Trace on screen: the pass computes only the rows the edit changed (compute.forward reuse=).
+        on_screen = self._result.trace if self._result is not None and self.incremental else None
+        self.runner.submit(self._latest_request, self._inputs, early, reuse=on_screen)
 
     def _on_partial(self, result: LabResult) -> None:
         if result.request_id != self._latest_request or result.request_id == self._cancelled_request:

@@ -8,6 +8,8 @@ from app.runner import SyncRunner
 from app.state import LabState
 from app.values import make_weights
 from compute import forward
+from tests.compute.helpers import max_scaled_error
+from tests.compute.test_incremental import TOL
 
 from .conftest import wait_render
 
@@ -30,11 +32,37 @@ def test_every_edit_is_computed_and_equals_a_fresh_forward(state):
     assert state.result is not None and not state.busy
     assert state.set_text("the dog ran to the red hat")
     assert state.result.inputs == state.inputs
+    assert state.result.trace.reused_rows == 1                    # "the" stays: rows 1.. are new
     want = _fresh(state.inputs)
     for key in want.keys():
         if key != "logits":
-            np.testing.assert_allclose(state.result.trace[key], want[key], rtol=1e-6, atol=1e-6)
+            assert max_scaled_error(state.result.trace[key], want[key]) <= TOL, key
     assert state.result.labels == ("the", "dog", "ran", "to", "the", "red", "hat")
+
+
+@pytest.mark.parametrize("edit", ["type", "delete", "replace", "move_in_tail"])
+def test_edits_at_the_end_compute_only_the_rows_after_them(state, edit):
+    """The trace on screen goes with each request: the pass reuses its rows before the edit
+    (float32 rounding apart, the same Trace a fresh pass gives)."""
+    T = len(state.inputs.tokens)
+    if edit == "type":
+        assert state.set_text("the cat sat on the mat and")
+        first = T
+    elif edit == "delete":
+        assert state.remove_token(T - 1)
+        first = T - 1
+    elif edit == "replace":
+        assert state.replace_token(T - 1, 3)
+        first = T - 1
+    else:
+        assert state.move_token(T - 1, T - 2)
+        first = T - 2
+    trace = state.result.trace
+    assert trace.reused_rows == first and trace.T == len(state.inputs.tokens)
+    want = _fresh(state.inputs)
+    for key in want.keys():
+        if key != "logits":
+            assert max_scaled_error(trace[key], want[key]) <= TOL, key
 
 
 def test_undo_and_redo_bring_back_each_result(state):
