@@ -76,11 +76,14 @@ class Runner(QObject):
         self._thread.start()
 
     # -- UI thread -------------------------------------------------------------------------------
-    def submit(self, request_id: int, inputs, early_layer: int | None = None, reuse=None) -> None:
+    def submit(self, request_id: int, inputs, early_layer: int | None = None, reuse=None,
+               warm: tuple[int, tuple[str, ...]] | None = None) -> None:
         """Compute `inputs`; with `early_layer`, publish that layer's attention half early; with
-        `reuse` (the Trace on screen), compute only the rows it does not already have."""
+        `reuse` (the Trace on screen), compute only the rows it does not already have; `warm`
+        (layer, names): values the visible station reads that a Trace makes on first access (the
+        score maps), made here, so that the UI thread only draws."""
         with self._cond:
-            self._pending = (request_id, inputs, early_layer, reuse)
+            self._pending = (request_id, inputs, early_layer, reuse, warm)
             if self._running_id is not None:
                 self._cancel_id = self._running_id        # latest wins
             self._cond.notify()
@@ -124,12 +127,12 @@ class Runner(QObject):
                     self._cond.wait()
                 if self._stopping:
                     return
-                request_id, inputs, early_layer, reuse = self._pending
+                request_id, inputs, early_layer, reuse, warm = self._pending
                 self._pending = None
                 self._running_id = request_id
                 self._cancel_id = None
             try:
-                self._run(request_id, inputs, early_layer, reuse)
+                self._run(request_id, inputs, early_layer, reuse, warm)
             finally:
                 with self._cond:
                     self._running_id = None
@@ -146,7 +149,7 @@ class Runner(QObject):
             self._t_progress, self._last_stage = now, stage       # a new stage is always shown
             self.progress.emit(request_id, stage, fraction)
 
-    def _early(self, request_id: int, inputs, early_layer, weights, new_rows: int, layer: int,
+    def _early(self, request_id: int, inputs, early_layer, weights, new_rows: int, warm, layer: int,
                arrays: dict) -> None:
         """compute.progress.publish listener (worker thread): hand the wanted layer's attention
         to the UI and wait until it is painted (or a newer request, or PARTIAL_WAIT_S). `new_rows`:
@@ -159,18 +162,19 @@ class Runner(QObject):
         if self._cancel_id == request_id or self._stopping:
             raise Cancelled("attention")                  # not for a request already replaced
         trace = partial_trace(inputs.config, arrays, backend=inputs.backend, weights_uid=weights.uid)
+        make_ahead(trace, warm)
         self.partial.emit(make_result(request_id, inputs, trace, weights,
                                       tokenizer_for(inputs.weights, self.registry), self._t_run))
         self._painted.wait(PARTIAL_WAIT_S)
 
-    def _run(self, request_id: int, inputs, early_layer: int | None = None, reuse=None) -> None:
+    def _run(self, request_id: int, inputs, early_layer: int | None = None, reuse=None, warm=None) -> None:
         t0 = self._t_run = time.perf_counter()
         self._t_progress, self._last_stage = 0.0, None
         weights = None
         new_rows = len(inputs.tokens)
 
         def early(layer: int, arrays: dict) -> None:
-            self._early(request_id, inputs, early_layer, weights, new_rows, layer, arrays)
+            self._early(request_id, inputs, early_layer, weights, new_rows, warm, layer, arrays)
 
         try:
             with progress.reporting(lambda stage, f: self._check(request_id, stage, f),
@@ -178,11 +182,21 @@ class Runner(QObject):
                 weights = cached_weights(self._weights, inputs, self.registry)
                 new_rows -= reused_rows(reuse, inputs, weights)
                 trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend, reuse=reuse)
+            make_ahead(trace, warm)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self.failed.emit(request_id, *failure(exc))
             return
         self.finished.emit(make_result(request_id, inputs, trace, weights,
                                        tokenizer_for(inputs.weights, self.registry), t0))
+
+
+def make_ahead(trace, warm: tuple[int, tuple[str, ...]] | None) -> None:
+    """Make the values `warm` = (layer, names) of `trace` now, on this (the worker's) thread."""
+    if warm is not None:
+        layer, names = warm
+        for name in names:
+            if trace.has(name, layer):
+                trace[name, layer]
 
 
 def reused_rows(reuse, inputs, weights: Weights) -> int:
@@ -233,11 +247,12 @@ class SyncRunner(QObject):
         self.registry: dict[str, WeightsEntry] = {}
         self._weights: OrderedDict[tuple, Weights] = OrderedDict()
 
-    def submit(self, request_id: int, inputs, early_layer: int | None = None, reuse=None) -> None:
+    def submit(self, request_id: int, inputs, early_layer: int | None = None, reuse=None, warm=None) -> None:
         t0 = time.perf_counter()
         try:
             weights = cached_weights(self._weights, inputs, self.registry)
             trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend, reuse=reuse)
+            make_ahead(trace, warm)
         except Exception as exc:  # noqa: BLE001 - as the threaded runner does
             self.failed.emit(request_id, *failure(exc))
             return

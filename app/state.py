@@ -35,6 +35,14 @@ from .values import (
 __all__ = ["INSTRUMENT_PAGES", "PAGES", "SEED_MAX", "STATIONS", "Inputs", "LabResult", "LabState", "Selection",
            "preset_config", "preset_tokens", "preset_weights"]
 
+# The stations that draw score maps (widgets/views.py), and which: a Trace makes these from q and k
+# when first read, ~30 ms for 12 heads at T=1024; the runner makes them before the UI draws.
+SCORE_MAPS: dict[str, tuple[str, ...]] = {
+    "scores": ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern"),
+    "softmax": ("attn_scores", "pattern"),
+}
+
+
 class _InputsCommand(QUndoCommand):
     """Replace Inputs; consecutive commands with the same merge key (a slider drag) merge."""
 
@@ -398,7 +406,9 @@ class LabState(QObject):
             early = 0 if sel.station == "embeddings" else sel.layer
         # The Trace on screen: the pass computes only the rows the edit changed (compute.forward reuse=).
         on_screen = self._result.trace if self._result is not None and self.incremental else None
-        self.runner.submit(self._latest_request, self._inputs, early, reuse=on_screen)
+        # Score maps are made from q and k on first access: the worker makes the visible station's.
+        warm = (sel.layer, SCORE_MAPS[sel.station]) if sel.station in SCORE_MAPS else None
+        self.runner.submit(self._latest_request, self._inputs, early, reuse=on_screen, warm=warm)
 
     def _on_partial(self, result: LabResult) -> None:
         if result.request_id != self._latest_request or result.request_id == self._cancelled_request:

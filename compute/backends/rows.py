@@ -58,9 +58,11 @@ class RowParts(Once):
 
     def __init__(self, parts: tuple[np.ndarray, ...], axis: int = 0, fill: float = 0.0, new=np.empty,
                  cols: int | None = None):
-        super().__init__(lambda: assemble(self._parts, axis, fill, new, cols))
-        self._parts, self.axis, self.fill = parts, axis, fill
-        self.shape = value_shape(parts, axis, cols)
+        super().__init__(self._assemble)
+        self._parts, self.axis, self.fill, self._new, self._cols = parts, axis, fill, new, cols
+
+    def _assemble(self) -> np.ndarray:
+        return assemble(self._parts, self.axis, self.fill, self._new, self._cols)
 
     @property
     def parts(self) -> tuple[np.ndarray, ...]:
@@ -122,7 +124,7 @@ def rows_value(parts: tuple[np.ndarray, ...], axis: int = 0, fill: float = 0.0, 
     """The value of the rows `parts` (in order): the array itself when one part holds every row
     and key, else a Lazy whose `make` is a RowParts (the next pass cuts it without making it).
     More than MAX_PARTS parts: all but the first are joined now (they are the rows of recent edits)."""
-    parts = tuple(a for a in parts if a.shape[axis] > 0) or parts[:1]
+    parts = tuple(a for a in parts if a.shape[axis]) or parts[:1]
     if axis == 1:                                       # a map's keys are its rows: no more columns than T
         T = sum(a.shape[1] for a in parts)
         parts = tuple(a[:, :, :T] if a.shape[2] > T else a for a in parts)
@@ -130,10 +132,9 @@ def rows_value(parts: tuple[np.ndarray, ...], axis: int = 0, fill: float = 0.0, 
         cols = sum(a.shape[axis] for a in parts) if axis == 1 else None   # a map's tail keeps every key
         tail = RowParts(parts[1:], axis, fill, cols=cols)()
         parts = (parts[0], tail)
-    shape = value_shape(parts, axis)
-    if len(parts) == 1 and parts[0].shape == shape:
-        return parts[0]
-    return Lazy(RowParts(parts, axis, fill, new), shape, parts[0].dtype)
+    if len(parts) == 1 and (axis == 0 or parts[0].shape[1] == parts[0].shape[2]):
+        return parts[0]                                 # one array holds every row (and key)
+    return Lazy(RowParts(parts, axis, fill, new), value_shape(parts, axis), parts[0].dtype)
 
 
 def leading_rows(trace, key, p: int, axis: int = 0) -> tuple[np.ndarray, ...]:

@@ -153,3 +153,16 @@ def test_unusable_weights_with_nothing_on_screen_fall_back_to_random(qtbot, tmp_
     assert state.inputs.weights == "random" and state.result.inputs == state.inputs
     assert any(level == "warning" and "showing random weights" in text for level, text in said)
     state.runner.shutdown()
+
+
+def test_the_score_maps_of_the_visible_station_come_made(state):
+    """A Trace makes its score maps from q and k when first read; the runner makes those the
+    visible station draws, so that the UI thread only draws them."""
+    state.select(station="mlp", layer=1)
+    assert state.set_text("the dog ran")
+    assert not state.result.trace.is_ready("attn_scores", 1)
+    state.select(station="scores")
+    assert state.set_text("the dog ran to")
+    trace = state.result.trace
+    assert all(trace.is_ready(name, 1) for name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores"))
+    assert not trace.is_ready("attn_scores", 0)                  # only the layer shown
