@@ -358,8 +358,9 @@ class CpuBackend(Backend):
     def __init__(self) -> None:
         self._prepared: OrderedDict[int, _Prepared] = OrderedDict()
         self._prep_lock = threading.Lock()
-        # Recycles the big outputs of dropped Traces (see pool.py); a quarter of the budget at most.
-        self.pool = BufferPool(max_bytes=min(4 << 30, memory.budget_bytes() // 4))
+        # Recycles the big outputs of dropped Traces (see pool.py): two full passes' worth (a 12-layer
+        # andrea-120m Trace at T=1024 is 1.7 GB), at most half of the budget; released when memory is short.
+        self.pool = BufferPool(max_bytes=min(8 << 30, memory.budget_bytes() // 2))
         memory.register_reclaimer(self.pool.release)
         # k and v of the last passes, for the next ones: two, so that a pass of other inputs (a
         # script's, an instrument's) does not take the cache of the Trace on screen.

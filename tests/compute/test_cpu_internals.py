@@ -248,6 +248,27 @@ def test_pool_never_reuses_an_array_someone_holds():
     assert small.nbytes < 1 << 20 and pool.hits == 1
 
 
+def test_pool_serves_a_slightly_smaller_array_from_a_free_buffer():
+    """Deleting the last token asks for [T-1, ...] arrays: a free [T, ...] buffer serves them (a view
+    of its start), and is not handed out again while that view is held."""
+    pool = BufferPool(max_bytes=64 << 20)
+    if not pool.enabled:
+        pytest.skip("this interpreter does not count references the way the pool relies on")
+    a = pool.empty((512, 1024))
+    first = a.__array_interface__["data"][0]
+    del a
+    b = pool.empty((511, 1024))
+    assert b.shape == (511, 1024) and b.flags.c_contiguous and b.__array_interface__["data"][0] == first
+    c = pool.empty((512, 1024))                 # b holds the buffer: a new one
+    second = c.__array_interface__["data"][0]
+    assert second != first
+    del c
+    d = pool.empty((400, 1024))                 # c's buffer is free but far too large: a new one
+    assert d.__array_interface__["data"][0] not in (first, second)
+    del b
+    assert pool.empty((512, 1024)).__array_interface__["data"][0] == first
+
+
 def test_held_traces_are_never_overwritten():
     cfg = Config(d_model=64, n_heads=4, d_head=16, n_ctx=600, d_vocab=50, n_layers=1)
     w = Weights.random(cfg, 0)
