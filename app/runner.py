@@ -136,6 +136,9 @@ class Runner(QObject):
             finally:
                 with self._cond:
                     self._running_id = None
+                # While waiting, hold no Trace: the one reused is the view of an earlier edit, and
+                # its arrays would stay out of the buffer pool until the next request.
+                inputs = reuse = None
 
     def _check(self, request_id: int, stage: str, fraction: float) -> None:
         if self._cancel_id == request_id or self._stopping:

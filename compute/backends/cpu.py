@@ -5,7 +5,14 @@ the keys after a block's last query, whose pattern entries are known to be zero.
 
 Attention runs one block of query rows of one head at a time: its scores, softmax, pattern @ v
 and share through W_O follow each other while the block (~1 MB) is still in cache, instead of
-each step streaming all heads' T x T arrays through memory again.
+each step streaming all heads' T x T arrays through memory again. Of the T x T maps the Trace
+keeps `pattern`; the three score maps are made from q and k when a view reads them (score_maps).
+
+Incremental passes (forward(..., reuse=trace), `Reuse`): with the causal mask a row depends only
+on the positions up to its own, so a pass whose tokens share their first p ids with an earlier
+Trace computes rows p..T-1 only, every stage on those n = T - p rows, attention against all T
+keys (rows < p from the KeyCache). The Trace's values are the earlier rows (shared, read-only:
+rows.py) followed by the new ones; a full pass is the case p = 0.
 
 Threads: OpenBLAS's own worker threads keep spinning after each product and steal the cores from
 the numba kernel that follows (measured on a 2-core machine: the softmax took 45 ms after a
@@ -359,8 +366,8 @@ class CpuBackend(Backend):
         self._prepared: OrderedDict[int, _Prepared] = OrderedDict()
         self._prep_lock = threading.Lock()
         # Recycles the big outputs of dropped Traces (see pool.py): two full passes' worth (a 12-layer
-        # andrea-120m Trace at T=1024 is 1.7 GB), at most half of the budget; released when memory is short.
-        self.pool = BufferPool(max_bytes=min(8 << 30, memory.budget_bytes() // 2))
+        # andrea-120m Trace at T=1024 is 1.7 GB), a third of the budget at most; released when memory is short.
+        self.pool = BufferPool(max_bytes=min(6 << 30, memory.budget_bytes() // 3))
         memory.register_reclaimer(self.pool.release)
         # k and v of the last passes, for the next ones: two, so that a pass of other inputs (a
         # script's, an instrument's) does not take the cache of the Trace on screen.
