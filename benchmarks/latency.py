@@ -70,6 +70,7 @@ def main(argv=None) -> int:
     ap.add_argument("--mix", action="store_true", help="the edit mix at MIX_SIZES")
     ap.add_argument("--edits", default=",".join(EDITS), help="with --mix: a subset of " + ",".join(EDITS))
     ap.add_argument("--no-reuse", action="store_true", help="with --mix: every pass full (no reuse=)")
+    ap.add_argument("--no-peer", action="store_true", help="with --mix: no full forward after each edit")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
 
@@ -84,10 +85,15 @@ def main(argv=None) -> int:
 
     def wait(win, action):
         loop = QEventLoop()
-        done = []
+        done, said = [], []
         conn = win.rendered.connect(lambda ms: (done.append(ms), loop.quit()))
+        told = win.state.message.connect(lambda level, text: said.append(text))
         t0 = time.perf_counter()
-        action()
+        ok = action()
+        win.state.message.disconnect(told)
+        if ok is False:                                   # refused (e.g. not enough memory now): say why
+            win.rendered.disconnect(conn)
+            raise RuntimeError(f"the edit was refused: {' '.join(said)}")
         QTimer.singleShot(300_000, loop.quit)
         if not done:
             loop.exec()
@@ -197,22 +203,24 @@ def mix(args, open_window, wait, app) -> list[dict]:
                     if edit != "append" and len(state.inputs.tokens) < T:
                         wait(win, edit_action(state, "append", k))        # back to T
                     total, render, _ = wait(win, edit_action(state, edit, k))
-                    trace = state.result.trace
-                    time.sleep(0.05)
-                    t0 = time.perf_counter()
-                    full = forward(trace.cfg, state.result.weights, trace.tokens, backend="cpu-peer",
-                                   check_memory=False)                    # the peer: every row
-                    full_ms = (time.perf_counter() - t0) * 1e3
-                    del full
-                    if k < WARM_UP:
-                        continue
-                    s = stats[edit]
-                    s["total"].append(total)
-                    s["render"].append(render)
-                    s["compute"].append(trace.timing_ms["forward"])
-                    s["worker"].append(state.result.compute_ms)              # + the maps made ahead
-                    s["full"].append(full_ms)
-                    s["rows"].append(trace.T - trace.reused_rows)
+                    result = state.result
+                    full_ms = float("nan")
+                    if not args.no_peer:
+                        time.sleep(0.05)
+                        t0 = time.perf_counter()
+                        full = forward(result.inputs.config, result.weights, result.trace.tokens,
+                                       backend="cpu-peer", check_memory=False)   # the peer: every row
+                        full_ms = (time.perf_counter() - t0) * 1e3
+                        del full
+                    if k >= WARM_UP:
+                        s = stats[edit]
+                        s["total"].append(total)
+                        s["render"].append(render)
+                        s["compute"].append(result.trace.timing_ms["forward"])
+                        s["worker"].append(result.compute_ms)                     # + the maps made ahead
+                        s["full"].append(full_ms)
+                        s["rows"].append(result.trace.T - result.trace.reused_rows)
+                    del result                                    # hold no Trace the window let go
             for edit in edits:
                 s = stats[edit]
                 compute, full = statistics.median(s["compute"]), statistics.median(s["full"])
@@ -221,12 +229,13 @@ def mix(args, open_window, wait, app) -> list[dict]:
                        "edit_to_repaint_ms": statistics.median(s["total"]), "compute_ms": compute,
                        "worker_ms": statistics.median(s["worker"]),
                        "render_ms": statistics.median(s["render"]), "recomputed_rows": statistics.median(s["rows"]),
-                       "full_compute_ms": full, "incremental_over_full": compute / full,
+                       "full_compute_ms": None if args.no_peer else full,
+                       "incremental_over_full": None if args.no_peer else compute / full,
                        "edit_to_repaint_all_ms": s["total"]}
                 rows.append(row)
                 print(f"{label:<32}{station:>9}{edit:>14}{row['edit_to_repaint_ms']:>14.1f}{compute:>9.1f}"
                       f"{row['worker_ms']:>8.1f}{row['render_ms']:>8.1f}{row['recomputed_rows']:>6.0f}/{T:<4}{full:>8.0f}"
-                      f"{row['incremental_over_full']:>9.3f}")
+                      f"{compute / full:>9.3f}")
         win.close()
     return rows
 

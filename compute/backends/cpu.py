@@ -365,9 +365,10 @@ class CpuBackend(Backend):
     def __init__(self) -> None:
         self._prepared: OrderedDict[int, _Prepared] = OrderedDict()
         self._prep_lock = threading.Lock()
-        # Recycles the big outputs of dropped Traces (see pool.py): two full passes' worth (a 12-layer
-        # andrea-120m Trace at T=1024 is 1.7 GB), a third of the budget at most; released when memory is short.
-        self.pool = BufferPool(max_bytes=min(6 << 30, memory.budget_bytes() // 3))
+        # Recycles the big outputs of dropped Traces (see pool.py): two full passes' worth and the
+        # values views made (a 12-layer andrea-120m Trace at T=1024 is 1.7 GB; with the Scores station's
+        # maps the working set is ~3.9 GB), a third of the budget at most; released when memory is short.
+        self.pool = BufferPool(max_bytes=min(5 << 30, memory.budget_bytes() // 3))
         memory.register_reclaimer(self.pool.release)
         # k and v of the last passes, for the next ones: two, so that a pass of other inputs (a
         # script's, an instrument's) does not take the cache of the Trace on screen.

@@ -31,16 +31,19 @@ class Once:
     """`make()` run once, on first call, then its result returned (thread-safe). Lazy values that
     depend on each other (the score maps on q and k) share their inputs' Once."""
 
-    def __init__(self, make: Callable[[], np.ndarray]):
+    def __init__(self, make: Callable[[], np.ndarray] | None = None):
         self._make = make
         self._value: np.ndarray | None = None
         self._lock = threading.Lock()
+
+    def _produce(self) -> np.ndarray:
+        return self._make()
 
     def __call__(self) -> np.ndarray:
         if self._value is None:
             with self._lock:
                 if self._value is None:
-                    value = self._make()
+                    value = self._produce()
                     value.setflags(write=False)
                     self._value = value
                     self._make = None                   # drop what it was made from
@@ -58,10 +61,10 @@ class RowParts(Once):
 
     def __init__(self, parts: tuple[np.ndarray, ...], axis: int = 0, fill: float = 0.0, new=np.empty,
                  cols: int | None = None):
-        super().__init__(self._assemble)
-        self._parts, self.axis, self.fill, self._new, self._cols = parts, axis, fill, new, cols
+        super().__init__()           # no bound method of itself kept: no reference cycle, so a dropped
+        self._parts, self.axis, self.fill, self._new, self._cols = parts, axis, fill, new, cols  # Trace frees at once
 
-    def _assemble(self) -> np.ndarray:
+    def _produce(self) -> np.ndarray:
         return assemble(self._parts, self.axis, self.fill, self._new, self._cols)
 
     @property

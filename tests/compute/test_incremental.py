@@ -243,3 +243,27 @@ def test_a_pass_of_other_inputs_leaves_the_cache_of_the_trace_on_screen(rng):
     edit = forward(cfg, w, a + [2], backend="cpu", reuse=shown)
     assert edit.reused_rows == 20 and edit.timing_ms["kv_rows_copied"] == 0
     assert_equal_traces(edit, forward(cfg, w, a + [2], backend="cpu"))
+
+
+def test_a_dropped_trace_frees_its_rows_at_once(rng):
+    """No reference cycles: the arrays of a Trace nobody holds go back to the buffer pool without
+    waiting for the garbage collector (the app freezes it after start-up; a cycle kept a pass's
+    worth of arrays out of reuse)."""
+    import gc
+    import weakref
+
+    cfg = _cfg(True)
+    w = Weights.random(cfg, 0)
+    tokens = list(rng.integers(0, cfg.d_vocab, 30))
+    base = forward(cfg, w, tokens, backend="cpu")
+    gc.disable()
+    try:
+        inc = forward(cfg, w, tokens + [1], backend="cpu", reuse=base)
+        inc["attn_scores", 1], inc["mlp_out", 0]                   # some made, some not
+        gone = [weakref.ref(inc), weakref.ref(inc.stored(("mlp_post", 2)).make),
+                weakref.ref(inc.stored(("attn_scores", 0)).make), weakref.ref(inc.stored(("attn_scores", 1)).make)]
+        new_row = weakref.ref(inc.stored(("mlp_post", 2)).make.parts[1])
+        del inc
+        assert all(ref() is None for ref in gone) and new_row() is None
+    finally:
+        gc.enable()
