@@ -93,10 +93,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                  epilog="qkv-lab export --help: figures and data without a window.")
     ap.add_argument("--smoke", action="store_true", help="draw the first full view, then quit (exit 0)")
     ap.add_argument("--preset", default=None, help="preset to start with (toy, andrea-120m, gpt2-small, gpt3-175b)")
-    ap.add_argument("--tokens", help="text to start with (toy vocabulary words)")
+    ap.add_argument("--tokens", help="text to start with (toy vocabulary words, or the --model's tokenizer)")
+    ap.add_argument("--model", metavar="PATH", help="open a Hugging Face folder or a .gguf file (or smollm2-135m: "
+                                                    "the packaged real model)")
     ap.add_argument("--station", default=None, help="station to show first")
     ap.add_argument("--layer", type=int, default=None, help="layer to show first")
     ap.add_argument("--head", type=int, default=None, help="head to show first")
+    ap.add_argument("--query", type=int, default=None, help="query position to show first (default: the last)")
     ap.add_argument("--session", metavar="FILE", help="open this .qkvlab session")
     ap.add_argument("--clean", action="store_true", help="start clean: do not reopen the last session")
     ap.add_argument("--theme", choices=("light", "dark"), help="light or dark (default: as last time)")
@@ -107,7 +110,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def export_parser():
     from compute import BACKEND_NAMES, PRESETS
     from widgets.figure import views_help
-    from widgets.theme import DIVERGING_MAPS, SEQUENTIAL_MAPS
+    from widgets.theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, DIVERGING_MAPS, SEQUENTIAL_MAPS
 
     ap = argparse.ArgumentParser(
         prog="qkv-lab export", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -130,10 +133,11 @@ def export_parser():
     size.add_argument("--dpi", type=float, help="PNG resolution (the figure is sized at 96 px per inch)")
     ap.add_argument("--size", metavar="WxH", help="figure size in px at 96 dpi (default: suits the view)")
     ap.add_argument("--font-size", type=float, default=10.0, metavar="PT", help="font size (default 10)")
-    ap.add_argument("--cmap", choices=SEQUENTIAL_MAPS, default="viridis",
-                    help="colour map for 0…1 values such as pattern (default viridis)")
-    ap.add_argument("--diverging", choices=DIVERGING_MAPS, default="diverging-cb",
-                    help="colour map for signed values (default diverging-cb, colour-blind safe)")
+    ap.add_argument("--cmap", choices=SEQUENTIAL_MAPS, default=DEFAULT_SEQUENTIAL,
+                    help=f"colour map for 0…1 values such as pattern (default {DEFAULT_SEQUENTIAL}, as the app)")
+    ap.add_argument("--diverging", choices=DIVERGING_MAPS, default=DEFAULT_DIVERGING,
+                    help=f"colour map for signed values (default {DEFAULT_DIVERGING}, as the app; "
+                         "diverging-cb: colour-blind safe)")
     ap.add_argument("--theme", choices=("light", "dark"), default="light", help="white paper or dark slides")
     ap.add_argument("--values", action=argparse.BooleanOptionalAction, default=True,
                     help="numbers in the cells where they fit (default on)")
@@ -151,10 +155,10 @@ def export_main(argv: list[str]) -> int:
 
     import dataclasses
 
-    from app.export import ExportError, ExportRequest, check_view, export, format_of, headless_result
-    from app.session import SessionError, load_session
+    from app.export import ExportError, ExportRequest, check_request, check_view, export, format_of, headless_result
+    from app.session import SessionError, load_session, run_checks
     from app.state import STATIONS, Inputs, Selection, preset_config, preset_tokens, preset_weights
-    from compute import ConfigError, VocabularyError, toy_tokenizer
+    from compute import ConfigError, VocabularyError, safe_io, toy_tokenizer
     from widgets.figure import FigureStyle, is_single
 
     def fail(code: int, text: str) -> int:
@@ -180,11 +184,16 @@ def export_main(argv: list[str]) -> int:
                             diverging=args.diverging, show_values=args.values, title=args.title)
     except ValueError as exc:
         ap.error(str(exc))
-
-    folder = os.path.dirname(os.path.abspath(os.path.expanduser(args.output)))
-    if not os.path.isdir(folder):                       # before any computing: say it at once
-        return fail(1, f"cannot write {args.output!r}: the folder {folder!r} does not exist"
-                    if not os.path.exists(folder) else f"cannot write {args.output!r}: {folder!r} is not a folder")
+    # Every option's range is a usage error (exit 2), checked by the same code the API uses.
+    try:
+        check_request(ExportRequest(args.output, view=view or "pattern", style=style, width=args.width,
+                                    dpi=args.dpi, size=size))
+    except ExportError as exc:
+        ap.error(str(exc))
+    try:                                                # before any computing: say it at once
+        safe_io.check_target(args.output)
+    except safe_io.FileError as exc:
+        return fail(1, str(exc))
 
     # -- inputs and selection ----------------------------------------------------------------------
     selection = Selection()
@@ -193,7 +202,7 @@ def export_main(argv: list[str]) -> int:
             data = load_session(args.session)
         except SessionError as exc:
             return fail(1, str(exc))
-        for text in data.warnings:
+        for text in (*data.warnings, *run_checks(data)):    # no window to keep responsive: check now
             print(f"qkv-lab export: warning: {text}", file=sys.stderr)
         inputs = data.inputs
         selection = dataclasses.replace(selection, **{k: v for k, v in data.selection.items()
@@ -300,6 +309,8 @@ def build_window(args: argparse.Namespace, settings, err=None):
     state = LabState()
     set_dark(state, settings.theme == "dark")           # with its colour maps, as the menu does
     window = MainWindow(state, settings=settings)
+    for text in settings.problems:                     # e.g. a value ignored in the preferences file
+        state.message.emit("warning", f"Preferences: {text}")
 
     def fail(code: int, text: str) -> int:
         print(f"qkv-lab: {text}", file=err)
@@ -316,6 +327,7 @@ def build_window(args: argparse.Namespace, settings, err=None):
 
     state.message.connect(say)
     for option, value, apply in (("--preset", args.preset if args.preset != "toy" else None, state.load_preset),
+                                 ("--model", args.model or None, window.model_actions.open_now),
                                  ("--tokens", args.tokens or None, state.set_text)):
         if value is not None:
             del said[:]
@@ -328,7 +340,7 @@ def build_window(args: argparse.Namespace, settings, err=None):
     if args.session:
         window.file_actions.open_session(args.session)   # a problem is a message in the window
         state.undo_stack.clear()
-    elif not (args.clean or args.smoke or args.preset or args.tokens) and settings.restore_last:
+    elif not (args.clean or args.smoke or args.preset or args.tokens or args.model) and settings.restore_last:
         restore_last_session(window, settings)
     state.select(station=args.station or state.selection.station)
     for name in ("layer", "head"):
@@ -340,6 +352,13 @@ def build_window(args: argparse.Namespace, settings, err=None):
                 return fail(2, layer_problem("--layer", value, state.inputs) if name == "layer"
                             else f"--head {value}: this model has heads 0..{limit - 1}")
             state.select(**{name: value})
+    if args.query is not None:
+        T = len(state.inputs.tokens)
+        if not 0 <= args.query < T:
+            return fail(2, f"--query {args.query}: the sequence has positions 0..{T - 1}")
+        state.select(query=args.query)
+    elif args.model:
+        state.select(query=len(state.inputs.tokens) - 1)   # the last token sees them all
     if args.theme:                                     # after the session: the command line wins
         set_dark(state, args.theme == "dark")
     return window

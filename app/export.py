@@ -16,21 +16,22 @@ import csv
 import dataclasses
 import io
 import json
+import math
+import numbers
 import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import shiboken6
-from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QFontInfo, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 
-from compute import GLOBAL_NAMES, LAYER_NAMES
+from compute import safe_io
 from widgets.figure import FigureStyle, FigureWidget, canonical, figure_spec, is_single, natural_size, view_names
-
-from . import files
 
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
 DATA_FORMATS = (".npz", ".csv")
@@ -49,6 +50,8 @@ class ExportError(Exception):
 
 # -- names -------------------------------------------------------------------------------------------
 def format_of(path: str | os.PathLike) -> str:
+    if not isinstance(path, (str, os.PathLike)):
+        raise ExportError(f"the file name must be text, not {type(path).__name__}")
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise ExportError(f"cannot tell the format of {str(path)!r}: end the file name with one of "
@@ -57,6 +60,8 @@ def format_of(path: str | os.PathLike) -> str:
 
 
 def check_view(view: str) -> str:
+    if not isinstance(view, str):
+        raise ExportError(f"the view must be a name such as 'pattern', not {type(view).__name__}")
     name = canonical(view)
     if name not in view_names():
         raise ExportError(f"no view named {view!r}; choose one of {', '.join(view_names())}")
@@ -69,38 +74,13 @@ def npz_key(name: str, layer: int | None = None) -> str:
 
 
 # -- files ---------------------------------------------------------------------------------------------
-def write_atomically(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
-    """Call write(tmp) for a temporary file beside `path`, then rename it over `path`.
-
-    Any failure removes the temporary file and raises ExportError: no partial file, and an
-    existing file at `path` stays as it was."""
-    path = Path(path).expanduser()
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise ExportError(f"cannot write {str(path)!r}: it is a folder")
-    if folder.exists() and not folder.is_dir():
-        raise ExportError(f"cannot write {str(path)!r}: {str(folder)!r} is a file, not a folder")
-    if not folder.is_dir():
-        raise ExportError(f"cannot write {str(path)!r}: the folder {str(folder)!r} does not exist")
+def write_file(path: str | os.PathLike, data, check: str | None = None) -> Path:
+    """The project's one writer (compute.safe_io.write_file): temporary file, fsync, format check,
+    rename; a problem becomes ExportError with the real cause and the old file stays as it was."""
     try:
-        tmp = files.temp_beside(path)
-    except OSError as exc:
-        raise ExportError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-    try:
-        write(tmp)
-        if tmp.stat().st_size == 0:
-            raise ExportError(f"cannot write {str(path)!r}: nothing was written")
-        files.replace(tmp, path)
-    except ExportError:
-        tmp.unlink(missing_ok=True)
-        raise
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ExportError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+        return safe_io.write_file(path, data, check=check)
+    except safe_io.FileError as exc:
+        raise ExportError(str(exc)) from None
 
 
 # -- figures ----------------------------------------------------------------------------------------
@@ -127,7 +107,21 @@ def _render(widget, painter: QPainter) -> None:
     widget.render(painter)
 
 
-def write_png(widget, path: Path, width: int | None = None, dpi: float | None = None) -> None:
+class _Buffer:
+    """A QBuffer to render into; `bytes()` is what Qt wrote (Qt's own file writers ignore write
+    errors, so figures are made in memory and written by the one checked writer)."""
+
+    def __init__(self):
+        self.array = QByteArray()
+        self.device = QBuffer(self.array)
+        self.device.open(QIODevice.OpenModeFlag.WriteOnly)
+
+    def bytes(self) -> bytes:
+        self.device.close()
+        return bytes(self.array.data())
+
+
+def png_bytes(widget, width: int | None = None, dpi: float | None = None) -> bytes:
     w, h = widget.width(), widget.height()
     if width is not None and dpi is not None:
         raise ExportError("give either a width or a DPI for a PNG, not both")
@@ -150,14 +144,17 @@ def write_png(widget, path: Path, width: int | None = None, dpi: float | None = 
     dots_per_metre = round(effective_dpi / 0.0254)
     image.setDotsPerMeterX(dots_per_metre)
     image.setDotsPerMeterY(dots_per_metre)
-    if not image.save(str(path), "PNG"):
-        raise ExportError(f"cannot write PNG to {str(path)!r}")
+    buffer = _Buffer()
+    if not image.save(buffer.device, "PNG"):
+        raise ExportError("Qt could not encode the PNG")
+    return buffer.bytes()
 
 
-def write_svg(widget, path: Path, title: str = "") -> None:
+def svg_bytes(widget, title: str = "") -> bytes:
     # pyqtgraph's SVGExporter fails on Qt >= 6.11; this recipe keeps text as text (STACK.md).
+    buffer = _Buffer()
     gen = QSvgGenerator()
-    gen.setFileName(str(path))
+    gen.setOutputDevice(buffer.device)
     gen.setResolution(int(widget.logicalDpiX()))
     gen.setSize(widget.size())
     gen.setViewBox(widget.rect())
@@ -165,21 +162,22 @@ def write_svg(widget, path: Path, title: str = "") -> None:
     gen.setDescription("QKV Lab figure")
     painter = QPainter()
     if not painter.begin(gen):
-        raise ExportError(f"cannot write SVG to {str(path)!r}")
+        raise ExportError("Qt could not start the SVG")
     _render(widget, painter)
     painter.end()
     # Qt writes its generic family name ("Sans Serif"), which no browser knows: name the font
     # actually used, then common fallbacks, so the text keeps its look (and stays text).
-    text = path.read_text(encoding="utf-8")
+    text = buffer.bytes().decode("utf-8")
     family = QFontInfo(widget.font()).family()
     fallbacks = f"'{family}', 'DejaVu Sans', Helvetica, Arial, sans-serif"
     text = re.sub(r'font-family="([^"]*)"', lambda m: f'font-family="{fallbacks}"', text)
-    path.write_text(text, encoding="utf-8")
+    return text.encode("utf-8")
 
 
-def write_pdf(widget, path: Path, title: str = "") -> None:
+def pdf_bytes(widget, title: str = "") -> bytes:
     # Vector PDF: resolution 96 so one logical px is one device unit; page = figure, no margins.
-    writer = QPdfWriter(str(path))
+    buffer = _Buffer()
+    writer = QPdfWriter(buffer.device)
     writer.setResolution(SCREEN_DPI)
     writer.setTitle(title)
     writer.setCreator("QKV Lab")
@@ -189,9 +187,11 @@ def write_pdf(widget, path: Path, title: str = "") -> None:
                                      QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
     painter = QPainter()
     if not painter.begin(writer):
-        raise ExportError(f"cannot write PDF to {str(path)!r}")
+        raise ExportError("Qt could not start the PDF")
     _render(widget, painter)
     painter.end()
+    del painter, writer                         # the writer finishes the file when it goes
+    return buffer.bytes()
 
 
 # -- data -----------------------------------------------------------------------------------------
@@ -208,16 +208,16 @@ def npz_arrays(result, sel=None, include_logits: bool | None = None) -> tuple[di
     cfg = inputs.config
     arrays: dict[str, np.ndarray] = {}
     notes = []
-    for name in GLOBAL_NAMES:
+    for name in trace.global_names:              # the names this model has (no pos_embed with RoPE)
         if name == "logits":
             big = trace.T * cfg.d_vocab > MAX_LOGITS_ELEMENTS
             if include_logits is False or (include_logits is None and big):
                 notes.append(f"logits omitted ([{trace.T}, {cfg.d_vocab}] is too large); "
-                             "recompute them as ln_final_out @ W_E.T")
+                             f"recompute them as ln_final_out @ {'W_E.T' if cfg.tied_embeddings else 'W_U'}")
                 continue
         arrays[npz_key(name)] = np.asarray(trace[name])
     for layer in range(cfg.n_layers):
-        for name in LAYER_NAMES:
+        for name in trace.layer_names:           # e.g. ln1_scale, rot_q, mlp_pre_linear for LLaMA
             arrays[npz_key(name, layer)] = np.asarray(trace[name, layer])
     meta = {
         "format": NPZ_FORMAT, "version": NPZ_VERSION,
@@ -232,12 +232,11 @@ def npz_arrays(result, sel=None, include_logits: bool | None = None) -> tuple[di
     return arrays, meta
 
 
-def write_npz(result, sel, path: Path) -> dict:
+def npz_writer(result, sel) -> Callable[[BinaryIO], None]:
+    """Writes the NPZ to a file object (the writer's temporary file: numpy streams it)."""
     arrays, meta = npz_arrays(result, sel)
     arrays = {**arrays, "meta": np.array(json.dumps(meta))}
-    with open(path, "wb") as fh:            # a file object: numpy does not append ".npz"
-        np.savez_compressed(fh, **arrays)
-    return meta
+    return lambda fh: np.savez_compressed(fh, **arrays)
 
 
 def csv_text(result, sel, view: str) -> str:
@@ -246,6 +245,8 @@ def csv_text(result, sel, view: str) -> str:
         raise ExportError(f"a CSV file holds one matrix; {view!r} is a composed figure. "
                           f"Choose a single view such as pattern, attn_scores or q")
     panel = figure_spec(view, result, sel).panels[0]
+    if panel.missing:
+        raise ExportError(panel.missing)        # a name this model lacks: why, not an empty file
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
     corner = f"{panel.row_axis or 'row'} \\ {panel.col_axis or 'column'}"
@@ -268,38 +269,70 @@ class ExportRequest:
     size: tuple[int, int] | None = None     # figure size in logical px (default: suits the view)
 
 
+def _whole(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_request(request: ExportRequest) -> str:
+    """Every argument of a request checked, whatever its type (the CLI calls this to exit 2 before
+    computing; the API raises the same ExportError). Returns the format's suffix."""
+    if not isinstance(request.path, (str, os.PathLike)):
+        raise ExportError(f"the file name must be text, not {type(request.path).__name__}")
+    suffix = format_of(request.path)
+    if not isinstance(request.view, str):
+        raise ExportError(f"the view must be a name such as 'pattern', not {type(request.view).__name__}")
+    if not isinstance(request.style, FigureStyle):
+        raise ExportError("the style must be a FigureStyle")
+    width, dpi, size = request.width, request.dpi, request.size
+    if width is not None and not _whole(width):
+        raise ExportError(f"width {width!r}: give the PNG width as a whole number of pixels")
+    if width is not None and width < 16:
+        raise ExportError(f"width {width} px is too small (at least 16)")
+    if width is not None and width > MAX_PNG_PIXELS:
+        raise ExportError(f"a {width} px wide PNG is too large (at most {MAX_PNG_PIXELS} px a side)")
+    if dpi is not None and not (isinstance(dpi, numbers.Real) and not isinstance(dpi, bool)
+                                and math.isfinite(dpi) and 10 <= dpi <= 2400):
+        raise ExportError(f"{dpi!r} DPI is out of range (a number from 10 to 2400)")
+    if size is not None and not (isinstance(size, (tuple, list)) and len(size) == 2 and all(map(_whole, size))
+                                 and all(50 <= v <= 10_000 for v in size)):
+        shown = "×".join(map(str, size)) if isinstance(size, (tuple, list)) else repr(size)
+        raise ExportError(f"figure size {shown} px is out of range (two whole numbers from 50 to 10000)")
+    if (width is not None or dpi is not None) and suffix != ".png":
+        raise ExportError("width and DPI apply to PNG files only; SVG and PDF are vector (use the figure size)")
+    if width is not None and dpi is not None:
+        raise ExportError("give either a width or a DPI for a PNG, not both")
+    return suffix
+
+
 def export(result, sel, request: ExportRequest) -> Path:
     """Write one export; the format comes from the file's suffix. Raises ExportError."""
     if result is None:
         raise ExportError("nothing to export yet: the first computation has not finished")
     if result.trace.T == 0:
         raise ExportError("there are no tokens to draw: add at least one")
-    suffix = format_of(request.path)
-    if request.width is not None and request.width < 16:
-        raise ExportError(f"width {request.width} px is too small (at least 16)")
-    if request.dpi is not None and not 10 <= request.dpi <= 2400:
-        raise ExportError(f"{request.dpi:g} DPI is out of range (10 to 2400)")
-    if request.size is not None and (min(request.size) < 50 or max(request.size) > 10_000):
-        raise ExportError(f"figure size {request.size[0]}×{request.size[1]} px is out of range (50 to 10000)")
-    if (request.width is not None or request.dpi is not None) and suffix != ".png":
-        raise ExportError("width and DPI apply to PNG files only; SVG and PDF are vector (use the figure size)")
+    suffix = check_request(request)
+    try:
+        safe_io.check_target(request.path)           # before any drawing: say it at once
+    except safe_io.FileError as exc:
+        raise ExportError(str(exc)) from None
     if suffix == ".npz":
-        return write_atomically(request.path, lambda tmp: write_npz(result, sel, tmp))
+        return write_file(request.path, npz_writer(result, sel))
     if suffix == ".csv":
-        text = csv_text(result, sel, request.view)
-        return write_atomically(request.path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        return write_file(request.path, csv_text(result, sel, request.view))
     view = check_view(request.view)
     widget = build_figure(result, sel, view, request.style, request.size)
     try:
         title = widget.spec.title
         if suffix == ".png":
-            return write_atomically(request.path, lambda tmp: write_png(widget, tmp, request.width, request.dpi))
-        if suffix == ".svg":
-            return write_atomically(request.path, lambda tmp: write_svg(widget, tmp, title))
-        return write_atomically(request.path, lambda tmp: write_pdf(widget, tmp, title))
+            data = png_bytes(widget, request.width, request.dpi)
+        elif suffix == ".svg":
+            data = svg_bytes(widget, title)
+        else:
+            data = pdf_bytes(widget, title)
     finally:
         widget.hide()
         shiboken6.delete(widget)        # now, not at interpreter exit (the CLI has no event loop)
+    return write_file(request.path, data)
 
 
 # -- headless results (the CLI) -------------------------------------------------------------------------
@@ -311,4 +344,5 @@ def headless_result(inputs):
 
 
 __all__ = ["DATA_FORMATS", "ExportError", "ExportRequest", "FIGURE_FORMATS", "FORMATS", "build_figure", "csv_text",
-           "export", "format_of", "headless_result", "npz_arrays", "npz_key", "write_atomically"]
+           "check_request", "export", "format_of", "headless_result", "npz_arrays", "npz_key", "npz_writer",
+           "pdf_bytes", "png_bytes", "svg_bytes", "write_file"]

@@ -170,7 +170,8 @@ class FileActions(QObject):
         # fit), the view goes back and so do the file name and the title, so Save cannot write
         # the old view over this file.
         before = (self.path, self.state.undo_stack.index() if self.state.undo_stack.isClean() else None)
-        if not sessions.apply_session(self.state, data, path.name):
+        # "Opened" (or the session's warnings) shows once its inputs are on screen, never before a failure.
+        if not sessions.apply_session(self.state, data, path.name, opened=f"Opened {path.name}."):
             return False
         s = self.state
         pending = s.result is None or s.result.inputs != s.inputs   # not on screen yet: wait for them
@@ -178,8 +179,6 @@ class FileActions(QObject):
         self.path = path
         self.settings.add_recent(path)
         self.settings.last_folder = str(path.parent)
-        if not data.warnings:
-            self.state.message.emit("info", f"Opened {path.name}.")
         self.state.undo_stack.setClean()
         self._update_title()
         return True

@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from compute import ConfigError, explain, forward, kvcache, memory, source_map, sqrt_dk
+from compute import ConfigError, WeightsError, explain, forward, kvcache, memory, shared_kv, source_map, sqrt_dk
+from widgets.instrument_views import Side, condition_of, side_b, without_first
 
 from .state import LabResult, LabState
 
@@ -21,6 +22,35 @@ LAB_SAMPLES = 20_000            # q·k samples per d_k (fewer at large d_k: see 
 LAB_ROWS = 256                  # softmax rows for the gradient measurement
 UNMASKED_MAX_BYTES = 2 << 30    # compute the mask view's unmasked twin only up to this size
 KV_MAX_PARAMS = 150_000_000     # the KV-cache view works in float64: GPT-2-small-sized models at most
+UNCHANGED = 5e-4                # a top weight that moves less than this has not changed
+ONE_HOT = 0.999                 # a row this sure of one key cannot get sharper
+
+
+def _decimals(*pairs: tuple[float, float]) -> int:
+    """The fewest decimals (2 to 6) at which each (before, after) pair reads as two numbers."""
+    for d in range(2, 7):
+        if all(round(a, d) != round(b, d) for a, b in pairs if abs(a - b) >= 10 ** -6):
+            return d
+    return 6
+
+
+def sharpening(before, after) -> tuple[str, bool]:
+    """What happened to a softmax row's top weight (explain.RowSummary before / after), in words
+    that are true at the precision shown, and whether it got sharper."""
+    delta = after.top_weight - before.top_weight
+    if abs(delta) < UNCHANGED:
+        why = " (already one-hot)" if before.top_weight >= ONE_HOT else ""
+        return (f"the top weight stayed {before.top_weight:.3f}, entropy {before.entropy:.3f} nats: "
+                f"unchanged{why}"), False
+    d = _decimals((before.top_weight, after.top_weight), (before.entropy, after.entropy))
+    verdict = "sharper" if delta > 0 else "flatter"
+    return (f"the top weight went {before.top_weight:.{d}f} → {after.top_weight:.{d}f}, entropy "
+            f"{before.entropy:.{d}f} → {after.entropy:.{d}f} nats: {verdict}"), delta > 0
+INSTRUMENT_SOURCES = {"sqrt_dk": "sqrt_dk", "kv_cache": "kvcache", "rope": "rope_lab", "shared_kv": "shared_kv",
+                      "windows": "receptive", "tiled_softmax": "tiled_softmax", "ab": "ab"}
+# The calibrator's changes as A/B conditions (compute.ab); move_token and switch_head need the selection.
+CALIBRATOR_CONDITIONS = {"scaling_off": ("scaling_off", None), "d_head_x4": ("d_head_x4", None),
+                         "mask_off": ("mask_off", None)}
 
 
 _THREADS: set[threading.Thread] = set()         # background work still running (see wait_for_background)
@@ -64,7 +94,9 @@ class Instruments(QObject):
     sqrtReady = Signal(object)              # namespace of sqrt(d_k) lab numbers
     sqrtComputing = Signal(int)             # d_k being measured (the lab says so meanwhile)
     generationChanged = Signal(object)      # compute.kvcache.Generation or None
-    calibrated = Signal(str, int, int, bool)  # outcome html, correct, total, can undo
+    calibrated = Signal(str, int, int, bool)  # outcome html, correct, total, can keep the change
+    withoutFirstReady = Signal(object)      # widgets.instrument_views.WithoutFirst: the run without token 0
+    abReady = Signal(object)                # widgets.instrument_views.Side: A/B's side B
 
     def __init__(self, state: LabState, parent: QObject | None = None):
         super().__init__(parent)
@@ -79,8 +111,10 @@ class Instruments(QObject):
         self._kv_running = False
         self.correct = 0
         self.total = 0
-        self._pending = None                # calibrator experiment waiting for its result
-        self._undo_index: int | None = None
+        self._pending = None                # calibrator experiment waiting for its side B
+        self._without_for = None            # request id the run without the first token was asked for
+        self._b_for = None                  # (request id, condition) side B was asked for
+        self.side: Side | None = None       # the newest side B
         state.resultChanged.connect(self._on_result)
         state.selectionChanged.connect(self._on_selection)
 
@@ -105,9 +139,10 @@ class Instruments(QObject):
         backend = in_use if which == "backend in use" else which
         if station not in source_map.STATIONS:
             return None, f"“{station}” is an instrument, not a step of the block: its numbers come from " \
-                         f"compute/{ {'sqrt_dk': 'sqrt_dk', 'kv_cache': 'kvcache'}.get(station, 'explain') }.py."
+                         f"compute/{ INSTRUMENT_SOURCES.get(station, 'explain') }.py."
         try:
-            view = source_map.station_source(backend, station)
+            family = source_map.family_of(result.inputs.config) if result is not None else ()
+            view = source_map.station_source(backend, station, family)
         except (KeyError, LookupError, ImportError, OSError) as exc:
             return None, f"no source for {backend}: {exc}"
         note = "this backend computed the views" if backend == in_use else f"(the views were computed by {in_use})"
@@ -196,18 +231,37 @@ class Instruments(QObject):
         self._kv_running = True
         self.background.run(("kv", "step"), lambda: (kvcache.decode_step(gen, weights), weights))
 
+    @staticmethod
+    def cache_sizes(cfg) -> str:
+        """The K/V cache's bytes per token and at full context, beside multi-head attention's
+        (grouped K/V heads shrink it by n_heads / n_kv_heads, a window caps a layer's rows)."""
+        return kvcache.cache_size(cfg).describe()
+
     def kv_reset(self) -> None:
         self.generation = None
         self._generation_weights = None
         self.generationChanged.emit(None)
 
     # -- calibrator -------------------------------------------------------------------------------------------
+    def open_query(self, result: LabResult | None, sel) -> int | None:
+        """A query worth predicting about: the selected one unless its row is already one-hot
+        (nothing can sharpen it), else the latest query whose row is not; None if all are."""
+        if result is None or result.trace.T == 0:
+            return None
+        def open_row(i):
+            return explain.row_summary(result.trace, sel.layer, sel.head, i).top_weight < ONE_HOT
+        if sel.query < result.trace.T and open_row(sel.query):
+            return sel.query
+        return next((i for i in range(result.trace.T - 1, -1, -1) if open_row(i)), None)
+
     def suggest(self) -> tuple[str, str]:
         change = random.choice(["scaling_off", "d_head_x4", "mask_off", "move_token", "switch_head"])
         question = "sharper" if change in ("scaling_off", "d_head_x4") else "top_key"
         return change, question
 
     def calibrate(self, change: str, question: str, prediction) -> None:
+        """Predict, then test: the change is made to a copy (A/B's side B, off the UI thread), the
+        A/B page shows both, and the prediction is measured on B; the lab's inputs stay."""
         s = self.state
         result, sel = s.result, s.selection
         if result is None or s.busy:
@@ -216,81 +270,142 @@ class Instruments(QObject):
         if prediction is None:
             s.message.emit("info", "Choose your answer first: predicting is the point.")
             return
-        before = explain.row_summary(result.trace, sel.layer, sel.head, sel.query)
-        cfg = s.inputs.config
-        self._undo_index = s.undo_stack.index()
-        self._pending = dict(change=change, question=question, prediction=prediction, before=before,
-                             query=sel.query, labels=result.labels)
-        if change == "switch_head":
-            s.select(head=(sel.head + 1) % cfg.n_heads)
-            self._undo_index = None
-            self._measure(s.result)
-            return
-        if change == "scaling_off":
-            ok = s.set_config(scale_scores=not cfg.scale_scores)
-        elif change == "d_head_x4":
-            ok = s.set_config(d_head=cfg.d_head * 4)
-        elif change == "mask_off":
-            ok = s.set_config(causal=not cfg.causal)
-        elif change == "move_token":
-            ok = sel.query > 0 and s.move_token(sel.query, 0)
-            if ok:
-                s.select(query=self._pending["query"])        # same position, new token order
+        cfg = result.inputs.config
+        if change == "move_token":
+            if sel.query == 0:
+                self.calibrated.emit("That change cannot be made here: the query's token is at the front already.",
+                                     self.correct, self.total, False)
+                return
+            condition = ("move_token", (sel.query, 0))
+        elif change == "switch_head":
+            condition = ("head", (sel.head + 1) % cfg.n_heads)
+        elif change in CALIBRATOR_CONDITIONS:
+            condition = CALIBRATOR_CONDITIONS[change]
         else:
-            ok = False
-        if not ok:
-            self._pending = None
-            self.calibrated.emit("That change cannot be made here (see the message).", self.correct, self.total,
-                                 False)
+            self.calibrated.emit("That change cannot be made here.", self.correct, self.total, False)
             return
-        self._pending["target"] = s.inputs              # only a result of exactly these inputs counts
+        self._pending = dict(question=question, prediction=prediction, query=sel.query, layer=sel.layer,
+                             head=sel.head, labels=result.labels, key=(result.request_id, condition),
+                             before=explain.row_summary(result.trace, sel.layer, sel.head, sel.query))
+        s.select(ab=condition, station="ab")              # the test, side by side (request_b follows)
+        self.request_b()
 
-    def undo_experiment(self) -> None:
-        if self._undo_index is not None and self.state.undo_stack.index() > self._undo_index:
-            self.state.undo_stack.setIndex(self._undo_index)
-        self._undo_index = None
-        self.calibrated.emit("The change is undone.", self.correct, self.total, False)
-
-    def _measure(self, result: LabResult) -> None:
+    def _measure(self, side: Side) -> None:
         p = self._pending
         self._pending = None
-        sel = self.state.selection
-        after = explain.row_summary(result.trace, sel.layer, sel.head, p["query"])
-        labels = result.labels
+        if side.error:
+            self.calibrated.emit(f"The change could not be computed, so there is nothing to measure: "
+                                 f"{html.escape(side.error)}", self.correct, self.total, False)
+            return
+        head = side.edited.head if side.edited.head is not None else p["head"]
+        after = explain.row_summary(side.trace, p["layer"], head, p["query"])
+        result = self.state.result
+        labels_b = [result.token_label(int(t)) for t in side.edited.tokens]
         if p["question"] == "top_key":
             right = after.top_key == p["prediction"]
-            guess = f"key {p['prediction']} “{labels[p['prediction']]}”"
-            seen = f"key {after.top_key} “{labels[after.top_key]}” takes the most weight ({after.top_weight:.2f})"
+            guess = f"key {p['prediction']} “{p['labels'][p['prediction']]}”"
+            seen = (f"in B, key {after.top_key} “{labels_b[after.top_key]}” takes the most weight "
+                    f"({after.top_weight:.2f})")
         else:
-            sharper = after.top_weight > p["before"].top_weight + 1e-9
+            seen, sharper = sharpening(p["before"], after)
             right = sharper == p["prediction"]
             guess = "sharper" if p["prediction"] else "flatter or the same"
-            seen = (f"the top weight went {p['before'].top_weight:.2f} → {after.top_weight:.2f}, entropy "
-                    f"{p['before'].entropy:.2f} → {after.entropy:.2f} nats: "
-                    + ("sharper" if sharper else "flatter or the same"))
         self.total += 1
         self.correct += int(right)
         mark = "<b style='color:#188038'>✓ right</b>" if right else "<b style='color:#d93025'>✗ not this time</b>"
-        self.calibrated.emit(f"You predicted: <b>{html.escape(guess)}</b>.<br>Measured: {html.escape(seen)}.<br>{mark}",
-                             self.correct, self.total, self._undo_index is not None)
+        self.calibrated.emit(f"You predicted: <b>{html.escape(guess)}</b>.<br>Measured: {html.escape(seen)} — "
+                             f"A and B side by side on the A/B page.<br>{mark}", self.correct, self.total,
+                             side.edited.head is None)
+
+    # -- the run without the first token (windows and sinks), A/B's side B -----------------------------------
+    def request_page_extra(self) -> None:
+        station = self.state.selection.station
+        if station == "windows":
+            self.request_without_first()
+        elif station == "ab":
+            self.request_b()
+
+    def request_without_first(self) -> None:
+        result = self.state.result
+        if result is None or len(result.inputs.tokens) < 2 or self._without_for == result.request_id:
+            return
+        self._without_for = result.request_id
+        if memory.estimate(result.inputs.config, len(result.inputs.tokens) - 1).compute > UNMASKED_MAX_BYTES:
+            self.state.message.emit("info", "The sinks view compares with a run without the first token only up to "
+                                            f"{memory.fmt_bytes(UNMASKED_MAX_BYTES)} of intermediates.")
+            return
+        self.background.run(("without_first", result.request_id), lambda: without_first(result))
+
+    def request_b(self) -> None:
+        """A/B's side B for the result on screen and the selected condition (once per pair)."""
+        result = self.state.result
+        if result is None:
+            return
+        condition = condition_of(self.state.selection, result.inputs.config)
+        key = (result.request_id, condition)
+        if self._b_for == key:
+            if self.side is not None and (self.side.request_id, self.side.condition) == key:
+                self._side_ready(self.side)                 # computed already (a calibrator test again)
+            return
+        self._b_for = key
+        self.background.run(("ab", key), lambda: side_b(result, condition))
+
+    def _side_ready(self, side: Side) -> None:
+        self.side = side
+        self.abReady.emit(side)
+        p = self._pending
+        if p is not None and p["key"] == (side.request_id, side.condition):
+            self._measure(side)
+
+    def keep_ab(self) -> None:
+        """Make side B the lab's inputs: A/B's condition applied as one undoable edit."""
+        s = self.state
+        result = s.result
+        if result is None or s.busy:
+            s.message.emit("info", "Wait for the current computation, then try again.")
+            return
+        inputs, cfg = result.inputs, result.inputs.config
+        change, value = condition_of(s.selection, cfg)
+        if change == "mask_off":
+            ok = s.set_config(causal=not cfg.causal)
+        elif change == "scaling_off":
+            ok = s.set_config(scale_scores=not cfg.scale_scores)
+        elif change == "d_head_x4":
+            ok = s.set_config(d_head=cfg.d_head * 4)
+        elif change == "rope_theta":
+            ok = s.set_config(rope_theta=float(value))
+        elif change == "n_kv_heads":
+            try:
+                new, pooled = shared_kv.pool_kv(cfg, result.weights, int(value))
+            except (ConfigError, WeightsError) as exc:
+                s.message.emit("error", str(exc))
+                return
+            entry = s.registry.get(inputs.weights)
+            name = s.register_weights(pooled, entry.tokenizer if entry is not None else None,
+                                      f"{s.weights_label()}, K/V heads pooled to {new.n_kv_heads}")
+            ok = s.edit(f"Pool the K/V heads to {new.n_kv_heads}", config=new, weights=name, preset="custom")
+        elif change == "move_token":
+            ok = s.move_token(*value)
+        elif change == "weights":
+            ok = s.set_weights("trained") if value == "trained" else s.set_seed(int(value))
+        else:                                               # another head: a view, not an edit
+            s.select(head=int(value))
+            ok = True
+        if ok:
+            s.select(ab=None)
+            self.calibrated.emit("The change is now the lab's (Edit ▸ Undo takes it back).", self.correct,
+                                 self.total, False)
 
     # -- plumbing ---------------------------------------------------------------------------------------------
     def _on_result(self, result: LabResult) -> None:
-        p = self._pending
-        if p is not None and "target" in p:
-            if result.inputs == p["target"]:
-                self._measure(result)
-            elif self.state.inputs != p["target"]:            # it failed or was cancelled: no score
-                self._pending = None
-                self._undo_index = None
-                self.calibrated.emit("The change could not be computed, so there is nothing to measure "
-                                     "(see the message).", self.correct, self.total, False)
         if self.state.selection.station == "mask":
             self.request_unmasked()
+        self.request_page_extra()
 
     def _on_selection(self, sel) -> None:
         if sel.station == "mask":
             self.request_unmasked()
+        self.request_page_extra()
 
     def _done(self, tag, value, error) -> None:
         kind = tag[0]
@@ -302,6 +417,20 @@ class Instruments(QObject):
                 self.generationChanged.emit(self.generation)
         if kind == "sqrt":
             self._sqrt_running.discard(tag[1])         # failed or not, it may be asked for again
+        if kind == "ab":
+            rid, condition = tag[1]
+            if error is not None:
+                why = str(error) or "not enough memory" if isinstance(error, (ConfigError, MemoryError, WeightsError)) \
+                    else f"{type(error).__name__}: {error}"
+                value = Side(rid, condition, None, None, error=why)
+            if self._b_for == tag[1]:                  # the newest asked for: others are stale
+                self._side_ready(value)
+            return
+        if kind == "without_first":
+            current = self.state.result
+            if error is None and value is not None and current is not None and current.request_id == tag[1]:
+                self.withoutFirstReady.emit(value)
+                return
         if error is not None:
             if isinstance(error, (ConfigError, MemoryError)):
                 self.state.message.emit("error", str(error) or "not enough memory")

@@ -23,11 +23,13 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
-from compute.backends import cuda_unsupported_here
+from compute.backends import cuda_unsupported_here, cuda_unused_reason
 from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
+from widgets.block_map import BlockMap
 from widgets.calibrator import CalibratorPanel
 from widgets.controls import Controls
-from widgets.instruments import CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
+from widgets.instruments import CODE_FONT_PT, CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
+from widgets.modern import MODERN_CLASSES
 from widgets.panels import MessageBar, NotesPanel, StationBar
 from widgets.stations import STATION_CLASSES
 from widgets.token_strip import TokenStrip
@@ -40,6 +42,7 @@ from .instruments import Instruments
 from .model_actions import ModelActions
 from .settings import Settings
 from .state import LabState
+from .values import real_model_of
 
 STYLE = """
 QMainWindow, QWidget { font-size: 10pt; }
@@ -48,16 +51,23 @@ QLabel#stationHeader { padding: 2px 4px; }
 QLabel#stripTitle, QLabel#tokenCount { color: #5f6368; }
 QToolButton#tokenChip { border: 1px solid #c4c7c5; border-radius: 10px; padding: 3px 10px;
     background: #f1f3f4; font-size: 11pt; }
-QToolButton#tokenChip:checked { background: #e8710a; color: white; border-color: #e8710a; }
-QToolButton#tokenChip:hover { border-color: #1a73e8; }
 QToolBar#stationBar { border: none; spacing: 3px; }
 QToolButton#stationButton, QToolButton#pageButton { padding: 3px 6px; border: 1px solid #dadce0;
     border-radius: 4px; background: #fff; color: #5f6368; }
 QToolButton#stationButton:checked { background: #1a73e8; color: white; border-color: #1a73e8; font-weight: bold; }
 QToolButton#pageButton:checked { background: #e8710a; color: white; border-color: #e8710a; font-weight: bold; }
+QToolButton#pageButton::menu-indicator { image: none; width: 0px; }
 QGroupBox { font-weight: bold; margin-top: 10px; }
 QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
 """
+
+
+NARROW = 1500            # px: below this the two docks share one (tabs), leaving the station room
+DOCK_WIDTH = 290         # px: the instruments dock (Notes, Predict)
+# The Trace table and the Code need more: the dock widens for them, as far as the station allows.
+TAB_WIDTH = {"trace": 430, "code": 620}
+MIN_STATION = 640        # px the station keeps when the dock widens
+POP_OUT_SIZE = (820, 680)
 
 
 class MainWindow(QMainWindow):
@@ -71,9 +81,10 @@ class MainWindow(QMainWindow):
         screen = QGuiApplication.primaryScreen()
         avail = screen.availableGeometry() if screen else None
         if avail is not None and avail.width() > 200:
-            # A laptop gets the whole screen; a large one most of it.
-            w = avail.width() if avail.width() <= 1440 else min(1800, int(avail.width() * 0.9))
-            h = avail.height() if avail.height() <= 900 else min(1100, int(avail.height() * 0.9))
+            # A laptop (up to 1600 × 1000) gets the whole screen: the views need every pixel of it;
+            # a large one most of it.
+            w = avail.width() if avail.width() <= 1600 else min(1800, int(avail.width() * 0.9))
+            h = avail.height() if avail.height() <= 1000 else min(1100, int(avail.height() * 0.9))
             self.resize(w, h)
         else:
             self.resize(1440, 900)
@@ -94,11 +105,17 @@ class MainWindow(QMainWindow):
         self.stations = {cls.key: cls() for cls in STATION_CLASSES}
         self.stations["head_lens"] = HeadLens()
         self.stations["mask"] = MaskView()
+        self.stations.update({cls.key: cls() for cls in MODERN_CLASSES})    # RoPE, GQA, windows, tiled, A/B
         self.sqrt_lab = SqrtDkLab(sqrt_dk.D_K_STOPS)
         self.kv_view = KVCacheView()
         self.pages = dict(self.stations, sqrt_dk=self.sqrt_lab, kv_cache=self.kv_view)
         for key in STATIONS + INSTRUMENT_PAGES:
             self.stack.addWidget(self.pages[key])
+        # The block map is a view of the stations, not a page of its own: shown over the current
+        # station's place until a station is chosen (a click on it, a key, the station bar).
+        self.block_map = BlockMap()
+        self.stack.addWidget(self.block_map)
+        self.pages["block_map"] = self.block_map             # themes and type sizes reach it too
         self.instruments = Instruments(self.state, self)
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
@@ -182,10 +199,75 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._docks_sized:
-            # Qt sizes docks from their contents; give the views the room once the window is laid out.
             self._docks_sized = True
-            QTimer.singleShot(0, lambda: self.resizeDocks(list(self.docks.values()), [250, 290],
-                                                          Qt.Orientation.Horizontal))
+            QTimer.singleShot(0, self._size_docks)
+
+    def _size_docks(self) -> None:
+        """Qt sizes docks from their contents; give the views the room once the window is laid
+        out. Below NARROW px (a laptop, a projector at 1280) the controls and the instruments share
+        one dock on the right, as tabs, so the station keeps three quarters of the width."""
+        controls, notes = self.docks["controls"], self.docks["notes"]
+        if self.width() < NARROW:
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, controls)
+            self.tabifyDockWidget(notes, controls)
+            notes.raise_()
+            self.resizeDocks([notes], [DOCK_WIDTH], Qt.Orientation.Horizontal)
+        else:
+            self.resizeDocks([controls, notes], [250, DOCK_WIDTH], Qt.Orientation.Horizontal)
+
+    def _fit_dock_to_tab(self) -> None:
+        """The instruments dock as wide as its tab needs (Notes 290 px, the Trace table 430, the
+        Code 620), within what leaves the station MIN_STATION px; a window of its own holds any."""
+        dock = self.docks["notes"]
+        if not dock.isVisible() or dock.isFloating():
+            return
+        tab = {self.trace_panel: "trace", self.code_view: "code"}.get(self.tabs.currentWidget(), "")
+        others = sum(d.width() for d in self.docks.values() if d is not dock and d.isVisible()
+                     and not d.isFloating() and self.dockWidgetArea(d) != self.dockWidgetArea(dock))
+        room = self.width() - others - MIN_STATION
+        want = max(DOCK_WIDTH, min(TAB_WIDTH.get(tab, DOCK_WIDTH), room))
+        if abs(dock.width() - want) > 4:
+            self.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
+
+    def _pop_out_instruments(self) -> None:
+        """The instruments in a window of their own (room for the code and the trace table), or
+        back into the dock."""
+        dock = self.docks["notes"]
+        if dock.isFloating():
+            dock.setFloating(False)
+            self._fit_dock_to_tab()
+            return
+        dock.setFloating(True)
+        dock.resize(*POP_OUT_SIZE)
+        dock.show()
+        dock.raise_()
+
+    def set_presenting(self, on: bool) -> None:
+        """Presentation mode (app/presentation.py hides the chrome): messages float over the
+        top of the station instead of pushing it down, and fade."""
+        bar, column = self.messages, self.centralWidget().layout()
+        if on == bar.floating:
+            return
+        if on:
+            column.removeWidget(bar)
+        else:
+            column.insertWidget(1, bar)
+        bar.set_floating(on)
+        self._place_messages()
+        font_pt = getattr(getattr(self, "file_actions", None), "appearance", None)
+        self.code_view.set_font_pt(font_pt.font_pt if on and font_pt is not None else CODE_FONT_PT)
+
+    def _message_shown(self, *_args) -> None:
+        self._place_messages()
+
+    def _place_messages(self) -> None:
+        """Floating, a message lies over the right end of the station bar (chrome, not content)."""
+        if self.messages.floating:
+            self.messages.place(self.station_bar.geometry().top())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_messages()
 
     def closeEvent(self, event) -> None:
         self.state.runner.shutdown()
@@ -200,7 +282,11 @@ class MainWindow(QMainWindow):
         for key, dock in self.docks.items():
             a.adopt(f"dock:{key}", dock.toggleViewAction())
         for key in PAGES:
-            a.connect(f"station:{key}", lambda _=False, k=key: s.select(station=k))
+            a.connect(f"station:{key}", lambda _=False, k=key: self._go_to(k))
+        a.connect("block_map", self.show_block_map)
+        a["block_map"].setIconText("Map")
+        self.station_bar.insertAction(self.station_bar.prev, a["block_map"])
+        self.station_bar.widgetForAction(a["block_map"]).setObjectName("pageButton")
         cfg = lambda: s.inputs.config  # noqa: E731
         for act_id, fn in (
             ("quit", self.close),
@@ -219,6 +305,24 @@ class MainWindow(QMainWindow):
             ("about", self._show_about),
         ):
             a.connect(act_id, fn)
+
+    def show_block_map(self, on: bool = True) -> None:
+        """The block map in the station's place (on), or the station again (off)."""
+        action = self.actions["block_map"]
+        if action.isChecked() != on:
+            action.setChecked(on)
+        if on:
+            if self.state.result is not None:
+                self.block_map.show_result(self.state.result, self.state.selection)
+            self.stack.setCurrentWidget(self.block_map)
+        else:
+            self.stack.setCurrentWidget(self.pages[self.state.selection.station])
+
+    def _go_to(self, station: str) -> None:
+        """A station chosen (its key, the station bar, the block map): it replaces the map."""
+        if self.actions["block_map"].isChecked():
+            self.show_block_map(False)
+        self.state.select(station=station)
 
     def _escape(self) -> None:
         """Esc stops playing if it plays; otherwise it cancels a computation (which steps back)."""
@@ -262,7 +366,8 @@ class MainWindow(QMainWindow):
         c.backendChosen.connect(s.set_backend)
         c.lockScalesChanged.connect(lambda on: s.select(lock_scales=on))
         c.showValuesChanged.connect(lambda on: s.select(show_values=on))
-        self.station_bar.chosen.connect(lambda k: s.select(station=k))
+        self.station_bar.chosen.connect(self._go_to)
+        self.block_map.chosen.connect(self._go_to)
         self.station_bar.playToggled.connect(self._play)
         self.station_bar.speedChanged.connect(lambda sec: self._play_timer.setInterval(int(sec * 1000)))
         for station in self.stations.values():
@@ -280,12 +385,18 @@ class MainWindow(QMainWindow):
         self.kv_view.stepRequested.connect(ins.kv_step)
         self.kv_view.resetRequested.connect(ins.kv_reset)
         ins.generationChanged.connect(lambda gen: self._show_generation())
+        self._wire_modern()
         self.trace_panel.cleared.connect(lambda: s.select(trace=None))
         self.tabs.currentChanged.connect(lambda _i: self._update_instrument_tabs())
+        self.tabs.currentChanged.connect(lambda _i: self._fit_dock_to_tab())
+        self.tabs.currentChanged.connect(lambda _i: self._open_query_for_predict()
+                                         if self.tabs.currentWidget() is self.calibrator else None)
         self.code_view.backendChosen.connect(lambda which: self._update_code())
+        self.code_view.popOutRequested.connect(self._pop_out_instruments)
+        self.trace_panel.popOutRequested.connect(self._pop_out_instruments)
         self.calibrator.applyRequested.connect(ins.calibrate)
         self.calibrator.suggestRequested.connect(self._suggest_experiment)
-        self.calibrator.undoRequested.connect(ins.undo_experiment)
+        self.calibrator.keepRequested.connect(ins.keep_ab)
         ins.calibrated.connect(self.calibrator.show_outcome)
         s.inputsChanged.connect(self._on_inputs)
         s.resultChanged.connect(self._on_result)
@@ -294,11 +405,30 @@ class MainWindow(QMainWindow):
         s.selectionChanged.connect(self._on_selection)
         s.message.connect(self.messages.show_message)
         s.messageWithdrawn.connect(self.messages.withdraw)
+        s.message.connect(self._message_shown)          # a method, not a lambda: a lambda held by the
+        # state's signal would keep this window alive after it is closed (test_leaks)
         s.lockChanged.connect(self._on_lock)
         s.undo_stack.canUndoChanged.connect(self._on_lock)      # after Qt's own update of the actions
         s.undo_stack.canRedoChanged.connect(self._on_lock)
         s.busyChanged.connect(self._on_busy)
         s.progressChanged.connect(self._on_progress)
+
+    def _wire_modern(self) -> None:
+        """The instruments for modern attention (widgets/modern.py): view state by select, the
+        RoPE lab's θ and rotary_dim as config edits (the weights stay), A/B's side B from app/."""
+        s, ins, page = self.state, self.instruments, self.stations
+        page["rope"].keyChosen.connect(lambda j: s.select(key=j))
+        page["rope"].thetaChosen.connect(lambda v: s.set_config(merge=True, rope_theta=v))
+        page["rope"].rotaryChosen.connect(lambda v: s.set_config(merge=True, rotary_dim=v))
+        page["shared_kv"].kvChosen.connect(lambda n: s.select(kv_heads=n))
+        page["shared_kv"].abRequested.connect(lambda cond: s.select(ab=cond, station="ab"))
+        page["windows"].windowChosen.connect(lambda w: s.select(window=w))
+        page["tiled_softmax"].tileChosen.connect(lambda t: s.select(tile=t, tile_step=None))
+        page["tiled_softmax"].stepChosen.connect(lambda n: s.select(tile_step=n))
+        page["ab"].conditionChosen.connect(lambda cond: s.select(ab=cond))
+        page["ab"].keepRequested.connect(ins.keep_ab)
+        ins.withoutFirstReady.connect(page["windows"].set_extra)
+        ins.abReady.connect(page["ab"].set_extra)
 
     def _on_lock(self, _flag: bool = False) -> None:
         """While training runs, the history is frozen (the views show the live weights): Undo and
@@ -314,8 +444,20 @@ class MainWindow(QMainWindow):
         name, row, col = target
         self.state.select(trace=(name, row, col))
         self.tabs.setCurrentWidget(self.trace_panel)
+        self.docks["notes"].raise_()                  # in front of the controls when they share a dock
+
+    def _open_query_for_predict(self) -> None:
+        """Predict asks about a row that can change: a one-hot row (query 0, a saturated head)
+        gives way to the latest query whose row is not."""
+        sel = self.state.selection
+        query = self.instruments.open_query(self.state.result, sel)
+        if query is not None and query != sel.query:
+            self.state.select(query=query, key=None)
+            self.calibrator.set_reason(f"Query {sel.query}'s row is already one-hot (nothing can sharpen it): "
+                                       f"asking about query {query} instead.", query)
 
     def _suggest_experiment(self) -> None:
+        self._open_query_for_predict()
         change, question = self.instruments.suggest()
         self.calibrator.choose_change(change)
         self.calibrator.set_prediction(question, None)
@@ -341,7 +483,8 @@ class MainWindow(QMainWindow):
         labels = self.state.labels(gen.tokens) if gen is not None else []
         layer = min(sel.layer, gen.cfg.n_layers - 1) if gen is not None else 0
         head = min(sel.head, gen.cfg.n_heads - 1) if gen is not None else 0
-        self.kv_view.show_generation(gen, list(labels), layer, head)
+        cfg = gen.cfg if gen is not None else self.state.inputs.config
+        self.kv_view.show_generation(gen, list(labels), layer, head, sizes=self.instruments.cache_sizes(cfg))
 
     def _update_code(self) -> None:
         view, note = self.instruments.code_for(self.state.selection.station, self.code_view.which.currentText(),
@@ -356,14 +499,18 @@ class MainWindow(QMainWindow):
         self.state.select(**changes)
 
     def _on_inputs(self, inputs) -> None:
-        note = PRESET_NOTES.get(inputs.preset, "")
-        self.controls.set_inputs(inputs, note, self.state.weights_label(inputs),
-                                 trained_fits=inputs.config.same_shapes(PRESETS["toy"]))
+        self._show_inputs_in_controls(inputs)
         if self.state.busy or self.state.result is None or self.state.result.inputs != inputs:
             self._strip_timer.start()
         else:
             self._show_tokens()
         self._update_sizes()
+
+    def _show_inputs_in_controls(self, inputs) -> None:
+        real = real_model_of(inputs.weights) if inputs.weights not in ("random", "trained") else None
+        note = real.status() if real is not None else PRESET_NOTES.get(inputs.preset, "")
+        self.controls.set_inputs(inputs, note, self.state.weights_label(inputs),
+                                 trained_fits=inputs.config.same_shapes(PRESETS["toy"]))
 
     def _show_tokens(self, result=None) -> None:
         """The token strip for `result` (an early or a full one), else for the inputs now."""
@@ -382,12 +529,17 @@ class MainWindow(QMainWindow):
         return list(tok.vocab) if hasattr(tok, "vocab") else list(tok.labels(range(size)))
 
     def _on_selection(self, sel) -> None:
+        if sel.theme != getattr(self, "_code_theme", "light"):
+            self._code_theme = sel.theme
+            self.code_view.set_dark(sel.theme == "dark")       # its syntax colours follow the page
         self.controls.set_selection(sel)
         self.tokens.set_selected(sel.query)
         self.station_bar.set_current(sel.station)
-        target = self.pages[sel.station]
+        target = self.block_map if self.actions["block_map"].isChecked() else self.pages[sel.station]
         if self.stack.currentWidget() is not target:
             self.stack.setCurrentWidget(target)
+        if target is self.block_map:
+            self.block_map.show_selection(sel)
         if sel.station in self.stations:
             if self.state.busy and self.state.result is not None:
                 if not self._selection_timer.isActive():  # throttled, not postponed: hovering
@@ -398,9 +550,7 @@ class MainWindow(QMainWindow):
             self.sqrt_lab.set_dk(sel.d_k)
             self.instruments.request_sqrt(sel.d_k)
         elif sel.station == "kv_cache":
-            if self.instruments.generation is None and self.state.result is not None:
-                self.instruments.kv_prefill()             # opening the page runs the prompt once
-            self._show_generation()
+            self._show_generation()                       # empty until "Prefill the prompt"
         self._update_instrument_tabs()
         self._update_notes()
 
@@ -451,6 +601,7 @@ class MainWindow(QMainWindow):
         sel = self.state.selection
         for station in self.stations.values():
             station.show_result(result, sel)          # hidden stations only remember it
+        self.block_map.show_result(result, sel)
         gen = self.instruments.generation
         if gen is not None and (gen.prompt != list(result.inputs.tokens[:len(gen.prompt)])
                                 or gen.cfg != result.inputs.config
@@ -458,8 +609,11 @@ class MainWindow(QMainWindow):
             self.instruments.kv_reset()                  # the cached rows belong to other inputs
         self._update_instrument_tabs()
         self._show_tokens(result)
+        if result.inputs == self.state.inputs:
+            self._show_inputs_in_controls(result.inputs)   # weights loaded by the runner (a session's): their name
         trace = result.trace
-        elsewhere = cuda_unsupported_here() if trace.backend == "cpu" else None    # macOS, Windows
+        # macOS, Windows; on Linux what CUDA lacks (a library, with the command that installs it)
+        elsewhere = (cuda_unsupported_here() or cuda_unused_reason()) if trace.backend == "cpu" else None
         self.controls.backend_in_use.setText(f"{trace.backend_label} · {elsewhere}" if elsewhere
                                              else trace.backend_label)
         self.status_backend.setText(f"backend {trace.backend_label}")

@@ -1,18 +1,120 @@
-"""Model menu: trained or random weights, weights files, GPT-2 checkpoint folders, saving, and
-the Train tab. MainWindow makes one ModelActions; it connects the Model rows of app/actions.py."""
+"""Model menu: trained or random weights, weights files, real models (Hugging Face folders of
+GPT-2, Llama, Mistral and Qwen2, GGUF files, the packaged SmolLM2, a download from the hub),
+saving, and the Train tab. MainWindow makes one ModelActions; it connects the Model rows of
+app/actions.py and the real-model entries of the preset list.
+
+Opening or downloading a model runs off the UI thread (a `ModelJob`) with a progress dialog whose
+Cancel stops it at the next tensor or chunk; a model whose weights or one block do not fit is
+refused with the estimate before its weights are read (compute.memory); nothing changes until the
+model is in memory, then it is one undoable edit.
+"""
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QProgressDialog
 
-from compute import CheckpointError, WeightsError, load_checkpoint, memory
+from compute import (
+    CheckpointError,
+    ConfigError,
+    WeightsError,
+    checkpoint_config,
+    load_checkpoint,
+    memory,
+    progress,
+    real_models,
+)
+from compute.progress import Cancelled
+from widgets.i18n import tr
 from widgets.training import TrainPanel
 
+from . import instruments
+from .download import REPOS, DownloadError, fetch
 from .instruments import Background
 from .state import preset_tokens
 from .training import Trainer
+from .values import model_label, real_model_of
+
+# The sentence a newly opened model starts with: a repeat, so previous-token and induction heads show.
+OPEN_TEXT = "the cat sat on the mat. the cat sat on the mat."
+OPEN_T = 64                      # tokens the memory check allows for (the sentence is far shorter)
+MODEL_FILTER = "GGUF file or a Hugging Face folder's config.json (*.gguf config.json *.safetensors)"
+
+
+class ModelJob(QObject):
+    """One slow model step off the UI thread: `work(report)` runs inside compute.progress.reporting,
+    so compute's loaders and the download report stages; `cancel()` makes the next report raise
+    Cancelled. `progress(stage, fraction)` at most every 50 ms, then `done(value, error)`."""
+
+    progress = Signal(str, float)
+    done = Signal(object, object)
+
+    def __init__(self, work, parent=None):
+        super().__init__(parent)
+        self._work = work
+        self._cancel = threading.Event()
+        self._last = 0.0
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def _report(self, stage: str, fraction: float) -> None:
+        if self._cancel.is_set():
+            raise Cancelled()
+        now = time.monotonic()
+        if now - self._last >= 0.05 or fraction >= 1.0:
+            self._last = now
+            self.progress.emit(stage, fraction)
+
+    def run_here(self):
+        """Run on this thread: (value, error)."""
+        try:
+            with progress.reporting(self._report):
+                return self._work(self._report), None
+        except Exception as exc:  # noqa: BLE001 - shown to the user as a message
+            return None, exc
+
+    def start(self) -> None:
+        def work():
+            value, error = self.run_here()
+            if self._cancel.is_set() and error is None:
+                error = Cancelled()                   # cancelled after its last report: still cancelled
+            try:
+                self.done.emit(value, error)
+            except RuntimeError:                      # the window closed meanwhile
+                pass
+            finally:
+                instruments._THREADS.discard(threading.current_thread())
+
+        thread = threading.Thread(target=work, daemon=True, name="qkv-model")
+        instruments._THREADS.add(thread)
+        thread.start()
+
+
+def _open(source: str, key: str | None = None):
+    """The work of opening a model: its config first, refused with the memory estimate if the
+    weights or one block do not fit, then the weights; (Checkpoint, token ids of OPEN_TEXT)."""
+    path = real_models.MODELS[key].path if key is not None else Path(source).expanduser()
+    if path is None:
+        raise CheckpointError(real_models.MODELS[key].status(), real_models.MODELS[key].title)
+    cfg = checkpoint_config(path)
+    try:
+        memory.check(cfg, min(cfg.n_ctx, OPEN_T), include_weights=True)
+    except ConfigError as exc:
+        raise CheckpointError(f"not opened, too large for this machine: {exc}", path) from None
+    loaded = real_models.load(key) if key is not None else load_checkpoint(path)
+    try:
+        ids = loaded.tokenizer.encode(OPEN_TEXT)[: loaded.cfg.n_ctx]
+    except Exception:  # noqa: BLE001 - a tokenizer that cannot encode plain text: start from id 0
+        ids = []
+    return loaded, tuple(ids) or (0,)
 
 
 class ModelActions(QObject):
@@ -36,10 +138,17 @@ class ModelActions(QObject):
         a.connect("use_trained", lambda: self.state.set_weights("trained", "Use trained weights"))
         a.connect("use_random", lambda: self.state.set_seed(self.state.inputs.seed))
         a.connect("open_weights", lambda: self.open_weights())
-        a.connect("open_checkpoint", lambda: self.open_checkpoint())
+        a.connect("open_checkpoint", lambda: self.open_model())
+        a.connect("download", lambda: self.download())
         a.connect("save_weights", lambda: self.save_weights())
         a.connect("train", self._show_train)
         window.controls.weightsChosen.connect(self._weights_chosen)
+        window.controls.realModelChosen.connect(self.open_real_model)
+        window.controls.set_real_models([
+            (m.key, m.title if m.available else f"{m.title} — {tr('install')}: {m.install_command}", m.status(),
+             str(m.path.resolve()) if m.available else "") for m in real_models.entries()])
+        self.job: ModelJob | None = None
+        self.dialog: QProgressDialog | None = None
         self._theme = None
         self.state.selectionChanged.connect(self._theme_changed)
 
@@ -103,13 +212,143 @@ class ModelActions(QObject):
         self.background.run(("weights", path), lambda: Weights.load(path))
 
     def open_checkpoint(self, folder: str | None = None) -> None:
-        """Open a Hugging Face GPT-2 folder (config.json, model.safetensors, tokenizer files)."""
-        if folder is None:
-            folder = QFileDialog.getExistingDirectory(self.window, "Open a GPT-2 checkpoint folder")
-            if not folder:
-                return
-        self.state.message.emit("info", f"Loading {folder} …")
-        self.background.run(("checkpoint", folder), lambda: load_checkpoint(folder))
+        """A Hugging Face folder or a GGUF file (the older menu entry's name)."""
+        self.open_model(folder)
+
+    # -- real models: folders, GGUF files, the packaged SmolLM2, downloads ------------------------------
+    def open_model(self, path: str | None = None) -> bool:
+        """Open a Hugging Face folder (gpt2, llama, mistral, qwen2) or a GGUF file, off the UI thread.
+        The dialog takes a .gguf file, or a folder's config.json (or a .safetensors in it)."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.window, tr("Open model folder or GGUF file"), "", MODEL_FILTER)
+            if not path:
+                return False
+        p = Path(path).expanduser()
+        if p.is_file() and p.suffix.lower() != ".gguf":
+            p = p.parent                                   # config.json or weights: their folder
+        real = real_model_of(str(p.resolve()))            # the packaged file, chosen by hand
+        title, preset = (real.title, real.preset) if real is not None else (p.name, "custom")
+        return self._run_job(f"Opening {title}", lambda report: _open(str(p)),
+                           lambda value: self._opened(value, str(p), title, preset))
+
+    def open_real_model(self, key: str) -> bool:
+        """The packaged real model (SmolLM2-135M), in one click; when it is not installed, the
+        command that installs it."""
+        model = real_models.MODELS[key]
+        if not model.available:
+            self.state.message.emit("error", model.status())
+            self.window._on_inputs(self.state.inputs)      # the preset list shows what is in use again
+            return False
+        return self._run_job(f"Opening {model.title}", lambda report: _open(str(model.path), key),
+                           lambda value: self._opened(value, str(model.path), model.title, model.preset))
+
+    def open_now(self, source: str) -> bool:
+        """Open a model on this thread (the command line's --model, before the window is shown): a
+        compute.real_models key or a path. False, with a message, if it cannot be opened."""
+        key = source if source in real_models.MODELS else None
+        model = real_models.MODELS[key] if key else None
+        if model is not None and not model.available:
+            self.state.message.emit("error", model.status())
+            return False
+        p = model.path if model is not None else Path(source).expanduser()
+        if p.is_file() and p.suffix.lower() != ".gguf" and model is None:
+            p = p.parent
+        value, error = ModelJob(lambda report: _open(str(p), key)).run_here()
+        if error is not None:
+            self._failed(p.name, error)
+            return False
+        return self._opened(value, str(p), model.title if model else p.name, model.preset if model else "custom")
+
+    def download(self, repo: str | None = None, endpoint: str | None = None, cache_dir=None) -> bool:
+        """Model ▸ Download…: fetch a repo's safetensors, config and tokenizer from the Hugging Face
+        hub into its cache (progress, Cancel), then open it. Offline, the message says so."""
+        if repo is None:
+            items = [f"{r} — {what}" for r, what in REPOS.items()]
+            choice, ok = QInputDialog.getItem(self.window, tr("Download a model"),
+                                              tr("From the Hugging Face hub (safetensors only):"), items, 0, False)
+            if not ok:
+                return False
+            repo = choice.split(" — ")[0]
+
+        def opened(folder) -> None:
+            self._run_job(f"Opening {repo}", lambda report: _open(str(folder)),
+                        lambda value: self._opened(value, str(folder), repo, "custom"))
+
+        return self._run_job(f"Downloading {repo}",
+                           lambda report: fetch(repo, report, endpoint=endpoint, cache_dir=cache_dir), opened)
+
+    def cancel(self) -> None:
+        """Stop the open or download in progress (its dialog's Cancel)."""
+        if self.job is not None:
+            self.job.cancel()
+
+    @property
+    def busy(self) -> bool:
+        return self.job is not None
+
+    def _run_job(self, what: str, work, then) -> bool:
+        if self.job is not None:
+            self.state.message.emit("info", "A model is being opened: wait for it, or cancel it first.")
+            return False
+        job = self.job = ModelJob(work, self)
+        dialog = self.dialog = QProgressDialog(f"{what}…", tr("Cancel"), 0, 1000, self.window)
+        dialog.setWindowTitle("QKV Lab")
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setMinimumDuration(300)                    # a quick open never flashes a dialog
+        dialog.setAutoClose(False)
+        dialog.setAutoReset(False)
+        dialog.canceled.connect(job.cancel)
+        dialog.rejected.connect(job.cancel)               # Esc
+        job.progress.connect(lambda stage, fraction: self._progress_shown(stage, fraction, what))
+        job.done.connect(lambda value, error: self._job_done(what, value, error, then))
+        self.state.message.emit("info", f"{what}…")
+        job.start()
+        return True
+
+    def _progress_shown(self, stage: str, fraction: float, what: str) -> None:
+        if self.dialog is not None:
+            self.dialog.setLabelText(f"{what}: {stage}…")
+            self.dialog.setValue(int(fraction * 1000))
+
+    def _job_done(self, what: str, value, error, then) -> None:
+        self.job = None
+        if self.dialog is not None:
+            self.dialog.canceled.disconnect()
+            self.dialog.close()
+            self.dialog.deleteLater()
+            self.dialog = None
+        if error is not None:
+            self._failed(what, error)
+            return
+        then(value)
+
+    def _failed(self, what: str, error) -> None:
+        if isinstance(error, Cancelled):
+            self.state.message.emit("info", f"{what} cancelled: the model on screen stays.")
+        elif isinstance(error, (WeightsError, CheckpointError, DownloadError, ConfigError, ValueError, OSError,
+                                MemoryError)):
+            self.state.message.emit("error", str(error) or f"{what}: not enough memory")
+        else:
+            self.state.message.emit("error", f"{what} failed: {type(error).__name__}: {error}")
+
+    def _opened(self, value, source: str, title: str, preset: str) -> bool:
+        """A model in memory: its weights under its path, with its tokenizer, as one undoable edit."""
+        loaded, ids = value
+        cfg, weights, tokenizer = loaded
+        s = self.state
+        path = str(Path(source).expanduser().resolve())
+        label = model_label(title, loaded)
+        s.register_weights(weights, tokenizer, label=label, name=path)
+        ok = s.edit(f"Open model {title}", config=cfg, tokens=tuple(ids), weights=path, preset=preset)
+        s.prune_registry()
+        if ok:
+            s.select(query=len(ids) - 1, key=None, hover=None, trace=None)
+            notes = " ".join(getattr(loaded.info, "notes", ()))
+            s.message.emit("info", f"Opened {label}: {cfg.n_layers} layers, {cfg.n_heads} heads"
+                                   f"{f' sharing {cfg.n_kv_heads} K/V heads' if cfg.n_kv_heads < cfg.n_heads else ''}"
+                                   f", d_model {cfg.d_model}. Type text to tokenize it with the model's own "
+                                   f"tokenizer. {notes}".strip())
+        return ok
 
     def _loaded(self, tag, value, error) -> None:
         kind, where = tag
@@ -132,15 +371,4 @@ class ModelActions(QObject):
             s.edit(f"Open weights {Path(where).name}", config=cfg, tokens=tuple(tokens), weights=path, preset="custom")
             s.prune_registry()                          # a refused edit keeps nothing in memory
             return
-        cfg, weights, tokenizer = value
-        s.register_weights(weights, tokenizer, label=Path(where).name, name=path)
-        try:
-            ids = tokenizer.encode("the cat sat on the mat . the cat sat on the mat .")[: cfg.n_ctx]
-        except Exception:  # noqa: BLE001 - a tokenizer that cannot encode plain text: start from id 0
-            ids = [0]
-        ok = s.edit(f"Open model {Path(where).name}", config=cfg, tokens=tuple(ids), weights=path, preset="custom")
-        s.prune_registry()
-        if ok:
-            s.message.emit("info", f"Opened {Path(where).name}: {cfg.describe()}. Type text to tokenize it "
-                                   "with the model's own tokenizer.")
 

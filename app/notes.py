@@ -47,11 +47,31 @@ def sizes(inputs, selection) -> dict[str, str]:
         "d_vocab": f"{cfg.d_vocab:,}", "n_ctx": f"{cfg.n_ctx:,}", "n_layers": f"{cfg.n_layers:,}",
         "sqrt_d_head": f"{math.sqrt(cfg.d_head):.3g}", "query": str(selection.query),
         "layer": str(selection.layer), "head": str(selection.head),
+        "n_kv_heads": f"{cfg.n_kv_heads:,}", "n_groups": f"{cfg.n_groups:,}", "norm_eps": f"{cfg.norm_eps:.3g}",
+        "rope_theta": f"{cfg.rope_theta:,g}" if cfg.positions == "rope" else "—",
+        "rotary_dim": str(cfg.rotary_dim) if cfg.rotary_dim is not None else "—",
+        "window": f"{cfg.window(min(selection.layer, cfg.n_layers - 1)) or 0:,}",
     }
 
 
+def note_for(station: str, inputs, selection) -> dict | None:
+    """The station's note for this model: a family's own ("layernorm:rmsnorm", "scores:window"
+    when the selected layer has a window, ...) where the notes have one, else the GPT-2 one."""
+    from widgets.views import FAMILY
+
+    notes = load()
+    cfg = inputs.config
+    layer = min(selection.layer, cfg.n_layers - 1)
+    holds = {**FAMILY, "window": lambda c: c.window(layer) is not None}
+    for key, note in notes.items():
+        base, _, cond = key.partition(":")
+        if base == station and cond in holds and holds[cond](cfg):
+            return note
+    return notes.get(station)
+
+
 def render(station: str, inputs, selection) -> str:
-    note = load().get(station)
+    note = note_for(station, inputs, selection)
     if not note:
         return ""
     values = sizes(inputs, selection)

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QWidget
 from compute.stations import STATIONS
 from widgets.matrix import MatrixPlot
 from widgets.overlay import CheatSheet
-from widgets.theme import CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, Palette
+from widgets.theme import CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, Palette, text_colour_for
 
 from .actions import PRESENT_KEYS, present_rows, sheet_rows
 
@@ -28,10 +28,9 @@ PRESENTATION_LINES = 2.0
 DARK_QSS = """
 QLabel#note, QLabel#stripTitle, QLabel#tokenCount { color: #9aa0a6; }
 QToolButton#tokenChip { background: #303134; color: #e8eaed; border-color: #5f6368; }
-QToolButton#tokenChip:checked { background: #e8710a; color: #ffffff; border-color: #e8710a; }
 QToolButton#stationButton, QToolButton#pageButton { background: #303134; color: #bdc1c6; border-color: #5f6368; }
 QToolButton#stationButton:checked { background: #8ab4f8; color: #202124; border-color: #8ab4f8; }
-QToolButton#pageButton:checked { background: #fbbc04; color: #202124; border-color: #fbbc04; }
+QToolButton#pageButton:checked { background: #fb923c; color: #202124; border-color: #fb923c; }
 """
 
 PRESENT_QSS = """
@@ -40,11 +39,18 @@ QToolButton#tokenChip {{ font-size: {chip:.0f}pt; padding: 4px 14px; border-widt
 QToolButton#stationButton, QToolButton#pageButton {{ font-size: {ui:.0f}pt; padding: 6px 12px; border-width: 2px; }}
 """
 PRESENT_CONTRAST_QSS = {
-    "light": "QToolButton#tokenChip { background: #ffffff; color: #000000; border-color: #000000; }\n"
-             "QToolButton#tokenChip:checked { background: #d93025; color: #ffffff; border-color: #d93025; }\n",
-    "dark": "QToolButton#tokenChip { background: #000000; color: #ffffff; border-color: #ffffff; }\n"
-            "QToolButton#tokenChip:checked { background: #ffd600; color: #000000; border-color: #ffd600; }\n",
+    "light": "QToolButton#tokenChip { background: #ffffff; color: #000000; border-color: #000000; }\n",
+    "dark": "QToolButton#tokenChip { background: #000000; color: #ffffff; border-color: #ffffff; }\n",
 }
+
+def chip_colours(pal: Palette) -> str:
+    """The query's chip in the query colour, a hovered chip's border in the key colour: the
+    views' colour grammar (widgets/theme.py) in the token strip too."""
+    r, g, b, _a = QColor(pal.query).getRgb()
+    ink = text_colour_for((r, g, b)).name()
+    return (f"QToolButton#tokenChip:checked {{ background: {pal.query}; color: {ink}; border-color: {pal.query}; }}\n"
+            f"QToolButton#tokenChip:hover {{ border-color: {pal.key}; }}\n")
+
 
 def dark_qpalette() -> QPalette:
     p = QPalette()
@@ -66,17 +72,9 @@ def dark_qpalette() -> QPalette:
 
 
 def set_dark(state, on: bool) -> None:
-    """Dark or light theme (view state). Blues (white = 0) means nothing on a dark page: viridis,
-    and blues again when the page turns light (unless another map was chosen meanwhile)."""
-    changes = {"theme": "dark" if on else "light"}
-    if on and state.selection.colormap == "blues":
-        changes["colormap"] = "viridis"
-        state.blues_for_dark = True
-    elif not on and state.blues_for_dark:
-        if state.selection.colormap == "viridis":
-            changes["colormap"] = "blues"
-        state.blues_for_dark = False
-    state.select(**changes)
+    """Dark or light theme (view state). The colour maps stay as chosen: each is drawn in the
+    variant of the page (0 is white on a light page, the page's dark on a dark one)."""
+    state.select(theme="dark" if on else "light")
 
 
 class Appearance(QObject):
@@ -137,7 +135,7 @@ class Appearance(QObject):
         if self.presenting:
             style += PRESENT_QSS.format(ui=self.font_pt, chip=self.font_pt * 1.15)
             style += PRESENT_CONTRAST_QSS[theme]
-        w.setStyleSheet(style)
+        w.setStyleSheet(style + chip_colours(self.palette()))
 
 
 def restyle(page: QWidget, palette: Palette, sequential: str, diverging: str, font_pt: float, lines: float) -> None:
@@ -174,12 +172,13 @@ class Presentation(QObject):
         cfg = lambda: s.inputs.config  # noqa: E731
         handlers = {                       # PRESENT_KEYS' handler ids: one function per key there
             "station": (lambda: self._station(+1), lambda: self._station(-1)),
-            "goto": tuple(lambda k=key: s.select(station=k) for key in STATIONS),
+            "goto": tuple(lambda k=key: self._goto(k) for key in STATIONS),
             "token": (lambda: self._token(+1), lambda: self._token(-1)),
             "token_end": (lambda: self._token_at(0), lambda: self._token_at(-1)),
             "head": (lambda: self._cycle("head", +1, cfg().n_heads), lambda: self._cycle("head", -1, cfg().n_heads)),
             "layer": (lambda: self._cycle("layer", +1, cfg().n_layers),
                       lambda: self._cycle("layer", -1, cfg().n_layers)),
+            "map": (lambda: window.actions["block_map"].trigger(),),
             "values": (lambda: s.select(show_values=not s.selection.show_values),),
             "lock": (lambda: s.select(lock_scales=not s.selection.lock_scales),),
             "dark": (lambda: set_dark(s, s.selection.theme != "dark"),),
@@ -215,6 +214,8 @@ class Presentation(QObject):
                        "statusbar": w.statusBar().isVisible(), "maximized": w.isMaximized()}
         for dock in w.findChildren(QDockWidget):
             dock.hide()
+        if hasattr(w, "set_presenting"):
+            w.set_presenting(True)               # messages float over the slide and fade
         w.menuBar().hide()                       # the actions are the window's own: their keys still work
         w.statusBar().hide()
         self.active = True
@@ -237,6 +238,8 @@ class Presentation(QObject):
         self.sheet.close_sheet()
         self.appearance.presenting = False
         self.appearance.apply()
+        if hasattr(w, "set_presenting"):
+            w.set_presenting(False)
         saved = self._saved or {}
         w.showNormal()
         if saved.get("geometry") is not None:
@@ -283,6 +286,10 @@ class Presentation(QObject):
         bar = getattr(self.window, "station_bar", None)
         if bar is not None:
             bar.step(delta)
+
+    def _goto(self, station: str) -> None:
+        go = getattr(self.window, "_go_to", None)            # the window also closes its block map
+        go(station) if go is not None else self.window.state.select(station=station)
 
     def _token(self, delta: int) -> None:
         s = self.window.state

@@ -27,18 +27,22 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import errno
 import hashlib
 import json
 import os
+import stat
+import threading
+import weakref
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from compute import BACKEND_NAMES, PRESETS, Config, ConfigError
+from PySide6.QtCore import QObject, Signal
+
+from compute import BACKEND_NAMES, PRESETS, Config, ConfigError, safe_io
 from widgets.theme import DIVERGING_MAPS, SEQUENTIAL_MAPS
 
-from . import files
 from .state import PAGES, SEED_MAX, Inputs
 
 FORMAT = "qkv-lab-session"
@@ -59,6 +63,8 @@ class SessionData:
     selection: dict[str, Any]          # SELECTION_FIELDS + COLOUR_FIELDS, ready for LabState.select
     warnings: tuple[str, ...] = ()
     source: str = ""
+    # Checksum comparisons too slow for the UI thread: (path, stored sha256, subject); see run_checks.
+    checks: tuple[tuple[str, str, str], ...] = ()
 
 
 def _version() -> str:
@@ -71,45 +77,58 @@ def _version() -> str:
 
 
 # -- weights references ------------------------------------------------------------------------------
-_HASHES: dict[tuple[str, int, int], str] = {}
+# Files up to this size are hashed where they are asked for (~20 ms); a larger one only when its
+# digest is already known (compute.safe_io remembers it per file version, and Weights.load takes
+# it while reading), else on a background thread, so opening or saving never stalls the window.
+INLINE_HASH_BYTES = 32 << 20
 
 
-def _file_sha256(path: Path) -> str:
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
-    if key not in _HASHES:                          # GPT-2 is 500 MB: hash once per version
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-        _HASHES[key] = h.hexdigest()
-    return _HASHES[key]
-
-
-def sha256_of(path: str | os.PathLike) -> str | None:
-    """sha256 of a file; of a folder, over its top-level files' names and hashes (sorted). None if
-    it cannot be read (the session then simply carries no hash). Remembered per file version, so
-    autosaving a session with a 500 MB checkpoint does not hash it again."""
+def sha256_of(path: str | os.PathLike, *, block: bool = True) -> str | None:
+    """sha256 of a regular file; of a folder, over its top-level regular files' names and hashes
+    (sorted). None if it cannot be read (the session then carries no hash), or, with
+    block=False, if that would mean reading more than INLINE_HASH_BYTES now. Remembered per file
+    version, so autosaving a session with a 500 MB checkpoint does not hash it again."""
     path = Path(path)
     try:
         if path.is_dir():
             h = hashlib.sha256()
             for child in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
-                h.update(f"{child.name}\0{_cached_sha256(child)}\n".encode())
+                digest = _file_digest(child, block)
+                if digest is None:
+                    return None
+                h.update(f"{child.name}\0{digest}\n".encode())
             return h.hexdigest()
-        return _cached_sha256(path)
-    except OSError:
+        return _file_digest(path, block)
+    except (OSError, ValueError, RuntimeError):       # unreadable, a NUL in the name, a symlink loop
         return None
 
 
-def _cached_sha256(path: Path) -> str:
-    st = path.stat()
-    return _sha256_version(str(path.resolve()), st.st_mtime_ns, st.st_size)
+def _file_digest(path: Path, block: bool) -> str | None:
+    known = safe_io.cached_sha256(path)
+    if known is not None:
+        return known
+    if not block and path.stat().st_size > INLINE_HASH_BYTES:
+        return None
+    return safe_io.sha256_file(path)                   # regular files only: a pipe is refused
 
 
-@lru_cache(maxsize=64)
-def _sha256_version(path: str, mtime_ns: int, size: int) -> str:
-    return _file_sha256(Path(path))
+_HASHING: set[str] = set()                          # paths being hashed in the background now
+
+
+def _hash_later(path: Path) -> None:
+    """Fill the digest memo off the UI thread (the next save or check finds it), once per path."""
+    key = str(path)
+    if key in _HASHING:
+        return
+    _HASHING.add(key)
+
+    def work() -> None:
+        try:
+            sha256_of(path)
+        finally:
+            _HASHING.discard(key)
+
+    threading.Thread(target=work, name="qkv-lab sha256", daemon=True).start()
 
 
 def _trained_file() -> Path | None:
@@ -133,8 +152,9 @@ def weights_reference(inputs: Inputs, base_dir: str | os.PathLike | None = None)
     if source == "trained":                           # the shipped toy weights: note their hash
         shipped = _trained_file()
         ref = {"kind": "trained", "seed": inputs.seed}
-        if shipped is not None and shipped.exists():
-            ref["sha256"] = sha256_of(shipped)
+        digest = sha256_of(shipped) if shipped is not None and shipped.exists() else None
+        if digest is not None:
+            ref["sha256"] = digest
         return ref
     if not _looks_like_path(source):
         return {"kind": source, "seed": inputs.seed}
@@ -146,9 +166,11 @@ def weights_reference(inputs: Inputs, base_dir: str | os.PathLike | None = None)
         except ValueError:                            # another drive on Windows
             pass
     if path.exists():
-        digest = sha256_of(path)
+        digest = sha256_of(path, block=False)
         if digest is not None:
             ref["sha256"] = digest
+        else:                                         # a big file not read yet: next time
+            _hash_later(path)
     return ref
 
 
@@ -181,34 +203,17 @@ def dumps(state, base_dir=None) -> str:
 
 
 def save_session(path: str | os.PathLike, state) -> Path:
-    """Write the session atomically: the old file (if any) stays intact until the new one is
-    complete. SessionError (with the reason) if it cannot be written."""
+    """Write the session through the project's one writer (compute.safe_io): the old file stays
+    intact until the new one is complete and checked. SessionError (with the real cause) if it
+    cannot be written."""
     path = Path(path).expanduser()
     if path.suffix.lower() != SUFFIX:
         path = path.with_name(path.name + SUFFIX)
-    folder = path.parent
-    if path.is_dir():
-        raise SessionError(f"cannot save {str(path)!r}: it is a folder")
-    if folder.exists() and not folder.is_dir():
-        raise SessionError(f"cannot save {str(path)!r}: {str(folder)!r} is a file, not a folder")
-    if not folder.is_dir():
-        raise SessionError(f"cannot save {str(path)!r}: the folder {str(folder)!r} does not exist")
-    text = dumps(state, base_dir=folder)
-    tmp = None
     try:
-        tmp = files.temp_beside(path)
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        files.replace(tmp, path)
-        tmp = None
-    except OSError as exc:
-        raise SessionError(f"cannot save {str(path)!r}: {exc.strerror or exc}") from None
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
-    return path
+        safe_io.check_target(path)                      # before hashing weights for the reference
+        return safe_io.write_file(path, dumps(state, base_dir=path.parent), check="json")
+    except safe_io.FileError as exc:
+        raise SessionError(str(exc)) from None
 
 
 # -- reading ---------------------------------------------------------------------------------------------
@@ -224,46 +229,89 @@ def _need(obj: Any, key: str, kind, where: str) -> Any:
     return value
 
 
-def _weights(ref: Any, seed_default: int, base_dir: Path | None, warnings: list[str]) -> tuple[str, int]:
+def _weights(ref: Any, seed_default: int, base_dir: Path | None, warnings: list[str],
+             checks: list[tuple[str, str, str]]) -> tuple[str, int]:
     if not isinstance(ref, dict):
         raise SessionError("inputs.weights must be an object such as {\"kind\": \"random\", \"seed\": 0}")
     kind = _need(ref, "kind", str, "inputs.weights")
     seed = _need(ref, "seed", int, "inputs.weights") if "seed" in ref else seed_default
     if not 0 <= seed <= SEED_MAX:
         raise SessionError(f"inputs.weights.seed = {seed}: a weight seed is a whole number from 0 to {SEED_MAX:,}")
+    digest = ref.get("sha256")
+    digest = digest if isinstance(digest, str) and digest else None
     if kind == "random":
         return "random", seed
     if kind == "trained":
-        shipped, digest = _trained_file(), ref.get("sha256")
+        shipped = _trained_file()
         if shipped is None or not shipped.exists():
             warnings.append(f"The trained toy weights are not installed: the session is shown with random "
                             f"weights (seed {seed}) instead.")
             return "random", seed
-        if isinstance(digest, str) and digest and sha256_of(shipped) != digest:
-            warnings.append("The shipped trained weights have changed since the session was saved "
-                            "(their sha256 differs): the numbers may not be the ones saved.")
+        if digest is not None:
+            _check_digest(shipped, digest, "The shipped trained weights have", warnings, checks)
         return "trained", seed
     if kind.startswith("custom:"):
-        warnings.append(f"The session used weights made in that session ({kind}), which were not saved to a "
-                        f"file: it is shown with random weights (seed {seed}) instead.")
+        warnings.append(f"The session used weights made in that session ({_short(kind)}), which were not saved "
+                        f"to a file: it is shown with random weights (seed {seed}) instead.")
         return "random", seed
     if kind not in ("file", "folder"):
-        return kind, seed                              # a named source a later version may know
+        # Never a path in disguise: an unknown kind would be opened relative to the working folder.
+        warnings.append(f"The session's weights are of a kind this version does not know ({_short(kind)!r}): "
+                        f"it is shown with random weights (seed {seed}) instead.")
+        return "random", seed
     stored = _need(ref, "path", str, "inputs.weights")
     candidates = []
     if isinstance(ref.get("relative"), str) and base_dir is not None:
-        candidates.append((base_dir / ref["relative"]).resolve())
-    candidates.append(Path(stored).expanduser())
-    found = next((p for p in candidates if p.exists()), None)
+        candidates.append(lambda: (base_dir / ref["relative"]).resolve())
+    candidates.append(lambda: Path(stored).expanduser())
+    found = next((p for p in map(_usable_path, candidates) if p is not None), None)
     if found is None:
-        warnings.append(f"The weights {kind} {stored!r} was not found: the session is shown with random "
+        warnings.append(f"The weights {kind} {_short(stored)!r} was not found: the session is shown with random "
                         f"weights (seed {seed}) instead. Load the weights to see the saved numbers.")
         return "random", seed
-    digest = ref.get("sha256")
-    if isinstance(digest, str) and digest and sha256_of(found) != digest:
-        warnings.append(f"The weights {kind} {str(found)!r} has changed since the session was saved "
-                        "(its sha256 differs): the numbers may not be the ones saved.")
+    mode = found.stat().st_mode
+    if not (stat.S_ISDIR(mode) if kind == "folder" else stat.S_ISREG(mode)):
+        what = safe_io.kind_of(mode) if not stat.S_ISREG(mode) else "a file"
+        warnings.append(f"The weights {kind} {str(found)!r} is {what}, not a weights {kind}: the session is shown "
+                        f"with random weights (seed {seed}) instead.")
+        return "random", seed
+    if digest is not None:
+        _check_digest(found, digest, f"The weights {kind} {str(found)!r} has", warnings, checks)
     return str(found), seed
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _usable_path(make) -> Path | None:
+    """The candidate path if it exists; None if not, or if it cannot even be asked about (a NUL
+    in the name, an unknown ~user, a symlink loop, a name too long)."""
+    try:
+        path = make()
+        return path if path.exists() else None
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def _changed(subject: str) -> str:
+    return (f"{subject} changed since the session was saved (the sha256 differs): the numbers may not be "
+            "the ones saved.")
+
+
+def _check_digest(path: Path, digest: str, subject: str, warnings: list[str], checks: list) -> None:
+    """Compare at once when that is cheap; else leave it to `checks` (run off the UI thread)."""
+    now = sha256_of(path, block=False)
+    if now is None and (path.is_dir() or path.stat().st_size > INLINE_HASH_BYTES):
+        checks.append((str(path), digest, subject))
+    elif now != digest:
+        warnings.append(_changed(subject))
+
+
+def run_checks(data: SessionData) -> list[str]:
+    """The deferred checksum comparisons of a session, here and now (the CLI; a background thread):
+    the warnings for those that differ."""
+    return [_changed(subject) for path, digest, subject in data.checks if sha256_of(path) != digest]
 
 
 def parse_session(text: str, source: str = "session", base_dir: str | os.PathLike | None = None) -> SessionData:
@@ -314,7 +362,8 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
     backend = _need(inp, "backend", str, "inputs") if "backend" in inp else "auto"
     if backend not in BACKEND_NAMES:
         raise SessionError(f"inputs.backend = {backend!r}: choose one of {', '.join(BACKEND_NAMES)}")
-    weights, seed = _weights(inp.get("weights", {"kind": "random", "seed": 0}), 0, base_dir, warnings)
+    checks: list[tuple[str, str, str]] = []
+    weights, seed = _weights(inp.get("weights", {"kind": "random", "seed": 0}), 0, base_dir, warnings, checks)
     inputs = Inputs(config=config, tokens=ids, preset=preset, seed=seed, weights=weights, backend=backend)
 
     sel = _need(data, "selection", dict, "session") if "selection" in data else {}
@@ -349,26 +398,32 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
     for name in ("lock_scales", "show_values"):
         if name in colours:
             selection[name] = _need(colours, name, bool, "colours")
-    return SessionData(inputs=inputs, selection=selection, warnings=tuple(warnings), source=source)
+    return SessionData(inputs=inputs, selection=selection, warnings=tuple(warnings), source=source,
+                       checks=tuple(checks))
 
 
 def load_session(path: str | os.PathLike) -> SessionData:
-    """Read and check a .qkvlab file; SessionError says what is wrong. Nothing is applied."""
-    path = Path(path).expanduser()
+    """Read and check a .qkvlab file; SessionError says what is wrong. Nothing is applied.
+    Only a regular file is read, and at most MAX_BYTES of it (a named pipe or /dev/zero is
+    refused at once, whatever its st_size says)."""
     name = str(path)
     try:
-        if path.is_dir():
-            raise SessionError(f"{name}: is a folder, not a session file")
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise SessionError(f"{name}: {size:,} bytes is too large to be a session")
-        raw = path.read_bytes()
+        path = Path(path).expanduser()
+        name = str(path)
+        raw = safe_io.read_bytes(path, MAX_BYTES)
     except FileNotFoundError:
         raise SessionError(f"{name}: file not found") from None
     except PermissionError:
         raise SessionError(f"{name}: permission denied") from None
-    except OSError as exc:
-        raise SessionError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    except safe_io.FileError as exc:
+        if exc.errno == errno.EISDIR:
+            raise SessionError(f"{name}: is a folder, not a session file") from None
+        if "larger than" in exc.reason:
+            raise SessionError(f"{name}: {exc.reason}, too large to be a session") from None
+        raise SessionError(f"{name}: {exc.reason}, not a session file") from None
+    except (OSError, RuntimeError, ValueError) as exc:   # RuntimeError: "~nobody"; ValueError: a NUL
+        reason = safe_io.describe(exc) if isinstance(exc, OSError) else str(exc)
+        raise SessionError(f"{name}: cannot read ({reason})") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -377,9 +432,15 @@ def load_session(path: str | os.PathLike) -> SessionData:
 
 
 # -- applying ---------------------------------------------------------------------------------------------
-def apply_session(state, data: SessionData, label: str, undoable: bool = True) -> bool:
+def apply_session(state, data: SessionData, label: str, undoable: bool = True, opened: str | None = None) -> bool:
     """Make the session current: the inputs as ONE undoable edit, then the view state (not undoable).
-    If LabState refuses (e.g. the memory budget), nothing changes and the message says why."""
+    If LabState refuses (e.g. the memory budget), nothing changes and the message says why.
+
+    The session is open only once its inputs are on screen: its warnings (and `opened`, a message
+    such as "Opened talk.qkvlab.", shown when there are none) wait for that; if the inputs fail to
+    compute, the layer, head, station and colours go back with them and those messages never show.
+    Checksums of large weights files are compared off the UI thread; a difference is a warning."""
+    before = state.selection
     refusals: list[str] = []
     catch = lambda level, text: refusals.append(text) if level == "error" else None  # noqa: E731
     state.message.connect(catch)
@@ -395,6 +456,86 @@ def apply_session(state, data: SessionData, label: str, undoable: bool = True) -
     if not undoable:
         state.undo_stack.clear()
     state.select(hover=None, **data.selection)
-    for text in data.warnings:
-        state.message.emit("warning", text)
+    messages = [("warning", text) for text in data.warnings]
+    if opened and not messages:
+        messages.append(("info", opened))
+    _Opening(state, data, before, messages)
     return True
+
+
+class _Opening(QObject):
+    """A session applied but not yet on screen: waits for its result (then shows its messages and
+    starts its checks) or its failure (then puts the view state back). One per LabState."""
+
+    said = Signal(str, str)            # from the checksum thread, delivered on the UI thread
+
+    def __init__(self, state, data: SessionData, before, messages: list[tuple[str, str]]):
+        super().__init__(state)
+        self.state, self.data, self.before, self.messages = state, data, before, messages
+        self.target = state.inputs
+        previous = _OPENING.get(state)
+        if previous is not None:
+            previous.finish()                       # a newer session supersedes it
+        _OPENING[state] = self
+        self.said.connect(self._say)
+        result = state.result
+        if result is not None and result.inputs == self.target:
+            self._opened(result)
+            return
+        state.resultChanged.connect(self._opened)
+        state.computeFailed.connect(self._failed)
+        self._waiting = True
+
+    _waiting = False
+
+    def finish(self, checking: bool = False) -> None:
+        if self._waiting:
+            self._waiting = False
+            self.state.resultChanged.disconnect(self._opened)
+            self.state.computeFailed.disconnect(self._failed)
+        if _OPENING.get(self.state) is self:
+            del _OPENING[self.state]
+        if not checking:
+            self.deleteLater()                      # a thread still checking deletes it when done
+
+    def _opened(self, result) -> None:
+        if result.inputs != self.target:
+            return                                 # an older result shown again meanwhile
+        self.finish(checking=bool(self.data.checks))
+        for level, text in self.messages:
+            self.state.message.emit(level, text)
+        if self.data.checks:
+            size = sum(_size(path) for path, _, _ in self.data.checks)
+            self.state.message.emit("info", f"Checking the sha256 of the weights ({safe_io.fmt_size(size)}) "
+                                            "in the background…")
+            threading.Thread(target=self._check, name="qkv-lab session check", daemon=True).start()
+
+    def _failed(self, _text: str) -> None:
+        self.finish()
+        fields = [name for name in self.data.selection if hasattr(self.before, name)]
+        self.state.select(hover=None, **{name: getattr(self.before, name) for name in fields})
+
+    def _check(self) -> None:
+        try:
+            for text in run_checks(self.data):
+                self.said.emit("warning", text)
+            self.said.emit("", "")                  # done
+        except RuntimeError:                        # the window closed meanwhile
+            pass
+
+    def _say(self, level: str, text: str) -> None:
+        if not level:
+            self.deleteLater()
+        elif self.state.inputs.weights == self.target.weights:    # still the weights it is about
+            self.state.message.emit(level, text)
+
+
+_OPENING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _size(path: str) -> int:
+    try:
+        p = Path(path)
+        return sum(c.stat().st_size for c in p.iterdir() if c.is_file()) if p.is_dir() else p.stat().st_size
+    except OSError:
+        return 0

@@ -10,7 +10,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compute import PRESETS, Config, Weights, WeightsError, forward, load_checkpoint, toy_tokenizer, trained_toy_weights
+from compute import (
+    PRESETS,
+    Config,
+    Weights,
+    WeightsError,
+    forward,
+    load_checkpoint,
+    real_models,
+    toy_tokenizer,
+    trained_toy_weights,
+)
+from compute.config import ONE_BLOCK_PRESETS
 
 DEFAULT_TEXT = "the cat sat on the mat"
 # Larger presets start with a longer text from the toy words (their weights are random anyway).
@@ -38,9 +49,17 @@ def preset_weights(name: str) -> str:
 
 
 def preset_config(name: str) -> Config:
-    """The preset as the lab runs it: GPT-3 175B is shown one block at a time."""
+    """The preset as the lab runs it: the dimension-only presets too large to hold (GPT-3 175B,
+    Llama-3-8B, Mistral-7B; compute.config.ONE_BLOCK_PRESETS) are shown one block at a time. A
+    preset whose layers alternate dense and banded attention shows a banded block (a dense one is
+    GPT-3 itself)."""
     cfg = PRESETS[name]
-    return cfg.replace(n_layers=1, name=name) if name == "gpt3-175b" else cfg
+    if name not in ONE_BLOCK_PRESETS:
+        return cfg
+    windows = cfg.windows and [w for w in cfg.windows if w is not None]
+    if windows and len(set(cfg.windows)) > 1:
+        return cfg.replace(n_layers=1, windows=(windows[0],), name=name)
+    return cfg.replace(n_layers=1, name=name)
 
 
 @dataclass(frozen=True)
@@ -50,7 +69,7 @@ class Inputs:
     preset: str = "toy"
     seed: int = 0
     # "random": Weights.random(config, seed) · "trained": the shipped toy weights · "custom:<n>":
-    # made in this session (training) · a .safetensors path · a GPT-2 checkpoint folder
+    # made in this session (training) · a .safetensors path · a checkpoint folder or .gguf file
     weights: str = "random"
     backend: str = "auto"
 
@@ -74,8 +93,14 @@ class Selection:
     lens: tuple = ((0, 1), (1, 1))              # head lens: (layer, head) of A and of B (clamped)
     d_k: int = 64                               # the sqrt(d_k) lab's d_k
     theme: str = "light"                        # "light" | "dark" (widgets.theme.PALETTES)
-    colormap: str = "blues"                     # sequential maps: widgets.theme.SEQUENTIAL_MAPS
-    diverging: str = "diverging"                # signed maps: widgets.theme.DIVERGING_MAPS
+    colormap: str = "blues"                     # widgets.theme.DEFAULT_SEQUENTIAL (export's default too)
+    diverging: str = "diverging"                # widgets.theme.DEFAULT_DIVERGING
+    # the modern-attention instruments (widgets/instrument_views.py clamps them to the model)
+    kv_heads: int | None = None                 # shared K/V: the cache meter's n_kv_heads (None: the model's)
+    window: int | None = None                   # windows: the window W compared (None: the model's or T // 3)
+    tile: int = 4                               # tiled softmax: B_r = B_c
+    tile_step: int | None = None                # tiled softmax: steps done (None: all of them)
+    ab: tuple | None = None                     # A/B: the condition (change, value) of compute.ab
 
 
 @dataclass(frozen=True)
@@ -93,6 +118,22 @@ class LabResult:
 
 
 SEED_MAX = 2**31 - 1                      # the seed box's range (and numpy's for a plain int seed)
+
+
+def real_model_of(weights: str):
+    """The compute.real_models entry whose file these weights are (an Inputs.weights path), or None."""
+    for model in real_models.entries():
+        path = model.path
+        if path is not None and weights == str(path.resolve()):
+            return model
+    return None
+
+
+def model_label(title: str, loaded) -> str:
+    """What the window says of opened weights: the model and how its numbers were stored, e.g.
+    "SmolLM2-135M (real weights) · weights dequantized from Q4_1 and Q8_0"."""
+    info = getattr(loaded, "info", None)
+    return f"{title} · {info.label}" if info is not None and info.label else title
 @dataclass
 class WeightsEntry:
     """Weights kept in memory under an Inputs.weights name, with the tokenizer that goes with them."""
@@ -105,7 +146,7 @@ class WeightsEntry:
 def make_weights(inputs, registry: dict | None = None) -> Weights:
     """The weights an Inputs names (shared by the runner and the headless `qkv-lab export`):
     "random" (from the seed), "trained" (the shipped toy weights), "custom:<n>" (made in this
-    session, e.g. by training), a .safetensors file, or a Hugging Face GPT-2 checkpoint folder.
+    session, e.g. by training), a .safetensors file, a Hugging Face folder or a GGUF file.
     Files and folders are validated against the config; a folder's tokenizer goes to `registry`."""
     source = inputs.weights
     if registry is not None and source in registry:
@@ -118,10 +159,13 @@ def make_weights(inputs, registry: dict | None = None) -> Weights:
     elif source.startswith("custom:"):
         raise WeightsError("these weights existed only in memory (made by training here, not saved to "
                            "a file); use Model › Save weights to keep trained weights", source)
-    elif Path(source).expanduser().is_dir():
-        _, weights, tokenizer = load_checkpoint(Path(source).expanduser())
+    elif Path(source).expanduser().is_dir() or source.lower().endswith(".gguf"):
+        real = real_model_of(source)                 # the packaged real model: loaded once, kept
+        loaded = real_models.load(real.key) if real is not None else load_checkpoint(Path(source).expanduser())
+        _, weights, tokenizer = loaded
         if registry is not None:
-            registry[source] = WeightsEntry(weights, tokenizer, Path(source).name)
+            title = real.title if real is not None else Path(source).name
+            registry[source] = WeightsEntry(weights, tokenizer, model_label(title, loaded))
     else:
         weights = Weights.load(Path(source).expanduser(), cfg=cfg)
     if not weights.cfg.same_shapes(cfg):

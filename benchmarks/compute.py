@@ -315,8 +315,10 @@ def main(argv=None) -> None:
             rows.append(row)
             print(f"{label:<22}{args.backend:>8}{row['ours_ms']:>10.2f}{'':>10}{'':>8}")
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(), "rows": rows}, fh, indent=1)
+        from compute import safe_io
+
+        safe_io.write_file(args.json, json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
+                                                  "rows": rows}, indent=1))
     if compared:
         print(f"{args.backend}/torch = {compared[-1]['ratio']:.2f}")
 

@@ -126,12 +126,12 @@ def main(argv=None) -> int:
 
     rows = mix(args, open_window, wait, app) if args.mix else classic(args, open_window, wait, app)
     if args.json:
-        with open(args.json, "w") as fh:
-            from benchmarks.compute import machine
+        from benchmarks.compute import machine
+        from compute import safe_io
 
-            command = "python -m benchmarks.latency " + " ".join(sys.argv[1:] if argv is None else argv)
-            json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(), "command": command,
-                       "rows": rows}, fh, indent=1)
+        command = "python -m benchmarks.latency " + " ".join(sys.argv[1:] if argv is None else argv)
+        safe_io.write_file(args.json, json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
+                                                  "command": command, "rows": rows}, indent=1))
     return 0
 
 

@@ -1,7 +1,7 @@
 """A torch eager implementation of one block that materializes the same intermediates as `forward`.
 
 The speed yardstick for the benchmarks (CPU here; CUDA on a lent GPU). Written the way a
-PyTorch user would write it; every name of DESIGN.md section 3 is produced as its own tensor.
+PyTorch user would write it; every name of docs/ARCHITECTURE.md, "Names", is produced as its own tensor.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """QKV Lab's compute layer: GPT-2 and LLaMA-family models that return every intermediate by name.
 
-No Qt here (tests assert it). Public API (DESIGN.md section 4):
+No Qt here (tests assert it). Public API (docs/ARCHITECTURE.md, "Python API"):
 
     from compute import Config, ConfigError, Weights, forward, PRESETS
     cfg = PRESETS["toy"].replace(d_head=6)

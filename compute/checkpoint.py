@@ -24,7 +24,7 @@ The mapping (GPT-2's Conv1D stores weights as (in, out), so they are already rig
     h.l.ln_2.*, h.l.mlp.c_fc.*, h.l.mlp.c_proj.* -> blocks.l.ln2.*, mlp.W_in/b_in, mlp.W_out/b_out
     ln_f.weight / .bias                          -> ln_final.w / .b
 A leading `transformer.` is accepted; the `attn.bias` / `attn.masked_bias` mask buffers are
-ignored. The unembedding is tied to W_E here (DESIGN.md section 2): an `lm_head.weight` equal to
+ignored. The unembedding is tied to W_E here (docs/ARCHITECTURE.md, "Names"): an `lm_head.weight` equal to
 `wte.weight` is fine, one that differs is refused, because our logits would not be the model's.
 
 Every problem is a `CheckpointError` (a ValueError) whose message names the folder, the file and
@@ -35,16 +35,23 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import memory
+from . import memory, progress, safe_io
 from .config import PRESETS, Config, ConfigError
+from .loaded import (  # noqa: F401 - re-exported, compute.checkpoint is where callers find them
+    VISIBLE_CONTROLS,
+    Checkpoint,
+    CheckpointError,
+    CheckpointInfo,
+    CheckpointTokenizer,
+    stored_label,
+)
 from .safetensors_header import HeaderError, read_header
 from .weights import Weights, WeightsError
 
@@ -74,103 +81,6 @@ _ITEMSIZE = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "U16": 2, 
 _FLOATS = ("F16", "BF16", "F32", "F64")
 
 
-class CheckpointError(ValueError):
-    """A checkpoint folder that cannot be used; `problems` lists every reason found."""
-
-    def __init__(self, problems: list[str] | str, folder: str | os.PathLike = "checkpoint"):
-        self.problems = [problems] if isinstance(problems, str) else list(problems)
-        self.folder = str(folder)
-        shown = self.problems[:8]
-        more = len(self.problems) - len(shown)
-        text = "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
-        super().__init__(f"checkpoint {self.folder!r}: {text}")
-
-
-@dataclass(frozen=True)
-class CheckpointInfo:
-    """Where a loaded model came from and what was done to its numbers on the way in."""
-
-    source: str                       # the folder or file
-    format: str                       # "huggingface" | "gguf"
-    model_type: str                   # "gpt2", "llama", "mistral", "qwen2"
-    stored_types: Mapping[str, int]   # tensor type as stored ("F32", "BF16", "Q4_1", ...) -> count
-    label: str                        # for the UI, e.g. "weights dequantized from Q4_1"
-    name: str = ""                    # the model's own name, where the file gives one
-    notes: tuple[str, ...] = ()       # anything else worth saying on screen
-
-
-class Checkpoint(tuple):
-    """(cfg, weights, tokenizer), unpackable as before, with `.info` (a CheckpointInfo)."""
-
-    def __new__(cls, cfg: Config, weights: Weights, tokenizer: Any, info: CheckpointInfo):
-        self = super().__new__(cls, (cfg, weights, tokenizer))
-        self.info = info
-        return self
-
-    cfg = property(lambda self: self[0])
-    weights = property(lambda self: self[1])
-    tokenizer = property(lambda self: self[2])
-
-
-def stored_label(types: Mapping[str, int]) -> str:
-    """'weights stored as F32', 'weights converted from BF16 to float32', or for quantized files
-    'weights dequantized from Q4_1 and Q8_0' (most frequent first; plain float types unnamed)."""
-    floats = ("F32", "F16", "BF16", "F64")
-    quant = [t for t, _ in sorted(types.items(), key=lambda kv: -kv[1]) if t not in floats]
-    if quant:
-        return "weights dequantized from " + (" and ".join(quant) if len(quant) <= 2
-                                              else ", ".join(quant[:-1]) + " and " + quant[-1])
-    kinds = [t for t in floats if t in types]
-    if kinds == ["F32"]:
-        return "weights stored as F32"
-    return "weights converted from " + " and ".join(k for k in kinds if k != "F32") + " to float32"
-
-
-# -- tokenizer -----------------------------------------------------------------------------------
-# Labels show control characters as symbols: a "\n" token would otherwise break a token chip or
-# an axis label over two lines, and a "\t" would widen it by a tab stop.
-VISIBLE_CONTROLS = {**{c: 0x2400 + c for c in range(32)}, 0x0A: "⏎", 0x09: "⇥", 0x7F: 0x2421}
-
-
-class CheckpointTokenizer:
-    """The folder's own tokenizer behind the same calls as ToyTokenizer: encode, decode, label(s)."""
-
-    def __init__(self, tokenizer: Any, source: str, n_ctx: int):
-        self._tok = tokenizer
-        self.source = source                              # which file(s) it came from
-        self.n_ctx = n_ctx                                # the model's context length
-        self.size = int(tokenizer.get_vocab_size(with_added_tokens=True))
-
-    def encode(self, text: str) -> list[int]:
-        """Token ids for `text` (every token: nothing is truncated; see `encode_checked`)."""
-        if not isinstance(text, str):
-            raise TypeError(f"encode needs text (str), got {type(text).__name__}")
-        return list(self._tok.encode(text).ids)
-
-    def encode_checked(self, text: str) -> list[int]:
-        """Like encode, but a text longer than the model's n_ctx is a ConfigError saying so."""
-        ids = self.encode(text)
-        if len(ids) > self.n_ctx:
-            raise ConfigError("tokens", f"{len(ids):,} tokens",
-                              f"the text is {len(ids):,} tokens but this model reads at most "
-                              f"n_ctx={self.n_ctx:,} (config.json); shorten the text", limit=self.n_ctx)
-        return ids
-
-    def decode(self, ids: Iterable[int]) -> str:
-        return self._tok.decode([int(i) for i in ids], skip_special_tokens=False)
-
-    def label(self, token_id: int) -> str:
-        """The text of one token (e.g. ' the'), or '#id' for an id the tokenizer lacks."""
-        token_id = int(token_id)
-        if not 0 <= token_id < self.size:
-            return f"#{token_id}"
-        return self._tok.decode([token_id], skip_special_tokens=False).translate(VISIBLE_CONTROLS)
-
-    def labels(self, ids: Iterable[int]) -> list[str]:
-        return [self.label(i) for i in ids]
-
-    def __repr__(self) -> str:
-        return f"CheckpointTokenizer({self.source}, {self.size:,} tokens, n_ctx={self.n_ctx:,})"
 
 
 def _load_tokenizer(folder: Path, cfg: Config) -> CheckpointTokenizer:
@@ -250,10 +160,13 @@ MAX_JSON_BYTES = 64 << 20        # config.json and shard indexes are kilobytes; 
 
 def _read_json(path: Path, folder: Path, what: str) -> Any:
     try:
-        if path.stat().st_size > MAX_JSON_BYTES:
-            raise CheckpointError(f"{path.name} is {path.stat().st_size:,} bytes, more than the "
-                                  f"{MAX_JSON_BYTES >> 20} MiB such a file can need", folder)
-        text = path.read_text(encoding="utf-8")
+        # Bounded while reading and regular files only: a pipe named config.json reports size 0
+        # and would block a plain read forever; /dev/zero would never end.
+        text = safe_io.read_text(path, MAX_JSON_BYTES)
+    except safe_io.FileError as exc:
+        too_big = exc.reason.startswith("it is larger")
+        raise CheckpointError(f"{path.name} is larger than the {MAX_JSON_BYTES >> 20} MiB such a file can need"
+                              if too_big else f"{path.name}: {exc.reason}", folder) from None
     except FileNotFoundError:
         present = sorted(p.name for p in folder.iterdir())[:12]
         raise CheckpointError(f"{path.name} is missing ({what}); the folder has: "
@@ -380,7 +293,7 @@ def _read_tensor(entry: _Entry, name: str, folder: Path) -> np.ndarray:
     if dtype not in _FLOATS:
         raise CheckpointError(f"{name} has dtype {dtype}; weights must be F16, BF16, F32 or F64", folder)
     try:
-        with open(path, "rb") as fh:
+        with safe_io.open_regular(path) as fh:
             fh.seek(offset)
             raw = fh.read(length)
     except OSError as exc:
@@ -413,7 +326,7 @@ def hf_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
 
 
 def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """HF GPT-2 tensors (names without `transformer.`) to our names and layouts (DESIGN.md 3)."""
+    """HF GPT-2 tensors (names without `transformer.`) to our names and layouts (docs/ARCHITECTURE.md, "Names")."""
     dm, H, dh = cfg.d_model, cfg.n_heads, cfg.d_head
 
     def heads_in(w: np.ndarray) -> np.ndarray:
@@ -540,7 +453,9 @@ def _read_all(entries: dict[str, _Entry], names: Iterable[str], folder: Path) ->
     """The named tensors as float32, every NaN/Inf reported at once."""
     out: dict[str, np.ndarray] = {}
     non_finite = []
-    for name in names:
+    names = list(names)
+    for n, name in enumerate(names):
+        progress.report("reading the weights", n / len(names))           # a callback may cancel
         arr = _read_tensor(entries[name], name, folder)
         if not np.isfinite(arr).all():
             non_finite.append(f"{name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s)")

@@ -26,7 +26,7 @@ LIMITS: dict[str, int] = {
 }
 SIZE_FIELDS = ("d_model", "n_heads", "d_head", "n_ctx", "d_vocab", "n_layers", "d_mlp")
 FLAG_FIELDS = ("causal", "scale_scores")
-# The model-family fields (DESIGN.md section 8). Their defaults give GPT-2, and `to_dict` leaves a
+# The model-family fields (docs/ARCHITECTURE.md, "Model families"). Their defaults give GPT-2, and `to_dict` leaves a
 # field out while it has its default, so a GPT-2 config's dict is the same as before they existed.
 NORMS = ("layernorm", "rmsnorm")
 POSITIONS = ("learned", "rope")
@@ -92,7 +92,7 @@ def _as_flag(name: str, value: Any) -> bool:
 
 @dataclass(frozen=True, kw_only=True)
 class Config:
-    """Dimensions of a decoder (DESIGN.md section 2) and its model family (section 8: the
+    """Dimensions of a decoder (docs/ARCHITECTURE.md, "Names") and its model family ("Model families": the
     LLaMA family's RMSNorm, RoPE, GQA, SwiGLU, untied unembedding, windows). Defaults are the toy
     workbench, a GPT-2.
 
@@ -111,7 +111,7 @@ class Config:
     d_mlp: int | None = None
     causal: bool = True
     scale_scores: bool = True
-    # -- model family (DESIGN.md section 8); the defaults are GPT-2 --------------------------------
+    # -- model family (docs/ARCHITECTURE.md, "Model families"); the defaults are GPT-2 --------------------------------
     norm: str = "layernorm"              # "layernorm" (mean, var, w, b) | "rmsnorm" (x / rms · w)
     norm_eps: float = 1e-5
     positions: str = "learned"           # "learned" (W_pos) | "rope" (q and k rotated)
@@ -394,7 +394,7 @@ PRESETS: dict[str, Config] = {
     # (even layers dense, odd layers a band of the last 256 keys; see PRESET_NOTES for the width).
     "gpt3-175b-banded": Config(d_model=12288, n_heads=96, d_head=128, n_ctx=2048, d_vocab=50257,
                                n_layers=96, windows=(None, 256) * 48, name="gpt3-175b-banded"),
-    # The LLaMA family (DESIGN.md section 8). SmolLM2-135M as its GGUF/config.json give it.
+    # The LLaMA family (docs/ARCHITECTURE.md, "Model families"). SmolLM2-135M as its GGUF/config.json give it.
     "smollm2-135m": Config(d_model=576, n_heads=9, n_kv_heads=3, d_head=64, d_mlp=1536, n_ctx=8192,
                            d_vocab=49152, n_layers=30, norm="rmsnorm", norm_eps=1e-5, positions="rope",
                            rope_theta=1e5, mlp="swiglu", tied_embeddings=True, attn_bias=False,

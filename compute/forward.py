@@ -51,6 +51,7 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
     supports it computes only the rows after the tokens' common prefix; the result is the same
     Trace a full pass gives, and `trace.reused_rows` says how many rows were taken.
     """
+    memory.give_back_freed_memory()            # pages of dropped weights and Traces (cheap, see memory.py)
     t0 = time.perf_counter()
     if not isinstance(cfg, Config):
         raise TypeError(f"forward needs a Config, got {type(cfg).__name__}")

@@ -30,7 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from . import safe_io
 from .config import Config, ConfigError
+from .loaded import Checkpoint, CheckpointError, CheckpointInfo, CheckpointTokenizer, stored_label
 
 ARCHITECTURES = ("llama", "qwen2")
 TENSOR_TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q4_K", "Q5_K", "Q6_K")
@@ -60,8 +62,6 @@ _GLOBAL_NAMES = {"token_embd.weight": "embed_tokens.weight", "output_norm.weight
 
 
 def _error(problems, path):
-    from .checkpoint import CheckpointError
-
     return CheckpointError(problems, path)
 
 
@@ -78,9 +78,12 @@ def scan(path: Path) -> tuple[dict[str, Any], list[_TensorInfo], int]:
     """(metadata, tensor infos, data start) of a GGUF file, read with struct and every count,
     length and offset checked against the file's size; a CheckpointError for anything malformed.
     Large arrays (the vocabulary) are skipped over, not decoded: the gguf reader decodes them."""
-    size = path.stat().st_size
-    with open(path, "rb") as fh:
-        return _scan(fh, size, path)
+    try:
+        fh = safe_io.open_regular(path)              # a pipe or device: refused at once, not read
+    except safe_io.FileError as exc:
+        raise _error(exc.reason, path) from None
+    with fh:
+        return _scan(fh, os.fstat(fh.fileno()).st_size, path)
 
 
 def _scan(fh, size: int, path: Path):
@@ -337,8 +340,7 @@ def unpermute_heads(w: np.ndarray, n_heads: int) -> np.ndarray:
 def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
     """A Checkpoint (cfg, weights, tokenizer; .info) from a GGUF file. `rope_pairs="as_stored"`
     skips the Q/K un-permutation (only to show what a wrong pairing does)."""
-    from . import hf_llama, memory
-    from .checkpoint import Checkpoint, CheckpointInfo, stored_label
+    from . import hf_llama, memory, progress
     from .weights import Weights, WeightsError
 
     path = Path(path).expanduser()
@@ -371,7 +373,8 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
     non_finite = []
     if sorted(t.name for t in reader.tensors) != sorted(by_name):
         raise _error("the gguf reader and the header scan disagree on the tensor names (corrupted)", path)
-    for t in reader.tensors:
+    for n, t in enumerate(reader.tensors):
+        progress.report("dequantizing the weights", n / len(reader.tensors))   # a callback may cancel
         arr = _dequantize(t, by_name[t.name], path)                         # float32, numpy shape
         if not np.isfinite(arr).all():
             non_finite.append(f"{t.name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s) "
@@ -470,7 +473,6 @@ def _tokenizer(path: Path, meta: dict, cfg: Config, reader):
     """CheckpointTokenizer from tokenizer.ggml.* (byte-level BPE: model 'gpt2'), and notes."""
     from tokenizers import AddedToken, Tokenizer, decoders, models, processors
 
-    from .checkpoint import CheckpointTokenizer
 
     kind = meta.get("tokenizer.ggml.model")
     if kind != "gpt2":

@@ -213,7 +213,8 @@ def unexpected(names, expected: dict) -> list[str]:
 
 
 def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """HF llama-family tensors (names without `model.`) to our names and layouts (DESIGN.md 8)."""
+    """HF llama-family tensors (names without `model.`) to our names and layouts
+    (docs/ARCHITECTURE.md, "Model families")."""
     dm, H, KV, dh = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head
 
     def heads_in(w: np.ndarray, n: int) -> np.ndarray:

@@ -1,6 +1,7 @@
-"""The one vocabulary of names (DESIGN.md sections 3 and 8): weights and Trace intermediates, with shapes.
+"""The one vocabulary of names: weights and Trace intermediates, with shapes (docs/ARCHITECTURE.md,
+"Names" and "Model families").
 
-A GPT-2 config has exactly the names of section 3 (LAYER_NAMES, GLOBAL_NAMES, BLOCK_WEIGHTS, kept
+A GPT-2 config has exactly the GPT-2 names (LAYER_NAMES, GLOBAL_NAMES, BLOCK_WEIGHTS, kept
 for callers that know only GPT-2). Other model families have some names instead of others:
 `layer_names(cfg)`, `global_names(cfg)` and `weight_shapes(cfg)` say which a config has, and
 `missing_reason(name, cfg)` says in words why a name is absent.

@@ -83,16 +83,53 @@ def _view(backend: str, station: str, fn, marker: str) -> SourceView:
                       lines=tuple(line.rstrip("\n") for line in lines[lo:hi]), key_line=key - lo)
 
 
+def _family_source(backend: str, station: str, family: tuple[str, ...]):
+    """(function, marker) where a model family computes the station with other code: RMSNorm for
+    the LayerNorm station, SiLU·gate for a SwiGLU MLP; None where the GPT-2 code is the code."""
+    from .backends import cpu_kernels as ck
+
+    variants = {
+        ("layernorm", "rmsnorm"): {
+            "reference": (reference.rms_norm, "out = x / scale[:, None] * w"),
+            "cpu": (ck.rms_norm, "out[t, c] = x[t, c] * inv32 * w[c]"),
+            "cuda": ("rows.rms_norm", "out[t, c] = x[t, c] * inv * w[c]")},
+        ("mlp", "swiglu"): {
+            "reference": (reference.silu, "return x / (1.0 + np.exp(-x))"),
+            "cpu": (ck.bias_silu_gate, "post[t, n] = g / (one + exp32(-g)) * u"),
+            "cuda": ("elementwise.silu_gate", "out[t, c] = g / (float32(1.0) + math.exp(-g)) * up[t, c]")},
+    }
+    for tag in family:
+        found = variants.get((station, tag), {}).get(backend)
+        if found is not None:
+            fn, marker = found
+            if isinstance(fn, str):                      # a CUDA kernel: import numba.cuda only for it
+                import importlib
+
+                module, name = fn.split(".")
+                fn = getattr(importlib.import_module(f"cuda_kernels.{module}"), name)
+            return fn, marker
+    return None
+
+
+def family_of(cfg) -> tuple[str, ...]:
+    """The parts of a config's model family that change which code computes a station."""
+    return tuple(tag for tag, on in (("rmsnorm", cfg.norm == "rmsnorm"), ("swiglu", cfg.mlp == "swiglu")) if on)
+
+
 @lru_cache(maxsize=64)
-def station_source(backend: str, station: str) -> SourceView:
-    """The code of `backend` ("reference", "cpu" or "cuda") that computes `station` (read once:
-    the source does not change while the app runs)."""
+def station_source(backend: str, station: str, family: tuple[str, ...] = ()) -> SourceView:
+    """The code of `backend` ("reference", "cpu" or "cuda") that computes `station` for a model of
+    this `family` (family_of(cfg); GPT-2's code for ()). Read once: the source does not change
+    while the app runs."""
     if station not in STATIONS:
         raise KeyError(f"no station {station!r}; stations: {', '.join(STATIONS)}")
     if backend not in ("cuda", *_MAP):
         raise KeyError(f"no source map for backend {backend!r}")
     if station not in mapped_stations(backend):
         raise KeyError(f"the code view has no entry for {station!r} on {backend} yet (compute/source_map.py)")
+    variant = _family_source(backend, station, family)
+    if variant is not None:
+        return _view(backend, station, *variant)
     if backend == "cuda":
         from cuda_kernels.source_map import KERNEL_SOURCE
 

@@ -33,6 +33,11 @@ PAGE_TABLE: tuple[Page, ...] = (
     Page("sqrt_dk", "√d_k lab", "√d_k lab", kind="instrument", layer=False, head=False),
     Page("mask", "The mask", "Mask", kind="instrument"),
     Page("kv_cache", "KV cache", "KV cache", kind="instrument"),
+    Page("rope", "RoPE lab", "RoPE", kind="instrument"),
+    Page("shared_kv", "Shared K/V heads", "GQA", kind="instrument"),
+    Page("windows", "Windows and sinks", "Windows", kind="instrument"),
+    Page("tiled_softmax", "The tiled softmax", "Tiled", kind="instrument"),
+    Page("ab", "A/B", "A/B", kind="instrument"),
 )
 PAGE: dict[str, Page] = {p.key: p for p in PAGE_TABLE}
 STATIONS: tuple[str, ...] = tuple(p.key for p in PAGE_TABLE if p.kind == "station")

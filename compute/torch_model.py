@@ -1,7 +1,7 @@
 """The same model as `compute`, in torch, for training: parameters named exactly like `Weights`.
 
 The module tree mirrors the weight names, so `model.state_dict()` keys are `embed.W_E`,
-`blocks.0.attn.W_Q`, ... `ln_final.b` (DESIGN.md section 3) and the round trip
+`blocks.0.attn.W_Q`, ... `ln_final.b` (docs/ARCHITECTURE.md, "Names") and the round trip
 `TorchModel.from_weights(cfg, w).to_weights()` is a rename-free copy. The equations are those of
 `backends/reference.py`, batched over a leading B axis; `torch_trace` runs them in float64 and
 records every intermediate under its Trace name, which is how the tests prove this model and

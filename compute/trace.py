@@ -28,6 +28,8 @@ class Lazy:
     make: Callable[[], np.ndarray]
     shape: tuple[int, ...]
     dtype: np.dtype = np.dtype(np.float32)
+    # part(i) makes just value[i] (one head's T×T map of [n_heads, T, T]) without the whole: Trace.part
+    part: Callable[[int], np.ndarray] | None = None
 
     @property
     def nbytes(self) -> int:
@@ -118,12 +120,36 @@ class Trace:
                     raise RuntimeError(f"{key!r} was promised as {value.shape}, made as {made.shape}")
                 made.setflags(write=False)
                 self._lazy[key] = made
+                for part in [k for k in self._lazy if isinstance(k, tuple) and k[0] == "part" and k[1] == key]:
+                    del self._lazy[part]                         # the whole has every part now
             return self._lazy[key]
 
     def stored(self, key: Key) -> np.ndarray | Lazy:
         """The value as the backend handed it over, not made: an array, or a Lazy (a backend that
         reuses this Trace's rows reads them from here without making what no view asked for)."""
         return self._arrays[key]
+
+    def part(self, name: str, layer: int, index: int) -> np.ndarray:
+        """`trace[name, layer][index]` (one head of a [n_heads, T, T] map, say), read-only; a Lazy
+        value that can make a part alone (a GPU copying only that head) makes just this one."""
+        key = (name, layer)
+        value = self._arrays.get(key) if isinstance(layer, (int, np.integer)) and layer >= 0 else None
+        if not isinstance(value, Lazy) or value.part is None or key in self._lazy:
+            return self[name, layer][index]
+        n = value.shape[0]
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not -n <= index < n:
+            return self[name, layer][index]                      # anything but one whole index: the whole
+        index = int(index) % n
+        with self._lock:
+            if key in self._lazy:
+                return self._lazy[key][index]
+            if ("part", key, index) not in self._lazy:
+                made = value.part(index)
+                if made.shape != value.shape[1:]:
+                    raise RuntimeError(f"{key!r}[{index}] was promised as {value.shape[1:]}, made as {made.shape}")
+                made.setflags(write=False)
+                self._lazy[("part", key, index)] = made
+            return self._lazy[("part", key, index)]
 
     def is_ready(self, name: str, layer: int | None = None) -> bool:
         """Whether reading the value costs nothing more (it is not a Lazy still to be made)."""

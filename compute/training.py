@@ -36,7 +36,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import memory
+from . import memory, safe_io
 from .checkpoint import TRAINED_TOY_FILE
 from .config import PRESETS, Config, ConfigError
 from .torch_model import TorchModel
@@ -464,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
             "tensors_sha256": tensors_sha256(result.weights),
             "reproduce": f"python -m compute.training --out {args.out} --seed {args.seed} "
                          f"--steps {args.steps} --threads {args.threads}"}
-    out.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    safe_io.write_file(out.with_suffix(".json"), json.dumps(info, indent=2) + "\n")
     print(f"trained in {result.record['wall_s']:.1f} s; {ev.summary()}")
     print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0

@@ -6,12 +6,13 @@ unpickled. Every problem with a file or a dict becomes one `WeightsError` listin
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
 import os
 import re
-import tempfile
+import struct
 import zlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -19,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from . import memory, progress
+from . import memory, progress, safe_io
 from .config import Config, ConfigError
 from .names import block_weight_names, missing_weight_reason, weight_shapes
-from .safetensors_header import Entry, HeaderError, read_header
+from .safetensors_header import Entry, HeaderError, read_header, short
 
 METADATA_KEY = "qkv_lab.config"
 FORMAT_KEY = "format"
@@ -47,7 +48,7 @@ class WeightsError(ValueError):
 
 
 class Weights(Mapping):
-    """Read-only float32 arrays by name (DESIGN.md section 3), made for one Config's shapes."""
+    """Read-only float32 arrays by name (docs/ARCHITECTURE.md, "Names"), made for one Config's shapes."""
 
     def __init__(self, cfg: Config, arrays: dict[str, np.ndarray], *, _checked: bool = False):
         if not _checked:
@@ -195,39 +196,40 @@ class Weights(Mapping):
 
     # -- files ---------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> Path:
-        """Write a safetensors file atomically (a temporary file renamed into place)."""
-        from safetensors.numpy import save as st_save
-
-        path = Path(path)
+        """Write a safetensors file through the project's one writer (compute.safe_io): streamed
+        tensor by tensor (no second copy of the weights in memory), fsync'ed, checked, renamed
+        into place; the old file stays intact on any failure. Raises safe_io.FileError."""
         metadata = {FORMAT_KEY: FORMAT, METADATA_KEY: json.dumps(self._cfg.to_dict())}
-        blob = st_save({n: np.ascontiguousarray(a) for n, a in self._arrays.items()}, metadata=metadata)
-        _atomic_write(path, blob)
-        return path
+        return safe_io.write_file(path, _safetensors_writer(self._arrays, metadata), check="safetensors")
 
     @classmethod
     def load(cls, path: str | os.PathLike, cfg: Config | None = None) -> Weights:
         """Read and validate a safetensors file. Without `cfg`, the config stored in the file is
-        used, or one inferred from the tensor shapes. Any problem: WeightsError, nothing partial."""
+        used, or one inferred from the tensor shapes. Any problem: WeightsError, nothing partial.
+
+        Only a regular file is read; a file whose float32 weights would not fit the memory budget
+        (compute.memory) is refused before anything is allocated. Tensors are read straight into
+        their final arrays (peak ~1x the float32 size, plus one tensor for F16/F64 files), and
+        the file's sha256 is taken on the way (sessions refer to it without reading it again)."""
         path = Path(path)
         source = f"weights file {str(path)!r}"
         try:
-            header = read_header(path, _ITEMSIZES, "; only F16, F32 and F64 are weights")
-            entries = {n: e for n, e in header.entries.items()}
-            empty = [n for n, e in entries.items() if math.prod(e.shape) == 0]
-            if empty:
-                raise WeightsError([f"{n} is empty (shape {list(entries[n].shape)})" for n in empty], source)
-            if cfg is None:
-                cfg = _config_from(header.metadata, entries, source)
-            _check_entries_against(cfg, entries, source)
-            tensors = {}
-            with open(path, "rb") as fh:
-                for name, e in entries.items():
-                    fh.seek(header.data_start + e.begin)
-                    raw = fh.read(e.end - e.begin)
-                    if len(raw) != e.end - e.begin:
-                        raise WeightsError(f"{name}: file ends before its data", source)
-                    dtype = np.dtype(_FLOAT_DTYPES[e.dtype]).newbyteorder("<")
-                    tensors[name] = np.frombuffer(raw, dtype=dtype).reshape(e.shape)
+            with safe_io.open_regular(path) as fh:
+                st = os.fstat(fh.fileno())
+                header = read_header(fh, _ITEMSIZES, "; only F16, F32 and F64 are weights")
+                entries = dict(header.entries)
+                empty = [n for n, e in entries.items() if math.prod(e.shape) == 0]
+                if empty:
+                    raise WeightsError([f"{short(n)} is empty (shape {list(entries[n].shape)})" for n in empty],
+                                       source)
+                if cfg is None:
+                    cfg = _config_from(header.metadata, entries, source)
+                _check_entries_against(cfg, entries, source)
+                _check_budget(entries, source)
+                tensors, digest = _read_tensors(fh, header, entries, source)
+                tensors = {n: tensors[n] for n in weight_shapes(cfg)}     # the canonical order, as from_dict
+                if os.fstat(fh.fileno()).st_mtime_ns != st.st_mtime_ns:
+                    raise WeightsError("the file changed while it was read; open it again", source)
         except HeaderError as exc:
             raise WeightsError(exc.problems, source) from None
         except FileNotFoundError:
@@ -236,16 +238,19 @@ class Weights(Mapping):
             raise WeightsError("is a folder, not a safetensors file", source) from None
         except PermissionError:
             raise WeightsError("permission denied", source) from None
+        except safe_io.FileError as exc:
+            raise WeightsError(exc.reason, source) from None
         except OSError as exc:
-            raise WeightsError(f"cannot read: {exc.strerror or exc}", source) from None
+            raise WeightsError(f"cannot read: {safe_io.describe(exc)}", source) from None
         except MemoryError:
             raise WeightsError("not enough memory to read it", source) from None
-        return cls.from_dict(cfg, tensors, source=source)
+        safe_io.remember_sha256(path, st, digest)
+        return cls(cfg, tensors, _checked=True)
 
 
 # -- helpers -------------------------------------------------------------------------------------
 def _list(names: list[str], limit: int = 6) -> str:
-    shown = ", ".join(names[:limit])
+    shown = ", ".join(short(n) for n in names[:limit])
     return shown + (f" (+{len(names) - limit} more)" if len(names) > limit else "")
 
 
@@ -254,21 +259,104 @@ def _shape_hint(name: str, cfg: Config) -> str:
             f"d_mlp={cfg.d_mlp}, d_vocab={cfg.d_vocab}, n_ctx={cfg.n_ctx}")
 
 
-def _atomic_write(path: Path, blob: bytes) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(blob)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+def _safetensors_writer(arrays: Mapping[str, np.ndarray], metadata: dict[str, str]):
+    """A callable that writes `arrays` (float32) as a safetensors file to a binary file object:
+    8-byte header length, the JSON header padded to 8 bytes with spaces (as the safetensors
+    library writes it), then each tensor's little-endian bytes in header order."""
+    header: dict[str, Any] = {"__metadata__": metadata}
+    offset = 0
+    for name, arr in arrays.items():
+        header[name] = {"dtype": "F32", "shape": list(arr.shape), "data_offsets": [offset, offset + arr.nbytes]}
+        offset += arr.nbytes
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+
+    def write(fh) -> None:
+        fh.write(struct.pack("<Q", len(text)))
+        fh.write(text)
+        for arr in arrays.values():
+            fh.write(memoryview(np.ascontiguousarray(arr, dtype="<f4")).cast("B"))
+
+    return write
+
+
+def _check_budget(entries: dict[str, Entry], source: str) -> None:
+    """Refuse before allocating: the float32 arrays, plus the largest tensor's raw bytes (F16/F64
+    are converted) and its finiteness mask, must fit the same budget a forward pass uses."""
+    sizes = [math.prod(e.shape) for e in entries.values()]
+    final = 4 * sum(sizes)
+    raw = max((e.end - e.begin for e in entries.values() if e.dtype != "F32"), default=0)
+    need = final + raw + max(sizes, default=0)
+    budget = memory.over_budget(need)
+    if budget is not None:
+        raise WeightsError(f"loading it needs an estimated {memory.fmt_bytes(need)} (float32 weights "
+                           f"{memory.fmt_bytes(final)} + working space {memory.fmt_bytes(need - final)}), over "
+                           f"the memory budget of {memory.fmt_bytes(budget)} ({memory.budget_source()}); "
+                           "nothing was loaded", source)
+
+
+def _read_tensors(fh, header, entries: dict[str, Entry], source: str) -> tuple[dict[str, np.ndarray], str]:
+    """Every tensor as a read-only float32 array, and the sha256 of the whole file, in one
+    sequential pass (gaps between tensors are hashed too)."""
+    digest = hashlib.sha256()
+    fh.seek(0)
+    digest.update(_read_exact(fh, header.data_start, source, "the header"))
+    total = header.size - header.data_start
+    arrays: dict[str, np.ndarray] = {}
+    problems: list[str] = []
+    position = 0                                       # within the data section
+    for name, e in sorted(entries.items(), key=lambda item: item[1].begin):
+        progress.report(f"reading {name}", position / max(total, 1))
+        _hash_skip(fh, digest, e.begin - position, source)
+        if e.dtype == "F32":
+            arr = np.empty(e.shape, dtype="<f4")
+            _read_into(fh, memoryview(arr).cast("B"), source, name)
+            digest.update(memoryview(arr).cast("B"))
+            if arr.dtype != np.float32:                # a big-endian machine
+                arr = arr.astype(np.float32)
+        else:
+            raw = bytearray(e.end - e.begin)
+            _read_into(fh, memoryview(raw), source, name)
+            digest.update(raw)
+            arr = np.frombuffer(raw, dtype=np.dtype(_FLOAT_DTYPES[e.dtype]).newbyteorder("<"))
+            arr = arr.astype(np.float32).reshape(e.shape)
+            del raw
+        position = e.end
+        if not np.isfinite(arr).all():
+            bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
+            problems.append(f"{short(name)} has {bad} non-finite value(s) (NaN or Inf)")
+            continue
+        arr.setflags(write=False)
+        arrays[name] = arr
+    _hash_skip(fh, digest, total - position, source)
+    if problems:
+        raise WeightsError(problems, source)
+    return arrays, digest.hexdigest()
+
+
+def _read_exact(fh, n: int, source: str, what: str) -> bytes:
+    data = fh.read(n)
+    if len(data) != n:
+        raise WeightsError(f"{what}: file ends before its data", source)
+    return data
+
+
+def _read_into(fh, view: memoryview, source: str, name: str) -> None:
+    done = 0
+    while done < len(view):
+        got = fh.readinto(view[done:])
+        if not got:
+            raise WeightsError(f"{short(name)}: file ends before its data", source)
+        done += got
+
+
+def _hash_skip(fh, digest, n: int, source: str) -> None:
+    while n > 0:
+        block = fh.read(min(n, 1 << 20))
+        if not block:
+            raise WeightsError("the file ends before its data", source)
+        digest.update(block)
+        n -= len(block)
 
 
 _BLOCK_RE = re.compile(r"^blocks\.(\d+)\.")

@@ -90,6 +90,21 @@ def sum_heads(result, b_O, attn_out):
 
 
 @kernel
+def sum_heads_residual(result, b_O, resid_pre, attn_out, resid_mid):
+    """attn_out[t] = Σ_h result[t, h] + b_O;  resid_mid[t] = resid_pre[t] + attn_out[t]  (one pass over result)."""
+    T, n_heads, d_model = result.shape
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, d_model, dc):
+            total = b_O[c]
+            for h in range(n_heads):
+                total += result[t, h, c]
+            attn_out[t, c] = total
+            resid_mid[t, c] = resid_pre[t, c] + total
+
+
+@kernel
 def add(a, b, out):
     """out = a + b: the residual adds (resid_mid = resid_pre + attn_out, resid_post = resid_mid + mlp_out)."""
     T, d = out.shape
@@ -107,26 +122,30 @@ def _grid(T: int, d: int):
     return (min(cdiv(d, bx), MAX_BLOCKS[0]), min(cdiv(T, by), MAX_BLOCKS[1])), THREADS
 
 
-def launch_embed(tokens, W_E, W_pos, embed_out, resid_pre, has_pos=True):
-    embed[_grid(*embed_out.shape)](tokens, W_E, W_pos, has_pos, embed_out, resid_pre)
+def launch_embed(tokens, W_E, W_pos, embed_out, resid_pre, has_pos=True, stream=0):
+    embed[(*_grid(*embed_out.shape), stream)](tokens, W_E, W_pos, has_pos, embed_out, resid_pre)
 
 
-def launch_rope(x, cos, sin, out):
+def launch_rope(x, cos, sin, out, stream=0):
     T, n_heads, d_head = x.shape
-    rope[_grid(T, n_heads * d_head)](x, cos, sin, out)
+    rope[(*_grid(T, n_heads * d_head), stream)](x, cos, sin, out)
 
 
-def launch_silu_gate(gate, up, out):
-    silu_gate[_grid(*out.shape)](gate, up, out)
+def launch_silu_gate(gate, up, out, stream=0):
+    silu_gate[(*_grid(*out.shape), stream)](gate, up, out)
 
 
-def launch_gelu(x, out):
-    gelu[_grid(*out.shape)](x, out)
+def launch_gelu(x, out, stream=0):
+    gelu[(*_grid(*out.shape), stream)](x, out)
 
 
-def launch_sum_heads(result, b_O, attn_out):
-    sum_heads[_grid(*attn_out.shape)](result, b_O, attn_out)
+def launch_sum_heads(result, b_O, attn_out, stream=0):
+    sum_heads[(*_grid(*attn_out.shape), stream)](result, b_O, attn_out)
 
 
-def launch_add(a, b, out):
-    add[_grid(*out.shape)](a, b, out)
+def launch_sum_heads_residual(result, b_O, resid_pre, attn_out, resid_mid, stream=0):
+    sum_heads_residual[(*_grid(*attn_out.shape), stream)](result, b_O, resid_pre, attn_out, resid_mid)
+
+
+def launch_add(a, b, out, stream=0):
+    add[(*_grid(*out.shape), stream)](a, b, out)

@@ -222,30 +222,30 @@ def _grid(M: int, N: int, batch: int = 1):
     return (cdiv(N, BLOCK), cdiv(M, BLOCK), batch), (TILE, TILE)
 
 
-def launch_project_qkv(ln1_out, W_QKV, b_QKV, q, k, v):
+def launch_project_qkv(ln1_out, W_QKV, b_QKV, q, k, v, stream=0):
     T, H, d_head = q.shape
-    project_qkv[_grid(T, d_head, W_QKV.shape[0])](ln1_out, W_QKV, b_QKV, q, k, v)
+    project_qkv[(*_grid(T, d_head, W_QKV.shape[0]), stream)](ln1_out, W_QKV, b_QKV, q, k, v)
 
 
-def launch_scores(q, k, causal, mask, has_mask, scale_scores, raw, scaled, masked, window=0):
+def launch_scores(q, k, causal, mask, has_mask, scale_scores, raw, scaled, masked, window=0, stream=0):
     T, H, _ = q.shape
     groups = H // k.shape[1]
-    scores[_grid(T, T, H)](q, k, causal, mask, has_mask, scale_scores, groups, window, raw, scaled, masked)
+    scores[(*_grid(T, T, H), stream)](q, k, causal, mask, has_mask, scale_scores, groups, window, raw, scaled, masked)
 
 
-def launch_weighted_sum(pattern, v, causal, z, window=0):
+def launch_weighted_sum(pattern, v, causal, z, window=0, stream=0):
     T, H, d_head = z.shape
-    weighted_sum[_grid(T, d_head, H)](pattern, v, causal, H // v.shape[1], window, z)
+    weighted_sum[(*_grid(T, d_head, H), stream)](pattern, v, causal, H // v.shape[1], window, z)
 
 
-def launch_head_results(z, W_O, result):
+def launch_head_results(z, W_O, result, stream=0):
     T, H, d_model = result.shape
-    head_results[_grid(T, d_model, H)](z, W_O, result)
+    head_results[(*_grid(T, d_model, H), stream)](z, W_O, result)
 
 
-def launch_matmul_bias(x, W, bias, out):
-    matmul_bias[_grid(out.shape[0], out.shape[1])](x, W, bias, out)
+def launch_matmul_bias(x, W, bias, out, stream=0):
+    matmul_bias[(*_grid(out.shape[0], out.shape[1]), stream)](x, W, bias, out)
 
 
-def launch_unembed(x, W_E, logits):
-    unembed[_grid(logits.shape[0], logits.shape[1])](x, W_E, logits)
+def launch_unembed(x, W_E, logits, stream=0):
+    unembed[(*_grid(logits.shape[0], logits.shape[1]), stream)](x, W_E, logits)

@@ -148,15 +148,65 @@ def softmax_rows(attn_scores, causal, window, pattern):
         pattern[h, i, j] = float32(0.0)
 
 
+@kernel
+def scale_mask_softmax(raw, causal, mask, has_mask, scale, window, scaled, masked, pattern):
+    """scaled = raw · scale (1/sqrt(d_head) or 1); masked = scaled or -inf (forbidden j); pattern = softmax(masked)."""
+    # The cuBLAS path's attention epilogue: raw [H, T, T] comes from a batched GEMM, and one read of
+    # each row makes the three other maps. Forbidden: j > i when causal, outside the window, mask[i, j]
+    # False when has_mask; `window` and the causal limit bound the keys that are ever exponentiated.
+    i, h = cuda.blockIdx.x, cuda.blockIdx.y
+    T = raw.shape[2]
+    if i >= T:
+        return
+    tid = cuda.threadIdx.x
+    maxima = cuda.shared.array(ROW_THREADS, float32)                   # per-thread max
+    sums = cuda.shared.array(ROW_THREADS, float32)                     # per-thread Σ exp
+    limit = i + 1 if causal else T         # keys >= limit are masked by causality
+    lo = 0
+    if window > 0:                         # and keys outside the window
+        lo = max(i - window + 1, 0)
+        if not causal:
+            limit = min(i + window, T)
+    m = NEG_INF
+    for j in range(tid, T, ROW_THREADS):   # every key: the Trace shows scaled and masked everywhere
+        s = raw[h, i, j] * scale
+        scaled[h, i, j] = s
+        allowed = lo <= j < limit and (not has_mask or mask[i, j])
+        v = s if allowed else NEG_INF
+        masked[h, i, j] = v
+        m = max(m, v)
+    row_max = _block_max(maxima, m)
+    if row_max == NEG_INF:                 # fully masked row (same answer in every thread)
+        for j in range(tid, T, ROW_THREADS):
+            pattern[h, i, j] = float32(0.0)
+        return
+    total = float32(0.0)
+    for j in range(tid, T, ROW_THREADS):   # each thread reads back only what it wrote: no barrier
+        e = math.exp(masked[h, i, j] - row_max) if lo <= j < limit else float32(0.0)   # exp(-inf) = 0
+        pattern[h, i, j] = e
+        total += e
+    inv_total = float32(1.0) / _block_sum(sums, total)
+    for j in range(tid, limit, ROW_THREADS):   # the entries this thread wrote
+        if j >= lo:
+            pattern[h, i, j] *= inv_total
+
+
 # -- launch helpers --------------------------------------------------------------------------------
-def launch_layer_norm(x, w, b, mean, var, out, eps=1e-5):
-    layer_norm[x.shape[0], ROW_THREADS](x, w, b, np.float32(eps), mean, var, out)
+def launch_layer_norm(x, w, b, mean, var, out, eps=1e-5, stream=0):
+    layer_norm[x.shape[0], ROW_THREADS, stream](x, w, b, np.float32(eps), mean, var, out)
 
 
-def launch_rms_norm(x, w, scale, out, eps):
-    rms_norm[x.shape[0], ROW_THREADS](x, w, np.float32(eps), scale, out)
+def launch_rms_norm(x, w, scale, out, eps, stream=0):
+    rms_norm[x.shape[0], ROW_THREADS, stream](x, w, np.float32(eps), scale, out)
 
 
-def launch_softmax_rows(attn_scores, causal, pattern, window=0):
+def launch_softmax_rows(attn_scores, causal, pattern, window=0, stream=0):
     H, T, _ = attn_scores.shape
-    softmax_rows[(T, H), ROW_THREADS](attn_scores, causal, window, pattern)
+    softmax_rows[(T, H), ROW_THREADS, stream](attn_scores, causal, window, pattern)
+
+
+def launch_scale_mask_softmax(raw, causal, mask, has_mask, scale, window, scaled, masked, pattern, stream=0):
+    """`scale` = 1/sqrt(d_head), or 1 for no scaling."""
+    H, T, _ = raw.shape
+    scale_mask_softmax[(T, H), ROW_THREADS, stream](raw, causal, mask, has_mask, np.float32(scale), window,
+                                                    scaled, masked, pattern)

@@ -2,7 +2,8 @@
 developing; the real-window check is tools/screenshot.sh).
 
     python tools/station_shots.py OUTDIR [--preset P] [--size WxH] [--tokens TEXT] [--theme dark]
-                                          [--stations scores,sqrt_dk,...] [--tab code]
+                                          [--stations scores,sqrt_dk,...] [--tab code] [--present]
+                                          [--layer L] [--head H] [--name {key}-{size}-{theme}.png]
 """
 from __future__ import annotations
 
@@ -16,6 +17,18 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
+def _png(pixmap) -> bytes:
+    """A QPixmap as PNG bytes (written by compute.safe_io, the project's one writer)."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    pixmap.save(buffer, "PNG")
+    buffer.close()
+    return bytes(data.data())
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -25,6 +38,11 @@ def main() -> int:
     ap.add_argument("--stations", default="")
     ap.add_argument("--theme", choices=("light", "dark"), default="light")
     ap.add_argument("--tab", choices=("notes", "trace", "code", "predict", "train"), default="notes")
+    ap.add_argument("--present", action="store_true", help="presentation mode, at --size")
+    ap.add_argument("--layer", type=int, default=0)
+    ap.add_argument("--head", type=int, default=0)
+    ap.add_argument("--name", default="{preset}-{theme}-{key}.png",
+                    help="file name: {preset}, {theme}, {key}, {size}, {mode} (present / window)")
     args = ap.parse_args()
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
@@ -34,6 +52,7 @@ def main() -> int:
     from app.main_window import MainWindow
     from app.presentation import set_dark
     from app.state import PAGES, LabState
+    from compute import safe_io
 
     state = LabState()
     if args.preset != "toy":
@@ -55,8 +74,20 @@ def main() -> int:
         for _ in range(10):
             app.processEvents()
 
+    def pause(seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            app.processEvents()
+            time.sleep(0.02)
+
     state.start()
     settle(lambda: state.result is not None)
+    state.select(layer=args.layer, head=args.head)
+    if args.present:
+        win.file_actions.presentation.enter()
+        pause(0.5)                                     # offscreen, "full screen" is the virtual screen:
+        win.setGeometry(0, 0, w, h)                    # then the size asked for
+        settle()
     tabs = {"notes": win.notes, "trace": win.trace_panel, "code": win.code_view, "predict": win.calibrator}
     if args.tab == "train":
         win.tabs.setCurrentWidget(win.model_actions.panel)
@@ -65,16 +96,24 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for key in (args.stations.split(",") if args.stations else PAGES):
-        state.select(station=key)
+        if key == "block_map":                         # a view over the stations, not a page
+            win.show_block_map(True)
+        else:
+            win.show_block_map(False)
+            state.select(station=key)
         if key == "sqrt_dk":
             settle(lambda: win.sqrt_lab.numbers is not None)
-        elif key == "kv_cache":
+        elif key == "kv_cache":                        # the page opens empty: prefill, decode a token
+            win.kv_view.prefill.click()
             settle(lambda: win.instruments.generation is not None, 30)
+            win.kv_view.step.click()
+            settle(lambda: win.instruments.generation is not None and win.instruments.generation.steps, 30)
         elif key == "mask":
             settle(lambda: win.stations["mask"].unmasked is not None, 30)
         settle()
-        path = out / f"{args.preset}-{args.theme}-{key}.png"
-        win.grab().save(str(path))
+        path = out / args.name.format(preset=args.preset, theme=args.theme, key=key, size=args.size,
+                                      mode="present" if args.present else "window")
+        safe_io.write_file(path, _png(win.grab()))
         print(path)
     return 0
 

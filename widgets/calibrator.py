@@ -1,5 +1,7 @@
-"""Calibrator: choose a change, predict its effect, apply it, see the measurement beside the
-prediction. The widget collects the choice and the prediction and shows what app/ measured."""
+"""Calibrator: choose a change, predict its effect, test it, see the measurement beside the
+prediction. The test is an A/B pair: app/ makes the change to a copy (side B) and the A/B page shows
+both; the lab's inputs stay until "Keep the change". The widget collects the choice and the
+prediction and shows what app/ measured."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
@@ -23,7 +25,7 @@ QUESTIONS = {
 class CalibratorPanel(QWidget):
     applyRequested = Signal(str, str, object)     # change, question, prediction (key index or bool)
     suggestRequested = Signal()
-    undoRequested = Signal()
+    keepRequested = Signal()                      # make the tested change the lab's (undoable)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -57,15 +59,22 @@ class CalibratorPanel(QWidget):
         self.query_note.setObjectName("note")
         self.query_note.setWordWrap(True)
         layout.addWidget(self.query_note)
+        self.reason = QLabel()                       # why the lab chose another query, if it did
+        self.reason.setObjectName("note")
+        self.reason.setWordWrap(True)
+        self.reason.hide()
+        layout.addWidget(self.reason)
         buttons = QHBoxLayout()
-        self.apply = QPushButton(tr("3. Apply, test"))
+        self.apply = QPushButton(tr("3. Test it (A/B)"))
         self.apply.setDefault(True)
+        self.apply.setToolTip(tr("the change is made to a copy, B, shown beside the lab's A"))
         self.apply.clicked.connect(self._apply)
-        self.undo = QPushButton(tr("Undo change"))
-        self.undo.setEnabled(False)
-        self.undo.clicked.connect(self.undoRequested)
+        self.keep = QPushButton(tr("Keep the change"))
+        self.keep.setEnabled(False)
+        self.keep.setToolTip(tr("make B the lab's inputs (Edit ▸ Undo takes it back)"))
+        self.keep.clicked.connect(self.keepRequested)
         buttons.addWidget(self.apply)
-        buttons.addWidget(self.undo)
+        buttons.addWidget(self.keep)
         layout.addLayout(buttons)
         self.outcome = QLabel()
         self.outcome.setWordWrap(True)
@@ -94,9 +103,17 @@ class CalibratorPanel(QWidget):
         if list(labels) != self.labels:
             self.labels = list(labels)
             self._question_changed()
+        if query != getattr(self, "_reason_query", None):
+            self.reason.hide()                          # another query now: the reason is old
         word = labels[query] if 0 <= query < len(labels) else ""
         self.query_note.setText(f"query i = {query} (“{word}”), layer {layer}, head {head} — pick another "
                                 "query by clicking a token chip.")
+
+    def set_reason(self, text: str, query: int | None = None) -> None:
+        """Why the lab asks about this query (shown while it is the query)."""
+        self._reason_query = query
+        self.reason.setText(text)
+        self.reason.setVisible(bool(text))
 
     def showEvent(self, event) -> None:
         self._sync()
@@ -127,7 +144,7 @@ class CalibratorPanel(QWidget):
         self._sync()
         self.applyRequested.emit(self.change.currentData(), self.question.currentData(), self.answer.currentData())
 
-    def show_outcome(self, html: str, correct: int, total: int, can_undo: bool) -> None:
+    def show_outcome(self, html: str, correct: int, total: int, can_keep: bool) -> None:
         self.outcome.setText(html)
         self.score.setText(f"score this session: {correct} of {total} predictions right")
-        self.undo.setEnabled(can_undo)
+        self.keep.setEnabled(can_keep)

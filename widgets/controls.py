@@ -31,8 +31,11 @@ def layer_note(inputs) -> str:
     n = inputs.config.n_layers
     if full is None or full.n_layers == n:
         return ""
-    return (f"{inputs.preset} has {full.n_layers} blocks; the lab computes {n} with its shapes and random "
-            f"weights, shown as layer 0{f'..{n - 1}' if n > 1 else ''}: it stands for any of them.")
+    window = inputs.config.window(0) if len(set(full.windows or ())) > 1 else None
+    which = f" (a banded one: window {window})" if window is not None else ""
+    return (f"{inputs.preset} has {full.n_layers} blocks; the lab computes {n}{which} with its shapes and random "
+            f"weights, shown as layer 0{f'..{n - 1}' if n > 1 else ''}: it stands for any of "
+            f"{'its banded ones' if which else 'them'}.")
 
 
 def _spin(lo: int, hi: int, tip: str) -> QSpinBox:
@@ -46,6 +49,7 @@ def _spin(lo: int, hi: int, tip: str) -> QSpinBox:
 
 class Controls(QWidget):
     presetChosen = Signal(str)
+    realModelChosen = Signal(str)               # a compute.real_models key (installed or not)
     configChanged = Signal(str, object, bool)   # field, value, part of a drag (merge undo)
     layerChosen = Signal(int)
     headChosen = Signal(int)
@@ -66,6 +70,7 @@ class Controls(QWidget):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.preset = QComboBox()
         self.preset.addItems(presets + ["custom"])
+        self._real_paths: dict[str, int] = {}       # a real model's file -> its index in the list
         self.preset.setToolTip(tr("load a preset: its sizes and its default tokens"))
         self.preset.activated.connect(lambda i: self._emit_preset())
         form.addRow(tr("preset"), self.preset)
@@ -125,9 +130,10 @@ class Controls(QWidget):
         self.layer_note.hide()
         vform.addRow(self.layer_note)
         vform.addRow(tr("head"), self.head)
-        self.lock = QCheckBox(tr("one colour scale for all scores"))
-        self.lock.setToolTip("raw, scaled and masked scores share one colour scale, so the effect of "
-                             "÷√d_head shows as colour")
+        self.lock = QCheckBox(tr("one colour scale per station"))
+        self.lock.setToolTip(tr("the panels a lesson compares always share a scale (raw, scaled and masked "
+                                "scores; v → p·v → z; the residual adds); this puts the rest of a "
+                                "station's activations on it too"))
         self.lock.toggled.connect(lambda on: None if self._updating else self.lockScalesChanged.emit(on))
         vform.addRow(self.lock)
         self.values = QCheckBox(tr("numbers in cells (where they fit)"))
@@ -151,7 +157,21 @@ class Controls(QWidget):
         outer.addStretch(1)
 
     # -- intents -------------------------------------------------------------------------------
+    def set_real_models(self, entries) -> None:
+        """List real trained models beside the presets: (key, text, tooltip, path or "") each; an
+        entry that is not installed says in its text the one command that installs it."""
+        custom = self.preset.findText("custom")
+        for i, (key, text, tip, path) in enumerate(entries):
+            self.preset.insertItem(custom + i, text, f"real:{key}")
+            self.preset.setItemData(custom + i, tip, Qt.ItemDataRole.ToolTipRole)
+            if path:
+                self._real_paths[path] = custom + i
+
     def _emit_preset(self) -> None:
+        data = self.preset.currentData()
+        if isinstance(data, str) and data.startswith("real:"):
+            self.realModelChosen.emit(data[5:])
+            return
         name = self.preset.currentText()
         if name != "custom":
             self.presetChosen.emit(name)
@@ -184,7 +204,7 @@ class Controls(QWidget):
             self.weights.setCurrentIndex(max(0, self.weights.findData(inputs.weights if inputs.weights in
                                                                       ("trained", "random") else "")))
             cfg = inputs.config
-            index = self.preset.findText(inputs.preset)
+            index = self._real_paths.get(inputs.weights, self.preset.findText(inputs.preset))
             self.preset.setCurrentIndex(index if index >= 0 else self.preset.count() - 1)
             self.preset_note.setText(preset_note)
             self.preset_note.setVisible(bool(preset_note))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import itertools
 import math
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -19,15 +20,38 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainterPath, QPen, QPolygonF
 
 from compute.stations import PAGE
 
 from .axes import safe_paint
+from .charts import Chart, draw_chart
+from .instrument_views import MODERN_PAGES, page_views
 from .matrix import MatrixPlot
-from .theme import DARK, DIVERGING_MAPS, FIGURE, SEQUENTIAL_MAPS, Palette
-from .views import ALIASES, SINGLE_VIEWS, STATION_VIEWS, Panel, panel, share_levels, station_panels, view_words
+from .theme import (
+    DARK,
+    DEFAULT_DIVERGING,
+    DEFAULT_SEQUENTIAL,
+    DIVERGING_MAPS,
+    FIGURE,
+    SEQUENTIAL_MAPS,
+    Palette,
+    ui_font,
+)
+from .views import (
+    ALIASES,
+    BLOCK_MAP,
+    SINGLE_VIEWS,
+    STATION_VIEWS,
+    Panel,
+    block_map_panels,
+    panel,
+    share_levels,
+    station_panels,
+    station_view,
+    view_words,
+)
 
 
 @dataclass(frozen=True)
@@ -41,6 +65,8 @@ class FigureSpec:
     panel_size: tuple[int, int] = (360, 320)          # logical px per grid cell at 10 pt
     col_stretch: tuple[int, ...] = ()
     subtitle: str = ""                                # the tokens, in quotes
+    flow: tuple[bool, ...] = ()                       # a block map: per panel, on the residual stream?
+    boxes: tuple = ()                                 # (panel name, (x, y, w, h)) outlines over a panel
 
     def data(self) -> dict[str, np.ndarray]:
         """The matrices shown, by panel name."""
@@ -53,8 +79,8 @@ class FigureStyle:
 
     theme: str = "light"                 # light: white paper, black ink; dark: for dark slides
     font_pt: float = 10.0
-    sequential: str = "viridis"          # SEQUENTIAL_MAPS
-    diverging: str = "diverging-cb"      # DIVERGING_MAPS
+    sequential: str = DEFAULT_SEQUENTIAL  # SEQUENTIAL_MAPS; the app's default too
+    diverging: str = DEFAULT_DIVERGING    # DIVERGING_MAPS
     show_values: bool = True             # numbers in the cells, where they fit
     title: bool = True
     line_scale: float = 1.0
@@ -83,10 +109,10 @@ def _grid(n: int, columns: int) -> tuple[tuple[int, int, int, int], ...]:
 
 
 def _station_figure(key: str):
-    """A station's figure: exactly the station's panels, in its slots' places."""
-    view = STATION_VIEWS[key]
+    """A station's figure: exactly the station's panels, in its slots' places (the model's own)."""
 
     def build(result, sel):
+        view = station_view(key, result.inputs.config)
         grid = tuple((s.row, s.col, s.rowspan, s.colspan) for s in view.slots)
         return station_panels(key, result, sel), view.columns, grid, view.panel_size, view.col_stretch
     return build
@@ -100,6 +126,10 @@ def _composed_block(result, sel):
     return panels, 5, None, (300, 280), ()
 
 
+def _composed_block_map(result, sel):
+    return block_map_panels(result, sel), len(BLOCK_MAP), None, (150, 230), ()
+
+
 def _composed_all_heads(result, sel):
     n = result.inputs.config.n_heads
     panels = []
@@ -109,12 +139,45 @@ def _composed_all_heads(result, sel):
     return panels, min(n, 4), None, (340, 310), ()
 
 
+def _slot_words(view) -> str:
+    """The panels of a station in words; those only some model families have say which."""
+    conds: dict[str, set[str]] = {}
+    for s in view.slots:
+        conds.setdefault(view_words(s.view), set()).add(s.when)
+    for when, changes in view.family.items():
+        for s in changes.get("slots", ()):
+            conds.setdefault(view_words(s.view), set()).add(s.when or when)
+    return ", ".join(w if "" in c or len(c) > 1 else f"{w} ({c.pop()})" for w, c in conds.items())
+
+
+def _instrument_figure(key: str):
+    """An instrument page's figure: its panels and charts (widgets/instrument_views.py), with what
+    the page waits for on screen (a second forward pass) computed here."""
+
+    def build(result, sel):
+        views = page_views(key, result, sel, compute_missing=True)
+        grid = tuple((i.row, i.col, i.rowspan, i.colspan) for i in views.items)
+        boxes = tuple((i.view.name, box) for i in views.items for box in i.boxes)
+        return [i.view for i in views.items], views.columns, grid, views.panel_size, views.col_stretch, boxes
+    return build
+
+
+_INSTRUMENT_WORDS = {
+    "rope": "the RoPE lab: q and k pair by pair before and after the rotation, the pairs' shares of the score",
+    "shared_kv": "shared K/V heads: who reads which K/V head, a group's scores, the cache bytes",
+    "windows": "windows and sinks: a windowed layer beside a dense one, the reach through layers, the sinks",
+    "tiled_softmax": "the tiled softmax: one query block tile by tile, the running m and ℓ, the bytes moved",
+    "ab": "A/B: the scores and pattern under two conditions, and B − A",
+}
+
 # name -> (description, builder(result, sel) -> (panels, columns, grid or None, panel size, column stretch))
 COMPOSED_VIEWS: dict[str, tuple[str, Callable]] = {
-    **{key: ("station: " + ", ".join(view_words(s.view) for s in view.slots), _station_figure(key))
-       for key, view in STATION_VIEWS.items()},
+    **{key: ("station: " + _slot_words(view), _station_figure(key)) for key, view in STATION_VIEWS.items()},
     "block": ("the whole block for one head: 15 panels from resid_pre to resid_post", _composed_block),
     "all_heads": ("pattern of every head in the layer", _composed_all_heads),
+    "block_map": ("the block as one picture: each station a thumbnail along the residual stream",
+                  _composed_block_map),
+    **{key: (_INSTRUMENT_WORDS[key], _instrument_figure(key)) for key in MODERN_PAGES},
 }
 
 
@@ -188,12 +251,14 @@ def figure_spec(view: str, result, sel) -> FigureSpec:
         return FigureSpec(view, title, (one,), ((0, 0, 1, 1),), 1, 1, size, subtitle=subtitle)
     if view not in COMPOSED_VIEWS:
         raise KeyError(view)
-    panels, columns, grid, size, stretch = COMPOSED_VIEWS[view][1](result, sel)
+    panels, columns, grid, size, stretch, *more = COMPOSED_VIEWS[view][1](result, sel)
     grid = grid or _grid(len(panels), columns)
     n_rows = max(r + rs for r, _, rs, _ in grid)
     n_cols = max(c + cs for _, c, _, cs in grid)
     title, subtitle = figure_title(view, result, sel)
-    return FigureSpec(view, title, tuple(panels), grid, n_cols, n_rows, size, stretch, subtitle)
+    flow = tuple(node.stream for node in BLOCK_MAP) if view == "block_map" else ()
+    return FigureSpec(view, title, tuple(panels), grid, n_cols, n_rows, size, stretch, subtitle, flow,
+                      boxes=more[0] if more else ())
 
 
 MAX_PANEL_PX = 900                                # beyond this, labels thin out (index:word)
@@ -203,12 +268,18 @@ def natural_size(spec: FigureSpec, style: FigureStyle) -> tuple[int, int]:
     """Logical size (px at 96 dpi) that suits the figure; larger fonts get larger panels."""
     scale = max(1.0, style.font_pt / 10.0)
     pw, ph = spec.panel_size
+    if spec.flow:                                 # a block map: thumbnails, no axes to make room for
+        heading = sum(QFontMetricsF(ui_font(size, bold)).height() / scale + 4
+                      for _text, size, bold in _title_lines(spec, style)) if style.title else 0
+        return int(round((pw * spec.columns + 40) * scale)), int(round((ph + 60 + heading) * scale))
     # Wide enough that every column label fits (no thinning of the tokens), within reason.
     font = QFont()
     font.setPointSizeF(style.font_pt)
     metrics = QFontMetricsF(font)
     need, square = 0.0, False
     for one, (_, _, _, cs) in zip(spec.panels, spec.grid, strict=True):
+        if isinstance(one, Chart):
+            continue                              # charts take the room they are given
         rows, cols = one.values.shape
         if all(t.isdigit() or "·" in t for t in one.cols):
             continue                              # index columns may thin out (every 2nd, 5th …)
@@ -260,18 +331,26 @@ class FigureWidget(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.plots: dict[str, MatrixPlot] = {}
+        self.charts: dict[str, pg.PlotItem] = {}
         self.title_label = None
+        self.flow_item = None
         self.spec: FigureSpec | None = None
         self.style: FigureStyle | None = None
 
-    def show_figure(self, spec: FigureSpec, style: FigureStyle) -> None:
+    def show_figure(self, spec: FigureSpec, style: FigureStyle, palette: Palette | None = None) -> None:
+        """Draw `spec` in `style` (on screen, the block map passes the window's palette)."""
         self.spec, self.style = spec, style
-        pal = style.palette
+        pal = palette or style.palette
         self.ci.clear()
         self.plots = {}
+        self.charts = {}
+        self._chart_views: list = []
         self.hatches: list[LineHatch] = []
+        if getattr(self, "flow_item", None) is not None:
+            self.scene().removeItem(self.flow_item)
+            self.flow_item = None
         self.setBackground(pal.background)
-        self.ci.setContentsMargins(8, 8, 8, 8)
+        self.ci.setContentsMargins(8, 8, 8, 40 if spec.flow else 8)   # room for the stream under a map
         self.ci.setSpacing(max(10, style.font_pt * 1.2))
         top = 0
         self.title_label = None
@@ -282,14 +361,33 @@ class FigureWidget(pg.GraphicsLayoutWidget):
             item.setTextWidth(item.document().idealWidth())
             top = 1
         for one, (r, c, rs, cs) in zip(spec.panels, spec.grid, strict=True):
+            if isinstance(one, Chart):
+                plot = self.ci.addPlot(row=top + r, col=c, rowspan=rs, colspan=cs)
+                draw_chart(plot, one, pal, font_pt=style.font_pt, line_scale=style.line_scale,
+                           title_size=f"{style.font_pt * 1.1:.1f}pt")
+                self.charts[one.name] = plot
+                self._chart_views.append((plot, one))
+                continue
             mp = MatrixPlot(self.ci, top + r, c, one.title, kind=one.kind, row_axis=one.row_axis,
-                            col_axis=one.col_axis, palette=pal, rowspan=rs, colspan=cs)
+                            col_axis=one.col_axis, palette=pal, rowspan=rs, colspan=cs, colorbar=not spec.flow)
             mp.apply_style(pal, cmap=style.cmap_for(one.kind), font_pt=style.font_pt, line_scale=style.line_scale)
-            mp.show_values = style.show_values
+            mp.show_values = style.show_values and not spec.flow
+            if spec.flow:                         # thumbnails: the picture, not the labels
+                mp.plot.hideAxis("left")
+                mp.plot.hideAxis("bottom")
             mp.set_data(one.values, one.rows, one.cols, masked=one.masked, levels=one.levels,
                         masked_text=one.masked_text, row_ticks=one.row_ticks, col_ticks=one.col_ticks,
                         stairs=False)
+            mp.set_message(one.missing)               # a name this model lacks: why, in its place
             _crisp(mp)
+            for name, (x, y, w, h) in spec.boxes:
+                if name == one.name:
+                    box = pg.QtWidgets.QGraphicsRectItem(x, y, w, h)
+                    pen = QPen(QColor(pal.foreground), 2.5 * style.line_scale)
+                    pen.setCosmetic(True)
+                    box.setPen(pen)
+                    box.setZValue(11)
+                    mp.plot.addItem(box)
             # Stretch factors only share out spare room: cap a single column / row instead.
             rows, cols = mp.values.shape
             scale = max(1.0, style.font_pt / 10.0)
@@ -303,9 +401,41 @@ class FigureWidget(pg.GraphicsLayoutWidget):
                 hatch = LineHatch(mp.hatch.rect(), "#aeb2b7" if style.theme == "light" else pal.masked)
                 mp.plot.addItem(hatch)
                 self.hatches.append(hatch)
+            mp.set_outline(one.outline)
             self.plots[one.name] = mp
         for col, stretch in enumerate(spec.col_stretch):
             self.ci.layout.setColumnStretchFactor(col, stretch)
+        if spec.flow:
+            self.flow_item = FlowLines(list(self.plots.values()), spec.flow, pal)
+            self.scene().addItem(self.flow_item)
+            self._fit_thumbnails()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        spec = getattr(self, "spec", None)             # pyqtgraph resizes before __init__ ends
+        if spec is not None and spec.flow:
+            self._fit_thumbnails()
+
+    def _fit_thumbnails(self) -> None:
+        """Block-map thumbnails as square tiles of one size, within the height there is (the
+        figure's title and the stream under the row take theirs), the row centred in what is left."""
+        plots = list(self.plots.values())
+        if not plots:
+            return
+        room = (self.width() - 16) / max(len(plots), 1) - self.ci.layout.horizontalSpacing()
+        title = plots[0].plot.titleLabel.boundingRect().height()
+        heading = self.title_label.boundingRect().height() + self.ci.layout.verticalSpacing() if self.title_label else 0
+        avail = self.height() - 16 - 40 - heading
+        cap = max(min(title + 8 + room, avail), title + 20)          # square tiles, one size for all
+        for col, mp in enumerate(plots):
+            mp.plot.setMaximumHeight(cap)
+            mp.plot.setPreferredWidth(1)                             # the columns share the width equally
+            self.ci.layout.setColumnStretchFactor(col, 1)
+        spare = max(0.0, avail - cap)
+        self.ci.setContentsMargins(8, 8 + spare / 2, 8, 40 + spare / 2)
+        self.ci.layout.activate()
+        for mp in plots:
+            mp.fit_title()                                           # "+ resid_post" in a narrow tile
 
     @contextmanager
     def rendering_at(self, scale: float):
@@ -313,11 +443,94 @@ class FigureWidget(pg.GraphicsLayoutWidget):
         items = [mp.text for mp in self.plots.values()] + self.hatches
         for item in items:
             item.px_scale = scale
+        self._redraw_charts(scale)                    # their lines and dots are sized in pixels too
         try:
             yield
         finally:
             for item in items:
                 item.px_scale = 1.0
+            self._redraw_charts(1.0)
+
+    def _redraw_charts(self, scale: float) -> None:
+        style = self.style
+        for plot, chart in getattr(self, "_chart_views", ()):
+            draw_chart(plot, chart, style.palette, font_pt=style.font_pt, line_scale=style.line_scale * scale,
+                       title_size=f"{style.font_pt * 1.1:.1f}pt")
+
+
+class FlowLines(pg.GraphicsObject):
+    """The block map's arrows: one from each node to the next, and the residual stream under
+    the nodes, from the input past each branch into its add. Laid out at paint time from where
+    the thumbnails are, so it follows any size."""
+
+    def __init__(self, plots: list[MatrixPlot], stream: tuple[bool, ...], palette: Palette):
+        super().__init__()
+        self.plots, self.stream, self.palette = plots, stream, palette
+        self.setZValue(50)
+
+    def _rects(self) -> list[QRectF]:
+        return [mp.plot.vb.sceneBoundingRect() for mp in self.plots]
+
+    def boundingRect(self) -> QRectF:
+        rects = self._rects()
+        if not rects:
+            return QRectF()
+        box = rects[0]
+        for r in rects[1:]:
+            box = box.united(r)
+        return box.adjusted(-20, -20, 20, 60)
+
+    @staticmethod
+    def _head(p, tip: QPointF, dx: float, dy: float, size: float) -> None:
+        """An arrowhead at `tip` pointing along (dx, dy) (a unit vector)."""
+        back = QPointF(tip.x() - dx * size, tip.y() - dy * size)
+        side = QPointF(-dy * size * 0.5, dx * size * 0.5)
+        p.drawPolygon(QPolygonF([tip, back + side, back - side]))
+
+    @safe_paint
+    def paint(self, p, *args) -> None:
+        rects = self._rects()
+        if len(rects) < 2:
+            return
+        p.save()
+        try:
+            p.setRenderHint(p.RenderHint.Antialiasing, True)
+            ink, stream = QColor(self.palette.muted), QColor(self.palette.foreground)
+            for k in range(len(rects) - 1):                 # node → next node, at mid-height
+                a, b = rects[k], rects[k + 1]
+                y = (a.center().y() + b.center().y()) / 2
+                gap = b.left() - a.right()
+                if gap < 8:
+                    continue
+                p.setPen(QPen(ink, 1.6))
+                p.setBrush(ink)
+                start, tip = QPointF(a.right() + 3, y), QPointF(b.left() - 3, y)
+                p.drawLine(QLineF(start, QPointF(tip.x() - 5, y)))
+                self._head(p, tip, 1.0, 0.0, min(11.0, gap * 0.5))
+            bus = max(r.bottom() for r in rects) + 26
+            adds = [k for k, on in enumerate(self.stream) if on]
+            p.setPen(QPen(stream, 3.5))
+            p.setBrush(stream)
+            for a, b in itertools.pairwise(adds):           # the skip path: under the branch, into the add
+                x0, x1 = rects[a].center().x(), rects[b].center().x()
+                path = QPainterPath(QPointF(x0, rects[a].bottom() + 3))
+                path.lineTo(x0, bus)
+                path.lineTo(x1, bus)
+                path.lineTo(x1, rects[b].bottom() + 10)
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawPath(path)
+                p.setBrush(stream)
+                self._head(p, QPointF(x1, rects[b].bottom() + 3), 0.0, -1.0, 12.0)
+            if len(adds) > 1:
+                p.setPen(QPen(stream))
+                font = QFont()
+                font.setItalic(True)
+                p.setFont(font)
+                x0 = rects[adds[0]].center().x() + 8
+                p.drawText(QRectF(x0, bus - 20, rects[adds[1]].center().x() - x0, 18),
+                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, "residual stream")
+        finally:
+            p.restore()
 
 
 class LineHatch(pg.GraphicsObject):

@@ -5,11 +5,13 @@ intents; they compute nothing themselves."""
 from __future__ import annotations
 
 import html
+import keyword
+import re
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -19,9 +21,12 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSlider,
     QSpinBox,
+    QStackedWidget,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QTextEdit,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -34,6 +39,9 @@ from .matrix import idx_labels as _idx
 from .matrix import symmetric_levels as _sym
 from .stations import Station
 from .theme import LIGHT
+from .views import kv_head
+
+KEY_ROWS = ("key", None)      # rows are key positions (the cached k and v)
 
 
 def _fmt(v: float) -> str:
@@ -45,22 +53,27 @@ class TracePanel(QWidget):
     """A clicked cell written out as its multiplication pairs, running sum, bias and result."""
 
     cleared = Signal()
+    popOutRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        top = QHBoxLayout()
         self.title = QLabel("Click a cell of q, k or v (Q·K·V station) or a score (Scores station) to see "
                             "the multiplications that make it.")
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.RichText)
-        layout.addWidget(self.title)
+        top.addWidget(self.title, 1)
+        self.pop_out = pop_out_button(self.popOutRequested)
+        top.addWidget(self.pop_out, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(top)
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["left", "right", "product", "running Σ"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setDefaultSectionSize(20)
+        self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setFont(QFont("monospace", 9))
+        self.table.setFont(QFont("monospace", 10))
         layout.addWidget(self.table, 1)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
@@ -110,10 +123,62 @@ class TracePanel(QWidget):
 
 
 # -- 8. code view (dock) -----------------------------------------------------------------------------
+class PythonHighlighter(QSyntaxHighlighter):
+    """Syntax colour for the code view: keywords, builtins, strings, comments, numbers, decorators
+    (colours for a light or a dark page)."""
+
+    KEYWORDS = frozenset(keyword.kwlist) | {"self"}
+    BUILTINS = frozenset({"range", "len", "min", "max", "abs", "float", "int", "sum", "zip", "enumerate",
+                          "print", "isinstance", "tuple", "list", "dict", "np", "math", "cuda", "numba"})
+    TOKEN = re.compile(r"""(?P<comment>#.*$)|(?P<string>[rbfu]*("[^"]*"|'[^']*'))|(?P<decorator>@[\w.]+)"""
+                       r"""|(?P<number>\b\d+(\.\d*)?([eE][-+]?\d+)?\b)|(?P<word>\b[A-Za-z_]\w*\b)""")
+
+    def __init__(self, document, dark: bool = False):
+        super().__init__(document)
+        self.set_dark(dark)
+
+    def set_dark(self, dark: bool) -> None:
+        colours = ({"keyword": "#c792ea", "builtin": "#82aaff", "string": "#c3e88d", "comment": "#8b949e",
+                    "number": "#f78c6c", "decorator": "#ffcb6b"} if dark else
+                   {"keyword": "#7b1fa2", "builtin": "#1a55a0", "string": "#2e7d32", "comment": "#6a737d",
+                    "number": "#b35900", "decorator": "#8a6d00"})
+        self.formats = {}
+        for kind, colour in colours.items():
+            fmt = QTextCharFormat()
+            fmt.setForeground(QColor(colour))
+            if kind == "keyword":
+                fmt.setFontWeight(QFont.Weight.Bold)
+            if kind == "comment":
+                fmt.setFontItalic(True)
+            self.formats[kind] = fmt
+        self.rehighlight()
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt's name
+        start = self._line_number_width(text)          # the view's line numbers are not code
+        for m in self.TOKEN.finditer(text, start):
+            kind = m.lastgroup
+            if kind == "word":
+                word = m.group("word")
+                kind = "keyword" if word in self.KEYWORDS else "builtin" if word in self.BUILTINS else None
+            if kind is not None:
+                self.setFormat(m.start(), m.end() - m.start(), self.formats[kind])
+
+    @staticmethod
+    def _line_number_width(text: str) -> int:
+        stripped = text.lstrip()
+        digits = len(stripped) - len(stripped.lstrip("0123456789"))
+        return len(text) - len(stripped) + digits
+
+
+CODE_FONT_PT = 11.0      # readable across a room; presentation mode scales it with the type
+
+
 class CodeView(QWidget):
-    """The source that computed the active station, with the key line highlighted."""
+    """The source that computed the active station, with syntax colour and the key line
+    highlighted. It opens on the reference backend: float64 numpy written like the equations."""
 
     backendChosen = Signal(str)
+    popOutRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -122,10 +187,13 @@ class CodeView(QWidget):
         row = QHBoxLayout()
         row.addWidget(QLabel(tr("code of")))
         self.which = QComboBox()
-        self.which.addItems(["backend in use", "reference", "cpu", "cuda"])
-        self.which.setToolTip(tr("whose code to show: the backend that computed this view, or another"))
+        self.which.addItems(["reference", "backend in use", "cpu", "cuda"])
+        self.which.setToolTip(tr("whose code to show: the reference (reads like the equations), the backend "
+                                 "that computed this view, or another"))
         self.which.activated.connect(lambda i: self.backendChosen.emit(self.which.currentText()))
         row.addWidget(self.which, 1)
+        self.pop_out = pop_out_button(self.popOutRequested)
+        row.addWidget(self.pop_out)
         layout.addLayout(row)
         self.where = QLabel()
         self.where.setWordWrap(True)
@@ -133,22 +201,36 @@ class CodeView(QWidget):
         layout.addWidget(self.where)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)   # a narrow dock still shows whole lines
-        font = QFont("monospace", 9)
-        font.setStyleHint(QFont.StyleHint.TypeWriter)
-        self.text.setFont(font)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)      # code keeps its lines
+        self.highlighter = PythonHighlighter(self.text.document())
+        self.set_font_pt(CODE_FONT_PT)
         layout.addWidget(self.text, 1)
         self.view = None
+        self._note = ""
+
+    def set_font_pt(self, pt: float) -> None:
+        # A style sheet of its own: the window's "QWidget { font-size }" would override setFont.
+        self.text.setStyleSheet(f"QPlainTextEdit {{ font-family: 'DejaVu Sans Mono', monospace; "
+                                f"font-size: {pt:.0f}pt; }}")
+
+    def set_dark(self, dark: bool) -> None:
+        self.highlighter.set_dark(dark)
+        if self.view is not None:
+            self.show_source(self.view, self._note)
 
     def show_source(self, view, note: str = "") -> None:
         """`view` is a compute.source_map.SourceView (or None with a note saying why)."""
-        self.view = view
+        self.view, self._note = view, note
         if view is None:
             self.where.setText(note)
             self.text.setPlainText("")
             self.text.setExtraSelections([])
             return
-        path = view.path.split("/main/")[-1] if "/main/" in view.path else view.path
+        path = view.path
+        for package in ("/compute/", "/cuda_kernels/"):      # the repository's own path, not this disk's
+            if package in path:
+                path = path[path.rindex(package) + 1:]
+                break
         self.where.setText(f"{view.backend} backend · {path} · {view.function} · line {view.key_file_line}"
                            + (f"<br>{note}" if note else ""))
         width = len(str(view.first_line + len(view.lines)))
@@ -159,7 +241,6 @@ class CodeView(QWidget):
         fmt = QTextCharFormat()
         dark = self.text.palette().color(self.text.backgroundRole()).lightness() < 128
         fmt.setBackground(QColor("#6b5300" if dark else "#fde293"))      # readable in both themes
-        fmt.setForeground(QColor("#ffffff" if dark else "#000000"))
         fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
         sel.format = fmt
         sel.cursor = QTextCursor(block)
@@ -171,6 +252,15 @@ class CodeView(QWidget):
     @property
     def key_line_text(self) -> str:
         return "" if self.view is None else self.view.key_text
+
+
+def pop_out_button(signal) -> QToolButton:
+    """The instruments in a window of their own, as wide as the code and the tables need."""
+    button = QToolButton()
+    button.setIcon(button.style().standardIcon(QStyle.StandardPixmap.SP_TitleBarNormalButton))
+    button.setToolTip(tr("open the instruments in a window of their own (again: back into the dock)"))
+    button.clicked.connect(signal)
+    return button
 
 
 # -- 2. head lens (page) --------------------------------------------------------------------------------
@@ -206,6 +296,7 @@ class HeadLens(Station):
             b = self.matrix(r, 1, f"{name} · B", kind=kind, roles=roles)
             d = self.matrix(r, 2, f"{name} · A − B", roles=roles)
             self.rows[name] = (a, b, d)
+        self.canvas.ci.layout.setRowStretchFactor(2, 2)     # the T×T patterns get the most room
 
     def _emit(self) -> None:
         if not self._updating:
@@ -219,8 +310,9 @@ class HeadLens(Station):
         (la, ha), (lb, hb) = sel.lens
         data = {}
         for tag, (layer, head) in (("A", (la, ha)), ("B", (lb, hb))):
-            data[f"k_{tag}"] = t["k", layer][:, head]
-            data[f"v_{tag}"] = t["v", layer][:, head]
+            g = kv_head(result.inputs.config, head)                   # k, v: the K/V head this head reads
+            data[f"k_{tag}"] = t["k", layer][:, g]
+            data[f"v_{tag}"] = t["v", layer][:, g]
             data[f"pattern_{tag}"] = t["pattern", layer][head]
             data[f"result_{tag}"] = t["result", layer][:, head]
         return data
@@ -239,11 +331,18 @@ class HeadLens(Station):
             A, B = d[f"{name}_A"], d[f"{name}_B"]
             masked = np.isneginf(result.trace["attn_scores", la][ha]) if name == "pattern" else None
             levels = (0.0, 1.0) if name == "pattern" else _sym(A, B)      # one scale for A and B
-            a.set_title(f"{name} · layer {la} head {ha}")
-            b.set_title(f"{name} · layer {lb} head {hb}")
-            a.set_data(A, labels, cols[name], masked=masked, levels=levels, masked_text="0")
-            b.set_data(B, labels, cols[name], masked=masked, levels=levels, masked_text="0")
-            diff.set_data(np.asarray(A, np.float64) - np.asarray(B, np.float64), labels, cols[name])
+            kv = name in ("k", "v") and cfg.n_kv_heads < cfg.n_heads
+            a.set_title(f"{name} · layer {la} head {ha}" + (f" (K/V head {kv_head(cfg, ha)})" if kv else ""))
+            b.set_title(f"{name} · layer {lb} head {hb}" + (f" (K/V head {kv_head(cfg, hb)})" if kv else ""))
+            if name == "pattern":              # each head's own mask; their difference has both
+                masked_b = np.isneginf(result.trace["attn_scores", lb][hb])
+                masked_d = masked | masked_b
+            else:
+                masked_b = masked_d = None
+            a.set_data(A, labels, cols[name], masked=masked, levels=levels)
+            b.set_data(B, labels, cols[name], masked=masked_b, levels=levels)
+            diff.set_data(np.asarray(A, np.float64) - np.asarray(B, np.float64), labels, cols[name],
+                          masked=masked_d)
 
     def shapes(self, result, sel):
         return "rows: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; one colour scale per row for A and B"
@@ -299,8 +398,7 @@ class MaskView(Station):
         T = len(labels)
         self.with_mask.set_title("pattern with the causal mask" if result.inputs.config.causal
                                  else "pattern (the mask is off now)")
-        self.with_mask.set_data(d["pattern"], labels, labels, masked=d["forbidden"], levels=(0, 1),
-                                masked_text="0")
+        self.with_mask.set_data(d["pattern"], labels, labels, masked=d["forbidden"], levels=(0, 1))
         for plot, box in self.answer_boxes:
             plot.removeItem(box)
         self.answer_boxes = []
@@ -378,6 +476,9 @@ class SqrtDkLab(QWidget):
         self.hist_scaled = self._plot(0, 1, "q·k / √d_k")
         self.row_raw = self._plot(1, 0, "softmax, unscaled", labels=True)
         self.row_scaled = self._plot(1, 1, "softmax, scaled", labels=True)
+        # One x scale for both histograms: dividing by √d_k visibly narrows the spread.
+        self.hist_scaled.setXLink(self.hist_raw)
+        self.hist_scaled.setYLink(self.hist_raw)
         self.curve = self._plot(2, 0, "std of q·k against d_k")
         self.curve.setLogMode(x=True, y=True)
         # Powers of two only: pyqtgraph's automatic log ticks pile up at projector font sizes.
@@ -450,7 +551,12 @@ class SqrtDkLab(QWidget):
                                          brush=pg.mkBrush(colour + "80"), pen=pg.mkPen(colour)))
             for x in (-spread, spread):
                 plot.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen(ink, style=Qt.PenStyle.DashLine)))
+        edges = n.hist_raw[1]
+        self.hist_raw.setXRange(float(edges[0]), float(edges[-1]), padding=0.02)
+        top = max(float(n.hist_raw[0].max()), float(n.hist_scaled[0].max()))
+        self.hist_raw.setYRange(0, top * 1.05, padding=0)
         set_title(self.hist_raw, f"q·k (dashed: ±√d_k = ±{n.spread.sqrt_d_k:.1f})", ink)
+        set_title(self.hist_scaled, "q·k / √d_k, on the same scale (dashed: ±1)", ink)
         self.curve.clear()
         dks = np.array([c[0] for c in n.curve], float)
         self.curve.addItem(pg.PlotDataItem(dks, np.sqrt(dks), pen=pg.mkPen(ink, width=2), name="√d_k"))
@@ -486,7 +592,8 @@ class SqrtDkLab(QWidget):
 
 # -- 5. KV cache (page) ------------------------------------------------------------------------------------
 class KVCacheView(QWidget):
-    """Generation step by step: cached K and V rows grow, one new query row per decode step."""
+    """Generation step by step: cached K and V rows grow, one new query row per decode step. The
+    page opens empty, asking for the prefill: nothing is computed until the lecturer asks."""
 
     key = "kv_cache"
     prefillRequested = Signal()
@@ -517,58 +624,128 @@ class KVCacheView(QWidget):
         self.counter.setTextFormat(Qt.TextFormat.RichText)
         self.counter.setWordWrap(True)
         layout.addWidget(self.counter)
+        # The empty state: one sentence and one button, where the caches will appear.
+        self.body = QStackedWidget()
+        empty = QWidget()
+        column = QVBoxLayout(empty)
+        column.addStretch(1)
+        self.empty_text = QLabel(tr("Prefill the prompt: it runs once and keeps every layer's k and v. "
+                                    "Then decode one token at a time."))
+        self.empty_text.setObjectName("emptyState")
+        self.empty_text.setWordWrap(True)
+        self.empty_text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        column.addWidget(self.empty_text)
+        self.empty_button = QPushButton(tr("Prefill the prompt"))
+        self.empty_button.setObjectName("emptyAction")
+        self.empty_button.clicked.connect(self.prefillRequested)
+        column.addWidget(self.empty_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        column.addStretch(2)
+        self.body.addWidget(empty)
         self.canvas = pg.GraphicsLayoutWidget()
         self.canvas.setBackground(palette.background)
-        layout.addWidget(self.canvas, 1)
-        self.k = MatrixPlot(self.canvas.ci, 0, 0, "K cache (rows: positions)", palette=palette)
-        self.v = MatrixPlot(self.canvas.ci, 0, 1, "V cache", palette=palette)
-        self.p = MatrixPlot(self.canvas.ci, 0, 2, "its pattern", kind="sequential", palette=palette)
+        self.body.addWidget(self.canvas)
+        layout.addWidget(self.body, 1)
+        self.k = MatrixPlot(self.canvas.ci, 0, 0, "K cache (rows: positions)", palette=palette, roles=KEY_ROWS)
+        self.v = MatrixPlot(self.canvas.ci, 0, 1, "V cache", palette=palette, roles=KEY_ROWS)
+        self.p = MatrixPlot(self.canvas.ci, 0, 2, "its pattern", kind="sequential", palette=palette,
+                            roles=KEY_ROWS)
         self.q = MatrixPlot(self.canvas.ci, 1, 0, "the new query row q (after a decode step)", palette=palette)
+        self._step_plots = {self.p: (0, 2, 1, 1), self.q: (1, 0, 1, 2)}   # shown once a step exists
         lay = self.canvas.ci.layout
         for c, stretch in enumerate((4, 4, 1)):
             lay.setColumnStretchFactor(c, stretch)
         lay.setRowStretchFactor(0, 8)
         lay.setRowStretchFactor(1, 1)
         self.state = None
+        self._show_step_plots(False)
+        self._apply_font(10.0)
 
-    def show_generation(self, gen, labels, layer: int, head: int, note: str = "") -> None:
-        """gen: compute.kvcache.Generation or None; labels: token words of gen.tokens."""
+    def _show_step_plots(self, on: bool) -> None:
+        """The new query row and its pattern exist only after a decode step: no empty frames before."""
+        for mp, (r, c, rs, cs) in self._step_plots.items():
+            if mp.plot.isVisible() == on and (mp.plot in self.canvas.ci.items) == on:
+                continue
+            if on:
+                self.canvas.ci.addItem(mp.plot, row=r, col=c, rowspan=rs, colspan=cs)
+            elif mp.plot in self.canvas.ci.items:
+                self.canvas.ci.removeItem(mp.plot)
+            mp.plot.setVisible(on)
+
+    def _apply_font(self, font_pt: float) -> None:
+        self.empty_text.setStyleSheet(f"font-size: {font_pt * 1.5:.0f}pt; color: {self.palette.muted};")
+        self.empty_button.setStyleSheet(f"font-size: {font_pt * 1.4:.0f}pt; padding: 8px 22px;")
+
+    def apply_style(self, palette=None, sequential=None, diverging=None, font_pt=None, line_scale=1.0) -> None:
+        if palette is not None:
+            self.palette = palette
+            self.canvas.setBackground(palette.background)
+        for mp in (self.k, self.v, self.p, self.q):
+            mp.apply_style(self.palette, cmap=sequential if mp.kind == "sequential" else diverging,
+                           font_pt=font_pt, line_scale=line_scale)
+        self._apply_font(font_pt or 10.0)
+
+    def show_generation(self, gen, labels, layer: int, head: int, note: str = "", sizes: str = "") -> None:
+        """gen: compute.kvcache.Generation or None; labels: token words of gen.tokens; sizes: the
+        cache's bytes beside multi-head attention's (compute.kvcache.cache_size(cfg).describe())."""
         self.state = gen
         self.step.setEnabled(gen is not None)
+        self.reset.setEnabled(gen is not None)
         if gen is None:
             self.header.setText("<b style='font-size:13pt'>KV cache</b>&nbsp;&nbsp;Prefill runs the prompt once "
                                 "and keeps every layer's k and v; each decode step then computes one new row.")
-            self.counter.setText(note)
+            self.counter.setText(" ".join(filter(None, (note, html.escape(sizes)))))
+            self.body.setCurrentIndex(0)
             for mp in (self.k, self.v, self.q, self.p):
                 mp.set_data(np.zeros((0, 0)), [], [])
+            self._show_step_plots(False)
             return
+        self.body.setCurrentIndex(1)
         t = len(gen.tokens)
-        K = gen.caches[layer].k[:, head]                                    # [t, d_head]
-        V = gen.caches[layer].v[:, head]
+        cfg, cache = gen.cfg, gen.caches[layer]
+        g = kv_head(cfg, head)                                              # the K/V head query head reads
+        K = cache.k[:, g]                                                   # [rows, d_head] (rows ≤ W)
+        V = cache.v[:, g]
+        rows = [labels[p] if p < len(labels) else str(p) for p in cache.positions]
         dh = _idx(K.shape[1])
-        self.k.set_data(K, labels, dh)
-        self.v.set_data(V, labels, dh)
+        rope = cfg.positions == "rope"
+        self.k.set_title(f"K cache{' (rot_k: after RoPE)' if rope else ''}, K/V head {g}")
+        self.v.set_title(f"V cache, K/V head {g}")
+        row = "rot_q (after RoPE)" if rope else "q"
+        self.q.set_title(f"the new query row {row} of head {head} (after a decode step)")
+        self.k.set_data(K, rows, dh)
+        self.v.set_data(V, rows, dh)
         for mp in (self.k, self.v):
-            mp.highlight(row=t - 1 if gen.steps else None)
+            mp.highlight(row=len(rows) - 1 if gen.steps else None)
+        self._show_step_plots(bool(gen.steps))
         if gen.steps:
             step = gen.steps[-1]
             self.q.set_data(step.q[layer][head][None, :], [f"{step.position}:{labels[-1]}"], dh)
-            self.p.set_data(step.pattern[layer][head][:, None], labels, ["p"], levels=(0, 1))
+            self.p.set_data(step.pattern[layer][head][:, None], rows, ["p"], levels=(0, 1))
         else:
             self.q.set_data(np.zeros((0, 0)), [], [])
             self.p.set_data(np.zeros((0, 0)), [], [])
         prompt = " ".join(labels[: len(gen.prompt)])
         made = " ".join(labels[len(gen.prompt):])
+        shared = ""
+        if cfg.n_kv_heads < cfg.n_heads:
+            first = g * cfg.n_groups
+            shared = (f"; query head {head} reads K/V head {g}, shared by query heads {first}–"
+                      f"{first + cfg.n_groups - 1} (one cached K/V head for {cfg.n_groups})")
+        ring = (f"; a window of {cache.window}: this layer keeps a ring of its last {cache.window} rows"
+                if cache.window is not None else "")
+        query = self.palette.query
         self.header.setText(
             f"<b style='font-size:13pt'>KV cache</b>&nbsp;&nbsp;prompt: <b>{html.escape(prompt)}</b>"
-            f"{' → generated: <b style=color:#e8710a>' + html.escape(made) + '</b>' if made else ''}"
-            f"<br><span style='color:{self.palette.muted}'>layer {layer}, head {head} · {t} cached rows; "
-            f"the orange row is new this step, the others are reused as they are</span>")
+            f"{f' → generated: <b style=color:{query}>' + html.escape(made) + '</b>' if made else ''}"
+            f"<br><span style='color:{self.palette.muted}'>layer {layer}, head {head} · {len(rows)} cached rows"
+            f"{shared}{ring}; the outlined row is new this step, the others are reused as they are</span>")
+        sizes = f"<br>{html.escape(sizes)}" if sizes else ""
         if gen.steps:
             s = gen.steps[-1]
             self.counter.setText(
                 f"step {len(gen.steps)}: with the cache <b>{s.macs_cached:,}</b> multiply-adds; recomputing all "
                 f"{t} positions would take <b>{s.macs_recompute:,}</b> ({s.macs_recompute / s.macs_cached:.1f}×). "
-                f"Saved so far: <b>{gen.macs_saved:,}</b>. {note}")
+                f"Saved so far: <b>{gen.macs_saved:,}</b>. {note}{sizes}")
         else:
-            self.counter.setText(f"prefill: {gen.prefill_macs:,} multiply-adds for {t} positions at once. {note}")
+            self.counter.setText(f"prefill: {gen.prefill_macs:,} multiply-adds for {t} positions at once. "
+                                 f"Decode one token ▶ to see the new query row and its pattern. {note}{sizes}")

@@ -11,21 +11,24 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF, QStaticText
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
-from .axes import lean_bounding_rect, lean_draw_specs, lean_paint, make_lean, metrics_for, safe_paint, text_widths
+from .axes import make_lean, metrics_for, safe_paint, text_widths
 from .theme import LIGHT, Palette, colormap
 
-# Highlight bands: (key, palette colour, width in px before line scaling)
-BANDS = (("row", "accent", 2.5), ("col", "accent2", 2.0), ("cell", "foreground", 2.0))
-BAND_WIDTH = {key: width for key, _colour, width in BANDS}
+# Highlight bands: (key, width in px before line scaling). A row or column band takes the colour
+# of what the rows or columns are (palette.role_colour: query orange, key purple); the cell, ink.
+BANDS = (("row", 2.5), ("col", 2.0), ("cell", 2.0))
+BAND_WIDTH = dict(BANDS)
 
 MAX_CELLS_FOR_VALUES = 1024
+MIN_NUMBER_PX = 10          # smaller cell numbers are not read: colours only
 # Larger matrices are drawn from every k-th row/column (a 12288 × 12288 W_O would need 600 MB
 # of pixels); coordinates, highlights and tooltips stay in the full matrix's indices.
 MAX_DISPLAY = 2048
@@ -35,81 +38,188 @@ NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 500
               100_000, 200_000, 500_000, 1_000_000)
 
 
-def tick_list(labels: Sequence[str], step: int = 1, with_index: bool | None = None) -> list[tuple[int, str]]:
-    """(position, text) for every `step`-th label. Thinned word labels read 'index:word'."""
-    # Indices, and 'head·column' labels, already say where they are; words get their index.
-    self_describing = all(lab == str(i) or "·" in lab for i, lab in enumerate(labels))
-    if with_index is None:
-        with_index = step > 1 and not self_describing
-    return [(i, f"{i}:{labels[i]}" if with_index else labels[i]) for i in range(0, len(labels), step)]
+FULL_LABELS = 32          # up to this many cells every label is drawn (smaller, or turned, to fit)
+MIN_LABEL_PX = 6.0        # the smallest label type; below it labels thin out instead
+LABEL_GAP = 4.0           # px between a label and the axis line
+
+
+def _label_line(font: QFont) -> float:
+    """The room a label needs across its line: ascent and a little of the descent (neighbouring
+    labels' descenders and ascenders may share a pixel row)."""
+    m = metrics_for(font)
+    return m.ascent() + 0.4 * m.descent()
+
+
+@dataclass(frozen=True)
+class LabelLayout:
+    """What a LabelAxis draws: the type size, whether bottom labels are turned upright, the step
+    between labels, and (position, text, emphasised) per label."""
+
+    px: float
+    turned: bool
+    step: int
+    items: tuple[tuple[int, str, bool], ...]
 
 
 class LabelAxis(pg.AxisItem):
-    """An axis of cell labels (tokens or indices) that thins itself to what fits in its pixels."""
+    """An axis of cell labels (tokens or indices) laid out for legibility.
+
+    Up to FULL_LABELS cells every label is drawn: the type shrinks to the cell pitch (down to
+    MIN_LABEL_PX), and bottom labels wider than their cell are turned upright. Beyond that the
+    labels are thinned evenly (every 2nd, 5th, 10th … as "index:word"); so are index labels along
+    the bottom (0 1 2 … need no turning: every 5th says where the others are). The emphasised
+    label (the selected or hovered query or key) is always drawn, bold, in its role colour;
+    thinned neighbours that would touch it give way. End labels are kept inside the axis.
+    Drawn from its own layout (`layout_for`), laid out when labels, range, size or type change.
+    """
 
     def __init__(self, orientation: str, **kw):
         super().__init__(orientation, **kw)
         self.labels: list[str] = []
         self._sparse = False                              # blanks in the labels do the thinning
         self._describing = True                           # indices, or labels that say where they are
-        self._ticks: dict[int, list[tuple[int, str]]] = {}    # step -> (position, text), per label set
-        self._widths: tuple | None = None                     # (font key, label widths, "i:" widths)
+        self._widths: dict[str, tuple[np.ndarray, np.ndarray]] = {}   # font key -> label, "i:" widths
+        self.emphasis: int | None = None
+        self.emphasis_colour = QColor("#e8710a")
+        self.force_full = False                           # a station's trial: every label at the least size
+        self.layout_: LabelLayout | None = None           # the layout drawn last (tests, tools)
+        self._laid_for: tuple | None = None
         self.enableAutoSIPrefix(False)
 
+    # -- inputs --------------------------------------------------------------------------------------
     def set_labels(self, labels: Sequence[str]) -> None:
         labels = list(labels)
         if labels != self.labels:
             self.labels = labels
             self._sparse = "" in labels
             self._describing = all(lab == str(i) or "·" in lab for i, lab in enumerate(labels))
-            self._ticks.clear()
-            self._widths = None
-            self.picture = None
-            self.update()
+            self._widths.clear()
+            self._relayout()
 
-    def _tick_list(self, step: int) -> list[tuple[int, str]]:
-        if step not in self._ticks:
-            self._ticks[step] = tick_list(self.labels, step, with_index=step > 1 and not self._describing)
-        return self._ticks[step]
+    def set_emphasis(self, index: int | None, colour: str | None = None) -> None:
+        """The label drawn bold (and always drawn): the selected or hovered row / column."""
+        if colour is not None:
+            self.emphasis_colour = QColor(colour)
+        if index != self.emphasis:
+            self.emphasis = index
+            self._relayout()
 
-    def _label_widths(self, font: QFont) -> tuple[np.ndarray, np.ndarray]:
-        """Pixel widths of the labels [n] and of their "index:" prefixes [n], once per label set."""
+    def setRange(self, mn, mx):  # noqa: N802 - pyqtgraph's name
+        super().setRange(mn, mx)
+        self._relayout()
+
+    def setStyle(self, **kwds):  # noqa: N802 - pyqtgraph's name
+        super().setStyle(**kwds)
+        self._laid_for = None
+        self._relayout()
+
+    def resizeEvent(self, ev=None):  # noqa: N802 - Qt's name
+        super().resizeEvent(ev)
+        self._relayout()
+
+    # -- layout --------------------------------------------------------------------------------------
+    def _base_font(self) -> QFont:
+        return QFont(self.style["tickFont"]) if self.style["tickFont"] is not None else QFont()
+
+    def _font(self, px: float, bold: bool = False) -> QFont:
+        font = self._base_font()
+        font.setPixelSize(max(1, int(round(px))))
+        font.setBold(bold)
+        return font
+
+    def _base_px(self) -> float:
+        font = self._base_font()
+        if font.pixelSize() > 0:
+            return float(font.pixelSize())
+        return font.pointSizeF() * 96.0 / 72.0
+
+    def _label_widths(self, px: float) -> tuple[np.ndarray, np.ndarray]:
+        """Pixel widths of the labels [n] and of their "index:" prefixes [n] at a type size."""
+        font = self._font(px)
         key = font.key()
-        if self._widths is None or self._widths[0] != key:
-            self._widths = (key, text_widths(font, self.labels),
-                            text_widths(font, [f"{i}:" for i in range(len(self.labels))]))
-        return self._widths[1], self._widths[2]
+        if key not in self._widths:
+            if len(self._widths) > 8:
+                self._widths.clear()
+            self._widths[key] = (text_widths(font, self.labels),
+                                 text_widths(font, [f"{i}:" for i in range(len(self.labels))]))
+        return self._widths[key]
 
-    def _step(self, minVal: float, maxVal: float, size: float) -> int:
+    def _along(self) -> float:
+        return self.width() if self.orientation in ("top", "bottom") else self.height()
+
+    def layout_for(self, lo: float, hi: float, length: float) -> LabelLayout:
+        """The labels drawn over `length` px showing the range lo..hi (cell i spans i ± 0.5)."""
         n = len(self.labels)
-        px_per_cell = size / max(maxVal - minVal, 1e-9)
-        font = self.style["tickFont"] or QFont()
-        metrics = metrics_for(font)
-        for step in NICE_STEPS:
-            if step > 1 and step >= n:
-                return step
-            if self.orientation in ("left", "right"):
-                need = metrics.height() * 1.05
-            else:
-                word_w, index_w = self._label_widths(font)
-                indexed = step > 1 and not self._describing          # "index:word" labels
-                need = float(((index_w[::step] if indexed else 0.0) + word_w[::step]).max(initial=0.0)) + 10
-            if need <= px_per_cell * step:
-                return step
-        return NICE_STEPS[-1]
-
-    generateDrawSpecs = lean_draw_specs                  # noqa: N815 - pyqtgraph's name
-    boundingRect = lean_bounding_rect                    # noqa: N815 - Qt's name
-    paint = lean_paint
-
-    def tickValues(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph's name
-        if not self.labels or size <= 0:
-            return []
-        lo, hi = sorted((minVal, maxVal))                 # an inverted axis gives them reversed
+        lo, hi = sorted((lo, hi))
+        base = self._base_px()
+        if n == 0 or length <= 0 or hi <= lo:
+            return LabelLayout(base, False, 1, ())
+        pitch = length / (hi - lo)                          # px per cell
+        visible = [i for i in range(n) if lo <= i <= hi]
         if self._sparse:
-            return [(1, [i for i in self._sparse_marks(lo, hi, size) if lo <= i <= hi])]
-        step = self._step(lo, hi, size)
-        return [(step, [i for i in range(0, len(self.labels), step) if lo <= i <= hi])]
+            marks = [i for i in self._sparse_marks(lo, hi, length) if lo <= i <= hi]
+            return LabelLayout(base, False, 1, tuple((i, self.labels[i], i == self.emphasis) for i in marks))
+        vertical = self.orientation in ("left", "right")
+        if len(visible) <= FULL_LABELS and not (self._describing and not vertical):
+            fit = self._fit_all(pitch, base, vertical)
+            if fit is None and self.force_full:
+                fit = (MIN_LABEL_PX, not vertical)
+            if fit is not None:
+                px, turned = fit
+                return LabelLayout(px, turned, 1, tuple((i, self.labels[i], i == self.emphasis) for i in visible))
+        return self._thinned(lo, hi, pitch, base, vertical)
+
+    def _fit_all(self, pitch: float, base: float, vertical: bool) -> tuple[float, bool] | None:
+        """(type px, turned) at which every label fits its cell, or None."""
+        def line(px):                                       # a label's height along a vertical run
+            return _label_line(self._font(px))
+        if not vertical:
+            widest = float(self._label_widths(base)[0].max(initial=0.0))
+            for shrink in (1.0, 0.9, 0.8):                  # a little smaller before turning upright
+                if widest * shrink + 4 <= pitch:
+                    return base * shrink, False
+        px = base
+        while px >= MIN_LABEL_PX:
+            if line(px) <= pitch:
+                return px, not vertical
+            px -= 0.5
+        return None
+
+    def full_fits(self) -> bool:
+        """Whether the labels drawn now are every label, each within its cell."""
+        layout, n = self.layout_, len(self.labels)
+        lo, hi = sorted(self.range)
+        if layout is None or layout.step != 1 or self._sparse or n == 0 or hi <= lo:
+            return layout is not None and layout.step == 1
+        pitch = self._along() / (hi - lo)
+        font = self._font(layout.px)
+        if self.orientation in ("left", "right") or layout.turned:
+            return _label_line(font) <= pitch + 0.05
+        return float(self._label_widths(layout.px)[0].max(initial=0.0)) + 4 <= pitch + 0.05
+
+    def _thinned(self, lo, hi, pitch, base, vertical) -> LabelLayout:
+        n = len(self.labels)
+        indexed = not self._describing
+        word_w, index_w = self._label_widths(base)
+        full_w = word_w + (index_w if indexed else 0.0)
+        line = metrics_for(self._font(base)).height() * 1.05
+        step = NICE_STEPS[-1]
+        for candidate in NICE_STEPS if self._describing else NICE_STEPS[1:]:   # indices may all fit
+            need = line if vertical else float(full_w[::candidate].max(initial=0.0)) + 10
+            if need <= pitch * candidate:
+                step = candidate
+                break
+        picks = [i for i in range(0, n, step) if lo <= i <= hi]
+        e = self.emphasis
+        if e is not None and 0 <= e < n and lo <= e <= hi:
+            half = (lambda i: line / 2) if vertical else (lambda i: full_w[i] / 2 + 5)
+            picks = [i for i in picks if i == e or abs(i - e) * pitch >= half(i) + half(e)]
+            if e not in picks:
+                picks = sorted([*picks, e])
+
+        def text(i):
+            return f"{i}:{self.labels[i]}" if indexed else self.labels[i]
+        return LabelLayout(base, False, step, tuple((i, text(i), i == e) for i in picks))
 
     def _sparse_marks(self, lo: float, hi: float, size: float) -> list[int]:
         """The non-blank labels (e.g. "h0", "h1", … at each head's first column), every k-th one
@@ -119,7 +229,7 @@ class LabelAxis(pg.AxisItem):
             return marks
         px_per_cell = size / max(hi - lo, 1e-9)
         gap = min(b - a for a, b in itertools.pairwise(marks)) * px_per_cell          # px between neighbours
-        font = self.style["tickFont"] or QFont()
+        font = self._font(self._base_px())
         if self.orientation in ("left", "right"):
             need = metrics_for(font).height() * 1.05
         else:
@@ -129,13 +239,112 @@ class LabelAxis(pg.AxisItem):
             k += 1
         return marks[::k]
 
+    def _relayout(self) -> None:
+        """Lay the labels out for the axis's size and range now; make room across the axis."""
+        if not hasattr(self, "_laid_for"):
+            return                                            # pyqtgraph's __init__ resizes us first
+        lo, hi = self.range
+        key = (lo, hi, self._along(), len(self.labels), id(self.labels), self.emphasis,
+               self._base_font().key(), self.force_full)
+        if key == self._laid_for:
+            return
+        self._laid_for = key
+        layout = self.layout_ = self.layout_for(lo, hi, self._along())
+        across = 0.0
+        if layout.items:
+            bold = [t for _i, t, b in layout.items if b]
+            plain = [t for _i, t, b in layout.items if not b]
+            widths = [*text_widths(self._font(layout.px), plain), *text_widths(self._font(layout.px, True), bold)]
+            height = metrics_for(self._font(layout.px)).height()
+            if self.orientation in ("left", "right") or layout.turned:
+                across = max(widths) + LABEL_GAP
+            else:
+                across = height + LABEL_GAP * 0.5
+        self._set_across(across)
+        self.update()
+
+    def _set_across(self, px: float) -> None:
+        """The axis's thickness across its line: only a real change re-lays the plot out."""
+        px = math.ceil(px)
+        if self.orientation in ("left", "right"):
+            if abs(px - self.textWidth) >= 1:
+                self.textWidth = px
+                self._updateWidth()
+        elif abs(px - self.textHeight) >= 1:
+            self.textHeight = px
+            self._updateHeight()
+
+    # -- pyqtgraph's hooks: ticks and strings are the laid-out labels ----------------------------------
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph's name
+        layout = self.layout_for(minVal, maxVal, size)
+        return [(layout.step, [i for i, _t, _b in layout.items])] if layout.items else []
+
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
-        if self._sparse:
-            return [self.labels[int(round(v))] if 0 <= int(round(v)) < len(self.labels) else "" for v in values]
-        step = int(spacing)
-        texts = self._tick_list(step)
-        return [texts[int(round(v)) // step][1] if int(round(v)) % step == 0 and 0 <= int(round(v)) < len(self.labels)
-                else "" for v in values]
+        drawn = {i: t for i, t, _b in (self.layout_.items if self.layout_ is not None else ())}
+        return [drawn.get(int(round(v)), self.labels[int(round(v))] if 0 <= int(round(v)) < len(self.labels) else "")
+                for v in values]
+
+    def drawn_labels(self) -> list[str]:
+        """The texts on the axis now, in order along it."""
+        return [t for _i, t, _b in self.layout_.items] if self.layout_ is not None else []
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        return self.mapRectFromParent(self.geometry())
+
+    @safe_paint
+    def paint(self, p: QPainter, *_args) -> None:
+        layout = self.layout_
+        rect = self.boundingRect()
+        p.save()
+        try:
+            p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            p.setPen(self.pen())
+            side = self.orientation
+            edge = {"left": QLineF(rect.topRight(), rect.bottomRight()),
+                    "right": QLineF(rect.topLeft(), rect.bottomLeft()),
+                    "top": QLineF(rect.bottomLeft(), rect.bottomRight()),
+                    "bottom": QLineF(rect.topLeft(), rect.topRight())}[side]
+            p.drawLine(edge)
+            if layout is None or not layout.items:
+                return
+            r0, r1 = self.range                                 # reversed when the view is inverted
+            length = self._along()
+            if r1 == r0 or length <= 0:
+                return
+            plain, bold = self._font(layout.px), self._font(layout.px, True)
+            height = metrics_for(plain).height()
+            ink = self.textPen().color()
+            for i, text, emphasised in layout.items:
+                font = bold if emphasised else plain
+                p.setFont(font)
+                p.setPen(self.emphasis_colour if emphasised else ink)
+                w = metrics_for(font).horizontalAdvance(text)
+                t = (i - r0) / (r1 - r0) * length               # px from the axis's start (r0)
+                if side in ("left", "right"):
+                    y = rect.top() + length - t                     # r0 at the bottom, as pyqtgraph
+                    y = min(max(y, rect.top() + height / 2), rect.bottom() - height / 2)
+                    if side == "left":
+                        box = QRectF(rect.right() - LABEL_GAP - w, y - height / 2, w, height)
+                        p.drawText(box, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)
+                    else:
+                        box = QRectF(rect.left() + LABEL_GAP, y - height / 2, w, height)
+                        p.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+                    continue
+                x = rect.left() + t
+                if layout.turned:                               # upright, reading upwards to the matrix
+                    x = min(max(x, rect.left() + height / 2), rect.right() - height / 2)
+                    p.save()
+                    p.translate(x, rect.top() + LABEL_GAP * 0.5)
+                    p.rotate(-90)
+                    p.drawText(QRectF(-w, -height / 2, w, height),
+                               Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)
+                    p.restore()
+                    continue
+                x = min(max(x, rect.left() + w / 2), rect.right() - w / 2)   # the end labels stay inside
+                top = rect.top() + LABEL_GAP * 0.5 if side == "bottom" else rect.bottom() - LABEL_GAP * 0.5 - height
+                p.drawText(QRectF(x - w / 2, top, w, height), Qt.AlignmentFlag.AlignCenter, text)
+        finally:
+            p.restore()
 
 
 _LUMINANCE: dict[int, tuple] = {}
@@ -274,19 +483,22 @@ class CellText(pg.GraphicsObject):
         self._values: np.ndarray | None = None
         self._masked: np.ndarray | None = None
         self._colours: list[list[QColor]] = []
-        self.max_px = 15                              # largest number size; figures raise it with the font
+        self.max_px = 15                              # largest number size: the axis type's size
         self.px_scale = 1.0                           # > 1 while a figure renders into a larger image
+        self.number_px: float | None = None           # set by a station: one size for a group, 0 = none
+        self.decimals_shown: int | None = None        # set by a station: fewer decimals in narrow cells
         self.masked_colour = QColor("#3c4043")
-        self.masked_background = QColor(255, 255, 255, 200)   # behind "−∞", over the hatch
+        self.masked_background = QColor(255, 255, 255, 200)   # behind a masked cell's text, over the hatch
         self.setZValue(5)
 
-    def set_values(self, values: np.ndarray | None, colours=None, masked=None, masked_text: str = "−∞") -> None:
+    def set_values(self, values: np.ndarray | None, colours=None, masked=None, masked_text: str = "") -> None:
         self.prepareGeometryChange()
         self._values = values
         self._decimals = decimals_for(values) if values is not None else 2
         self._masked = masked
         self._masked_text = masked_text
         self._colours = colours or []
+        self._texts = None
         self._layout_key = None                       # texts and font are laid out again
         self.update()
 
@@ -296,20 +508,52 @@ class CellText(pg.GraphicsObject):
         rows, cols = self._values.shape
         return QRectF(-0.5, -0.5, cols, rows)
 
-    def _lay_out(self, rows: int, cols: int, cell_w: float, cell_h: float, ps: float):
-        hidden = self._masked.tolist() if self._masked is not None else [[False] * cols for _ in range(rows)]
-        texts = [[self._masked_text if hidden[i][j] else format_value(float(self._values[i, j]), self._decimals)
-                  for j in range(cols)] for i in range(rows)]
+    def texts(self, decimals: int | None = None) -> tuple[list[list[str]], list[list[bool]]]:
+        """The text of every cell ("" in a masked one unless told otherwise), and which are
+        masked; `decimals` fewer than the matrix's own when its cells are narrow."""
+        d = self._decimals if decimals is None else decimals
+        if self._texts is None or self._texts[0] != d:
+            rows, cols = self._values.shape
+            hidden = self._masked.tolist() if self._masked is not None else [[False] * cols for _ in range(rows)]
+            texts = [[self._masked_text if hidden[i][j] else format_value(float(self._values[i, j]), d)
+                      for j in range(cols)] for i in range(rows)]
+            self._texts = (d, texts, hidden)
+        return self._texts[1], self._texts[2]
+
+    def fewer_decimals(self) -> int | None:
+        """One decimal less than the matrix's own (at least one), or None if there is none to drop."""
+        d = self._decimals
+        return d - 1 if d is not None and d > 1 else None
+
+    def fit_px(self, cell_w: float, cell_h: float, decimals: int | None = None) -> float | None:
+        """The number size for cells of this many device px: from the cell's shorter side up to
+        the axis type, shrunk until the widest number fits; None when even MIN_NUMBER_PX does not."""
+        if self._values is None or self._values.size == 0:
+            return None
+        ps = self.px_scale
+        px = float(int(min(self.max_px * ps, min(cell_w, cell_h) * 0.5)))
+        if px < MIN_NUMBER_PX * ps:
+            return None
+        texts, _hidden = self.texts(decimals)
+        widest = max((t for row in texts for t in row), key=len, default="")
+        while px >= MIN_NUMBER_PX * ps:
+            font = QFont()
+            font.setPixelSize(int(px))
+            if metrics_for(font).horizontalAdvance(widest) <= cell_w * 0.9:
+                return px / ps
+            px -= 1
+        return None
+
+    def _lay_out(self, cell_w: float, cell_h: float, ps: float):
+        texts, hidden = self.texts(self.decimals_shown)
+        px = self.fit_px(cell_w, cell_h, self.decimals_shown)
+        if px is not None and self.number_px is not None:
+            px = min(px, self.number_px) if self.number_px > 0 else None   # the group's size, or none
+        if px is None:
+            return texts, hidden, None, None
         font = QFont()
-        font.setPixelSize(int(max(10 * ps, min(cell_h * 0.38, self.max_px * ps))))   # >= 10 px: legible
-        widest = max((len(t) for row in texts for t in row), default=1)
-        metrics = QFontMetricsF(font)
-        while metrics.horizontalAdvance("8" * widest) > cell_w * 0.92 and font.pixelSize() > 10 * ps:
-            font.setPixelSize(font.pixelSize() - 1)
-            metrics = QFontMetricsF(font)
-        if metrics.horizontalAdvance("8" * widest) > cell_w * 0.98:
-            return texts, hidden, None, metrics
-        return texts, hidden, font, metrics
+        font.setPixelSize(int(round(px * ps)))
+        return texts, hidden, font, QFontMetricsF(font)
 
     @safe_paint
     def paint(self, p: QPainter, *args) -> None:
@@ -318,14 +562,12 @@ class CellText(pg.GraphicsObject):
         tr = p.transform()
         cell_w, cell_h = abs(tr.m11()), abs(tr.m22())
         ps = self.px_scale
-        if cell_h < 14 * ps or cell_w < 14 * ps:
-            return
         rows, cols = self._values.shape
         # Texts and font depend only on the values and the cell size: made once per change.
-        key = (round(cell_w, 1), round(cell_h, 1), ps, self.max_px)
+        key = (round(cell_w, 1), round(cell_h, 1), ps, self.max_px, self.number_px, self.decimals_shown)
         if getattr(self, "_layout_key", None) != key:
             self._layout_key = key
-            self._layout = self._lay_out(rows, cols, cell_w, cell_h, ps)
+            self._layout = self._lay_out(cell_w, cell_h, ps)
         texts, hidden, font, metrics = self._layout[:4]
         if font is None:
             return                                    # numbers would overlap: colours only
@@ -373,9 +615,12 @@ class MatrixPlot:
 
     def __init__(self, layout: pg.GraphicsLayout, row: int, col: int, title: str, *,
                  kind: str = "diverging", row_axis: str = "", col_axis: str = "",
-                 palette: Palette = LIGHT, colorbar: bool = True, rowspan: int = 1, colspan: int = 1):
+                 palette: Palette = LIGHT, colorbar: bool = True, rowspan: int = 1, colspan: int = 1,
+                 roles: tuple[str | None, str | None] = ("query", "key")):
         self.kind = kind
         self.palette = palette
+        self.roles = roles                             # what the rows / columns are: "query", "key", None
+        self._line_scale = 1.0
         self.name = title
         self.title_size = "11pt"
         self.plot: pg.PlotItem = layout.addPlot(row=row, col=col, rowspan=rowspan, colspan=colspan,
@@ -414,7 +659,7 @@ class MatrixPlot:
         self.image = pg.ImageItem(axisOrder="row-major")
         # setRect in set_data places cell (i, j) centred on (j, i)
         self.plot.addItem(self.image)
-        self.cmap = colormap(kind)
+        self.cmap = colormap(kind, palette.dark)
         self.image.setColorMap(self.cmap)
         self.bar = None
         if colorbar:
@@ -422,22 +667,28 @@ class MatrixPlot:
                                        colorMapMenu=False, pen=palette.grid)
             self.bar.setImageItem(self.image, insert_in=self.plot)
             self.bar.getAxis("right").setTextPen(palette.foreground)
-            make_lean(self.bar.getAxis("right"), levels=2)
+            make_lean(self.bar.getAxis("right"), levels=1)      # major ticks: a scale, not a ruler
 
         set_title(self.plot, title, palette.foreground)     # again: now spanning the colour bar too
         self.text = CellText()
         self.plot.addItem(self.text)
-        self._bands = {}
-        for key, colour, width in BANDS:
-            pen = QPen(QColor(getattr(palette, colour)), width)
-            pen.setCosmetic(True)
-            item = QGraphicsRectItem()
-            item.setPen(pen)
-            item.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-            item.setZValue(10)
-            item.setVisible(False)
-            self.plot.addItem(item)
-            self._bands[key] = item
+        # Each band is a coloured outline over a thin halo of the page colour: it reads on any cell.
+        self._bands, self._halos = {}, {}
+        for key, _width in BANDS:
+            for store, z in ((self._halos, 9), (self._bands, 10)):
+                item = QGraphicsRectItem()
+                item.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+                item.setZValue(z)
+                item.setVisible(False)
+                self.plot.addItem(item)
+                store[key] = item
+        self._style_bands()
+        # An outlined block (the selected head's columns of z_concat, its rows of W_O).
+        self.outline = QGraphicsRectItem()
+        self.outline.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+        self.outline.setZValue(8)
+        self.outline.setVisible(False)
+        self.plot.addItem(self.outline)
         self.trace_name: str | None = None             # set when a click may explain a cell
         self.values: np.ndarray | None = None          # what is shown (exact numbers, for tooltips)
         self.masked: np.ndarray | None = None
@@ -445,17 +696,36 @@ class MatrixPlot:
         self.row_labels: list[str] = []
         self.col_labels: list[str] = []
         self.show_values = True
-        self.masked_text = "−∞"
+        self.masked_text = ""
+        self.square = False                            # T×T: a station keeps its cells square
         self._axes_key: tuple | None = None
         self.decimation = (1, 1)
-        self._line_scale = 1.0
 
     def set_axis_titles(self, row_axis: str, col_axis: str) -> None:
         """The names of the row and column axes ("query i", "key j"); re-laid out only on change."""
         if (row_axis, col_axis) != self._axis_titles:
             self._axis_titles = (row_axis, col_axis)
-            self.plot.setLabel("left", row_axis, color=self.palette.muted)
-            self.plot.setLabel("bottom", col_axis, color=self.palette.muted)
+            style = {"color": self.palette.muted}
+            if getattr(self, "_label_pt", None):
+                style["font-size"] = f"{self._label_pt:.1f}pt"     # as apply_style sized them
+            self.plot.setLabel("left", row_axis, **style)
+            self.plot.setLabel("bottom", col_axis, **style)
+
+    def fit_title(self) -> None:
+        """A title wider than its panel is set smaller (to 70 %), before it would be clipped."""
+        if not self.name:
+            return
+        size = float(self.title_size.rstrip("pt"))
+        font = QFont()
+        room = self.plot.geometry().width() - 8
+        for scale in (1.0, 0.9, 0.8, 0.7):
+            font.setPointSizeF(size * scale)
+            if metrics_for(font).horizontalAdvance(self.name) <= room:
+                break
+        fitted = f"{size * scale:.1f}pt"
+        if (self.name, fitted) != getattr(self, "_titled", None):
+            self._titled = (self.name, fitted)
+            set_title(self.plot, self.name, self.palette.foreground, fitted)
 
     def set_title(self, text: str) -> None:
         if (text, self.title_size) == getattr(self, "_titled", None):
@@ -475,7 +745,8 @@ class MatrixPlot:
             tick_font = QFont()
             tick_font.setPointSizeF(font_pt)
             self.title_size = f"{font_pt * 1.1:.1f}pt"
-            self.text.max_px = max(15, round(font_pt * 96 / 72))
+            self.text.max_px = round(font_pt * 96 / 72)          # numbers at most as large as the axis type
+            self._label_pt = font_pt
         for side in ("left", "bottom"):
             axis = self.plot.getAxis(side)
             axis.setTextPen(pal.foreground)
@@ -490,12 +761,11 @@ class MatrixPlot:
         self.hatch.setBrush(QBrush(QColor(pal.masked), Qt.BrushStyle.BDiagPattern))
         self.stairs.setBrush(QBrush(QColor(pal.background)))
         self.stairs_hatch.setBrush(QBrush(QColor(pal.masked), Qt.BrushStyle.BDiagPattern))
-        for key, colour, width in BANDS:
-            pen = QPen(QColor(getattr(pal, colour)), width * line_scale)
-            pen.setCosmetic(True)
-            self._bands[key].setPen(pen)
-        if cmap is not None:
-            self.cmap = colormap(cmap)
+        self._style_bands()
+        self._cmap_name = cmap if cmap is not None else getattr(self, "_cmap_name", self.kind)
+        cm = colormap(self._cmap_name, pal.dark)               # the page's variant of the chosen map
+        if cm is not self.cmap:
+            self.cmap = cm
             self.image.setColorMap(self.cmap)
             if self.bar is not None:
                 self.bar.setColorMap(self.cmap)
@@ -514,7 +784,7 @@ class MatrixPlot:
     # -- data ----------------------------------------------------------------------------------
     def set_data(self, values: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *,
                  masked: np.ndarray | None = None, levels: tuple[float, float] | None = None,
-                 masked_text: str = "−∞", row_ticks: Sequence[str] | None = None,
+                 masked_text: str = "", row_ticks: Sequence[str] | None = None,
                  col_ticks: Sequence[str] | None = None, stairs: bool = True) -> None:
         """Show `values` [rows, cols]; labels name rows and columns in tooltips and on the axes
         (row_ticks / col_ticks, if given, label the axes instead: "" leaves a position blank).
@@ -527,6 +797,8 @@ class MatrixPlot:
         rows, cols = values.shape
         self.values, self.masked = values, masked
         self.row_labels, self.col_labels = list(row_labels), list(col_labels)
+        # Queries × keys (the same tokens both ways): a station keeps these cells square.
+        self.square = rows == cols and rows > 1 and self.row_labels == self.col_labels
         sr, sc = max(1, math.ceil(rows / MAX_DISPLAY)), max(1, math.ceil(cols / MAX_DISPLAY))
         self.decimation = (sr, sc)
         use_stairs, stairs = stairs, None
@@ -579,6 +851,27 @@ class MatrixPlot:
             self._axes_key = (rows, cols)
         self._update_text()
 
+    def set_message(self, text: str | None) -> None:
+        """Say `text` in place of the matrix (a name this model does not have: set_data an empty
+        one first); None or "" takes it away."""
+        item = getattr(self, "_message", None)
+        if self.bar is not None:
+            self.bar.setVisible(not text)              # no colour scale for data that is not there
+        if not text:
+            if item is not None:
+                item.setVisible(False)
+            return
+        if item is None:
+            item = self._message = pg.TextItem(anchor=(0.5, 0.5))
+            self.plot.addItem(item)
+        item.setColor(self.palette.muted)
+        item.setText(text)
+        item.setTextWidth(260)
+        item.setPos(0.5, 0.5)
+        item.setVisible(True)
+        self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        self._axes_key = None                          # the next matrix sets its own range again
+
     def auto_levels(self, display: np.ndarray, span: tuple[float, float] | None = None) -> tuple[float, float]:
         lo, hi = span if span is not None else finite_range(display)
         if self.kind == "sequential":
@@ -607,11 +900,26 @@ class MatrixPlot:
         self._update_text()
 
     # -- highlights ------------------------------------------------------------------------------
+    def _band_colour(self, key: str) -> str:
+        if key == "cell":
+            return self.palette.foreground
+        return self.palette.role_colour(self.roles[0] if key == "row" else self.roles[1])
+
+    def _style_bands(self) -> None:
+        for key, width in BANDS:
+            pen = QPen(QColor(self._band_colour(key)), width * self._line_scale)
+            pen.setCosmetic(True)
+            self._bands[key].setPen(pen)
+            halo = QPen(QColor(self.palette.background), pen.widthF() + 2.0)
+            halo.setCosmetic(True)
+            self._halos[key].setPen(halo)
+
     def highlight(self, row: int | None = None, col: int | None = None, cell: tuple[int, int] | None = None) -> None:
         rows, cols = (0, 0) if self.values is None else self.values.shape
         # Outlines no thicker than a quarter of a cell: at T = 64 a 2.5 px line would hide the row.
         sx, sy = self.plot.getViewBox().viewPixelSize()
         cell_px = min(1.0 / sx if sx else 99.0, 1.0 / sy if sy else 99.0)
+        shown = {}
         for key, rect in (("row", QRectF(-0.5, (row or 0) - 0.5, cols, 1)),
                           ("col", QRectF((col or 0) - 0.5, -0.5, 1, rows)),
                           ("cell", QRectF((cell or (0, 0))[1] - 0.5, (cell or (0, 0))[0] - 0.5, 1, 1))):
@@ -619,14 +927,49 @@ class MatrixPlot:
             visible = index is not None and (
                 (key == "row" and 0 <= row < rows) or (key == "col" and 0 <= col < cols)
                 or (key == "cell" and 0 <= cell[0] < rows and 0 <= cell[1] < cols))
-            band = self._bands[key]
+            shown[key] = bool(visible)
+            band, halo = self._bands[key], self._halos[key]
             width = max(1.0, min(BAND_WIDTH[key] * self._line_scale, cell_px / 4))
             if band.pen().widthF() != width:                     # hovering: most moves keep the width
                 pen = band.pen()
                 pen.setWidthF(width)
                 band.setPen(pen)
-            band.setRect(rect)
-            band.setVisible(bool(visible))
+                pen = halo.pen()
+                pen.setWidthF(width + 2.0)
+                halo.setPen(pen)
+            for item in (band, halo):
+                item.setRect(rect)
+                item.setVisible(bool(visible))
+        # The highlighted row's and column's labels are drawn bold, in their role colour.
+        self.plot.getAxis("left").set_emphasis(row if shown["row"] else None, self._band_colour("row"))
+        self.plot.getAxis("bottom").set_emphasis(col if shown["col"] else None, self._band_colour("col"))
+
+    def show_colorbar(self, on: bool) -> None:
+        """Show or drop the colour bar (panels sharing one scale need one bar per row); a dropped
+        bar gives its width back to the matrix."""
+        if self.bar is None or on == self.bar.isVisible():
+            return
+        lay = self.plot.layout
+        if on:
+            lay.addItem(self.bar, 2, 5)
+            lay.setColumnFixedWidth(4, 5)
+        else:
+            lay.removeItem(self.bar)
+            lay.setColumnFixedWidth(4, 0)
+        self.bar.setVisible(on)
+        set_title(self.plot, self.name, self.palette.foreground, self.title_size)   # re-centred
+
+    def set_outline(self, rect: tuple[int, int, int, int] | None) -> None:
+        """Outline a block of cells (row, col, rows, cols), e.g. the selected head's; None: none."""
+        if rect is None:
+            self.outline.setVisible(False)
+            return
+        r, c, nr, nc = rect
+        pen = QPen(QColor(self.palette.foreground), 3.0 * self._line_scale)
+        pen.setCosmetic(True)
+        self.outline.setPen(pen)
+        self.outline.setRect(QRectF(c - 0.5, r - 0.5, nc, nr))
+        self.outline.setVisible(True)
 
     # -- mouse -------------------------------------------------------------------------------------
     def cell_at(self, scene_pos) -> tuple[int, int] | None:

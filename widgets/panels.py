@@ -5,7 +5,17 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QTextBrowser, QToolBar, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QTextBrowser,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from .i18n import tr
 
@@ -17,7 +27,10 @@ LEVEL_STYLE = {
 
 
 class MessageBar(QFrame):
-    """One line of feedback under the token strip; errors stay until closed, info fades."""
+    """One line of feedback under the token strip; errors stay until closed, info fades.
+
+    Floating (presentation mode) it lies over the top of the views instead of pushing them down,
+    and every message fades, so nothing stays over the slide; ✕ or a click closes it at once."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -34,8 +47,33 @@ class MessageBar(QFrame):
         close.clicked.connect(self.hide)
         layout.addWidget(close)
         self.level = ""
+        self.floating = False
         self._timer = QTimer(self, singleShot=True, timeout=self.hide)
         self.hide()
+
+    def set_floating(self, on: bool) -> None:
+        """Lie over the parent's top edge (the parent places it: `place`) and fade every message."""
+        self.floating = on
+        if not on:
+            self._timer.stop()
+
+    def place(self, top: int) -> None:
+        """Floating: at the parent's right edge, `top` px from its top, on one line if it can."""
+        parent = self.parentWidget()
+        if parent is None or not self.floating:
+            return
+        self.label.ensurePolished()
+        natural = self.label.fontMetrics().horizontalAdvance(self.label.text()) + 70    # one line, and ✕
+        width = min(parent.width() - 16, max(360, natural))
+        margins = self.layout().contentsMargins()
+        height = self.label.heightForWidth(width - 60) + margins.top() + margins.bottom() + 4
+        self.setGeometry(parent.width() - width - 8, top, width, height)
+        self.raise_()
+
+    def mousePressEvent(self, event) -> None:
+        if self.floating:
+            self.hide()                               # a click anywhere on it dismisses it
+        super().mousePressEvent(event)
 
     def show_message(self, level: str, text: str) -> None:
         self.level = level
@@ -43,9 +81,12 @@ class MessageBar(QFrame):
         self.setStyleSheet(f"MessageBar {{ {LEVEL_STYLE.get(level, LEVEL_STYLE['info'])} border-radius:4px; }}"
                            f"QLabel {{ {LEVEL_STYLE.get(level, '')} border:none; background:transparent; }}")
         self.show()
+        self.raise_()
         self._timer.stop()
         if level == "info":
-            self._timer.start(6000)
+            self._timer.start(4000 if self.floating else 6000)
+        elif self.floating:
+            self._timer.start(10_000)                 # over a slide, even an error steps aside
 
     def withdraw(self, text: str) -> None:
         """Hide the message if it is still this one (a later success answered it)."""
@@ -59,8 +100,9 @@ class MessageBar(QFrame):
 
 class StationBar(QToolBar):
     """◀ Embed · LayerNorm · … · MLP ▶ Play — the stations of a block in order (the time
-    controller), then the instrument pages. The active one is highlighted, the others dimmed.
-    A QToolBar, so on a narrow screen what does not fit goes into its » overflow menu."""
+    controller), then one "Instruments ▾" button whose menu lists the instrument pages (it shows
+    the page's name while one is open). The active one is highlighted, the others dimmed. A
+    QToolBar, so on a narrow screen what does not fit goes into its » overflow menu."""
 
     chosen = Signal(str)
     playToggled = Signal(bool)
@@ -82,21 +124,34 @@ class StationBar(QToolBar):
         self.group = QActionGroup(self)
         self.group.setExclusive(True)
         self.buttons: dict[str, QAction] = {}
+        self.short = short
         for key in self.keys + self.pages:
-            if self.pages and key == self.pages[0]:
-                self._add_time_controls()
             action = QAction(short[key].replace("&", "&&"), self)
             action.setCheckable(True)
             keys = shortcuts.get(key, "")
             action.setToolTip(f"{titles[key]} ({keys})" if keys else titles[key])
             action.triggered.connect(lambda _=False, k=key: self.chosen.emit(k))
             self.group.addAction(action)
-            self.addAction(action)
-            self.widgetForAction(action).setObjectName("stationButton" if key in self.keys else "pageButton")
             self.buttons[key] = action
-        if not self.pages:
-            self._add_time_controls()
+            if key in self.keys:
+                self.addAction(action)
+                self.widgetForAction(action).setObjectName("stationButton")
+        self._add_time_controls()
+        # The instrument pages, a dozen of them: one button and its menu keep the bar to one line.
+        self.instruments = QToolButton(self)
+        self.instruments.setObjectName("pageButton")
+        self.instruments.setCheckable(True)
+        self.instruments.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.instruments.setToolTip(tr("the instrument pages: the head lens, the √d_k lab, the mask, the KV "
+                                       "cache and the modern-attention instruments"))
+        menu = QMenu(self.instruments)
+        for key in self.pages:
+            menu.addAction(self.buttons[key])
+        self.instruments.setMenu(menu)
+        self.instruments.setVisible(bool(self.pages))
+        self.addWidget(self.instruments)
         self.current = self.keys[0]
+        self._show_instrument_button()
 
     def _add_time_controls(self) -> None:
         self.next = self.addAction("▶", lambda: self.step(+1))
@@ -121,6 +176,13 @@ class StationBar(QToolBar):
     def set_current(self, key: str) -> None:
         self.current = key
         self.buttons[key].setChecked(True)
+        self._show_instrument_button()
+
+    def _show_instrument_button(self) -> None:
+        """'Instruments ▾', or the open page's name, checked, while an instrument page is shown."""
+        on = self.current in self.pages
+        self.instruments.setText((self.short[self.current] if on else tr("Instruments")) + " ▾")
+        self.instruments.setChecked(on)
 
     def step(self, delta: int) -> None:
         """The next/previous station of the block (from an instrument page: back to the first)."""

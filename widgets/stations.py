@@ -10,30 +10,48 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCursor, QFont
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QCursor, QFont
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
-from compute import explain
+from compute import Config, explain
 from compute.generate import top_predictions
 from compute.stations import PAGE
 
 from .axes import make_lean
-from .matrix import LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
-from .theme import LIGHT, Palette
-from .views import STATION_VIEWS, station_panels, station_shapes, view_kind
+from .matrix import FULL_LABELS, MIN_NUMBER_PX, LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
+from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
+from .views import STATION_VIEWS, kv_head, kv_sharers, station_panels, station_shapes, station_view, view_kind
 
 SUB = {"h": "h", "i": "i"}
+# Pages that read a query head's K/V head: their header says which one, and who shares it.
+KV_PAGES = frozenset({"projections", "scores", "softmax", "weighted_sum"})
 
 
 class Canvas(pg.GraphicsLayoutWidget):
-    """A GraphicsLayoutWidget that says when it has finished painting (render timing)."""
+    """A GraphicsLayoutWidget that says when it has finished painting (render timing) and when
+    it was resized (the station lays itself out again)."""
 
     painted = Signal()
+    resized = Signal()
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
         self.painted.emit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.resized.emit()
+
+
+QWIDGETSIZE_MAX = 16777215
+MARGIN = 6                      # px around the panels; spare room is shared out to centre them
+
+
+def legibility(cell_w: float, cell_h: float) -> float:
+    """The size (px) a number can have in a cell of this many px: at most half its shorter side
+    (CellText.fit_px), and one decimal ("−0.5") about twice as wide as the type is tall."""
+    return min(0.5 * min(cell_w, cell_h), 0.9 * cell_w / 2.0)
 
 
 class Station(QWidget):
@@ -65,27 +83,40 @@ class Station(QWidget):
         layout.addWidget(self.canvas, 1)
         self.plots: list[MatrixPlot] = []
         self.roles: dict[int, tuple[str | None, str | None]] = {}   # id(plot) -> (row role, col role)
+        # The slots of the model on screen (widgets/views.py station_view): GPT-2's until a result
+        # of another model family arrives, then `rebuild` makes that family's plots.
+        self.view = station_view(self.key, Config()) if self.key in STATION_VIEWS else None
+        self._style: tuple = ()                           # the last apply_style's maps, font, lines
+        self.slot_plots: list[MatrixPlot] = []
+        self.layout_index = 0                 # which of the view's screen layouts is on screen
+        self._fit_key: tuple | None = None
+        self._arranged_for: tuple | None = None
+        self._fitting = False
         self.build()
+        self._lean_axes()
+        connect_mouse(self.canvas, lambda: self.plots, self._on_hover, self._on_click)
+        self.canvas.resized.connect(self.fit)
+
+    def _lean_axes(self) -> None:
         for item in self.canvas.ci.items:                 # every axis lays out the lean way
             if isinstance(item, pg.PlotItem):
                 for side in ("left", "bottom", "right", "top"):
                     axis = item.getAxis(side)
                     if not isinstance(axis, LabelAxis) and not hasattr(axis, "lean_levels"):
                         make_lean(axis, levels=2)
-        connect_mouse(self.canvas, lambda: self.plots, self._on_hover, self._on_click)
 
     # -- building --------------------------------------------------------------------------------
     def matrix(self, row: int, col: int, title: str, kind: str = "diverging", roles=(None, None),
                row_axis: str = "", col_axis: str = "", **kw) -> MatrixPlot:
         mp = MatrixPlot(self.canvas.ci, row, col, title, kind=kind, row_axis=row_axis, col_axis=col_axis,
-                        palette=self.palette, **kw)
+                        palette=self.palette, roles=roles, **kw)
         self.plots.append(mp)
         self.roles[id(mp)] = roles
         return mp
 
     def build(self) -> None:
-        """One heatmap per slot of the station's view (widgets/views.py)."""
-        view = STATION_VIEWS[self.key]
+        """One heatmap per slot of the station's view (widgets/views.py) for the model on screen."""
+        view = self.view
         self.slot_plots: list[MatrixPlot] = []
         for slot in view.slots:
             mp = self.matrix(slot.row, slot.col, "", kind=view_kind(slot.view), roles=slot.roles,
@@ -94,11 +125,35 @@ class Station(QWidget):
             self.slot_plots.append(mp)
             if slot.attr:
                 setattr(self, slot.attr, mp)
+        self._stretch(view.screen_layouts[0])
+
+    def _stretch(self, layout) -> None:
+        """The layout's stretch factors; rows and columns it leaves empty get none (no room)."""
         lay = self.canvas.ci.layout
-        for col, stretch in enumerate(view.col_stretch):
-            lay.setColumnStretchFactor(col, stretch)
-        for row, stretch in enumerate(view.row_stretch):
-            lay.setRowStretchFactor(row, stretch)
+        n_cols = max(c + cs for _r, c, _rs, cs in layout.places)
+        n_rows = max(r + rs for r, _c, rs, _cs in layout.places)
+        for col in range(lay.columnCount()):
+            lay.setColumnStretchFactor(col, (layout.col_stretch[col] if col < len(layout.col_stretch) else 1)
+                                       if col < n_cols else 0)
+        for row in range(lay.rowCount()):
+            lay.setRowStretchFactor(row, (layout.row_stretch[row] if row < len(layout.row_stretch) else 1)
+                                    if row < n_rows else 0)
+
+    def rebuild(self, view) -> None:
+        """New plots for another set of slots (a model of another family: RMSNorm's scale instead
+        of LayerNorm's mean and variance, RoPE's rotated q and k, SwiGLU's branches)."""
+        for slot in self.view.slots:
+            if slot.attr and getattr(self, slot.attr, None) in self.plots:
+                delattr(self, slot.attr)
+        self.canvas.ci.clear()
+        self.plots, self.roles = [], {}
+        self.view = view
+        self.layout_index, self._fit_key, self._arranged_for = 0, None, None
+        self.build()
+        self._lean_axes()
+        if self._style:
+            self._style_plots(*self._style)
+        self._drawn_for = None
 
     # -- data ------------------------------------------------------------------------------------
     def panels(self, result, sel):
@@ -109,20 +164,273 @@ class Station(QWidget):
         """The arrays this station shows for a result and selection (no drawing), by name."""
         return {p.name: p.values for p in self.panels(result, sel)}
 
+    def places(self) -> tuple[tuple[int, int, int, int], ...]:
+        """Where the slots sit on screen now: (row, col, rowspan, colspan) of each."""
+        return self.view.screen_layouts[self.layout_index].places
+
     def draw(self, result, sel, data: dict[str, np.ndarray]) -> None:
-        panels = self.panels(result, sel)
-        # A row axis is named once per row of panels when its neighbours share it ("token").
-        left = {r: p.row_axis for s, p in zip(STATION_VIEWS[self.key].slots, panels, strict=True) if s.col == 0
-                for r in range(s.row, s.row + s.rowspan)}
-        for slot, mp, p in zip(STATION_VIEWS[self.key].slots, self.slot_plots, panels, strict=True):
-            mp.row_axis_shown = slot.col == 0 or left.get(slot.row) != p.row_axis
+        panels = self._panels = self.panels(result, sel)
+        for mp, p in zip(self.slot_plots, panels, strict=True):
             self.draw_panel(mp, p)
+        self._apply_places()
+
+    def _apply_places(self) -> None:
+        """What depends on where the panels sit: row-axis titles and colour bars."""
+        view, panels = self.view, getattr(self, "_panels", None)
+        if panels is None:
+            return
+        places = self.places()
+        # A row axis is named once per row of panels when its neighbours share it ("token").
+        left = {r: p.row_axis for (row, col, rs, _cs), p in zip(places, panels, strict=True) if col == 0
+                for r in range(row, row + rs)}
+        for (row, col, _rs, _cs), mp, p in zip(places, self.slot_plots, panels, strict=True):
+            mp.row_axis_shown = col == 0 or left.get(row) != p.row_axis
+            mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", p.col_axis)
+        self._colour_bars(view, places)
+
+    def _colour_bars(self, view, places) -> None:
+        """Panels on one shared scale need one colour bar per row: the rightmost one keeps it."""
+        keep = [slot.colorbar for slot in view.slots]
+        for group in view.shared:
+            members = [k for k, slot in enumerate(view.slots) if slot.view in group
+                       or (slot.view == "W_O_stacked" and "W_O" in group)]
+            for k in members:
+                row, col = places[k][0], places[k][1] + places[k][3]
+                keep[k] = keep[k] and not any(places[o][0] == row and places[o][1] + places[o][3] > col
+                                              for o in members if o != k)
+        for mp, on in zip(self.slot_plots, keep, strict=True):
+            mp.show_colorbar(on)
 
     def draw_panel(self, mp: MatrixPlot, p) -> None:
         mp.set_title(p.title)
-        mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", p.col_axis)
         mp.set_data(p.values, p.rows, p.cols, masked=p.masked, levels=p.levels, masked_text=p.masked_text,
                     row_ticks=p.row_ticks, col_ticks=p.col_ticks)
+        mp.set_message(p.missing)                     # a name this model lacks: why, never old data
+        mp.set_outline(p.outline)
+
+    # -- layout: the arrangement, square T×T cells, one number size per shape ---------------------------
+    def fit(self) -> None:
+        """Lay the station out for its canvas now: the arrangement whose cells read best, T×T
+        cells square, spare room shared out around the panels, and numbers at one size for all
+        matrices of one shape (or in none of them, if one cannot show them)."""
+        plots = [mp for mp in self.plots if mp.values is not None]
+        size = self.canvas.viewport().size()
+        if self._fitting or not plots or not self.isVisible() or size.width() < 50 or size.height() < 50:
+            return
+        self._fitting = True
+        try:
+            view = self.view
+            shapes = tuple(mp.values.shape for mp in plots)
+            if view is not None and self.slot_plots and len(plots) == len(view.slots):
+                arrangement = (size.width(), size.height(), shapes, tuple(mp.text.max_px for mp in plots))
+                if arrangement != self._arranged_for:
+                    self._arranged_for = arrangement
+                    self._choose_layout(view, (size.width(), size.height()))
+
+            # Axes re-measure their labels at once (set_labels): their sizes say whether to lay out again.
+            def key():
+                axes = tuple((mp.plot.getAxis("left").textWidth, mp.plot.getAxis("bottom").textHeight,
+                              mp.bar is not None and mp.bar.isVisible(), mp.text.max_px) for mp in plots)
+                return size.width(), size.height(), shapes, axes, self.layout_index
+            if key() != self._fit_key:
+                self._square_cells()
+                self._fit_key = key()                # as laid out: unchanged next time, nothing to do
+            for mp in plots:
+                mp.fit_title()
+            self.harmonise_numbers()
+        finally:
+            self._fitting = False
+
+    def _choose_layout(self, view, size) -> None:
+        """Try each arrangement this canvas allows and keep the one where the most panels can
+        show their numbers, then the most have all their labels, then the cells are largest."""
+        eligible = [k for k, lay in enumerate(view.screen_layouts) if size[0] >= lay.min_aspect * size[1]]
+        if len(view.screen_layouts) < 2:
+            return
+        scores = {}
+        for k in eligible:
+            self._place(view, k)
+            self._square_cells()
+            scores[k] = self._legibility(view)
+        best = max(scores, key=lambda k: (scores[k], -k))
+        if best != self.layout_index:
+            self._place(view, best)
+        self._fit_key = None                         # lay the chosen one out (again) below
+
+    def _place(self, view, index: int) -> None:
+        if index == self.layout_index and all(mp.plot in self.canvas.ci.items for mp in self.slot_plots):
+            return
+        self.layout_index = index
+        ci = self.canvas.ci
+        for mp in self.slot_plots:
+            ci.removeItem(mp.plot)
+        for mp, (r, c, rs, cs) in zip(self.slot_plots, view.screen_layouts[index].places, strict=True):
+            ci.addItem(mp.plot, row=r, col=c, rowspan=rs, colspan=cs)
+        self._stretch(view.screen_layouts[index])
+        self._apply_places()
+
+    def _legibility(self, view) -> tuple[float, float, float]:
+        """(weight of the panels whose numbers fit, of those whose every label is drawn (up to 32
+        cells a side), weighted mean number size) as laid out now."""
+        readable = labelled = total = 0.0
+        for slot, mp in zip(view.slots, self.slot_plots, strict=True):
+            vb = mp.plot.vb
+            (x0, x1), (y0, y1) = vb.viewRange()
+            cell = (vb.width() / max(x1 - x0, 1e-9), vb.height() / max(y1 - y0, 1e-9))
+            if mp.text._values is not None:          # the size its numbers would have, all decimals first
+                own, fewer = mp.text.fit_px(*cell), mp.text.fit_px(*cell, mp.text.fewer_decimals())
+                px = own or (0.8 * fewer if fewer else 0.0)
+            else:
+                px = legibility(*cell)
+            readable += slot.weight if px > 0 and px >= 0.8 * MIN_NUMBER_PX else 0.0
+            axes = (mp.plot.getAxis("left"), mp.plot.getAxis("bottom"))
+            labelled += slot.weight if all(len(a.labels) > FULL_LABELS or a.full_fits() for a in axes) else 0.0
+            total += slot.weight * px
+        return readable, labelled, total / sum(s.weight for s in view.slots)
+
+    def _settle(self) -> None:
+        """Lay the canvas out now (axes re-measure their labels as they resize: a few rounds)."""
+        ci = self.canvas.ci
+        for _ in range(4):
+            before = [mp.plot.vb.geometry() for mp in self.plots]
+            ci.layout.activate()
+            for mp in self.plots:
+                mp.plot.layout.activate()
+            if [mp.plot.vb.geometry() for mp in self.plots] == before:
+                return
+
+    def _square_cells(self) -> None:
+        """Cap each T×T panel so its cells are square, then share the room left over equally on
+        both sides (the capped panels would otherwise huddle in the top-left corner)."""
+        ci, full = self.canvas.ci, QRectF(self.canvas.range)
+        squares = [mp for mp in self.plots if mp.square and mp.values is not None and mp.plot.isVisible()]
+        ci.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
+        for mp in squares:                     # a new size: the least-size trial below starts afresh
+            for axis in (mp.plot.getAxis("left"), mp.plot.getAxis("bottom")):
+                if axis.force_full:
+                    axis.force_full = False
+                    axis._relayout()
+        for mp in squares:
+            mp.plot.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
+        ci.setGeometry(full)                   # capped children had shrunk the whole layout
+        self._settle()
+        if not squares:
+            return
+        self._cap_squares(squares, full)
+        # Up to 32 tokens every label should be drawn: where thinned labels (with their wide
+        # "index:" prefixes) make the axes thick, try the least size: the thinner axes give the
+        # cells the room back. Kept only if every label then fits its cell.
+        trial = [axis for mp in squares for axis in (mp.plot.getAxis("left"), mp.plot.getAxis("bottom"))
+                 if not axis.force_full and axis.layout_ is not None and axis.layout_.step > 1
+                 and len(axis.labels) <= FULL_LABELS]
+        if trial:
+            for axis in trial:
+                axis.force_full = True
+                axis._relayout()
+            self._cap_squares(squares, full)
+            if not all(axis.full_fits() for axis in trial):
+                for axis in trial:
+                    axis.force_full = False
+                    axis._relayout()
+                self._cap_squares(squares, full)
+        # The layout now wants less than the canvas (its maximum): margins take up the rest.
+        spare_w, spare_h = full.width() - ci.geometry().width(), full.height() - ci.geometry().height()
+        if spare_w > 1 or spare_h > 1:
+            mx, my = MARGIN + max(spare_w, 0) / 2, MARGIN + max(spare_h, 0) / 2
+            ci.setContentsMargins(mx, my, mx, my)
+            ci.setGeometry(full)
+            self._settle()
+
+    def _cap_squares(self, squares, full) -> None:
+        """Cap each T×T panel's size so its cells are square (a few rounds: a capped panel can let
+        its neighbour in the column grow)."""
+        ci = self.canvas.ci
+        for mp in squares:
+            mp.plot.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
+        ci.setGeometry(full)
+        self._settle()
+        self._square_up(squares, full)
+        self._equalise(squares, full)
+
+    def _square_up(self, squares, full) -> None:
+        ci = self.canvas.ci
+        for _ in range(3):
+            capped = False
+            for mp in squares:
+                rows, cols = mp.values.shape
+                vb, g = mp.plot.vb.geometry(), mp.plot.geometry()
+                cell = min(vb.width() / cols, vb.height() / rows)
+                spare_w, spare_h = vb.width() - cell * cols, vb.height() - cell * rows
+                if spare_w > 1:
+                    mp.plot.setMaximumWidth(g.width() - spare_w)
+                    capped = True
+                if spare_h > 1:
+                    mp.plot.setMaximumHeight(g.height() - spare_h)
+                    capped = True
+            if not capped:
+                break
+            ci.setGeometry(full)
+            self._settle()
+
+    def _equalise(self, squares, full) -> None:
+        ci = self.canvas.ci
+        # Side by side, maps of one shape get one cell size (the first capped one's room went to
+        # its neighbour): the pattern with and without the mask compare at a glance.
+        rows_of = {id(item): frozenset(r for r, _c in cells) for item, cells in ci.items.items()}
+        groups: dict[tuple, list] = {}
+        for mp in squares:
+            groups.setdefault((mp.values.shape, rows_of.get(id(mp.plot))), []).append(mp)
+        shrunk = False
+        for group in (g for g in groups.values() if len(g) > 1):
+            cells = [min(mp.plot.vb.width() / mp.values.shape[1], mp.plot.vb.height() / mp.values.shape[0])
+                     for mp in group]
+            least = min(cells)
+            for mp, cell in zip(group, cells, strict=True):
+                if cell > least + 0.5:
+                    g = mp.plot.geometry()
+                    rows, cols = mp.values.shape
+                    mp.plot.setMaximumSize(g.width() - (cell - least) * cols, g.height() - (cell - least) * rows)
+                    shrunk = True
+        if shrunk:
+            ci.setGeometry(full)
+            self._settle()
+            self._square_up(squares, full)       # a minimum size may have kept one side: square again
+
+    def harmonise_numbers(self) -> None:
+        """One number size for the matrices of one shape and kind (signed or 0…1) drawn at about
+        one size, or none in any of them: q shows numbers exactly when k and v do, the scaled
+        scores when the raw ones do. Where the matrix's own decimals do not fit, one fewer (−0.5
+        for −0.52) may; a panel drawn 1.5× larger (the large pattern beside small scores)
+        decides for itself."""
+        by_shape: dict[tuple, list[tuple[float, MatrixPlot, tuple[float, float]]]] = {}
+        for mp in self.plots:
+            if mp.values is not None and mp.text._values is not None:
+                vb = mp.plot.vb
+                (x0, x1), (y0, y1) = vb.viewRange()
+                cell = (vb.width() / max(x1 - x0, 1e-9), vb.height() / max(y1 - y0, 1e-9))
+                by_shape.setdefault((mp.values.shape, mp.kind), []).append((legibility(*cell), mp, cell))
+        for members in by_shape.values():
+            members.sort(key=lambda m: m[0])
+            groups = [[members[0]]]
+            for m in members[1:]:
+                if m[0] > 1.5 * groups[-1][0][0]:
+                    groups.append([])
+                groups[-1].append(m)
+            for group in groups:
+                px, decimals = 0, None
+                for fewer in (False, True):
+                    sizes = [mp.text.fit_px(*cell, mp.text.fewer_decimals() if fewer else None)
+                             for _l, mp, cell in group]
+                    if fewer and any(mp.text.fewer_decimals() is None for _l, mp, _c in group):
+                        break
+                    if all(v is not None for v in sizes):
+                        px, decimals = min(sizes), fewer
+                        break
+                for _l, mp, _cell in group:
+                    shown = mp.text.fewer_decimals() if decimals else None
+                    if (mp.text.number_px, mp.text.decimals_shown) != (px, shown):
+                        mp.text.number_px, mp.text.decimals_shown = px, shown
+                        mp.text.update()
 
     def highlight(self, sel) -> None:
         hover = sel.hover or (None, None)
@@ -185,6 +493,11 @@ class Station(QWidget):
         result, sel = self.result, self.selection
         if not self._fits(result, sel):
             return                                        # a selection for newer inputs: wait for them
+        view = station_view(self.key, result.inputs.config) if self.view is not None else None
+        if view is not None and view.slots != self.view.slots:
+            self.rebuild(view)                            # another model family: its own panels
+        elif view is not None:
+            self.view = view                              # the same panels; its formula, its shapes
         try:
             data = self.content(result, sel)
         except KeyError:
@@ -194,6 +507,7 @@ class Station(QWidget):
         for mp in self.plots:
             mp.show_values = sel.show_values
         self.draw(result, sel, data)
+        self.fit()
         self.header.setText(self.header_html(result, sel))
         self._drawn_for = self._data_key(result, sel)
         self._dirty = False
@@ -209,16 +523,22 @@ class Station(QWidget):
 
     @property
     def formula(self) -> str:
-        return STATION_VIEWS[self.key].formula if self.key in STATION_VIEWS else ""
+        return self.view.formula if self.view is not None else ""
 
     def where(self, sel) -> str:
-        """Which layer and head the views show (what this page depends on, from the page table)."""
+        """Which layer and head the views show (what this page depends on, from the page table);
+        with grouped K/V heads, which K/V head the query head reads and who shares it."""
         page = PAGE.get(self.key)
         if page is not None and not page.layer:
             return "before the first block"
         if page is not None and not page.head:
             return f"layer {sel.layer}"
-        return f"layer {sel.layer}, head {sel.head}"
+        text = f"layer {sel.layer}, head {sel.head}"
+        cfg = self.result.inputs.config if self.result is not None else None
+        if cfg is not None and cfg.n_kv_heads < cfg.n_heads and self.key in KV_PAGES:
+            first, last = kv_sharers(cfg, sel.head)
+            text += f" · K/V head {kv_head(cfg, sel.head)}, shared by query heads {first}–{last}"
+        return text
 
     def header_html(self, result, sel) -> str:
         f = self.font_scale
@@ -247,6 +567,13 @@ class Station(QWidget):
         if font_pt is not None:
             self.font_scale = font_pt / 10.0
             self.title_size = f"{font_pt * 1.1:.1f}pt"
+        old = self._style or (None, None, None, 1.0)
+        self._style = (sequential or old[0], diverging or old[1], font_pt or old[2], line_scale)
+        self._style_plots(*self._style)
+        self._drawn_for = None                        # titles and headers are written at draw time
+        self._refresh()
+
+    def _style_plots(self, sequential, diverging, font_pt, line_scale) -> None:
         for mp in self.plots:
             cmap = sequential if mp.kind == "sequential" else diverging
             mp.apply_style(self.palette, cmap=cmap, font_pt=font_pt, line_scale=line_scale)
@@ -263,8 +590,6 @@ class Station(QWidget):
                 for child in item.items:
                     if isinstance(child, pg.TextItem):
                         child.setColor(self.palette.foreground)
-        self._drawn_for = None                        # titles and headers are written at draw time
-        self._refresh()
 
     def shapes(self, result, sel) -> str:
         return station_shapes(self.key, result, sel) if self.key in STATION_VIEWS else ""
@@ -315,13 +640,15 @@ class ProjectionStation(Station):
             out = {"q": self.q, "k": self.k, "v": self.v}[name]
             out.highlight(row=row, cell=(row, col))
         elif name == "attn_scores":
-            self.q.highlight(row=row)                  # q_i · k_j, pair by pair
-            self.k.highlight(row=col)
+            # q_i · k_j, pair by pair (with RoPE the scores multiply the rotated rot_q and rot_k)
+            (getattr(self, "rq", None) or self.q).highlight(row=row)
+            (getattr(self, "rk", None) or self.k).highlight(row=col)
 
 
 class SoftmaxRowStation(Station):
     """One query's scores and probabilities as bars over the keys (its figure: the same two rows
-    as heatmaps)."""
+    as heatmaps). Bars take the colours their cells have in the heatmaps; the keys the query may
+    not see are hatched from top to bottom in both plots, with no number."""
 
     key = "softmax"
 
@@ -338,17 +665,41 @@ class SoftmaxRowStation(Station):
                 plot.getAxis(side).enableAutoSIPrefix(False)
         self.score_bars = pg.BarGraphItem(x=[], height=[], width=0.7)
         self.prob_bars = pg.BarGraphItem(x=[], height=[], width=0.7)
+        # The masked keys: a hatched column over the whole height of each plot.
+        self.mask_bands = {plot: pg.BarGraphItem(x=[], height=[], width=0.9) for plot in
+                           (self.scores_plot, self.probs_plot)}
+        for plot, band in self.mask_bands.items():
+            band.setZValue(-5)
+            plot.addItem(band)
+        self.key_box = {plot: pg.BarGraphItem(x=[], height=[], width=0.86) for plot in self.mask_bands}
+        for plot, box in self.key_box.items():
+            box.setZValue(5)
+            plot.addItem(box)
         self.scores_plot.addItem(self.score_bars)
         self.probs_plot.addItem(self.prob_bars)
         self.labels_items: list[pg.TextItem] = []
         self.sum_text = pg.TextItem(anchor=(1, 0), color=self.palette.foreground)
         self.sum_text.setFont(QFont("", 12, QFont.Weight.Bold))
         self.probs_plot.addItem(self.sum_text)
+        self.maps = (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING)
+        self.masked_keys = np.zeros(0, bool)
+        self._spans: dict = {}
+
+    def apply_style(self, palette=None, sequential=None, diverging=None, font_pt=None, line_scale=1.0) -> None:
+        self.maps = (sequential or self.maps[0], diverging or self.maps[1])
+        super().apply_style(palette, sequential, diverging, font_pt, line_scale)
 
     def content(self, result, sel):
         if result.trace.T == 0:
             return {"attn_scores": np.zeros((1, 0)), "pattern": np.zeros((1, 0))}
         return super().content(result, sel)
+
+    def _colours(self, values, levels, name) -> list:
+        """The heatmaps' colour of each value: the same grammar as the cells."""
+        cmap = colormap(name, self.palette.dark)
+        lo, hi = levels
+        t = np.clip((np.asarray(values, np.float64) - lo) / ((hi - lo) or 1.0), 0.0, 1.0)    # [T]
+        return [pg.mkBrush(QColor(*rgb)) for rgb in cmap.map(t, mode="byte")[:, :3].tolist()]
 
     def draw(self, result, sel, d):
         labels = result.labels
@@ -357,32 +708,43 @@ class SoftmaxRowStation(Station):
         T = len(probs)
         x = np.arange(T)
         allowed = np.isfinite(scores)
+        self.masked_keys = ~allowed
         shown = np.where(allowed, scores, 0.0)
-        top = int(np.argmax(probs)) if T else -1
-        brushes = [pg.mkBrush("#1a73e8" if a else "#dadce0") for a in allowed]
-        pbrush = [pg.mkBrush(self.palette.accent if j == top else "#4292c6") if allowed[j]
-                  else pg.mkBrush("#dadce0") for j in range(T)]
+        top = float(np.abs(shown).max()) if T else 1.0
+        lo, hi = (float(min(shown.min(), 0.0)), float(max(shown.max(), 0.0))) if T else (0.0, 1.0)
+        pad = 0.12 * ((hi - lo) or 1.0)
+        self._spans = {self.scores_plot: (lo - pad, hi + pad), self.probs_plot: (0.0, 1.15)}
+        outline, none = pg.mkPen(self.palette.muted, width=0.8), pg.mkPen(None)
+        pens = [outline if a else none for a in allowed]           # a masked key has no bar at all
         if T:
-            self.score_bars.setOpts(x=x, height=shown, width=0.7, brushes=brushes, pens=[pg.mkPen(None)] * T)
-            self.prob_bars.setOpts(x=x, height=probs, width=0.7, brushes=pbrush, pens=[pg.mkPen(None)] * T)
+            self.score_bars.setOpts(x=x, height=shown, width=0.7, pens=pens,
+                                    brushes=self._colours(shown, (-(top or 1.0), top or 1.0), self.maps[1]))
+            self.prob_bars.setOpts(x=x, height=probs, width=0.7, pens=pens,
+                                   brushes=self._colours(probs, (0.0, 1.0), self.maps[0]))
         else:                                     # no tokens: empty bars (pyqtgraph fails on empty pens)
             for bars in (self.score_bars, self.prob_bars):
                 bars.setOpts(x=[], height=[], width=0.7, brushes=None, pens=None)
+        hidden = x[self.masked_keys]
+        hatch = QBrush(QColor(self.palette.masked), Qt.BrushStyle.BDiagPattern)
+        for plot, band in self.mask_bands.items():
+            y0, y1 = self._spans[plot]
+            band.setOpts(x=hidden, y0=np.full(len(hidden), y0), height=np.full(len(hidden), y1 - y0), width=0.9,
+                         brush=hatch, pen=pg.mkPen(None))
         for plot in (self.scores_plot, self.probs_plot):
             plot.getAxis("bottom").set_labels(labels)
             plot.setXRange(-0.6, max(T - 0.4, 0.6), padding=0)
+            plot.setYRange(*self._spans[plot], padding=0)
         if scores_panel is not None:
-            set_title(self.scores_plot, scores_panel.title, self.palette.foreground, self.title_size)
+            set_title(self.scores_plot, scores_panel.title + "  · hatched: masked (−∞)", self.palette.foreground,
+                      self.title_size)
             set_title(self.probs_plot, probs_panel.title, self.palette.foreground, self.title_size)
-        self.probs_plot.setYRange(0, 1.15, padding=0)
         for item in self.labels_items:
             self.probs_plot.removeItem(item)
         self.labels_items = []
         if 0 < T <= 32:
-            for j in range(T):
-                item = pg.TextItem(format_value(float(probs[j])) if allowed[j] else "0", anchor=(0.5, 1),
-                                   color=self.palette.foreground)
-                item.setPos(j, float(probs[j]) + 0.01)
+            for j in np.flatnonzero(allowed):     # masked keys carry no number: the hatch says it
+                item = pg.TextItem(format_value(float(probs[j])), anchor=(0.5, 1), color=self.palette.foreground)
+                item.setPos(int(j), float(probs[j]) + 0.01)
                 item.setFont(self.text_font())
                 self.probs_plot.addItem(item)
                 self.labels_items.append(item)
@@ -391,6 +753,21 @@ class SoftmaxRowStation(Station):
         self.sum_text.setText(f"Σ_j = {total:.3f}   max = {probs.max() if T else 0:.3f}   entropy = {ent:.2f} nats")
         self.sum_text.setPos(max(T - 0.5, 0.5), 1.14)
         self.sum_text.setFont(self.text_font(1.2, bold=True))
+
+    def highlight(self, sel) -> None:
+        """The hovered (else the chosen) key: its bars outlined and its label bold, in the key colour."""
+        hover = sel.hover or (None, None)
+        key = hover[1] if hover[1] is not None else sel.key
+        T = len(self.masked_keys)
+        on = key is not None and 0 <= key < T
+        pen = pg.mkPen(self.palette.key, width=2.5)
+        for plot, box in self.key_box.items():
+            y0, y1 = self._spans.get(plot, (0.0, 1.0))
+            if on:
+                box.setOpts(x=[key], y0=[y0], height=[y1 - y0], width=0.86, brush=pg.mkBrush(None), pen=pen)
+            else:
+                box.setOpts(x=[], height=[], width=0.86, brush=None, pen=None)
+            plot.getAxis("bottom").set_emphasis(key if on else None, self.palette.key)
 
 
 class HeadsStation(Station):
@@ -440,7 +817,9 @@ class MLPStation(Station):
 
     def build(self):
         super().build()
-        self.logit_plot = self.canvas.addPlot(row=1, col=2, axisItems={"left": LabelAxis("left")})
+        self._logit_title = None
+        # Beside the second row of heatmaps: column 2 (GELU) or 3 (SwiGLU's wider first row).
+        self.logit_plot = self.canvas.addPlot(row=1, col=self.view.columns - 1, axisItems={"left": LabelAxis("left")})
         self.logit_plot.setMenuEnabled(False)
         self.logit_plot.setMouseEnabled(x=False, y=False)
         self.logit_plot.hideButtons()

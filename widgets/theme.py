@@ -1,4 +1,13 @@
-"""Colours, colour maps and fonts shared by every view."""
+"""Colours, colour maps and fonts shared by every view: one colour grammar for the app and its figures.
+
+- **query** (orange) marks the query: its row, its chip, its bar. **key** (purple) marks a key: its
+  column, or its row where rows are keys (k, v). Neither hue is used by any colour map offered, so a
+  highlight never looks like data.
+- **Colour maps** are chosen by name (sessions keep the name) and drawn in the variant of the page:
+  on a light page 0 is white, on a dark page 0 is the page's dark. Diverging maps are used with
+  symmetric levels (-m, m), so the centre is exactly zero.
+- The app and `qkv-lab export` start from the same maps (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,53 +23,106 @@ class Palette:
     foreground: str = "#202124"
     muted: str = "#5f6368"
     panel: str = "#f5f6f8"
-    accent: str = "#e8710a"        # selection: query row, chosen chip
-    accent2: str = "#1a73e8"       # hover: key column
+    query: str = "#e8710a"         # the query: its row, its chip
+    key: str = "#8e24aa"           # a key: its column (its row in k and v)
     masked: str = "#9aa0a6"        # hatch of forbidden (-inf) cells
     grid: str = "#dadce0"
+
+    @property
+    def dark(self) -> bool:
+        """A dark page: colour maps take their dark-centred variant."""
+        return QColor(self.background).lightnessF() < 0.5
+
+    # The names before the colour grammar had roles (kept for scripts that read them).
+    @property
+    def accent(self) -> str:
+        return self.query
+
+    @property
+    def accent2(self) -> str:
+        return self.key
+
+    def role_colour(self, role: str | None) -> str:
+        """The highlight colour of a row or column that is a query, a key, or neither (ink)."""
+        return {"query": self.query, "key": self.key}.get(role or "", self.foreground)
 
 
 LIGHT = Palette()
 DARK = Palette(background="#1e1f22", foreground="#e8eaed", muted="#9aa0a6", panel="#2a2b2f",
-               accent="#fbbc04", accent2="#8ab4f8", masked="#5f6368", grid="#3c4043")
+               query="#fb923c", key="#e879f9", masked="#5f6368", grid="#3c4043")
 # Projectors wash out greys: presentation mode uses pure black/white and saturated highlights.
 CONTRAST_LIGHT = Palette(background="#ffffff", foreground="#000000", muted="#202124", panel="#ffffff",
-                         accent="#d93025", accent2="#1a0dab", masked="#5f6368", grid="#000000")
+                         query="#e65100", key="#7b1fa2", masked="#5f6368", grid="#000000")
 CONTRAST_DARK = Palette(background="#000000", foreground="#ffffff", muted="#e8eaed", panel="#000000",
-                        accent="#ffd600", accent2="#00e5ff", masked="#9aa0a6", grid="#ffffff")
+                        query="#ff9100", key="#ea80fc", masked="#9aa0a6", grid="#ffffff")
 # Publication figures: white paper, black ink.
 FIGURE = Palette(background="#ffffff", foreground="#000000", muted="#303134", panel="#ffffff",
-                 accent="#d93025", accent2="#1a73e8", masked="#80868b", grid="#5f6368")
+                 query="#e8710a", key="#8e24aa", masked="#80868b", grid="#5f6368")
 PALETTES = {"light": LIGHT, "dark": DARK}
 
 
-def _blues() -> pg.ColorMap:
-    """White -> deep blue: 0 reads as 'nothing', dark as 'all the weight' (single hue, CB-safe)."""
-    stops = np.array([0.0, 0.25, 0.6, 1.0])
-    colours = np.array([[255, 255, 255], [198, 219, 239], [66, 146, 198], [8, 48, 107]], np.ubyte)
-    return pg.ColorMap(stops, colours, name="blues")
+def _map(name: str, stops, colours) -> pg.ColorMap:
+    return pg.ColorMap(np.array(stops, float), np.array(colours, np.ubyte), name=name)
 
 
-# Diverging maps are used with symmetric levels (-m, m) so white is exactly zero.
-COLORMAPS = {
-    "diverging": lambda: pg.colormap.get("CET-D1A"),
-    "diverging-cb": lambda: pg.colormap.get("CET-CBD1"),
-    "sequential": _blues,
-    "blues": _blues,
-    "viridis": lambda: pg.colormap.get("viridis"),
-    "cividis": lambda: pg.colormap.get("cividis"),
+# Light variants: 0 is white. Dark variants: 0 is the dark page, large magnitudes glow. Each side
+# lists its colours from the strongest to the faintest (next to zero).
+_WHITE, _DARK0 = (255, 255, 255), (30, 31, 34)
+_SIDES = {
+    "diverging": {False: ([(8, 48, 107), (33, 113, 181), (107, 174, 214), (209, 229, 240)],
+                          [(103, 0, 31), (178, 24, 43), (214, 96, 77), (253, 219, 199)]),
+                  True: ([(190, 220, 255), (90, 160, 230), (40, 100, 180), (25, 50, 95)],
+                         [(255, 200, 180), (240, 110, 90), (180, 45, 50), (90, 25, 30)])},
+    "diverging-cb": {False: ([(22, 70, 170), (58, 144, 254), (130, 175, 250), (205, 220, 250)],
+                             [(110, 90, 0), (168, 144, 8), (209, 189, 132), (240, 232, 205)]),
+                     True: ([(190, 215, 255), (90, 160, 254), (40, 100, 200), (25, 50, 100)],
+                            [(250, 235, 170), (220, 190, 60), (150, 125, 20), (70, 60, 15)])},
 }
+_STOPS = [0.0, 0.15, 0.32, 0.45, 0.5, 0.55, 0.68, 0.85, 1.0]
 
 
-# The choices offered for each kind of matrix (names are COLORMAPS keys).
+def _diverging(name: str, dark: bool) -> pg.ColorMap:
+    neg, pos = _SIDES[name][dark]
+    return _map(name, _STOPS, [*neg, _DARK0 if dark else _WHITE, *reversed(pos)])
+
+
+def _blues(dark: bool) -> pg.ColorMap:
+    """0 reads as 'nothing' (the page), strong as 'all the weight' (single hue, CB-safe)."""
+    if dark:
+        return _map("blues", [0.0, 0.3, 0.65, 1.0], [_DARK0, (24, 80, 150), (66, 146, 198), (198, 225, 255)])
+    return _map("blues", [0.0, 0.25, 0.6, 1.0], [_WHITE, (198, 219, 239), (66, 146, 198), (8, 48, 107)])
+
+
+COLORMAPS = {
+    "diverging": lambda dark: _diverging("diverging", dark),
+    "diverging-cb": lambda dark: _diverging("diverging-cb", dark),
+    "blues": _blues,
+    "viridis": lambda dark: pg.colormap.get("viridis"),
+    "cividis": lambda dark: pg.colormap.get("cividis"),
+}
+COLORMAPS["sequential"] = COLORMAPS["blues"]        # a view's kind names its default map
+
+
+# The choices offered for each kind of matrix (names are COLORMAPS keys), and where both the app
+# and `qkv-lab export` start.
 SEQUENTIAL_MAPS = ("blues", "viridis", "cividis")
 DIVERGING_MAPS = ("diverging", "diverging-cb")
-COLORMAP_TITLES = {"blues": "Blues (white = 0)", "viridis": "viridis", "cividis": "cividis",
-                   "diverging": "blue–white–red", "diverging-cb": "blue–white–yellow (colour-blind safe)"}
+DEFAULT_SEQUENTIAL = "blues"
+DEFAULT_DIVERGING = "diverging"
+COLORMAP_TITLES = {"blues": "Blues (0 = the page)", "viridis": "viridis", "cividis": "cividis",
+                   "diverging": "blue–white–red (0 = the page)",
+                   "diverging-cb": "blue–white–gold (colour-blind safe)"}
+
+_CACHE: dict[tuple[str, bool], pg.ColorMap] = {}
 
 
-def colormap(kind: str) -> pg.ColorMap:
-    return COLORMAPS.get(kind, COLORMAPS["diverging"])()
+def colormap(kind: str, dark: bool = False) -> pg.ColorMap:
+    """The colour map `kind` (a COLORMAPS name) in the variant for a light or a dark page."""
+    name = kind if kind in COLORMAPS else "diverging"
+    key = (name, dark)
+    if key not in _CACHE:
+        _CACHE[key] = COLORMAPS[name](dark)
+    return _CACHE[key]
 
 
 def ui_font(point_size: float = 10.0, bold: bool = False) -> QFont:

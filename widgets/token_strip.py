@@ -23,6 +23,8 @@ from .i18n import tr
 MIME = "application/x-qkv-token-index"
 MAX_CHIPS = 256   # longer sequences show their first chips and a count; typing still edits all
 CHIP_BATCH = 64   # chips made per turn of the event loop
+FIT_CHIPS = 16    # up to this many tokens the chips shrink to be seen all at once, without scrolling
+FIT_SCALES = (1.0, 0.9, 0.8, 0.7, 0.6)    # of the chips' type and padding, tried in turn
 
 
 class TokenChip(QToolButton):
@@ -167,6 +169,8 @@ class TokenStrip(QWidget):
         self.count = QLabel(self)
         self.count.setObjectName("tokenCount")
         outer.addWidget(self.count)
+        self.chip_scale = 1.0                            # < 1 while the chips are shrunk to fit
+        self._fit_for: tuple | None = None
 
     def start_typing(self) -> None:
         """Focus the sentence box with its text selected (Edit ▸ Type a sentence, Ctrl+L)."""
@@ -235,12 +239,61 @@ class TokenStrip(QWidget):
         self._fit_height()
 
     def _fit_height(self) -> None:
+        self._fit_width()
         chip_h = self.row.chips[0].sizeHint().height() if self.row.chips else 28
-        self.scroll.setFixedHeight(chip_h + 8 + self.scroll.horizontalScrollBar().sizeHint().height())
+        scrolls = self.scroll.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        self.scroll.setFixedHeight(chip_h + 8 + (self.scroll.horizontalScrollBar().sizeHint().height()
+                                                 if scrolls else 0))
+
+    def _chips_width(self) -> float:
+        spacing = self.row.layout_.spacing()
+        margins = self.row.layout_.contentsMargins()
+        return (sum(chip.sizeHint().width() for chip in self.row.chips) + spacing * max(len(self.row.chips) - 1, 0)
+                + margins.left() + margins.right())
+
+    def _fit_width(self) -> None:
+        """Up to FIT_CHIPS tokens every chip is in sight: the chips' type and padding shrink (to
+        60 %) until they fit the strip, and the scroll bar goes. Longer sequences scroll."""
+        chips = self.row.chips
+        if len(self.labels) > FIT_CHIPS:                  # long sequences scroll: nothing to measure
+            if self.chip_scale != 1.0 or self._fit_for is not None:
+                for chip in chips:
+                    if chip.styleSheet():
+                        chip.setStyleSheet("")
+                self.chip_scale, self._fit_for = 1.0, None
+            self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+            return
+        room = self.scroll.viewport().width() if self.scroll.isVisible() else self.scroll.width()
+        key = (room, tuple(c.text() for c in chips), self.window().styleSheet() if self.window() else "")
+        if key == self._fit_for or not chips:
+            return
+        self._fit_for = key
+        scale = 1.0
+        for chip in chips:                                # the window's own look first: measure it
+            if chip.styleSheet():                         # (256 chips restyled for nothing would stall)
+                chip.setStyleSheet("")
+        base_pt = chips[0].font().pointSizeF()
+        for scale in FIT_SCALES:
+            style = ("" if scale == 1.0 else
+                     f"QToolButton#tokenChip {{ font-size: {base_pt * scale:.1f}pt; "
+                     f"padding: {max(1, round(3 * scale))}px {max(3, round(12 * scale))}px; }}")
+            for chip in chips:
+                chip.setStyleSheet(style)
+            if self._chips_width() <= room:
+                break
+        self.chip_scale = scale
+        fits = self._chips_width() <= room
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fits
+                                                 else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self, self._fit_height)      # after the scroll area has its new width
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            self._fit_for = None
             QTimer.singleShot(0, self, self._fit_height)   # a new style sheet (presentation) sizes chips anew
 
     def _chip_menu(self, index: int) -> None:

@@ -14,17 +14,21 @@ something other than heatmaps) a Station subclass in widgets/stations.py. See CO
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
-from compute import explain
+from compute import Config, explain
+from compute.names import missing_reason, missing_weight_reason
 
 from .matrix import idx_labels, symmetric_levels
 
 ALIASES = {"ln1": "ln1_out", "ln2": "ln2_out"}
 # Views of values in 0…1 or ≥ 0 (a sequential colour map); every other view is signed (diverging).
-SEQUENTIAL = frozenset({"pattern", "pattern_row", "pattern_col", "ln1_var", "ln2_var"})
+SEQUENTIAL = frozenset({"pattern", "pattern_row", "pattern_col", "ln1_var", "ln2_var", "ln1_scale", "ln2_scale"})
 
 
 def view_kind(view: str) -> str:
@@ -55,9 +59,11 @@ class Panel:
     kind: str = "diverging"                    # "diverging" (symmetric levels) | "sequential"
     masked: np.ndarray | None = None
     levels: tuple[float, float] | None = None
-    masked_text: str = "−∞"
+    masked_text: str = ""                      # hatched cells carry no text: the hatch says it
     row_ticks: tuple[str, ...] | None = None   # axis labels instead of `rows` ("" leaves a blank)
     col_ticks: tuple[str, ...] | None = None
+    missing: str = ""                          # why this model has no such name (then values are empty)
+    outline: tuple[int, int, int, int] | None = None   # a block to outline: (row, col, rows, cols)
 
 
 def _idx(n: int) -> tuple[str, ...]:
@@ -84,70 +90,120 @@ def pattern_levels(pattern: np.ndarray) -> tuple[float, float]:
     return (0.0, 1.0) if pattern.shape[-1] <= 32 or top <= 0 else (0.0, top)
 
 
+# Views of a weight: the weight's name (in block `L` where it is per layer), for the missing-name sentence.
+_VIEW_WEIGHTS = {"W_pos": "pos_embed.W_pos", "W_U": "unembed.W_U", "W_gate": "blocks.{L}.mlp.W_gate"}
+
+
+def missing_view(name: str, cfg: Config, layer: int = 0) -> str:
+    """Why `cfg`'s model has nothing to show for view `name` ("" when it has it): the sentence the
+    screen, the figure and the CLI say instead of stale or zero data."""
+    if name in _VIEW_WEIGHTS:
+        return missing_weight_reason(_VIEW_WEIGHTS[name].format(L=layer), cfg) or ""
+    return missing_reason(ALIASES.get(name, name), cfg) or ""
+
+
+def kv_head(cfg: Config, head: int) -> int:
+    """The K/V head query head `head` reads (GQA: consecutive query heads share one)."""
+    return head // cfg.n_groups
+
+
+def kv_sharers(cfg: Config, head: int) -> tuple[int, int]:
+    """The first and last query head that read the same K/V head as `head`."""
+    g = kv_head(cfg, head)
+    return g * cfg.n_groups, (g + 1) * cfg.n_groups - 1
+
+
 def panel(name: str, result, sel) -> Panel:
-    """The single view `name` for the selected layer and head (KeyError for an unknown name)."""
+    """The single view `name` for the selected layer and head (KeyError for an unknown name). A
+    name this model lacks gives an empty Panel whose `missing` says why."""
     t, w, cfg, labels = result.trace, result.weights, result.inputs.config, tuple(result.labels)
     L, h = sel.layer, sel.head
+    g = kv_head(cfg, h)                                                    # k, v: the K/V head h reads
     dm, dh, dmlp = _idx(cfg.d_model), _idx(cfg.d_head), _idx(cfg.d_mlp)
+    dh_n = cfg.d_head
     p = f"blocks.{L}."
     tok = dict(rows=labels, row_axis="token")
+    why = missing_view(name, cfg, L)
+    if why:
+        return Panel(name, f"no {name}", np.zeros((0, 0)), (), (), missing=why)
+    ab = (lambda b: f" + {b}") if cfg.attn_bias else (lambda b: "")       # titles name biases a model has
+    mb = (lambda b: f" + {b}") if cfg.mlp_bias else (lambda b: "")
     if name in ("embed", "pos_embed", "ln_final_out"):
         titles = {"embed": "embed = W_E[tokens]", "pos_embed": "pos_embed = W_pos[:T]",
                   "ln_final_out": "ln_final_out"}
         return Panel(name, titles[name], t[name], cols=dm, col_axis="d_model", **tok)
     if name == "logits":
-        return Panel(name, "logits = ln_final_out · W_Eᵀ", t["logits"], cols=_vocab_labels(result, cfg.d_vocab),
-                     col_axis="vocabulary", **tok)
+        title = "logits = ln_final_out · W_Eᵀ" if cfg.tied_embeddings else "logits = ln_final_out · W_U"
+        return Panel(name, title, t["logits"], cols=_vocab_labels(result, cfg.d_vocab), col_axis="vocabulary", **tok)
     if name in ("resid_pre", "ln1_out", "attn_out", "resid_mid", "ln2_out", "mlp_out", "resid_post"):
-        titles = {"attn_out": "attn_out = Σ_h result + b_O", "resid_mid": "resid_mid = resid_pre + attn_out",
+        titles = {"attn_out": f"attn_out = Σ_h result{ab('b_O')}", "resid_mid": "resid_mid = resid_pre + attn_out",
                   "resid_post": "resid_post = resid_mid + mlp_out"}
         return Panel(name, titles.get(name, name), t[name, L], cols=dm, col_axis="d_model", **tok)
-    if name in ("mlp_pre", "mlp_post"):
-        title = "mlp_pre = ln2_out · W_in + b_in" if name == "mlp_pre" else "mlp_post = GELU(mlp_pre)"
-        return Panel(name, title, t[name, L], cols=dmlp, col_axis="d_mlp", **tok)
+    if name in ("mlp_pre", "mlp_pre_linear", "mlp_post"):
+        if cfg.mlp == "swiglu":
+            titles = {"mlp_pre": f"mlp_pre = ln2_out · W_gate{mb('b_gate')}  (gate)",
+                      "mlp_pre_linear": f"mlp_pre_linear = ln2_out · W_in{mb('b_in')}  (up)",
+                      "mlp_post": "mlp_post = SiLU(mlp_pre) ⊙ mlp_pre_linear"}
+        else:
+            titles = {"mlp_pre": f"mlp_pre = ln2_out · W_in{mb('b_in')}", "mlp_post": "mlp_post = GELU(mlp_pre)"}
+        return Panel(name, titles[name], t[name, L], cols=dmlp, col_axis="d_mlp", **tok)
     if name in ("ln1_mean", "ln1_var", "ln2_mean", "ln2_var"):
         return Panel(name, name, t[name, L][:, None], cols=(name.split("_")[1],), kind=view_kind(name), **tok)
-    if name == "z_concat":
+    if name in ("ln1_scale", "ln2_scale"):                # RMSNorm: √(mean(x²) + ε), one per token
+        return Panel(name, name, t[name, L][:, None], cols=("scale",), kind=view_kind(name), **tok)
+    if name == "z_concat":                    # the selected head's columns outlined
         return Panel(name, "z_concat (heads side by side)", t[name, L], cols=_head_cols(cfg),
-                     col_axis="head · d_head", col_ticks=_head_ticks(cfg), **tok)
-    if name in ("q", "k", "v", "z"):
-        titles = {"q": f"q[:, {h}] = ln1_out · W_Q[{h}] + b_Q", "k": f"k[:, {h}] = ln1_out · W_K[{h}] + b_K",
-                  "v": f"v[:, {h}] = ln1_out · W_V[{h}] + b_V", "z": f"z[:, {h}] = pattern · v"}
-        return Panel(name, titles[name], t[name, L][:, h], cols=dh, col_axis="d_head", **tok)
+                     col_axis="head · d_head", col_ticks=_head_ticks(cfg),
+                     outline=(0, h * dh_n, len(labels), dh_n), **tok)
+    if name in ("q", "k", "v", "z", "rot_q", "rot_k"):
+        titles = {"q": f"q[:, {h}] = ln1_out · W_Q[{h}]{ab('b_Q')}", "k": f"k[:, {g}] = ln1_out · W_K[{g}]{ab('b_K')}",
+                  "v": f"v[:, {g}] = ln1_out · W_V[{g}]{ab('b_V')}", "z": f"z[:, {h}] = pattern · v",
+                  "rot_q": f"rot_q[:, {h}] = RoPE(q)", "rot_k": f"rot_k[:, {g}] = RoPE(k)"}
+        head = g if name in ("k", "v", "rot_k") else h                     # k, v: [T, n_kv_heads, d_head]
+        return Panel(name, titles[name], t[name, L][:, head], cols=dh, col_axis="d_head", **tok)
     if name == "result":
         return Panel(name, f"result[:, {h}] = z_{h} · W_O[{h}]", t[name, L][:, h], cols=dm, col_axis="d_model", **tok)
     if name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern"):
-        forbidden = np.isneginf(t["attn_scores", L][h])
+        # One head's map: a GPU Trace copies just that head to the host (Trace.part), not all of them.
+        forbidden = np.isneginf(t.part("attn_scores", L, h))
         qk = dict(rows=labels, cols=labels, row_axis="query i", col_axis="key j")
         if name == "attn_scores_raw":
-            return Panel(name, "attn_scores_raw = q·kᵀ", t[name, L][h], **qk)
+            title = "attn_scores_raw = rot_q·rot_kᵀ" if cfg.positions == "rope" else "attn_scores_raw = q·kᵀ"
+            return Panel(name, title, t.part(name, L, h), **qk)
         if name == "attn_scores_scaled":
             title = (f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
                      else "attn_scores_scaled (scaling off)")
-            return Panel(name, title, t[name, L][h], **qk)
+            return Panel(name, title, t.part(name, L, h), **qk)
         if name == "attn_scores":
-            title = "attn_scores (masked: −∞)" if cfg.causal else "attn_scores (no mask)"
-            return Panel(name, title, t[name, L][h], masked=forbidden, **qk)
+            window = cfg.window(L)
+            title = ("attn_scores (no mask)" if not cfg.causal and window is None else
+                     f"attn_scores (masked: −∞, window {window})" if window is not None else "attn_scores (masked: −∞)")
+            return Panel(name, title, t.part(name, L, h), masked=forbidden, **qk)
         # Masked cells stay blank: the hatching says it, a wall of "0" only hides the real weights.
-        values = t[name, L][h]
+        values = t.part(name, L, h)
         return Panel(name, "pattern = softmax(attn_scores)", values, kind=view_kind(name), masked=forbidden,
                      levels=pattern_levels(values), masked_text="", **qk)
     if name in ("W_Q", "W_K", "W_V"):
-        return Panel(name, f"{name}[{h}]", w[p + "attn." + name][h], rows=dm, cols=dh, row_axis="d_model",
+        head = h if name == "W_Q" else g                                   # W_K, W_V: [n_kv_heads, ...]
+        return Panel(name, f"{name}[{head}]", w[p + "attn." + name][head], rows=dm, cols=dh, row_axis="d_model",
                      col_axis="d_head")
     if name == "W_O":
         return Panel(name, f"W_O[{h}]", w[p + "attn.W_O"][h], rows=dh, cols=dm, row_axis="d_head", col_axis="d_model")
     if name == "W_O_stacked":                 # every head's W_O, in the order of z_concat's columns
         W_O = w[p + "attn.W_O"]                                             # [H, d_head, d_model]
         return Panel("W_O", "W_O (stacked per head)", W_O.reshape(-1, W_O.shape[-1]), rows=_head_cols(cfg),
-                     cols=dm, row_axis="head · d_head", col_axis="d_model", row_ticks=_head_ticks(cfg))
-    if name == "W_in":
-        return Panel(name, "W_in", w[p + "mlp.W_in"], rows=dm, cols=dmlp, row_axis="d_model", col_axis="d_mlp")
+                     cols=dm, row_axis="head · d_head", col_axis="d_model", row_ticks=_head_ticks(cfg),
+                     outline=(h * dh_n, 0, dh_n, cfg.d_model))
+    if name in ("W_in", "W_gate"):
+        return Panel(name, name, w[p + "mlp." + name], rows=dm, cols=dmlp, row_axis="d_model", col_axis="d_mlp")
     if name == "W_out":
         return Panel(name, "W_out", w[p + "mlp.W_out"], rows=dmlp, cols=dm, row_axis="d_mlp", col_axis="d_model")
     if name == "W_E":
         return Panel(name, "W_E", w["embed.W_E"], rows=_vocab_labels(result, cfg.d_vocab), cols=dm,
                      row_axis="vocabulary", col_axis="d_model")
+    if name == "W_U":
+        return Panel(name, "W_U (untied unembedding)", w["unembed.W_U"], rows=dm,
+                     cols=_vocab_labels(result, cfg.d_vocab), row_axis="d_model", col_axis="vocabulary")
     if name == "W_pos":
         return Panel(name, "W_pos", w["pos_embed.W_pos"], rows=_idx(cfg.n_ctx), cols=dm, row_axis="position",
                      col_axis="d_model")
@@ -169,7 +225,7 @@ def panel(name: str, result, sel) -> Panel:
             return Panel("pattern", f"pattern[{h}, {i}, j]", t["pattern", L][h, i][:, None], labels, ("p",),
                          row_axis="key j", kind=view_kind(name), levels=(0.0, 1.0))
         if name == "terms":
-            return Panel("terms", f"pattern[{h}, {i}, j] · v[j, {h}]", terms, labels, dh, col_axis="d_head")
+            return Panel("terms", f"pattern[{h}, {i}, j] · v[j, {g}]", terms, labels, dh, col_axis="d_head")
         return Panel("z", f"z[{i}, {h}] = Σ_j (column sums)", z[None, :], (f"i={i} {word}",), dh, col_axis="d_head")
     raise KeyError(name)
 
@@ -181,13 +237,16 @@ SINGLE_VIEWS: dict[str, tuple[str, bool, bool]] = {
     "resid_pre": ("block input [T, d_model]", True, False),
     "ln1_mean": ("LayerNorm 1 mean [T]", True, False),
     "ln1_var": ("LayerNorm 1 variance [T]", True, False),
+    "ln1_scale": ("RMSNorm 1 scale √(mean(x²) + ε) [T]", True, False),
     "ln1_out": ("LayerNorm 1 output [T, d_model] (alias ln1)", True, False),
     "W_Q": ("blocks.L.attn.W_Q[h] [d_model, d_head]", True, True),
-    "W_K": ("blocks.L.attn.W_K[h] [d_model, d_head]", True, True),
-    "W_V": ("blocks.L.attn.W_V[h] [d_model, d_head]", True, True),
+    "W_K": ("blocks.L.attn.W_K[g] [d_model, d_head] (g: the K/V head h reads)", True, True),
+    "W_V": ("blocks.L.attn.W_V[g] [d_model, d_head]", True, True),
     "q": ("q[:, h] [T, d_head]", True, True),
-    "k": ("k[:, h] [T, d_head]", True, True),
-    "v": ("v[:, h] [T, d_head]", True, True),
+    "k": ("k[:, g] [T, d_head] (g = h // (n_heads / n_kv_heads))", True, True),
+    "v": ("v[:, g] [T, d_head]", True, True),
+    "rot_q": ("q after RoPE [T, d_head]", True, True),
+    "rot_k": ("k after RoPE [T, d_head]", True, True),
     "attn_scores_raw": ("q·kᵀ [T, T]", True, True),
     "attn_scores_scaled": ("raw / √d_head [T, T]", True, True),
     "attn_scores": ("scaled, causal mask −∞ [T, T]", True, True),
@@ -200,21 +259,41 @@ SINGLE_VIEWS: dict[str, tuple[str, bool, bool]] = {
     "resid_mid": ("resid_pre + attn_out [T, d_model]", True, False),
     "ln2_mean": ("LayerNorm 2 mean [T]", True, False),
     "ln2_var": ("LayerNorm 2 variance [T]", True, False),
+    "ln2_scale": ("RMSNorm 2 scale [T]", True, False),
     "ln2_out": ("LayerNorm 2 output [T, d_model] (alias ln2)", True, False),
     "W_in": ("blocks.L.mlp.W_in [d_model, d_mlp]", True, False),
-    "mlp_pre": ("ln2_out · W_in + b_in [T, d_mlp]", True, False),
-    "mlp_post": ("GELU(mlp_pre) [T, d_mlp]", True, False),
+    "mlp_pre": ("ln2_out · W_in + b_in [T, d_mlp] (SwiGLU: the gate, ln2_out · W_gate)", True, False),
+    "W_gate": ("blocks.L.mlp.W_gate [d_model, d_mlp] (SwiGLU)", True, False),
+    "mlp_pre_linear": ("SwiGLU's up branch ln2_out · W_in [T, d_mlp]", True, False),
+    "mlp_post": ("GELU(mlp_pre) [T, d_mlp] (SwiGLU: SiLU(gate) ⊙ up)", True, False),
     "W_out": ("blocks.L.mlp.W_out [d_mlp, d_model]", True, False),
     "mlp_out": ("MLP output [T, d_model]", True, False),
     "resid_post": ("block output [T, d_model]", True, False),
     "ln_final_out": ("final LayerNorm [T, d_model]", False, False),
-    "logits": ("ln_final_out · W_Eᵀ [T, d_vocab]", False, False),
+    "logits": ("ln_final_out · W_Eᵀ (or W_U) [T, d_vocab]", False, False),
+    "W_U": ("unembed.W_U [d_model, d_vocab] (untied models)", False, False),
     "W_E": ("embed.W_E [d_vocab, d_model]", False, False),
     "W_pos": ("pos_embed.W_pos [n_ctx, d_model]", False, False),
 }
 
 
 # -- the stations' layouts ----------------------------------------------------------------------------
+# Model families (compute.config): the conditions a Slot's `when` and a StationView's `family`
+# overrides name. A station shows each family faithfully: RMSNorm's scale instead of LayerNorm's
+# mean and variance, RoPE's rotated q and k, SwiGLU's gate and up branches.
+FAMILY: dict[str, Callable[[Config], bool]] = {
+    "layernorm": lambda c: c.norm == "layernorm", "rmsnorm": lambda c: c.norm == "rmsnorm",
+    "learned": lambda c: c.positions == "learned", "rope": lambda c: c.positions == "rope",
+    "gelu": lambda c: c.mlp == "gelu", "swiglu": lambda c: c.mlp == "swiglu",
+    "gqa": lambda c: c.n_kv_heads < c.n_heads,
+}
+
+
+def meets(cfg: Config, when: str) -> bool:
+    """Whether `cfg` meets a FAMILY condition ("" always does)."""
+    return not when or FAMILY[when](cfg)
+
+
 @dataclass(frozen=True)
 class Slot:
     """One panel of a station, where it sits and how it links to the selection on screen."""
@@ -226,10 +305,25 @@ class Slot:
     colspan: int = 1
     roles: tuple[str | None, str | None] = ("query", None)   # what its rows / columns are: "query", "key"
     attr: str = ""                             # the station's attribute for its plot (tests, tools)
-    title: str = ""                            # a shorter title here; "{h}", "{i}" filled in
+    title: str = ""                            # a shorter title here; "{h}", "{i}", "{g}" (K/V head) filled in
     trace: str | None = None                   # a click explains the cell (dot-product trace) of this name
     colorbar: bool = True
     layer0: bool = False                       # always layer 0 (the embeddings' resid_pre)
+    when: str = ""                             # only for models that meet this FAMILY condition
+    keys_masked: bool = False                  # rows are keys j of query i: those it may not see are hatched
+    weight: float = 1.0                        # how much its legibility counts when a screen layout is chosen
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Another arrangement of a station's slots on screen, for canvases of some shape: `places`
+    gives (row, col, rowspan, colspan) per slot, in the slots' order. Exported figures keep the
+    slots' own places."""
+
+    places: tuple[tuple[int, int, int, int], ...]
+    col_stretch: tuple[int, ...] = ()
+    row_stretch: tuple[int, ...] = ()
+    min_aspect: float = 0.0                    # only for canvases at least this wide per unit of height
 
 
 @dataclass(frozen=True)
@@ -243,62 +337,107 @@ class StationView:
     col_stretch: tuple[int, ...] = ()
     row_stretch: tuple[int, ...] = ()
     panel_size: tuple[int, int] = (360, 320)   # an exported figure's logical px per grid cell at 10 pt
+    layouts: tuple[Layout, ...] = ()           # other screen arrangements (the slots' own is the first)
+    # FAMILY condition -> fields that replace these for models that meet it (in this order)
+    family: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def columns(self) -> int:
         return max(s.col + s.colspan for s in self.slots)
 
+    @property
+    def screen_layouts(self) -> tuple[Layout, ...]:
+        """The slots' own arrangement, then the alternatives a station may choose on screen."""
+        own = Layout(tuple((s.row, s.col, s.rowspan, s.colspan) for s in self.slots), self.col_stretch,
+                     self.row_stretch)
+        return (own, *self.layouts)
+
 
 QK = ("query", "key")
+KEYS = ("key", None)
 STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
     StationView("embeddings", "resid_pre = embed + pos_embed = W_E[tokens] + W_pos[:T]", (
         Slot("embed", 0, 0, attr="embed"),
         Slot("pos_embed", 0, 1, attr="pos"),
         Slot("resid_pre", 0, 2, attr="sum", title="resid_pre (layer 0)", layer0=True),
-    ), locked=(("embed", "pos_embed", "resid_pre"),), shapes="[T, d_model] = [{T}, {d_model}]"),
+    ), shared=(("embed", "pos_embed", "resid_pre"),), shapes="[T, d_model] = [{T}, {d_model}]",
+        layouts=(Layout(((0, 0, 1, 1), (1, 0, 1, 1), (2, 0, 1, 1))),),      # stacked: wide rows, short T
+        family={"rope": dict(formula="resid_pre = embed = W_E[tokens];&nbsp; no W_pos: with RoPE the positions "
+                                     "enter as rotations of q and k (Q·K·V)")}),
     StationView("layernorm", "ln1_out = (resid_pre − ln1_mean) / √(ln1_var + ε) · w + b", (
         Slot("resid_pre", 0, 0, attr="inp"),
         Slot("ln1_mean", 0, 1, attr="mean", colorbar=False),
         Slot("ln1_var", 0, 2, attr="var", colorbar=False),
         Slot("ln1_out", 0, 3, attr="out"),
-    ), shapes="[T, d_model] = [{T}, {d_model}], ε = 1e-5, biased variance", col_stretch=(4, 1, 1, 4),
-        panel_size=(300, 340)),
+    ), locked=(("resid_pre", "ln1_out"),), shapes="[T, d_model] = [{T}, {d_model}], ε = 1e-5, biased variance",
+        col_stretch=(4, 1, 1, 4), panel_size=(300, 340),
+        layouts=(Layout(((0, 0, 1, 1), (0, 1, 1, 1), (0, 2, 1, 1), (1, 0, 1, 1)), col_stretch=(8, 1, 1)),),
+        family={"rmsnorm": dict(
+            formula="ln1_out = resid_pre / ln1_scale · w,&nbsp; ln1_scale = √(mean(resid_pre²) + ε)"
+                    "&nbsp; — RMSNorm: no mean subtracted, no bias",
+            slots=(Slot("resid_pre", 0, 0, attr="inp"),
+                   Slot("ln1_scale", 0, 1, attr="scale", colorbar=False),
+                   Slot("ln1_out", 0, 2, attr="out")),
+            shapes="[T, d_model] = [{T}, {d_model}], ε = {norm_eps:.3g}; ln1_scale: [T], one per token",
+            col_stretch=(4, 1, 4),
+            layouts=(Layout(((0, 0, 1, 1), (0, 1, 1, 1), (1, 0, 1, 1)), col_stretch=(8, 1)),))}),
     StationView("projections", "q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)", (
-        Slot("ln1_out", 0, 0, rowspan=2, attr="x"),
+        Slot("ln1_out", 0, 0, rowspan=2, attr="x", when="learned"),
+        Slot("ln1_out", 0, 0, rowspan=3, attr="x", when="rope"),
         Slot("W_Q", 0, 1, roles=(None, None), attr="wq"),
         Slot("W_K", 0, 2, roles=(None, None), attr="wk"),
         Slot("W_V", 0, 3, roles=(None, None), attr="wv"),
         Slot("q", 1, 1, attr="q", title="q[:, {h}]  (query i)", trace="q"),
-        Slot("k", 1, 2, roles=("key", None), attr="k", title="k[:, {h}]  (key j)", trace="k"),
-        Slot("v", 1, 3, roles=("key", None), attr="v", title="v[:, {h}]  (value j)", trace="v"),
-    ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v")), col_stretch=(5, 4, 4, 4),
-        shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q[:, h]: [T, d_head] = [{T}, {d_head}]"),
+        Slot("k", 1, 2, roles=KEYS, attr="k", title="k[:, {g}]  (key j)", trace="k"),
+        Slot("v", 1, 3, roles=KEYS, attr="v", title="v[:, {g}]  (value j)", trace="v"),
+        Slot("rot_q", 2, 1, attr="rq", title="rot_q[:, {h}] = RoPE(q)", when="rope"),
+        Slot("rot_k", 2, 2, roles=KEYS, attr="rk", title="rot_k[:, {g}] = RoPE(k)", when="rope"),
+    ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v", "rot_q", "rot_k")),
+        locked=(("ln1_out", "q", "k", "v", "rot_q", "rot_k"),), col_stretch=(7, 4, 4, 4),
+        shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q[:, h]: [T, d_head] = [{T}, {d_head}]",
+        family={"rope": dict(formula="q = ln1_out · W_Q[h] (likewise k, v);&nbsp; rot_q, rot_k = q, k with each "
+                                     "pair of dimensions rotated by an angle ∝ the position (RoPE)"),
+                "gqa": dict(shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q: [T, n_heads, d_head] = "
+                                   "[{T}, {n_heads}, {d_head}] · k, v: [T, n_kv_heads, d_head] = "
+                                   "[{T}, {n_kv_heads}, {d_head}]")}),
+    # raw, scaled and masked on one scale: the ÷√d_head shows as paler colours.
     StationView("scores", "attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern", (
         Slot("attn_scores_raw", 0, 0, roles=QK, attr="raw", trace="attn_scores"),
         Slot("attn_scores_scaled", 0, 1, roles=QK, attr="scaled", trace="attn_scores"),
         Slot("attn_scores", 1, 0, roles=QK, attr="masked", trace="attn_scores"),
-        Slot("pattern", 1, 1, roles=QK, attr="pattern", trace="attn_scores"),
-    ), locked=(("attn_scores_raw", "attn_scores_scaled", "attn_scores"),), panel_size=(380, 340),
-        shapes="[T, T] = [{T}, {T}] = {TT:,} scores per head"),
+        Slot("pattern", 1, 1, roles=QK, attr="pattern", trace="attn_scores", weight=3.0),
+    ), shared=(("attn_scores_raw", "attn_scores_scaled", "attn_scores"),), panel_size=(380, 340),
+        shapes="[T, T] = [{T}, {T}] = {TT:,} scores per head",
+        # wide and short (a laptop on a projector): the pattern large, the scores small beside it
+        layouts=(Layout(((0, 1, 1, 1), (0, 2, 1, 1), (1, 1, 1, 1), (0, 0, 2, 1)), col_stretch=(2, 1, 1),
+                        min_aspect=1.6),),
+        family={"rope": dict(formula="attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → "
+                                     "softmax = pattern")}),
     StationView("softmax", "pattern[h, i, j] = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij)", (
         Slot("scores_row", 0, 0, roles=(None, "key"), attr="scores_row"),
         Slot("pattern_row", 1, 0, roles=(None, "key"), attr="pattern_row"),
     ), shapes="one row of [T, T], T = {T}", panel_size=(640, 150)),
+    # v → p·v → z on one scale: the weights shrink the rows, the column sums are z.
     StationView("weighted_sum", "z[i, h] = Σ_j pattern[h, i, j] · v[j, h]", (
-        Slot("pattern_col", 0, 0, roles=("key", None), attr="p", colorbar=False),
-        Slot("v", 0, 1, roles=("key", None), attr="v", title="v[j, {h}]"),
-        Slot("terms", 0, 2, roles=("key", None), attr="terms"),
+        Slot("pattern_col", 0, 0, roles=KEYS, attr="p", colorbar=False, keys_masked=True),
+        Slot("v", 0, 1, roles=KEYS, attr="v", title="v[j, {g}]", keys_masked=True),
+        Slot("terms", 0, 2, roles=KEYS, attr="terms", keys_masked=True),
         Slot("z_row", 1, 2, roles=(None, None), attr="z"),
-    ), shared=(("terms", "z"),), col_stretch=(1, 4, 4), row_stretch=(6, 1), panel_size=(340, 250),
-        shapes="v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}"),
+    ), shared=(("v", "terms", "z"),), col_stretch=(1, 4, 4), row_stretch=(6, 1), panel_size=(340, 250),
+        shapes="v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}",
+        family={"gqa": dict(formula="z[i, h] = Σ_j pattern[h, i, j] · v[j, g],&nbsp; g = h // (n_heads / n_kv_heads)",
+                            shapes="v[:, g]: [T, d_head] = [{T}, {d_head}] · query i = {i}")}),
+    # resid_pre above resid_mid, beside attn_out, all on one scale: the residual add shows.
     StationView("heads", "z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h] + b_O;&nbsp; "
                          "resid_mid = resid_pre + attn_out", (
         Slot("z_concat", 0, 0, attr="zc"),
         Slot("W_O_stacked", 0, 1, roles=(None, None), attr="wo"),
+        Slot("resid_pre", 0, 2, attr="pre"),
         Slot("result", 1, 0, attr="res"),
         Slot("attn_out", 1, 1, attr="out"),
         Slot("resid_mid", 1, 2, attr="mid"),
-    ), shared=(("result", "attn_out"),),
+    ), shared=(("result", "attn_out", "resid_pre", "resid_mid"),),
+        locked=(("z_concat", "result", "attn_out", "resid_pre", "resid_mid"),),
         shapes="z_concat: [T, n_heads·d_head] = [{T}, {d_concat}] · W_O: [n_heads·d_head, d_model] = "
                "[{d_concat}, {d_model}]"),
     StationView("mlp", "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; "
@@ -308,34 +447,136 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("mlp_post", 0, 2, attr="post"),
         Slot("mlp_out", 1, 0, attr="out"),
         Slot("resid_post", 1, 1, attr="resid"),
-    ), shared=(("mlp_pre", "mlp_post"),), shapes="mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via W_Eᵀ (tied)"),
+    ), shared=(("mlp_pre", "mlp_post"), ("mlp_out", "resid_post")),
+        locked=(("ln2_out", "mlp_out", "resid_post"),),
+        shapes="mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via {unembed}",
+        family={"swiglu": dict(
+            formula="mlp_out = (SiLU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&nbsp; "
+                    "resid_post = resid_mid + mlp_out&nbsp; (SwiGLU: gate ⊙ up)",
+            # Four columns: short titles that fit (the header has the equations).
+            slots=(Slot("ln2_out", 0, 0, attr="ln2"),
+                   Slot("mlp_pre", 0, 1, attr="pre", title="mlp_pre (gate)"),
+                   Slot("mlp_pre_linear", 0, 2, attr="lin", title="mlp_pre_linear (up)"),
+                   Slot("mlp_post", 0, 3, attr="post", title="mlp_post = SiLU(gate) ⊙ up"),
+                   Slot("W_out", 1, 0, roles=(None, None), attr="wout"),
+                   Slot("mlp_out", 1, 1, attr="out"),
+                   Slot("resid_post", 1, 2, attr="resid", title="resid_post")),
+            shared=(("mlp_pre", "mlp_pre_linear"), ("mlp_out", "resid_post")), panel_size=(330, 320),
+            layouts=(),
+            shapes="mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · "
+                   "W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}")}),
 )}
+
+
+@lru_cache(maxsize=64)
+def station_view(key: str, cfg: Config) -> StationView:
+    """The station's view for this model: its family's overrides applied, the slots its model
+    has (a station rebuilds its plots when this changes)."""
+    view = STATION_VIEWS[key]
+    for when, changes in view.family.items():
+        if meets(cfg, when):
+            view = dataclasses.replace(view, **changes)
+    return dataclasses.replace(view, slots=tuple(s for s in view.slots if meets(cfg, s.when)), family={})
 
 
 def share_levels(panels: list[Panel], names: tuple[str, ...]) -> list[Panel]:
     """One colour scale for the named panels (so their colours compare)."""
-    chosen = [p for p in panels if p.name in names]
+    chosen = [p for p in panels if p.name in names and not p.missing]
     if not chosen:
         return panels
     levels = symmetric_levels(*(p.values for p in chosen))
-    return [dataclasses.replace(p, levels=levels) if p.name in names else p for p in panels]
+    return [dataclasses.replace(p, levels=levels) if p.name in names and not p.missing else p for p in panels]
+
+
+def masked_keys(result, sel) -> np.ndarray:
+    """The keys j the selected query may not see (−∞ in its attn_scores row) [T]."""
+    return np.isneginf(result.trace["attn_scores", sel.layer][sel.head, sel.query])
+
+
+def mask_keys(p: Panel, result, sel) -> Panel:
+    """A panel whose rows are keys of the query, with the keys it may not see hatched (no text)."""
+    forbidden = masked_keys(result, sel)                                   # [T]
+    masked = np.broadcast_to(forbidden[:, None], p.values.shape).copy()    # [T, cols]
+    return dataclasses.replace(p, masked=masked, masked_text="")
 
 
 def station_panels(key: str, result, sel) -> list[Panel]:
     """The panels of a station for this result and selection, in its slots' order."""
-    view = STATION_VIEWS[key]
+    cfg = result.inputs.config
+    view = station_view(key, cfg)
     panels = []
     for slot in view.slots:
         p = panel(slot.view, result, dataclasses.replace(sel, layer=0) if slot.layer0 else sel)
-        if slot.title:
-            p = dataclasses.replace(p, title=slot.title.format(h=sel.head, i=sel.query))
+        if slot.title and not p.missing:
+            p = dataclasses.replace(p, title=slot.title.format(h=sel.head, i=sel.query, g=kv_head(cfg, sel.head)))
+        if slot.keys_masked and not p.missing:
+            p = mask_keys(p, result, sel)
         panels.append(p)
     for group in view.shared + (view.locked if sel.lock_scales else ()):
         panels = share_levels(panels, group)
     return panels
 
 
+def window_words(cfg: Config, layer: int, query: int, T: int) -> str:
+    """What a sliding window forbids in `layer`, for the selected query ("" for a dense layer):
+    which keys are outside the window (hatched like the future keys)."""
+    W = cfg.window(layer)
+    if W is None:
+        return ""
+    outside = query - W + 1                      # keys j ≤ i − W are outside
+    if outside <= 0:
+        where = f"query i = {query} sees every earlier key (the window is not full yet)"
+    elif outside == 1:
+        where = f"for query i = {query}, key 0 is outside the window"
+    else:
+        where = f"for query i = {query}, keys 0–{outside - 1} are outside the window"
+    return f"window W = {W}: query i sees keys i−{W - 1} … i; {where} (hatched)"
+
+
 def station_shapes(key: str, result, sel) -> str:
     """The station's sizes line at the current sizes, e.g. "[T, T] = [6, 6] = 36 scores per head"."""
     cfg, T = result.inputs.config, result.trace.T
-    return STATION_VIEWS[key].shapes.format(T=T, TT=T * T, i=sel.query, d_concat=cfg.d_concat, **cfg.to_dict())
+    fields = {**cfg.to_dict(), "norm_eps": cfg.norm_eps, "n_kv_heads": cfg.n_kv_heads, "rope_theta": cfg.rope_theta}
+    unembed = "W_Eᵀ (tied)" if cfg.tied_embeddings else "unembed.W_U (untied)"
+    text = station_view(key, cfg).shapes.format(T=T, TT=T * T, i=sel.query, d_concat=cfg.d_concat,
+                                               unembed=unembed, **fields)
+    if key in ("scores", "softmax") and cfg.window(sel.layer) is not None:
+        text += " · " + window_words(cfg, sel.layer, sel.query, T)
+    return text
+
+
+# -- the block as one picture -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MapNode:
+    """One node of the block map: the station a click goes to, the view its thumbnail shows."""
+
+    station: str                               # compute.stations.PAGE key
+    view: str                                  # a `panel()` name
+    label: str                                 # its name on the map
+    stream: bool = False                       # on the residual stream (the input and the two adds)
+
+
+# The residual stream x → x + attn(LN 1(x)) → + mlp(LN 2(x)): the branches leave the stream and
+# come back at the adds (pre-LayerNorm GPT-2, docs/ARCHITECTURE.md).
+BLOCK_MAP: tuple[MapNode, ...] = (
+    MapNode("embeddings", "resid_pre", "resid_pre", stream=True),
+    MapNode("layernorm", "ln1_out", "LN 1"),
+    MapNode("projections", "q", "Q · K · V"),
+    MapNode("scores", "attn_scores", "scores"),
+    MapNode("softmax", "pattern", "softmax"),
+    MapNode("weighted_sum", "z", "Σ p·v"),
+    MapNode("heads", "attn_out", "heads · W_O"),
+    MapNode("heads", "resid_mid", "+  resid_mid", stream=True),
+    MapNode("mlp", "ln2_out", "LN 2"),
+    MapNode("mlp", "mlp_out", "MLP"),
+    MapNode("mlp", "resid_post", "+  resid_post", stream=True),
+)
+
+
+def block_map_panels(result, sel) -> list[Panel]:
+    """The thumbnails of the block map, in the order of the stream; the input and the adds share
+    one colour scale, so the stream's change shows."""
+    panels = [dataclasses.replace(panel(node.view, result, sel), name=f"{k}:{node.view}", title=node.label)
+              for k, node in enumerate(BLOCK_MAP)]
+    stream = tuple(p.name for p, node in zip(panels, BLOCK_MAP, strict=True) if node.stream)
+    return share_levels(panels, stream)

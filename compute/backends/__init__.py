@@ -15,6 +15,7 @@ _FACTORIES: dict[str, str] = {
 }
 BACKEND_NAMES: tuple[str, ...] = ("auto", "reference", "cpu", "cuda")
 _instances: dict[str, Backend] = {}
+_load_errors: dict[str, str] = {}                # name -> why its module could not be imported
 _lock = threading.Lock()
 
 
@@ -40,7 +41,9 @@ def get_backend(name: str) -> Backend:
             try:
                 module = importlib.import_module(module_name)
             except ImportError as exc:
-                raise BackendUnavailable(f"the {name} backend cannot be loaded: {exc}") from exc
+                hint = " (pip install -r requirements-gpu.txt)" if name == "cuda" else ""
+                _load_errors[name] = f"the {name} backend cannot be loaded: {exc}{hint}"
+                raise BackendUnavailable(_load_errors[name]) from exc
             _instances[name] = getattr(module, cls_name)()
         return _instances[name]
 
@@ -55,5 +58,21 @@ def cuda_unsupported_here(platform: str | None = None) -> str | None:
     return f"{system} runs the cpu backend (the cuda backend is for Linux with an NVIDIA GPU)"
 
 
+def cuda_unused_reason() -> str | None:
+    """Why passes run on the CPU although this is Linux, for the backend line: what CUDA lacks here
+    (no driver or GPU, or a missing library with the command that installs it). None when CUDA
+    runs, or when nothing has asked for it yet (the backend was never loaded)."""
+    if cuda_unsupported_here() is not None:
+        return None                                  # macOS, Windows: cuda_unsupported_here says it
+    if "cuda" in _load_errors:
+        return f"CUDA not used: {_load_errors['cuda']}"
+    known = getattr(_instances.get("cuda"), "_available", None)   # as probed off the UI thread; never probe here
+    if known is None:
+        return None
+    ok, why = known
+    return None if ok else f"CUDA not used: {why}"
+
+
 __all__ = ["Backend", "BackendOutput", "BackendUnavailable", "allowed_pairs", "get_backend",
-           "register_backend", "backend_names", "BACKEND_NAMES", "cuda_unsupported_here"]
+           "register_backend", "backend_names", "BACKEND_NAMES", "cuda_unsupported_here",
+           "cuda_unused_reason"]

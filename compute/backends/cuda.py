@@ -1,9 +1,29 @@
-"""`cuda`: every stage of the block as a Numba CUDA kernel (cuda_kernels/), driven from here.
+"""`cuda`: every stage of the block on the GPU, the intermediates left there until a view asks.
 
-Weights go to the device once per Weights object (`weights.uid`) and stay there until other
-weights arrive. Each layer is computed into device buffers that every layer and every run of the
-same size reuse, then copied back, one copy per result (q, k and v share one). `logits` are
-computed on the device on demand.
+Residency. A pass computes every layer into device buffers of its own (`_DeviceRun`) and returns
+its Trace with `Lazy` values: reading `trace[name, layer]` copies that one array to the host
+(into pinned memory, on a copy stream of its own, waiting only for the stage that made it), once;
+`trace.part(name, layer, h)` copies one head of a [n_heads, T, T] map (4 MB of the 50 MB at
+andrea-120m, T=1024). Exports asking for every name get every name. The copy is made once per
+run and shared by every Trace of it (the early partial Trace and the final one get the same
+arrays).
+
+Lifetime. A run's buffers belong to it while its Trace (or any Lazy of it) lives: a new pass
+never writes a buffer a Trace on screen may still read. They come from a `DevicePool` that hands a
+buffer out again only when nothing but the pool holds it, so a dropped Trace's memory is reused
+by the next pass of the same size without cudaMalloc. Bounded: when a new pass does not fit in
+the GPU's free memory (plus the pool's free buffers), the oldest live runs are spilled (every
+value not yet copied goes to the host, then their device buffers are free) before the pass is
+refused as out of GPU memory.
+
+Products. Two paths, the same Trace: `numba` (the tiled kernels of cuda_kernels/products.py)
+and `cublas` (compute/backends/cuda_blas.py: torch's cuBLAS on the same device buffers, no
+copies; float32, never TF32). Either way numba kernels do the norms, RoPE, scale + mask +
+softmax, GELU/SwiGLU and the heads' sum. `auto` (the default; QKV_CUDA_GEMM=numba|cublas
+chooses) takes cuBLAS when torch has CUDA here.
+
+Early results: the layers are enqueued at once; then, layer by layer, as its attention half is
+done on the GPU, `compute.progress.publish` hands it out (as the cpu backend does).
 
 Any CUDA failure (no driver, compiler or launch error, out of memory) is raised as
 BackendUnavailable, which `forward` turns into a CPU run with a notice. Under numba's simulator
@@ -12,8 +32,15 @@ never picks it (`on_real_gpu`).
 """
 from __future__ import annotations
 
+import importlib.util
+import math
+import os
+import sys
 import threading
-from types import SimpleNamespace
+import weakref
+from collections import Counter
+from contextlib import nullcontext
+from functools import partial
 
 import numpy as np
 from numba import cuda
@@ -25,17 +52,21 @@ from cuda_kernels import rows as R
 
 from .. import memory, progress
 from ..config import Config
-from ..names import global_names, layer_names, trace_shape
+from ..names import attention_names, global_names, layer_names, mlp_names, trace_shape
+from ..trace import Lazy
 from ..weights import Weights
 from .base import Backend, BackendOutput, BackendUnavailable, Stopwatch
 from .pool import BufferPool
 
-# Per-layer results with a device buffer of their own Trace shape (z_concat is z's memory,
-# resid_pre/resid_post alternate between two buffers); which of them a model has: buffered_names.
+INSTALL = "pip install -r requirements-gpu.txt (or pip install -e \".[cuda]\")"
+GEMM_PATHS = ("auto", "numba", "cublas")
+# Per-layer results with a device buffer of their own (z_concat is z's memory, resid_pre is the
+# previous layer's resid_post); which of them a model has: buffered_names.
 _BUFFERED = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "rot_q", "rot_k",
              "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern", "z", "result", "attn_out",
              "resid_mid", "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "mlp_pre", "mlp_pre_linear",
-             "mlp_post", "mlp_out")
+             "mlp_post", "mlp_out", "resid_post")
+_HEAD_MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")   # [H, T, T]: by head
 
 
 def buffered_names(cfg: Config) -> tuple[str, ...]:
@@ -62,15 +93,203 @@ def describe_failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
-class _DeviceWeights:
-    """Device copies of one Weights object, in the layouts the kernels read; zeros for the biases
-    a model does not have, so every kernel has one form."""
+# -- device memory ------------------------------------------------------------------------------------
+class _Buf:
+    """One device buffer of the pool, and its torch view (the cuBLAS path; made once)."""
 
-    def __init__(self, cfg: Config, weights: Weights):
+    __slots__ = ("d", "t")
+
+    def __init__(self, d):
+        self.d, self.t = d, None
+
+
+def _alone_count() -> int | None:
+    """getrefcount of an object held only by a list, as `DevicePool` counts it (None: off)."""
+    probe = [_Buf(None)]
+    alone = sys.getrefcount(probe[0])
+    extra = probe[0]  # noqa: F841 - a second reference
+    return alone if sys.getrefcount(probe[0]) == alone + 1 else None
+
+
+class DevicePool:
+    """float32 device buffers by shape. A buffer is handed out again only when the pool's own list
+    is its last reference: a live run (and so a Trace on screen) keeps its buffers out of reuse."""
+
+    def __init__(self) -> None:
+        self._bufs: dict[tuple[int, ...], list[_Buf]] = {}
+        self._lock = threading.Lock()
+        self._alone = _alone_count()
+        self.hits = self.misses = 0
+
+    def _free(self, bufs: list[_Buf], i: int) -> bool:
+        return self._alone is not None and sys.getrefcount(bufs[i]) == self._alone
+
+    def take(self, shape: tuple[int, ...], count: int) -> list[_Buf]:
+        """`count` buffers of `shape`: free ones first, then new ones (cudaMalloc)."""
+        shape = tuple(int(n) for n in shape)
+        with self._lock:
+            bufs = self._bufs.setdefault(shape, [])
+            got = self._scan(bufs, count)
+            self.hits += len(got)
+            while len(got) < count:
+                buf = _Buf(cuda.device_array(shape, np.float32))
+                bufs.append(buf)
+                got.append(buf)
+                self.misses += 1
+            return got
+
+    def _scan(self, bufs: list[_Buf], count: int) -> list[_Buf]:
+        got = []
+        for i in range(len(bufs)):
+            if len(got) == count:
+                break
+            if self._free(bufs, i):
+                got.append(bufs[i])
+        return got
+
+    def trim(self, keep: Counter | None = None) -> None:
+        """Give free buffers back to the driver, all but `keep[shape]` of each shape."""
+        keep = keep or Counter()
+        with self._lock:
+            for shape, bufs in list(self._bufs.items()):
+                spare = keep.get(shape, 0)
+                i = 0
+                while i < len(bufs):
+                    if self._free(bufs, i):
+                        if spare > 0:
+                            spare -= 1
+                        else:
+                            del bufs[i]
+                            continue
+                    i += 1
+                if not bufs:
+                    del self._bufs[shape]
+
+    def held_bytes(self) -> int:
+        with self._lock:
+            return sum(4 * math.prod(s) * len(b) for s, b in self._bufs.items())
+
+    def free_bytes(self) -> int:
+        with self._lock:
+            return sum(4 * math.prod(s) for s, bufs in self._bufs.items()
+                       for i in range(len(bufs)) if self._free(bufs, i))
+
+
+class _Slot:
+    """One device buffer of a run and, once copied, its host copy (keys that share memory share
+    the slot: resid_pre of layer l + 1 is resid_post of layer l)."""
+
+    __slots__ = ("buf", "shape", "ready", "host", "parts")
+
+    def __init__(self, buf: _Buf, shape, ready=None):
+        self.buf, self.shape, self.ready = buf, tuple(shape), ready
+        self.host: np.ndarray | None = None
+        self.parts: dict[int, np.ndarray] = {}
+
+
+class _DeviceRun:
+    """Every device buffer of one pass, kept while its Trace lives; copies to the host on demand."""
+
+    def __init__(self, backend: CudaBackend, cfg: Config, T: int):
+        self.backend, self.cfg, self.T = backend, cfg, T
+        self.slots: dict = {}                            # key -> _Slot
+        self._lock = threading.Lock()
+        self.spilled = False
+        self.copied_bytes = 0                            # what crossed the bus so far
+        self._views: dict = {}                           # (key, shape) -> reshaped host copy (z_concat)
+
+    # -- building ------------------------------------------------------------------------------
+    def allocate(self, wanted: dict) -> None:
+        """Take a buffer for each key of `wanted` {key: shape} from the pool."""
+        by_shape: dict[tuple, list] = {}
+        for key, shape in wanted.items():
+            by_shape.setdefault(tuple(shape), []).append(key)
+        for shape, keys in by_shape.items():
+            for key, buf in zip(keys, self.backend.pool.take(shape, len(keys)), strict=True):
+                self.slots[key] = _Slot(buf, shape)
+
+    def alias(self, key, same_as) -> None:
+        self.slots[key] = self.slots[same_as]
+
+    def d(self, key):
+        """The device array of `key`."""
+        return self.slots[key].buf.d
+
+    def t(self, key):
+        """The torch view of `key`'s device array (the cuBLAS path), made once per buffer."""
+        buf = self.slots[key].buf
+        if buf.t is None:
+            buf.t = self.backend.blas.view(buf.d)
+        return buf.t
+
+    def mark_ready(self, keys, event) -> None:
+        for key in keys:
+            self.slots[key].ready = event
+
+    def nbytes(self) -> int:
+        return sum(4 * math.prod(s.shape) for s in {id(s): s for s in self.slots.values()}.values())
+
+    # -- to the host ----------------------------------------------------------------------------
+    def fetch(self, key) -> np.ndarray:
+        """The whole value of `key` on the host (copied once, then the same array)."""
+        slot = self.slots[key]
+        with self._lock:
+            if slot.host is None:
+                host = self.backend.pinned.empty(slot.shape)
+                self.backend.copy_to_host(slot.buf.d, host, slot.ready)
+                self.copied_bytes += host.nbytes
+                slot.host, slot.parts = host, {}
+            return slot.host
+
+    def fetch_reshaped(self, key, shape) -> np.ndarray:
+        """The host copy of `key` seen as `shape` (z_concat is z), the same view object every time."""
+        whole = self.fetch(key)
+        with self._lock:
+            return self._views.setdefault((key, tuple(shape)), whole.reshape(shape))
+
+    def fetch_part(self, key, index: int) -> np.ndarray:
+        """value[index] of `key` (one head of a map) on the host, without copying the rest."""
+        slot = self.slots[key]
+        with self._lock:
+            if slot.host is not None:
+                return slot.host[index]
+            if index not in slot.parts:
+                host = self.backend.pinned.empty(slot.shape[1:])
+                self.backend.copy_to_host(slot.buf.d[index], host, slot.ready)
+                self.copied_bytes += host.nbytes
+                slot.parts[index] = host
+            return slot.parts[index]
+
+    def spill(self) -> None:
+        """Copy every value not yet on the host (pageable memory), then let the device buffers go."""
+        with self._lock:
+            for slot in {id(s): s for s in self.slots.values()}.values():
+                if slot.host is None:
+                    host = np.empty(slot.shape, np.float32)
+                    self.backend.copy_to_host(slot.buf.d, host, slot.ready)
+                    self.copied_bytes += host.nbytes
+                    slot.host, slot.parts = host, {}
+                slot.buf = None
+            self.spilled = True
+
+    def lazy(self, key, shape) -> Lazy:
+        part = partial(self.fetch_part, key) if key[0] in _HEAD_MAPS else None
+        return Lazy(make=partial(self.fetch, key), shape=tuple(shape), part=part)
+
+
+def _pinned_empty(shape, dtype):
+    return cuda.pinned_array(shape, dtype) if not SIMULATOR else np.empty(shape, dtype)
+
+
+class _DeviceWeights:
+    """Device copies of one Weights object, in the layouts the chosen product path reads; zeros for
+    the biases a model does not have, so every kernel has one form."""
+
+    def __init__(self, cfg: Config, weights: Weights, blas: bool):
         up = cuda.to_device
         H, KV, dh, dm = cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model
         zeros = np.zeros
-        self.uid = weights.uid
+        self.uid, self.blas = weights.uid, blas
         self.W_E = up(weights["embed.W_E"])                                 # [d_vocab, d_model]
         learned = cfg.positions == "learned"
         self.W_pos = up(weights["pos_embed.W_pos"] if learned else zeros((1, 1), np.float32))  # [n_ctx, d_model]
@@ -83,38 +302,56 @@ class _DeviceWeights:
             for short, n in (("ln1.b", dm), ("ln2.b", dm), ("attn.b_O", dm), ("mlp.b_in", cfg.d_mlp),
                              ("mlp.b_out", dm), ("mlp.b_gate", cfg.d_mlp)):
                 blk[short] = up(w[short] if short in w else zeros(n, np.float32))
-            # Q's H heads, then K's and V's KV heads each: [H + 2 KV, d_model, d_head]
-            blk["W_QKV"] = up(np.concatenate([w["attn.W_Q"], w["attn.W_K"], w["attn.W_V"]]))
-            biases = [w[f"attn.b_{p}"] if cfg.attn_bias else zeros((n, dh), np.float32)
-                      for p, n in (("Q", H), ("K", KV), ("V", KV))]
-            blk["b_QKV"] = up(np.concatenate(biases))                      # [H + 2 KV, d_head]
+            biases = {p: (w[f"attn.b_{p}"] if cfg.attn_bias else zeros((n, dh), np.float32))
+                      for p, n in (("Q", H), ("K", KV), ("V", KV))}
+            if blas:   # [n, d_model, d_head] -> [d_model, n·d_head]: q viewed as [T, n·d_head] = ln1_out @ W + b
+                for p in "QKV":
+                    W = w[f"attn.W_{p}"]
+                    blk[f"W_{p}2"] = up(np.ascontiguousarray(W.transpose(1, 0, 2).reshape(dm, -1)))
+                    blk[f"b_{p}2"] = up(np.ascontiguousarray(biases[p].reshape(-1)))
+            else:      # Q's H heads, then K's and V's KV heads each: [H + 2 KV, d_model, d_head]
+                blk["W_QKV"] = up(np.concatenate([w["attn.W_Q"], w["attn.W_K"], w["attn.W_V"]]))
+                blk["b_QKV"] = up(np.concatenate([biases["Q"], biases["K"], biases["V"]]))   # [H + 2 KV, d_head]
             self.blocks.append(blk)
         self.ln_final_w = up(weights["ln_final.w"])                         # [d_model]
         self.ln_final_b = up(weights["ln_final.b"] if "ln_final.b" in weights else zeros(dm, np.float32))
         self.W_U = None if cfg.tied_embeddings else up(weights["unembed.W_U"])   # [d_model, d_vocab]
         self.no_bias_vocab = None if cfg.tied_embeddings else up(zeros(cfg.d_vocab, np.float32))
         if cfg.positions == "rope":
-            from .cpu import rope_tables
-
-            cos, sin = rope_tables(cfg.n_ctx, cfg.rotary_dim, cfg.rope_theta)  # [n_ctx, r/2] each
+            cos, sin = _rope_tables(cfg.n_ctx, cfg.rotary_dim, cfg.rope_theta)   # [n_ctx, r/2] each
             self.cos, self.sin = up(cos), up(sin)
+        self._torch: dict = {}
+
+    def torch_block(self, layer: int, view) -> dict:
+        """Torch views of block `layer`'s device weights (made once)."""
+        if layer not in self._torch:
+            self._torch[layer] = {k: view(a) for k, a in self.blocks[layer].items()}
+        return self._torch[layer]
 
 
-def _workspace(cfg: Config, T: int) -> SimpleNamespace:
-    """Device buffers for one layer's intermediates (and the model's ends) at T tokens."""
-    new = lambda shape: cuda.device_array(shape, np.float32)              # noqa: E731
-    ws = {name: new(trace_shape(name, cfg, T)) for name in buffered_names(cfg)}
-    ws["resid"] = (new((T, cfg.d_model)), new((T, cfg.d_model)))         # resid_pre / resid_post
-    ws["embed"] = new((T, cfg.d_model))                                   # [T, d_model]
-    ws["ln_final_out"] = new((T, cfg.d_model))                            # [T, d_model]
-    ws["ln_final_stats"] = (new((T,)), new((T,)))                         # mean, var or scale (not in the Trace)
-    return SimpleNamespace(**ws)
+def _rope_tables(T: int, rotary_dim: int, theta: float):
+    """cos and sin [T, rotary_dim / 2] as float32 (angles in float64, as the reference has them)."""
+    from .reference import rope_angles
+
+    cos, sin = rope_angles(T, rotary_dim, theta)                           # [T, r/2] each, float64
+    return cos.astype(np.float32), sin.astype(np.float32)
 
 
-def workspace_bytes(cfg: Config, T: int) -> int:
-    """Device memory of `_workspace(cfg, T)`."""
-    per_layer = sum(int(np.prod(trace_shape(n, cfg, T))) for n in buffered_names(cfg))
-    return 4 * (per_layer + 4 * T * cfg.d_model + 2 * T)
+def run_shapes(cfg: Config, T: int) -> dict:
+    """{key: shape} of every device buffer of one pass."""
+    wanted = {("embed",): (T, cfg.d_model), ("ln_final_out",): (T, cfg.d_model),
+              ("ln_final_stat0",): (T,), ("ln_final_stat1",): (T,)}
+    if cfg.positions == "learned":
+        wanted[("resid_pre", 0)] = (T, cfg.d_model)
+    for layer in range(cfg.n_layers):
+        for name in buffered_names(cfg):
+            wanted[(name, layer)] = trace_shape(name, cfg, T) if name != "resid_post" else (T, cfg.d_model)
+    return wanted
+
+
+def run_bytes(cfg: Config, T: int) -> int:
+    """Device memory of one pass's buffers."""
+    return sum(4 * math.prod(s) for s in run_shapes(cfg, T).values())
 
 
 def weights_bytes(cfg: Config) -> int:
@@ -127,14 +364,20 @@ class CudaBackend(Backend):
 
     def __init__(self) -> None:
         self._lock = threading.RLock()               # one computation on the device at a time
+        self._copy_lock = threading.Lock()           # one copy at a time on the copy stream
         self._weights: _DeviceWeights | None = None  # the newest weights, kept on the device
-        self._ws: SimpleNamespace | None = None
-        self._ws_key: tuple | None = None
         self._available: tuple[bool, str] | None = None
         self._errors = cuda_errors()
         self.uploads = 0                             # how often weights went to the device
-        self.pool = BufferPool(max_bytes=min(4 << 30, memory.budget_bytes() // 4))
-        memory.register_reclaimer(self.pool.release)
+        self.spills = 0                              # live runs moved to the host to make room
+        self.pool = DevicePool()
+        self.pinned = BufferPool(max_bytes=min(2 << 30, memory.budget_bytes() // 8), alloc=_pinned_empty)
+        memory.register_reclaimer(self.pinned.release)
+        self._runs: list[weakref.ref] = []           # live runs, oldest first
+        self.device_budget: int | None = None        # tests: pretend the GPU has this many bytes
+        self.gemm = os.environ.get("QKV_CUDA_GEMM", "auto")
+        self._blas = None
+        self._streams = None
 
     # -- where we are ----------------------------------------------------------------------------
     def available(self) -> tuple[bool, str]:
@@ -142,23 +385,35 @@ class CudaBackend(Backend):
             self._available = self._probe()
         return self._available
 
-    @staticmethod
-    def _probe() -> tuple[bool, str]:
+    def _probe(self) -> tuple[bool, str]:
+        """Whether kernels really run here: a test kernel is compiled, launched and checked."""
         if SIMULATOR:
             return True, ""
         try:
-            if cuda.is_available():
-                return True, ""
+            if importlib.util.find_spec("numba_cuda") is None:
+                return False, f"numba-cuda is not installed: {INSTALL}"
             from numba.cuda.cudadrv import driver, nvvm
 
-            why = driver.driver.initialization_error
-            if why:
-                return False, "no usable CUDA driver: " + " ".join(str(why).split())
-            if not nvvm.is_available():
-                return False, "the CUDA compiler library (NVVM) is missing: pip install \"numba-cuda[cu13]\""
-            return False, "no CUDA GPU found"
+            if not cuda.is_available():
+                why = driver.driver.initialization_error
+                if why:
+                    why = " ".join(str(why).split())
+                    return False, ("no NVIDIA GPU driver found" if "cannot be found" in why
+                                   else "no usable NVIDIA driver: " + why[:160])
+                if not nvvm.is_available():
+                    return False, f"NVIDIA's CUDA compiler library (NVVM) is missing: {INSTALL}"
+                return False, "no CUDA GPU found"
         except Exception as exc:  # noqa: BLE001 - whatever breaks the probe, CUDA is not usable
-            return False, f"CUDA cannot be initialised: {exc}"
+            return False, f"CUDA cannot be initialised ({exc}): {INSTALL}"
+        try:
+            a = cuda.to_device(np.ones((1, 2), np.float32))
+            out = cuda.device_array((1, 2), np.float32)
+            EW.launch_add(a, a, out)
+            if not np.array_equal(out.copy_to_host(), np.full((1, 2), 2.0, np.float32)):
+                return False, "a test kernel gave a wrong result on this GPU"
+        except Exception as exc:  # noqa: BLE001 - NVVM, NVRTC, nvJitLink or the driver said no
+            return False, f"a test kernel did not compile or run ({describe_failure(exc)}): {INSTALL}"
+        return True, ""
 
     def on_real_gpu(self) -> bool:
         """True only with a real GPU: the simulator is 'available' but must never be chosen by auto."""
@@ -174,7 +429,40 @@ class CudaBackend(Backend):
             name = name.decode() if isinstance(name, bytes) else str(name)
         except Exception:  # noqa: BLE001 - a label must never fail
             name = "GPU"
-        return f"cuda (numba, {name})"
+        return f"cuda (numba{' + cuBLAS' if self.gemm_path() == 'cublas' else ''}, {name})"
+
+    def gemm_path(self) -> str:
+        """"cublas" or "numba": which products this backend runs now."""
+        if self.gemm not in GEMM_PATHS:
+            raise ValueError(f"QKV_CUDA_GEMM / gemm must be one of {', '.join(GEMM_PATHS)}, not {self.gemm!r}")
+        if self.gemm != "auto":
+            return self.gemm
+        if SIMULATOR or importlib.util.find_spec("torch") is None:
+            return "numba"
+        from .cuda_blas import why_not
+
+        return "numba" if why_not() else "cublas"
+
+    @property
+    def blas(self):
+        """The cuBLAS path's product runner (imports torch on first use)."""
+        if self._blas is None:
+            from .cuda_blas import TorchProducts, why_not
+
+            why = why_not()
+            if why:
+                raise BackendUnavailable(f"the cuBLAS path cannot run: {why}")
+            self._blas = TorchProducts()
+        return self._blas
+
+    def _stream(self):
+        """The compute stream: torch's (the cuBLAS path) or one of our own; never the legacy default
+        stream, which would make every copy of an old Trace wait for the pass."""
+        if self.gemm_path() == "cublas":
+            return self.blas.numba_stream
+        if self._streams is None:
+            self._streams = cuda.stream()
+        return self._streams
 
     def warm_up(self) -> None:
         """Compile every kernel (or load them from numba's cache) with a tiny model."""
@@ -183,7 +471,9 @@ class CudaBackend(Backend):
         cfg = Config(d_model=8, n_heads=2, d_head=4, n_ctx=4, d_vocab=8, n_layers=1)
         tiny = Weights.random(cfg, seed=0)
         try:
-            self.run(cfg, tiny, np.arange(3), np.ones((3, 3), bool)).logits_fn(slice(None))
+            out = self.run(cfg, tiny, np.arange(3), np.ones((3, 3), bool))
+            out.arrays["pattern", 0].make()
+            out.logits_fn(slice(None))
         except BackendUnavailable:
             pass
         with self._lock:
@@ -191,43 +481,87 @@ class CudaBackend(Backend):
                 self._weights = None
 
     def release(self) -> None:
-        """Free the device weights and buffers (the next run uploads again)."""
+        """Free the device weights and the free buffers (live Traces keep theirs)."""
         with self._lock:
-            self._weights, self._ws, self._ws_key = None, None, None
+            self._weights = None
+            self.pool.trim()
             if not SIMULATOR:
                 try:
                     cuda.current_context().deallocations.clear()
                 except Exception:  # noqa: BLE001 - freeing is best effort
                     pass
 
+    def device_bytes(self) -> dict[str, int]:
+        """Device memory this backend holds: weights, buffers of live runs, free pool buffers."""
+        held, free = self.pool.held_bytes(), self.pool.free_bytes()
+        cfg_bytes = 0
+        if self._weights is not None:
+            cfg_bytes = sum(a.nbytes for blk in self._weights.blocks for a in blk.values())
+        return {"weights": cfg_bytes, "live_runs": held - free, "free_pool": free,
+                "live_run_count": len(self.live_runs())}
+
+    def live_runs(self) -> list[_DeviceRun]:
+        runs = [r() for r in self._runs]
+        return [r for r in runs if r is not None and not r.spilled]
+
     # -- device state ----------------------------------------------------------------------------
     def _device_weights(self, cfg: Config, weights: Weights) -> _DeviceWeights:
-        if self._weights is None or self._weights.uid != weights.uid:
+        blas = self.gemm_path() == "cublas"
+        if self._weights is None or self._weights.uid != weights.uid or self._weights.blas != blas:
             self._weights = None                     # free the old copy before the new one
-            self._check_device_memory(weights_bytes(cfg), "the weights")
-            self._weights = _DeviceWeights(cfg, weights)
+            self.pool.trim()                         # weights need real free memory, not pool buffers
+            self._make_room(weights_bytes(cfg), "the weights")
+            self._weights = _DeviceWeights(cfg, weights, blas)
             self.uploads += 1
         return self._weights
 
-    def _workspace(self, cfg: Config, T: int) -> SimpleNamespace:
-        key = (T, cfg.shape_key())
-        if self._ws_key != key:
-            self._ws, self._ws_key = None, None
-            self._check_device_memory(workspace_bytes(cfg, T), f"one layer at T={T}")
-            self._ws, self._ws_key = _workspace(cfg, T), key
-        return self._ws
-
-    @staticmethod
-    def _check_device_memory(need: int, what: str) -> None:
-        """BackendUnavailable with the numbers when the GPU has too little free memory."""
+    def _device_free(self) -> float:
+        if self.device_budget is not None:
+            held = self.pool.held_bytes() - self.pool.free_bytes()
+            w = self.device_bytes()["weights"]
+            return self.device_budget - held - w
         if SIMULATOR:
-            return
+            return math.inf
         ctx = cuda.current_context()
         ctx.deallocations.clear()                    # let go of buffers freed on the Python side
-        free, total = ctx.get_memory_info()
-        if need > free:
-            raise BackendUnavailable(f"out of GPU memory: {what} need {memory.fmt_bytes(need)}, "
-                                     f"{memory.fmt_bytes(free)} free of {memory.fmt_bytes(total)}")
+        return ctx.get_memory_info()[0] + self.pool.free_bytes()
+
+    def _make_room(self, need: int, what: str) -> None:
+        """Spill the oldest live runs to the host until `need` bytes fit; BackendUnavailable with the
+        numbers when even that is not enough."""
+        while need > self._device_free():
+            runs = self.live_runs()
+            if not runs:
+                free = self._device_free()
+                total = self.device_budget if self.device_budget is not None else \
+                    (math.inf if SIMULATOR else cuda.current_context().get_memory_info()[1])
+                raise BackendUnavailable(f"out of GPU memory: {what} need {memory.fmt_bytes(need)}, "
+                                         f"{memory.fmt_bytes(max(free, 0))} free of {memory.fmt_bytes(total)}")
+            runs[0].spill()                          # its buffers are free now (the pool counts them)
+            self.spills += 1
+
+    def _new_run(self, cfg: Config, T: int) -> _DeviceRun:
+        wanted = run_shapes(cfg, T)
+        self.pool.trim(Counter(tuple(s) for s in wanted.values()))   # free buffers of other sizes go
+        self._make_room(run_bytes(cfg, T), f"one pass at T={T} ({cfg.n_layers} layers)")
+        run = _DeviceRun(self, cfg, T)
+        run.allocate(wanted)
+        self._runs = [r for r in self._runs if r() is not None] + [weakref.ref(run)]
+        return run
+
+    def copy_to_host(self, src, dst: np.ndarray, ready) -> None:
+        """Device -> host on the copy stream, after the event `ready` (the stage that made `src`)."""
+        with self._copy_lock:
+            if SIMULATOR:
+                src.copy_to_host(dst)
+                return
+            if getattr(self, "_copy_stream", None) is None:
+                self._copy_stream = cuda.stream()
+            stream = self._copy_stream
+            if ready is not None:
+                ready.wait(stream)
+            src.copy_to_host(dst, stream=stream)
+            stream.synchronize()
 
     # -- running ---------------------------------------------------------------------------------
     def run(self, cfg: Config, weights: Weights, tokens: np.ndarray,
@@ -236,119 +570,182 @@ class CudaBackend(Backend):
             return _empty_output(cfg, weights, tokens)
         with self._lock:
             try:
-                return self._run(cfg, weights, tokens, attn_mask, copy_back=True)
+                run, timing, arrays = self._run(cfg, weights, tokens, attn_mask, publish=progress.wants_partial())
             except BackendUnavailable:
                 self.release()
                 raise
             except self._errors as exc:
                 self.release()
                 raise BackendUnavailable(describe_failure(exc)) from exc
+        return BackendOutput(arrays, self._logits_fn(cfg, weights, run), timing)
 
-    def run_device(self, cfg: Config, weights: Weights, tokens, attn_mask=None) -> SimpleNamespace:
-        """Every kernel of a forward pass with nothing copied back (what benchmarks time): the
-        device buffers, holding the last layer's intermediates. Returns after the GPU is done."""
+    def run_device(self, cfg: Config, weights: Weights, tokens, attn_mask=None) -> _DeviceRun:
+        """Every kernel of a forward pass with nothing copied back (what benchmarks time): the run,
+        whose `d((name, layer))` are the device arrays. Returns after the GPU is done."""
         ids = np.ascontiguousarray(tokens, dtype=np.int64)                  # [T]
         with self._lock:
-            self._run(cfg, weights, ids, attn_mask, copy_back=False)
-            return self._ws
+            return self._run(cfg, weights, ids, attn_mask, publish=False)[0]
 
-    def _run(self, cfg, weights, tokens, attn_mask, copy_back: bool) -> BackendOutput | None:
-        watch = Stopwatch(kernels=0.0, copy=0.0)
-        lap = watch.lap
+    def _run(self, cfg, weights, tokens, attn_mask, publish: bool):
+        watch = Stopwatch()
         T, L = len(tokens), cfg.n_layers
         uploads = self.uploads
         dw = self._device_weights(cfg, weights)
-        ws = self._workspace(cfg, T)
-        tokens_d = cuda.to_device(tokens)                                   # [T] int64
-        has_mask = attn_mask is not None
-        mask_d = cuda.to_device(attn_mask if has_mask else np.ones((1, 1), np.bool_))  # [T, T] bool
+        run = self._new_run(cfg, T)
         if self.uploads != uploads:
-            lap("upload")
-        fetch = self._fetch
-        out: dict = {"tokens": tokens}
-
+            watch.lap("upload")
+        blas = self.gemm_path() == "cublas"
+        stream = self._stream()
+        sim = SIMULATOR
+        event = (lambda: None) if sim else cuda.event
+        tokens_d = cuda.to_device(tokens, stream=stream)                    # [T] int64
+        has_mask = attn_mask is not None
+        mask_d = cuda.to_device(attn_mask if has_mask else np.ones((1, 1), np.bool_), stream=stream)  # [T, T]
         learned = cfg.positions == "learned"
-        EW.launch_embed(tokens_d, dw.W_E, dw.W_pos, ws.embed, ws.resid[0], learned)  # [T, d_model] x2
-        if copy_back:
-            out["embed"] = fetch(ws.embed)                                  # [T, d_model]
-            if learned:
-                out["pos_embed"] = weights["pos_embed.W_pos"][:T]           # [T, d_model] (exact: a view)
-            resid_pre_host = out["embed"] if not learned else fetch(ws.resid[0])   # [T, d_model]
+        if not learned:
+            run.alias(("resid_pre", 0), ("embed",))
+        EW.launch_embed(tokens_d, dw.W_E, dw.W_pos, run.d(("embed",)), run.d(("resid_pre", 0)), learned,
+                        stream=stream)                                      # [T, d_model] x2
+        first = event()
+        if first is not None:
+            first.record(stream)
+        run.mark_ready([("embed",), ("resid_pre", 0)], first)
+        attn_done, layer_done = [], []
+        with self.blas.fp32() if blas else nullcontext():
+            for layer in range(L):
+                progress.report(f"layer {layer}", layer / max(L, 1))       # may raise Cancelled
+                if layer > 0:
+                    run.alias(("resid_pre", layer), ("resid_post", layer - 1))
+                halves = (self._attention_blas, self._mlp_blas) if blas else (self._attention, self._mlp)
+                for half, names, done in zip(halves, (attention_names(cfg), mlp_names(cfg)),
+                                             (attn_done, layer_done), strict=True):
+                    half(cfg, dw, layer, run, mask_d, has_mask, stream)
+                    ev = event()
+                    if ev is not None:
+                        ev.record(stream)
+                    run.mark_ready([(n, layer) for n in names if n in buffered_names(cfg)], ev)
+                    done.append(ev)
+            stats = (run.d(("ln_final_stat0",)), run.d(("ln_final_stat1",)))
+            _norm(cfg, run.d(("resid_post", L - 1)), dw.ln_final_w, dw.ln_final_b, stats, run.d(("ln_final_out",)),
+                  stream)
+            final = event()
+            if final is not None:
+                final.record(stream)
+            run.mark_ready([("ln_final_out",)], final)
+        watch.lap("enqueue")
+        # The GPU works through the queue; layer by layer, hand out each attention half as it is done.
+        lazies = _trace_arrays(cfg, weights, tokens, run)
+        early = {k: lazies[k] for k in ("tokens", "embed", "pos_embed") if k in lazies}
         for layer in range(L):
-            progress.report(f"layer {layer}", layer / max(L, 1))           # may raise Cancelled
-            resid_pre, resid_post = ws.resid[layer % 2], ws.resid[(layer + 1) % 2]
-            self._block(cfg, dw, layer, ws, resid_pre, resid_post, mask_d, has_mask)
-            if copy_back:
-                cuda.synchronize()
-                lap("kernels")
-                resid_pre_host = self._fetch_layer(cfg, ws, layer, resid_pre_host, resid_post, out)
-                lap("copy")
-        _norm(cfg, ws.resid[L % 2], dw.ln_final_w, dw.ln_final_b, ws.ln_final_stats, ws.ln_final_out)
-        cuda.synchronize()
-        lap("kernels")
-        if not copy_back:
-            return None
-        ln_final_out = out["ln_final_out"] = fetch(ws.ln_final_out)         # [T, d_model]
-        lap("copy")
-        return BackendOutput(out, self._logits_fn(cfg, weights, ln_final_out), watch.finish())
+            if publish:
+                _wait(attn_done[layer])
+                early.update({(n, layer): lazies[(n, layer)] for n in attention_names(cfg)})
+                progress.publish(layer, dict(early))
+                early.update({(n, layer): lazies[(n, layer)] for n in mlp_names(cfg)})
+            _wait(layer_done[layer])
+            progress.report(f"layer {layer} done", (layer + 1) / max(L, 1))
+        _wait(final)
+        if not sim:
+            stream.synchronize()
+        watch.lap("kernels")
+        return run, watch.finish(), lazies
 
+    # -- one block, launch by launch (DESIGN.md sections 3 and 8) ---------------------------------
     @staticmethod
-    def _block(cfg: Config, dw: _DeviceWeights, layer: int, ws: SimpleNamespace, resid_pre, resid_post, mask,
-               has_mask) -> None:
-        """One transformer block, launch by launch, in the order of DESIGN.md sections 3 and 8."""
-        blk = dw.blocks[layer]
+    def _attention(cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask, stream) -> None:
+        """resid_pre -> resid_mid with the numba product kernels."""
+        blk, s = dw.blocks[layer], stream
+        d = lambda name: run.d((name, layer))                               # noqa: E731
         window = cfg.window(layer) or 0
         rms = cfg.norm == "rmsnorm"
-        _norm(cfg, resid_pre, blk["ln1.w"], blk["ln1.b"],
-              (ws.ln1_scale,) if rms else (ws.ln1_mean, ws.ln1_var), ws.ln1_out)   # [T, d_model]
-        P.launch_project_qkv(ws.ln1_out, blk["W_QKV"], blk["b_QKV"], ws.q, ws.k, ws.v)  # [T, H|KV, d_head]
-        q, k = ws.q, ws.k
+        _norm(cfg, d("resid_pre"), blk["ln1.w"], blk["ln1.b"],
+              (d("ln1_scale"),) if rms else (d("ln1_mean"), d("ln1_var")), d("ln1_out"), s)   # [T, d_model]
+        P.launch_project_qkv(d("ln1_out"), blk["W_QKV"], blk["b_QKV"], d("q"), d("k"), d("v"), stream=s)
+        q, k = d("q"), d("k")
         if cfg.positions == "rope":
-            EW.launch_rope(ws.q, dw.cos, dw.sin, ws.rot_q)                  # [T, H, d_head]
-            EW.launch_rope(ws.k, dw.cos, dw.sin, ws.rot_k)                  # [T, KV, d_head]
-            q, k = ws.rot_q, ws.rot_k                                       # the scores use the rotated ones
-        P.launch_scores(q, k, cfg.causal, mask, has_mask, cfg.scale_scores, ws.attn_scores_raw,
-                        ws.attn_scores_scaled, ws.attn_scores, window)      # [H, T, T] x3
-        R.launch_softmax_rows(ws.attn_scores, cfg.causal, ws.pattern, window)   # [H, T, T]
-        P.launch_weighted_sum(ws.pattern, ws.v, cfg.causal, ws.z, window)   # [T, H, d_head]
-        P.launch_head_results(ws.z, blk["attn.W_O"], ws.result)             # [T, H, d_model]
-        EW.launch_sum_heads(ws.result, blk["attn.b_O"], ws.attn_out)        # [T, d_model]
-        EW.launch_add(resid_pre, ws.attn_out, ws.resid_mid)                 # [T, d_model]
-        _norm(cfg, ws.resid_mid, blk["ln2.w"], blk["ln2.b"],
-              (ws.ln2_scale,) if rms else (ws.ln2_mean, ws.ln2_var), ws.ln2_out)   # [T, d_model]
+            EW.launch_rope(q, dw.cos, dw.sin, d("rot_q"), stream=s)         # [T, H, d_head]
+            EW.launch_rope(k, dw.cos, dw.sin, d("rot_k"), stream=s)         # [T, KV, d_head]
+            q, k = d("rot_q"), d("rot_k")                                   # the scores use the rotated ones
+        P.launch_scores(q, k, cfg.causal, mask, has_mask, cfg.scale_scores, d("attn_scores_raw"),
+                        d("attn_scores_scaled"), d("attn_scores"), window, stream=s)   # [H, T, T] x3
+        R.launch_softmax_rows(d("attn_scores"), cfg.causal, d("pattern"), window, stream=s)   # [H, T, T]
+        P.launch_weighted_sum(d("pattern"), d("v"), cfg.causal, d("z"), window, stream=s)    # [T, H, d_head]
+        P.launch_head_results(d("z"), blk["attn.W_O"], d("result"), stream=s)              # [T, H, d_model]
+        EW.launch_sum_heads_residual(d("result"), blk["attn.b_O"], d("resid_pre"), d("attn_out"), d("resid_mid"),
+                                     stream=s)                              # [T, d_model] x2
+
+    @staticmethod
+    def _mlp(cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask, stream) -> None:
+        """resid_mid -> resid_post with the numba product kernels."""
+        blk, s = dw.blocks[layer], stream
+        d = lambda name: run.d((name, layer))                               # noqa: E731
+        rms = cfg.norm == "rmsnorm"
+        _norm(cfg, d("resid_mid"), blk["ln2.w"], blk["ln2.b"],
+              (d("ln2_scale"),) if rms else (d("ln2_mean"), d("ln2_var")), d("ln2_out"), s)   # [T, d_model]
         if cfg.mlp == "swiglu":
-            P.launch_matmul_bias(ws.ln2_out, blk["mlp.W_gate"], blk["mlp.b_gate"], ws.mlp_pre)      # [T, d_mlp]
-            P.launch_matmul_bias(ws.ln2_out, blk["mlp.W_in"], blk["mlp.b_in"], ws.mlp_pre_linear)   # [T, d_mlp]
-            EW.launch_silu_gate(ws.mlp_pre, ws.mlp_pre_linear, ws.mlp_post)                       # [T, d_mlp]
+            P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_gate"], blk["mlp.b_gate"], d("mlp_pre"), stream=s)
+            P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_in"], blk["mlp.b_in"], d("mlp_pre_linear"), stream=s)
+            EW.launch_silu_gate(d("mlp_pre"), d("mlp_pre_linear"), d("mlp_post"), stream=s)   # [T, d_mlp]
         else:
-            P.launch_matmul_bias(ws.ln2_out, blk["mlp.W_in"], blk["mlp.b_in"], ws.mlp_pre)         # [T, d_mlp]
-            EW.launch_gelu(ws.mlp_pre, ws.mlp_post)                                                 # [T, d_mlp]
-        P.launch_matmul_bias(ws.mlp_post, blk["mlp.W_out"], blk["mlp.b_out"], ws.mlp_out)  # [T, d_model]
-        EW.launch_add(ws.resid_mid, ws.mlp_out, resid_post)                 # [T, d_model]
+            P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_in"], blk["mlp.b_in"], d("mlp_pre"), stream=s)   # [T, d_mlp]
+            EW.launch_gelu(d("mlp_pre"), d("mlp_post"), stream=s)                                       # [T, d_mlp]
+        P.launch_matmul_bias(d("mlp_post"), blk["mlp.W_out"], blk["mlp.b_out"], d("mlp_out"), stream=s)  # [T, d_model]
+        EW.launch_add(d("resid_mid"), d("mlp_out"), d("resid_post"), stream=s)                        # [T, d_model]
 
-    def _fetch(self, device_array) -> np.ndarray:
-        """One copy device -> host, into a recycled buffer when one is free."""
-        host = self.pool.empty(device_array.shape)
-        device_array.copy_to_host(host)
-        return host
+    def _attention_blas(self, cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask,
+                        stream) -> None:
+        """resid_pre -> resid_mid with cuBLAS for the products (torch views of the same buffers)."""
+        blas, blk, s = self.blas, dw.blocks[layer], stream
+        W = dw.torch_block(layer, blas.view)
+        d = lambda name: run.d((name, layer))                               # noqa: E731
+        t = lambda name: run.t((name, layer))                               # noqa: E731
+        T = run.T
+        window = cfg.window(layer) or 0
+        rms = cfg.norm == "rmsnorm"
+        _norm(cfg, d("resid_pre"), blk["ln1.w"], blk["ln1.b"],
+              (d("ln1_scale"),) if rms else (d("ln1_mean"), d("ln1_var")), d("ln1_out"), s)   # [T, d_model]
+        ln1 = t("ln1_out")
+        for p, name in (("Q", "q"), ("K", "k"), ("V", "v")):
+            blas.linear(ln1, W[f"W_{p}2"], W[f"b_{p}2"], t(name).view(T, -1))   # [T, n·d_head] = ln1_out @ W + b
+        q, k = t("q"), t("k")
+        if cfg.positions == "rope":
+            EW.launch_rope(d("q"), dw.cos, dw.sin, d("rot_q"), stream=s)    # [T, H, d_head]
+            EW.launch_rope(d("k"), dw.cos, dw.sin, d("rot_k"), stream=s)    # [T, KV, d_head]
+            q, k = t("rot_q"), t("rot_k")                                   # the scores use the rotated ones
+        blas.scores(q, k, t("attn_scores_raw"))                             # [H, T, T] q·kᵀ
+        scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
+        R.launch_scale_mask_softmax(d("attn_scores_raw"), cfg.causal, mask, has_mask, scale, window,
+                                    d("attn_scores_scaled"), d("attn_scores"), d("pattern"), stream=s)  # [H, T, T] x3
+        blas.weighted_sum(t("pattern"), t("v"), t("z"))                     # [T, H, d_head]
+        blas.head_results(t("z"), W["attn.W_O"], t("result"))               # [T, H, d_model]
+        EW.launch_sum_heads_residual(d("result"), blk["attn.b_O"], d("resid_pre"), d("attn_out"), d("resid_mid"),
+                                     stream=s)                              # [T, d_model] x2
 
-    def _fetch_layer(self, cfg: Config, ws, layer: int, resid_pre_host, resid_post, out: dict) -> np.ndarray:
-        """Copy one layer's results into `out`; returns resid_post (the next layer's resid_pre)."""
-        fetch = self._fetch
-        T, H, d_head = ws.z.shape
-        got = {name: fetch(getattr(ws, name)) for name in buffered_names(cfg)}
-        got["z_concat"] = got["z"].reshape(T, H * d_head)                   # [T, H*d_head] view
-        got["resid_pre"] = resid_pre_host
-        got["resid_post"] = fetch(resid_post)                               # [T, d_model]
-        for name in layer_names(cfg):
-            out[(name, layer)] = got[name]
-        return got["resid_post"]
+    def _mlp_blas(self, cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask,
+                  stream) -> None:
+        """resid_mid -> resid_post with cuBLAS for the products."""
+        blas, blk, s = self.blas, dw.blocks[layer], stream
+        W = dw.torch_block(layer, blas.view)
+        d = lambda name: run.d((name, layer))                               # noqa: E731
+        t = lambda name: run.t((name, layer))                               # noqa: E731
+        rms = cfg.norm == "rmsnorm"
+        _norm(cfg, d("resid_mid"), blk["ln2.w"], blk["ln2.b"],
+              (d("ln2_scale"),) if rms else (d("ln2_mean"), d("ln2_var")), d("ln2_out"), s)   # [T, d_model]
+        if cfg.mlp == "swiglu":
+            blas.linear(t("ln2_out"), W["mlp.W_gate"], W["mlp.b_gate"], t("mlp_pre"))         # [T, d_mlp] gate
+            blas.linear(t("ln2_out"), W["mlp.W_in"], W["mlp.b_in"], t("mlp_pre_linear"))      # [T, d_mlp] up
+            EW.launch_silu_gate(d("mlp_pre"), d("mlp_pre_linear"), d("mlp_post"), stream=s)   # [T, d_mlp]
+        else:
+            blas.linear(t("ln2_out"), W["mlp.W_in"], W["mlp.b_in"], t("mlp_pre"))             # [T, d_mlp]
+            EW.launch_gelu(d("mlp_pre"), d("mlp_post"), stream=s)                             # [T, d_mlp]
+        blas.linear(t("mlp_post"), W["mlp.W_out"], W["mlp.b_out"], t("mlp_out"))              # [T, d_model]
+        EW.launch_add(d("resid_mid"), d("mlp_out"), d("resid_post"), stream=s)                # [T, d_model]
 
-    def _logits_fn(self, cfg: Config, weights: Weights, ln_final_out: np.ndarray):
+    def _logits_fn(self, cfg: Config, weights: Weights, run: _DeviceRun):
         unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
 
         def logits_fn(rows):
-            x = np.ascontiguousarray(ln_final_out[rows])                    # [R, d_model]
+            x = np.ascontiguousarray(run.fetch(("ln_final_out",))[rows])    # [R, d_model]
             if x.shape[0] == 0:
                 return np.zeros((0, cfg.d_vocab), np.float32)               # [0, d_vocab]
             # On the device only when it is free and still holds these weights: a view asking for
@@ -373,12 +770,34 @@ class CudaBackend(Backend):
         return logits_fn
 
 
-def _norm(cfg: Config, x, w, b, stats, out) -> None:
+def _wait(event) -> None:
+    if event is not None:
+        event.synchronize()
+
+
+def _trace_arrays(cfg: Config, weights: Weights, tokens: np.ndarray, run: _DeviceRun) -> dict:
+    """Every Trace name as a Lazy copy from `run` (the same Lazy objects for a partial Trace)."""
+    T = len(tokens)
+    out: dict = {"tokens": tokens, "embed": run.lazy(("embed",), (T, cfg.d_model)),
+                 "ln_final_out": run.lazy(("ln_final_out",), (T, cfg.d_model))}
+    if cfg.positions == "learned":
+        out["pos_embed"] = weights["pos_embed.W_pos"][:T]                   # [T, d_model] (exact: a view)
+    for layer in range(cfg.n_layers):
+        for name in layer_names(cfg):
+            shape = trace_shape(name, cfg, T)
+            if name == "z_concat":
+                out[(name, layer)] = Lazy(make=partial(run.fetch_reshaped, ("z", layer), shape), shape=shape)
+            else:
+                out[(name, layer)] = run.lazy((name, layer), shape)
+    return out
+
+
+def _norm(cfg: Config, x, w, b, stats, out, stream=0) -> None:
     """The config's norm on the device: LayerNorm (stats = mean, var) or RMSNorm (stats = scale)."""
     if cfg.norm == "rmsnorm":
-        R.launch_rms_norm(x, w, stats[0], out, cfg.norm_eps)                # [T], [T, d_model]
+        R.launch_rms_norm(x, w, stats[0], out, cfg.norm_eps, stream=stream)                # [T], [T, d_model]
     else:
-        R.launch_layer_norm(x, w, b, stats[0], stats[1], out, cfg.norm_eps)  # [T], [T], [T, d_model]
+        R.launch_layer_norm(x, w, b, stats[0], stats[1], out, cfg.norm_eps, stream=stream)  # [T], [T], [T, d_model]
 
 
 def _empty_output(cfg: Config, weights: Weights, tokens: np.ndarray) -> BackendOutput:

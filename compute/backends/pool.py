@@ -9,6 +9,12 @@ keeps the last one's arrays (an incremental Trace keeps them as its rows < p).
 An array is handed out again only when the pool's own list is its last reference: a Trace, a view
 (its .base), or any other holder keeps it out of reuse, so nothing a caller can still see is ever
 overwritten.
+
+What it keeps free is bounded by what is in use: a pass reuses the arrays of the Trace it
+replaces, so free arrays beyond the bytes of the live ones are arrays of shapes that are not
+coming back (another T, another d_head), and are given back, least recently used first. Without
+that bound a session of varying sizes filled the pool to its cap (an andrea-120m soak grew by
+~0.7 GB of stale 'result' arrays alone).
 """
 from __future__ import annotations
 
@@ -36,8 +42,9 @@ def _calibrate() -> int | None:
 
 
 class BufferPool:
-    def __init__(self, max_bytes: int):
+    def __init__(self, max_bytes: int, alloc=np.empty):
         self.max_bytes = max_bytes
+        self._alloc = alloc                      # (shape, dtype) -> array: np.empty, or pinned host memory
         self._arrays: list[np.ndarray] = []
         self._lock = threading.Lock()
         self._alone = _calibrate()
@@ -74,9 +81,10 @@ class BufferPool:
                     return arr.reshape(-1)[:math.prod(shape)].reshape(shape)
             self.misses += 1
             self._evict(self.max_bytes - nbytes)
-            arr = np.empty(shape, dtype)
+            arr = self._alloc(shape, dtype)
             if self.held_bytes() + nbytes <= self.max_bytes:
                 self._arrays.append(arr)
+            self._trim()
             return arr
 
     def held_bytes(self) -> int:
@@ -95,6 +103,20 @@ class BufferPool:
                 del self._arrays[i]
             else:
                 i += 1
+
+    def _trim(self) -> None:
+        """Free arrays may stand ready for the next pass up to the bytes in use, no more."""
+        free = [i for i in range(len(self._arrays)) if self._unused(i)]
+        free_bytes = sum(self._arrays[i].nbytes for i in free)
+        in_use = self.held_bytes() - free_bytes
+        drop = set()
+        for i in free:                                   # least recently used first
+            if free_bytes <= in_use:
+                break
+            free_bytes -= self._arrays[i].nbytes
+            drop.add(i)
+        if drop:
+            self._arrays = [a for i, a in enumerate(self._arrays) if i not in drop]
 
     def release(self) -> int:
         """Give every free array back to the allocator; returns the bytes released."""

@@ -1,6 +1,6 @@
 """`reference`: float64 numpy written to read like the equations. The oracle for every test.
 
-One block, for every model family of DESIGN.md section 8:
+One block, for every model family of docs/ARCHITECTURE.md, "Model families":
     ln1_out = norm(resid_pre)                       LayerNorm (mean, var, w, b) or RMSNorm (scale, w)
     q, k, v = ln1_out @ W_Q, W_K, W_V (+ b)         k and v have n_kv_heads heads
     rot_q, rot_k = RoPE(q), RoPE(k)                 with RoPE only: each pair (i, i + r/2) rotated

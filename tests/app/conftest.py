@@ -18,9 +18,7 @@ def settings(tmp_path):
     from app.settings import Settings
 
     store = Settings.at(tmp_path / "settings.ini")
-    Settings.install(store)
-    yield store
-    Settings.install(None)
+    yield store                                   # handed to the window by the `window` fixture
     from PySide6.QtWidgets import QApplication
 
     if QApplication.instance() is not None:

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
-import app.export as export_module
 from app.export import ExportError, ExportRequest, build_figure, csv_text, export, headless_result
 from app.session import session_dict
 from app.state import Inputs, Selection, preset_config, preset_tokens
@@ -139,12 +138,11 @@ def test_a_failed_write_leaves_no_partial_file_and_keeps_the_old_one(result, tmp
     target = tmp_path / "fig.svg"
     target.write_text("the old figure")
 
-    def broken(widget, path, title=""):
-        Path(path).write_text("<svg half written")
+    def broken(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(export_module, "write_svg", broken)
-    with pytest.raises(ExportError, match="No space left"):
+    monkeypatch.setattr(os, "fsync", broken)
+    with pytest.raises(ExportError, match="the disk is full"):
         export(result, SEL, ExportRequest(str(target), view="pattern"))
     assert target.read_text() == "the old figure"
     assert [p.name for p in tmp_path.iterdir()] == ["fig.svg"]
@@ -265,3 +263,79 @@ def test_export_waits_for_the_views_to_show_the_last_change(qtbot, window, tmp_p
         assert "Still computing" in window.messages.text and not (tmp_path / "f.png").exists()
     qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
     assert window.file_actions.export_to(tmp_path / "f.png", "pattern")
+
+
+# -- the LLaMA family: its own names in every format ------------------------------------------------------
+FAMILY = preset_config("toy").replace(norm="rmsnorm", positions="rope", n_kv_heads=1, mlp="swiglu",
+                                      tied_embeddings=False, attn_bias=False, mlp_bias=False, windows=(None, 3))
+
+
+@pytest.fixture(scope="module")
+def family(qapp):
+    return headless_result(Inputs(config=FAMILY, tokens=preset_tokens("toy"), seed=5, backend="reference"))
+
+
+def test_npz_of_a_family_model_holds_its_own_names(family, tmp_path):
+    path = export(family, SEL, ExportRequest(str(tmp_path / "llama.npz")))
+    t = family.trace
+    with np.load(path) as npz:
+        keys = set(npz.files) - {"meta"}
+        for layer in range(FAMILY.n_layers):
+            for name in ("ln1_scale", "rot_q", "rot_k", "mlp_pre_linear", "k"):
+                np.testing.assert_array_equal(npz[f"{name}/{layer}"], t[name, layer])
+        meta = json.loads(str(npz["meta"]))
+    expected = set(t.global_names) | {f"{n}/{layer}" for layer in range(FAMILY.n_layers) for n in t.layer_names}
+    assert keys == expected and "pos_embed" not in keys and "ln1_mean/0" not in keys
+    assert meta["config"]["norm"] == "rmsnorm" and meta["config"]["windows"] == [None, 3]
+
+
+def test_csv_of_a_family_name_and_of_a_name_it_lacks(family, tmp_path):
+    path = export(family, SEL, ExportRequest(str(tmp_path / "rot.csv"), view="rot_q"))
+    rows = [line.split(",") for line in path.read_text().splitlines()]
+    np.testing.assert_allclose([float(x) for x in rows[3][1:]], family.trace["rot_q", 1][2, 1])
+    with pytest.raises(ExportError, match="RMSNorm"):
+        export(family, SEL, ExportRequest(str(tmp_path / "mean.csv"), view="ln1_mean"))
+    assert not (tmp_path / "mean.csv").exists()
+
+
+@pytest.mark.parametrize("view", ["embeddings", "layernorm", "projections", "scores", "mlp", "pos_embed"])
+def test_figures_of_a_family_model_say_what_it_lacks(family, tmp_path, view):
+    path = export(family, SEL, ExportRequest(str(tmp_path / f"{view}.svg"), view=view))
+    texts = " ".join(_svg_texts(path))
+    if view in ("embeddings", "pos_embed"):
+        assert "no learned position" in texts                       # the reason, where W_pos would be
+    if view == "projections":
+        assert "rot_q[:, 1] = RoPE(q)" in texts and "k[:, 0]" in texts   # head 1 reads K/V head 0
+    if view == "mlp":
+        assert "SiLU(gate) ⊙ up" in texts and "W_out" in texts and "mlp_pre (gate)" in texts
+
+
+def test_the_app_and_the_export_start_from_the_same_colour_maps():
+    from app.values import Selection
+    from main import export_parser
+    from widgets.figure import FigureStyle
+    from widgets.theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, colormap
+
+    args = export_parser().parse_args(["-o", "x.png"])
+    assert (Selection().colormap, Selection().diverging) == (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING)
+    assert (FigureStyle().sequential, FigureStyle().diverging) == (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING)
+    assert (args.cmap, args.diverging) == (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING)
+    for name in (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING):      # a true white / dark at zero
+        zero = 0.0 if name == DEFAULT_SEQUENTIAL else 0.5
+        assert tuple(colormap(name).map(np.array([zero]), mode="byte")[0][:3]) == (255, 255, 255)
+        assert max(colormap(name, dark=True).map(np.array([zero]), mode="byte")[0][:3]) < 40
+
+
+def test_query_key_and_selection_colours_are_in_no_colour_map():
+    from widgets.theme import COLORMAPS, CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, colormap
+
+    def rgb(hex_colour):
+        return np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)], float)
+
+    for pal in (LIGHT, DARK, CONTRAST_LIGHT, CONTRAST_DARK):
+        assert pal.query != pal.key
+        for name in COLORMAPS:
+            for dark in (False, True):
+                lut = colormap(name, dark).getLookupTable(nPts=256, alpha=False).astype(float)   # [256, 3]
+                for colour in (pal.query, pal.key):
+                    assert np.abs(lut - rgb(colour)).sum(axis=1).min() > 60, (name, dark, colour)

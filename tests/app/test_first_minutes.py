@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 import main
+from app.presentation import set_dark
 from app.settings import Settings
 from app.state import Inputs, preset_config, preset_tokens
 from compute import progress, toy_tokenizer
@@ -143,8 +144,12 @@ def test_a_dark_theme_restored_at_launch_keeps_its_colour_maps(qtbot):
     settings.theme = "dark"
     window, _ = build(qtbot, settings=settings)
     sel = window.state.selection
-    assert sel.theme == "dark" and sel.colormap == "viridis"     # Blues means nothing on black
-    window.state.runner.shutdown()
+    fresh, _ = build(qtbot, settings=Settings.memory())
+    set_dark(fresh.state, True)                                   # what the menu's dark theme gives
+    assert sel.theme == "dark" and (sel.colormap, sel.diverging) == (fresh.state.selection.colormap,
+                                                                     fresh.state.selection.diverging)
+    for win in (window, fresh):
+        win.state.runner.shutdown()
 
 
 def test_the_backend_line_says_macos_and_windows_compute_on_the_cpu(qtbot, window, monkeypatch):

@@ -34,3 +34,21 @@ def test_tr_returns_the_text_without_a_translator(qapp):
     from widgets.i18n import tr
 
     assert tr("Train") == "Train"
+
+
+def test_a_family_model_gets_its_own_notes_filled_in():
+    from app.state import Inputs, Selection, preset_config, preset_tokens
+
+    cfg = preset_config("toy").replace(norm="rmsnorm", positions="rope", n_heads=4, d_head=2, n_kv_heads=2,
+                                       mlp="swiglu", windows=(None, 3))
+    inputs = Inputs(config=cfg, tokens=preset_tokens("toy"))
+    texts = {page: notes.render(page, inputs, Selection(layer=1)) for page in ("embeddings", "layernorm",
+                                                                               "projections", "scores", "mlp")}
+    assert all("{" not in t for t in texts.values())
+    assert "no position table" in texts["embeddings"] and "No mean is subtracted" in texts["layernorm"]
+    assert "4 query heads share 2 K/V heads" in texts["projections"] and "SiLU" in texts["mlp"]
+    assert "sliding window of W = 3" in texts["scores"]
+    assert "sliding window" not in notes.render("scores", inputs, Selection(layer=0))     # layer 0 is dense
+    gpt2 = Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"))
+    assert "W_pos" in notes.render("embeddings", gpt2, Selection()) and "ln1_var" in notes.render(
+        "layernorm", gpt2, Selection())

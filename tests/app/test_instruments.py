@@ -1,6 +1,8 @@
 """Each teaching instrument driven through its widget, its numbers checked independently."""
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
@@ -74,10 +76,19 @@ def test_code_view_shows_the_line_that_scales(qtbot, window):
     _station(qtbot, win, "scores")
     win.tabs.setCurrentWidget(win.code_view)
     code = win.code_view
-    assert "* scale" in code.key_line_text and "cpu_kernels.py" in code.where.text()
-    code.which.setCurrentText("reference")
+    # It opens on the reference function (reads like the equations), coloured, lines unwrapped,
+    # in a dock widened for it.
+    assert "attn_scores_raw * scale" in code.key_line_text and "reference.py" in code.where.text()
+    doc = code.text.document()
+    colours = {r.format.foreground().color().name() for n in range(doc.blockCount())
+               for r in doc.findBlockByNumber(n).layout().formats()}
+    assert {"#7b1fa2", "#6a737d"} <= colours                                       # keywords, comments
+    assert code.text.lineWrapMode() == code.text.LineWrapMode.NoWrap
+    assert code.text.font().pointSizeF() >= 11
+    qtbot.waitUntil(lambda: win.docks["notes"].width() >= 600, timeout=5000)
+    code.which.setCurrentText("backend in use")
     code.which.activated.emit(code.which.currentIndex())
-    assert "attn_scores_raw * scale" in code.key_line_text
+    assert "* scale" in code.key_line_text and "cpu_kernels.py" in code.where.text()
     code.which.setCurrentText("cuda")
     code.which.activated.emit(code.which.currentIndex())
     assert "raw * scale" in code.key_line_text and "products.py" in code.where.text()
@@ -114,6 +125,9 @@ def test_sqrt_dk_lab_measures_sqrt_dk(qtbot, window):
     n = lab.numbers
     assert len(n.spread.raw) == 20_000
     assert abs(n.spread.std_raw - 8.0) / 8.0 < 0.05 and abs(n.spread.std_scaled - 1.0) < 0.05
+    # The two histograms on one x scale: the scaled one is about 8 times narrower there.
+    raw_x, scaled_x = lab.hist_raw.getViewBox().viewRange()[0], lab.hist_scaled.getViewBox().viewRange()[0]
+    assert np.allclose(raw_x, scaled_x) and raw_x[1] - raw_x[0] > 40
     lab.slider.setValue(lab.stops.index(4096))
     qtbot.waitUntil(lambda: lab.numbers.spread.d_k == 4096, timeout=60_000)
     g = lab.numbers.grads
@@ -138,7 +152,11 @@ def test_mask_view_compares_with_the_unmasked_run(qtbot, window):
 def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     win = window
     kv = _station(qtbot, win, "kv_cache")
-    qtbot.waitUntil(lambda: win.instruments.generation is not None, timeout=10_000)
+    assert win.instruments.generation is None and kv.body.currentIndex() == 0        # the empty state ...
+    assert "Prefill the prompt" in kv.empty_text.text() and kv.empty_button.isVisible()
+    with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
+        kv.empty_button.click()                                                   # ... asks for the prefill
+    assert kv.body.currentIndex() == 1 and not kv.q.plot.isVisible()             # no query row before a step
     for n in (1, 2):                                       # each step runs off the UI thread
         with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
             kv.step.click()
@@ -148,6 +166,7 @@ def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     full = forward(win.state.inputs.config, win.state.result.weights, gen.tokens, backend="reference")
     np.testing.assert_allclose(kv.k.values, full["k", 0][:, 0], atol=1e-9)     # the cache is the real k
     assert kv.k._bands["row"].rect().y() == 6.5                                  # the new row is marked
+    assert kv.q.plot.isVisible() and kv.p.plot.isVisible()
     assert gen.steps[-1].next_token == int(np.argmax(full["logits"][7]))
     assert f"{gen.macs_saved:,}" in kv.counter.text()
     kv.reset.click()
@@ -167,24 +186,35 @@ def test_time_controller_plays_through_the_stations_and_stops(qtbot, window):
     assert win.station_bar.buttons["mlp"].isChecked()
 
 
-def test_calibrator_measures_the_prediction(qtbot, window):
+def test_calibrator_tests_the_prediction_on_an_ab_copy(qtbot, window):
     win = window
     s = win.state
     cal = win.calibrator
     sel = s.selection
+    inputs = s.inputs
     before = float(s.result.trace["pattern", sel.layer][sel.head, sel.query].max())
     cal.choose_change("scaling_off")
     cal.set_prediction("sharper", True)
     with qtbot.waitSignal(win.instruments.calibrated, timeout=30_000):
         cal.apply.click()
-    after_ref = forward(s.inputs.config, s.result.weights, s.inputs.tokens, backend="reference")
+    assert s.inputs == inputs                                    # the lab is as it was: B is a copy
+    assert s.selection.station == "ab" and s.selection.ab == ("scaling_off", None)
+    after_ref = forward(inputs.config.replace(scale_scores=False), s.result.weights, inputs.tokens,
+                        backend="reference")
     after = float(after_ref["pattern", sel.layer][sel.head, sel.query].max())
-    assert not s.inputs.config.scale_scores
     expected_right = after > before
     assert win.instruments.total == 1 and win.instruments.correct == int(expected_right)
-    assert "Measured" in cal.outcome.text()
+    text = cal.outcome.text()
+    assert "Measured" in text and any(f"→ {after:.{d}f}" in text for d in range(2, 7))     # B's top weight
     assert f"{win.instruments.correct} of 1" in cal.score.text()
-    cal.undo.click()
+    page = win.stations["ab"]
+    qtbot.waitUntil(lambda: page.views is not None and not page.views.waiting, timeout=10_000)
+    page._refresh()
+    np.testing.assert_allclose(page.widgets["pattern/B"].values, after_ref["pattern", sel.layer][sel.head], atol=1e-5)
+    with qtbot.waitSignal(win.rendered, timeout=30_000):
+        cal.keep.click()                                         # now the lab's, one undoable step
+    assert not s.inputs.config.scale_scores and s.selection.ab is None
+    s.undo_stack.undo()
     qtbot.waitUntil(lambda: s.inputs.config.scale_scores and not s.busy, timeout=10_000)
     # a key question after switching heads, checked against the reference
     cal.choose_change("switch_head")
@@ -192,20 +222,20 @@ def test_calibrator_measures_the_prediction(qtbot, window):
     with qtbot.waitSignal(win.instruments.calibrated, timeout=10_000):
         cal.apply.click()
     ref = forward(s.inputs.config, s.result.weights, s.inputs.tokens, backend="reference")
-    top = int(np.argmax(ref["pattern", s.selection.layer][s.selection.head, s.selection.query]))
+    top = int(np.argmax(ref["pattern", s.selection.layer][(sel.head + 1) % 2, s.selection.query]))
     assert win.instruments.total == 2 and (f"key {top} " in cal.outcome.text())
 
 
 def test_a_failed_experiment_is_not_scored(qtbot, window, monkeypatch):
-    s, ins = window.state, window.instruments
+    ins = window.instruments
     window.calibrator.choose_change("d_head_x4")
     window.calibrator.set_prediction("sharper", True)
-    s.runner.cancel()
-    monkeypatch.setenv("QKV_LAB_MEMORY_BUDGET_GIB", "8")
+    monkeypatch.setenv("QKV_LAB_MEMORY_BUDGET_GIB", "0.000001")          # B cannot fit: refused, not run
     with qtbot.waitSignal(ins.calibrated, timeout=30_000):
         window.calibrator.apply.click()
-        s.cancel()                                          # the new inputs never produce a view
     assert ins.total == 0 and "could not be computed" in window.calibrator.outcome.text()
+    assert not window.calibrator.keep.isEnabled()
+    assert "B cannot be computed" in window.stations["ab"].text.text()
 
 
 def test_sqrt_lab_shows_only_the_d_k_asked_for_last(qtbot, window):
@@ -224,6 +254,70 @@ def test_sqrt_lab_shows_only_the_d_k_asked_for_last(qtbot, window):
 def test_kv_cache_resets_when_the_weights_change(qtbot, window):
     s, ins = window.state, window.instruments
     s.select(station="kv_cache")
-    qtbot.waitUntil(lambda: ins.generation is not None, timeout=10_000)
+    with qtbot.waitSignal(ins.generationChanged, timeout=10_000):
+        window.kv_view.prefill.click()
     wait_render(qtbot, window, lambda: s.set_seed(5))
     assert ins.generation is None or ins.generation_weights is s.result.weights
+
+
+def test_kv_cache_of_grouped_heads_and_a_window(qtbot, window):
+    """GQA: the K/V head the query head reads, its bytes beside multi-head attention's; a window: a
+    ring of its last W rows, each the real rot_k / v of its position."""
+    from compute import kvcache
+
+    win, s = window, window.state
+    cfg = s.inputs.config.replace(n_heads=4, d_head=2, n_kv_heads=2, positions="rope", norm="rmsnorm",
+                                  windows=(None, 3))
+    wait_render(qtbot, win, lambda: s.edit("family", config=cfg, weights="random", preset="custom"))
+    s.select(layer=1, head=3)                              # query head 3 reads K/V head 1
+    kv = _station(qtbot, win, "kv_cache")
+    kv.empty_button.click()                                # the page opens empty: prefill the prompt
+    qtbot.waitUntil(lambda: win.instruments.generation is not None, timeout=10_000)
+    for _ in range(2):
+        with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
+            kv.step.click()
+    gen = win.instruments.generation
+    full = forward(cfg, s.result.weights, gen.tokens, backend="reference")
+    T = len(gen.tokens)
+    np.testing.assert_allclose(kv.k.values, full["rot_k", 1][T - 3:, 1], atol=1e-9)   # the ring: last 3 rows
+    np.testing.assert_allclose(kv.v.values, full["v", 1][T - 3:, 1], atol=1e-9)
+    assert kv.k.row_labels == list(s.labels(gen.tokens)[T - 3:])
+    assert "K/V head 1" in kv.k.name and "shared by query heads 2–3" in kv.header.text()
+    assert "ring of its last 3 rows" in kv.header.text() and "rot_q (after RoPE) of head 3" in kv.q.name
+    size = kvcache.cache_size(cfg)
+    assert size.ratio_per_token > 1 and html.escape(size.describe()) in kv.counter.text()
+    s.select(layer=0)                                       # a dense layer keeps every row
+    win._show_generation()
+    np.testing.assert_allclose(kv.k.values, full["rot_k", 0][:, 1], atol=1e-9)
+
+
+def test_predict_says_unchanged_on_a_one_hot_row(qtbot, window):
+    """Query 0 sees only key 0: its row is one-hot, and no change of scaling can sharpen it."""
+    s, cal, ins = window.state, window.calibrator, window.instruments
+    s.select(query=0)
+    cal.choose_change("scaling_off")
+    cal.set_prediction("sharper", True)
+    with qtbot.waitSignal(ins.calibrated, timeout=30_000):
+        cal.apply.click()
+    text = cal.outcome.text()
+    assert "unchanged (already one-hot)" in text and "1.000" in text
+    assert "sharper" not in text.split("Measured:")[1] and "not this time" in text     # "yes, sharper" is wrong
+
+
+def test_predict_shows_enough_decimals_to_see_the_change():
+    from app.instruments import sharpening
+    from compute.explain import RowSummary
+
+    text, sharper = sharpening(RowSummary(0, 0.9951, 0.031), RowSummary(0, 0.9983, 0.012))
+    assert sharper and "0.995 → 0.998" in text and "sharper" in text        # not "1.00 → 1.00"
+    text, sharper = sharpening(RowSummary(0, 0.50001, 0.7), RowSummary(0, 0.50002, 0.7))
+    assert not sharper and "unchanged" in text and "one-hot" not in text
+
+
+def test_predict_moves_off_a_one_hot_query(qtbot, window):
+    s, win = window.state, window
+    s.select(query=0)
+    win.tabs.setCurrentWidget(win.calibrator)
+    q = s.selection.query
+    assert q != 0 and s.result.trace["pattern", s.selection.layer][s.selection.head, q].max() < 0.999
+    assert "already one-hot" in win.calibrator.reason.text() and win.calibrator.reason.isVisibleTo(win.calibrator)

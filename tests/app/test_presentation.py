@@ -1,6 +1,7 @@
 """Presentation mode (keys only, big type, no chrome) and the light / dark themes."""
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtTest import QTest
@@ -65,13 +66,14 @@ def test_dark_theme_restyles_views_and_is_remembered(qtbot, window, settings):
     win, s = window, window.state
     scores = win.stations["scores"]
     win.file_actions.dark_action.trigger()
-    assert s.selection.theme == "dark" and s.selection.colormap == "viridis"     # blues means nothing on dark
+    assert s.selection.theme == "dark" and s.selection.colormap == "blues"       # its dark variant: 0 is dark
     assert settings.theme == "dark"
     assert scores.palette == DARK and scores.canvas.backgroundBrush().color() == QColor(DARK.background)
     assert QApplication.palette().window().color() == QColor("#1e1f22")
-    assert scores.pattern.cmap.name == "viridis"
+    zero = scores.pattern.cmap.map(np.array([0.0]), mode="byte")[0][:3]
+    assert tuple(zero) == (30, 31, 34) and scores.raw.cmap.map(np.array([0.5]), mode="byte")[0][:3].max() < 40
     s.select(diverging="diverging-cb")
-    assert "CBD1" in scores.raw.cmap.name
+    assert scores.raw.cmap.name == "diverging-cb"
     diverging = win.file_actions.colour_groups["diverging"].actions()
     assert all(a.isChecked() == (a.data() == "diverging-cb") for a in diverging)
     win.file_actions.dark_action.trigger()
@@ -108,16 +110,53 @@ def test_light_after_dark_has_the_type_sizes_of_a_fresh_window(qtbot, window):
     assert sizes() == fresh == ("11.0pt", 10.0)
 
 
-def test_leaving_dark_brings_blues_back_unless_another_map_was_chosen(qtbot, window):
+def test_the_chosen_maps_stay_across_themes_in_their_pages_variant(qtbot, window):
     from app.presentation import set_dark
 
-    s = window.state
+    s, scores = window.state, window.stations["scores"]
     assert s.selection.colormap == "blues"
+    white = scores.pattern.cmap.map(np.array([0.0]), mode="byte")[0][:3]
     set_dark(s, True)
-    assert s.selection.colormap == "viridis"
-    set_dark(s, False)
-    assert s.selection.colormap == "blues"
-    set_dark(s, True)
+    assert s.selection.colormap == "blues"                     # no swap: the same map, dark-centred
+    dark = scores.pattern.cmap.map(np.array([0.0]), mode="byte")[0][:3]
+    assert tuple(white) == (255, 255, 255) and max(dark) < 40
     s.select(colormap="cividis")
     set_dark(s, False)
     assert s.selection.colormap == "cividis"
+
+
+def test_presentation_at_1280x800_shows_every_chip_and_keeps_the_slide_clear(qtbot, window):
+    win, s = window, window.state
+    wait_render(qtbot, win, lambda: s.set_text("the cat sat on a mat the dog ran to a big red hat and it"))
+    assert len(s.inputs.tokens) == 16
+    win.file_actions.presentation.enter()
+    qtbot.wait(400)
+    win.setGeometry(0, 0, 1280, 800)
+    qtbot.wait(200)
+    strip = win.tokens
+    room = strip.scroll.viewport().width()
+    assert all(chip.geometry().right() <= room for chip in strip.row.chips)          # all 16 in sight
+    assert strip.scroll.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert not any(d.isVisible() for d in win.findChildren(QDockWidget))            # docks collapsed
+    column = win.centralWidget().layout()
+    assert column.indexOf(win.messages) == -1 and win.messages.floating            # over the slide, not above it
+    top = win.stack.geometry().top()
+    s.message.emit("warning", "a warning in the middle of a lecture")
+    assert win.messages.isVisible() and win.stack.geometry().top() == top          # nothing moves
+    assert win.messages._timer.isActive()                                           # and it steps aside
+    QTest.mouseClick(win.messages, Qt.MouseButton.LeftButton)
+    assert not win.messages.isVisible()
+    win.file_actions.presentation.leave()
+    assert column.indexOf(win.messages) == 1 and not win.messages.floating
+
+
+def test_chips_shrink_to_fit_a_narrow_strip(qtbot):
+    from widgets.token_strip import TokenStrip
+
+    strip = TokenStrip()
+    qtbot.addWidget(strip)
+    strip.resize(560, 60)
+    strip.show()
+    strip.set_tokens("the cat sat on a mat the cat sat on a mat".split(), [], 16, 5)
+    qtbot.waitUntil(lambda: strip.chip_scale < 1.0, timeout=3000)
+    assert all(c.geometry().right() <= strip.scroll.viewport().width() for c in strip.row.chips)

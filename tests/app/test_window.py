@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QDrag, QDropEvent
 from PySide6.QtTest import QTest
@@ -389,3 +390,112 @@ def test_the_tracked_query_stays_on_its_token_when_others_move(qtbot, window):
                  lambda: s.move_token(5, 0), lambda: s.move_token(s.selection.query, 1)):
         wait_render(qtbot, window, edit)
         assert s.inputs.tokens[s.selection.query] == tracked
+
+
+# -- the lecture hall: a laptop on a projector (1280×800) and a desktop (1600×1000) -------------------
+def _laid_out(qtbot, win, size, present=False):
+    """The window at `size` (in presentation mode if asked), every station drawn for it."""
+    if present:
+        win.file_actions.presentation.enter()
+        qtbot.wait(400)                   # offscreen, full screen is the (small) virtual screen first
+    win.setGeometry(0, 0, *size)
+    qtbot.wait(150)
+    return win
+
+
+def _tokens(win, qtbot, n):
+    words = "the cat sat on a mat the dog ran to a big red hat and it is the cat saw".split()
+    if n > win.state.inputs.config.n_ctx:
+        wait_render(qtbot, win, lambda: win.state.set_config(n_ctx=n))
+    wait_render(qtbot, win, lambda: win.state.set_text(" ".join((words * 4)[:n])))
+
+
+@pytest.mark.parametrize("present", [False, True], ids=["window", "presentation"])
+@pytest.mark.parametrize("n", [6, 12, 16, 32])
+def test_every_token_is_labelled_on_both_axes_at_1280x800(qtbot, window, n, present):
+    win = window
+    _tokens(win, qtbot, n)
+    _laid_out(qtbot, win, (1280, 800), present)
+    labels = list(win.state.labels())
+    query = win.state.selection.query
+    for key, names in (("scores", ("raw", "scaled", "masked", "pattern")), ("mask", ("with_mask", "without"))):
+        page = _show_station(qtbot, win, key)
+        if key == "mask":
+            qtbot.waitUntil(lambda p=page: p.unmasked is not None, timeout=30_000)
+            page._refresh()
+        for name in names:
+            mp = getattr(page, name)
+            left, bottom = mp.plot.getAxis("left"), mp.plot.getAxis("bottom")
+            assert left.drawn_labels() == labels, (key, name)          # the first one (0:the) included
+            assert bottom.drawn_labels() == labels, (key, name)
+            assert [i for i, _t, bold in left.layout_.items if bold] == [query]     # the query, bold
+            assert left.layout_.px >= 6
+
+
+@pytest.mark.parametrize(("size", "present"), [((1280, 800), True), ((1280, 800), False), ((1600, 1000), False)])
+def test_t_by_t_cells_are_square(qtbot, window, size, present):
+    win = window
+    _tokens(win, qtbot, 12)
+    _laid_out(qtbot, win, size, present)
+    for key in ("scores", "mask", "head_lens"):
+        page = _show_station(qtbot, win, key)
+        if key == "mask":
+            qtbot.waitUntil(lambda p=page: p.unmasked is not None, timeout=30_000)
+            page._refresh()
+        squares = [mp for mp in page.plots if mp.square]
+        assert squares, key
+        for mp in squares:
+            vb = mp.plot.vb
+            (x0, x1), (y0, y1) = vb.viewRange()
+            cell_w, cell_h = vb.width() / (x1 - x0), vb.height() / (y1 - y0)
+            assert abs(cell_w - cell_h) < 1.0, (key, mp.name, cell_w, cell_h)
+
+
+@pytest.mark.parametrize(("size", "present"), [((1600, 1000), False), ((1280, 800), True)])
+def test_the_toy_shows_numbers_in_every_station(qtbot, window, size, present):
+    """The number workbench: every matrix of the toy's sizes (d_model, d_head wide) shows its
+    numbers; only the 32-wide MLP hidden layer cannot. Matrices of one shape agree (q, k, v)."""
+    win = window
+    _laid_out(qtbot, win, size, present)
+    for key in STATIONS:
+        page = _show_station(qtbot, win, key)
+        if key == "softmax":
+            assert len(page.labels_items) == win.state.selection.query + 1     # a number over each bar
+            continue
+        shown = {}
+        for mp in page.plots:
+            if mp.values.shape[1] <= 8:
+                assert mp.text.number_px and mp.text.number_px >= 10, (key, mp.name, mp.text.number_px)
+            shown.setdefault((mp.values.shape, mp.kind), set()).add(bool(mp.text.number_px))
+        assert all(len(v) == 1 for v in shown.values()), (key, shown)      # all of one shape, or none
+
+
+def test_the_window_at_1280_leaves_the_station_room(qtbot, window):
+    win = _laid_out(qtbot, window, (1280, 800))
+    win._size_docks()
+    qtbot.wait(100)
+    controls, notes = win.docks["controls"], win.docks["notes"]
+    assert win.tabifiedDockWidgets(notes) == [controls]                   # one dock of tabs, on the right
+    assert win.stack.width() >= 900
+    win.state.select(station="scores")
+    scores = win.stations["scores"]
+    scores._refresh()
+    win._on_traced(("attn_scores", 2, 1))                                 # a trace brings the instruments forward
+    assert win.tabs.currentWidget() is win.trace_panel and win.trace_panel.isVisible()
+
+
+def test_block_map_opens_over_the_station_and_a_click_goes_there(qtbot, window):
+    win = window
+    win.state.select(station="scores")
+    QTest.keyClick(win, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(win.block_map.isVisible, timeout=5000)
+    assert win.stack.currentWidget() is win.block_map and win.actions["block_map"].isChecked()
+    plots = list(win.block_map.figure.plots.values())
+    assert [f.target for f in win.block_map.frames] == [plots[3].plot]      # Scores, framed
+    win.state.select(hover=(1, 0))                                        # hovering keeps the map
+    assert win.stack.currentWidget() is win.block_map
+    target = plots[5].plot.vb.sceneBoundingRect().center()                # Σ p·v
+    view = win.block_map.figure
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(target))
+    qtbot.waitUntil(lambda: win.state.selection.station == "weighted_sum", timeout=5000)
+    assert win.stack.currentWidget() is win.stations["weighted_sum"] and not win.actions["block_map"].isChecked()

@@ -1,4 +1,4 @@
-"""The model-family fields of Config (DESIGN.md section 8): GPT-2 defaults, validation naming the
+"""The model-family fields of Config (docs/ARCHITECTURE.md, "Model families"): GPT-2 defaults, validation naming the
 field, fields that follow others under replace(), and which fields change weight shapes."""
 from __future__ import annotations
 

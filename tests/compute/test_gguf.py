@@ -51,7 +51,7 @@ def test_real_smollm2_says_paris(backend):
 @needs_smollm2
 def test_a_wrong_rope_pairing_shows_only_on_the_longer_prompt():
     """Q/K left in llama.cpp's adjacent-pair order: the 5-token prompt still says " Paris", the
-    19-token one does not (the pairing is the difference; see STACK.md)."""
+    19-token one does not (the pairing is the difference; see docs/ARCHITECTURE.md, "Platform notes")."""
     cfg, weights, tok = real_models.load("smollm2-135m")
     wrong_cfg, wrong, _ = load_gguf(SMOLLM2.path, rope_pairs="as_stored")
     assert top_next(cfg, weights, tok, SHORT)[0] == " Paris"

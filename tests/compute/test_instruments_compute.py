@@ -120,3 +120,17 @@ def test_every_station_has_its_code_and_key_line(backend):
     assert "scale" in scores.key_text
     with pytest.raises(KeyError):
         source_map.station_source(backend, "nowhere")
+
+
+@pytest.mark.parametrize("backend", ["reference", "cpu"])
+def test_the_code_view_shows_the_family_code_that_ran(backend):
+    from compute import PRESETS, source_map
+
+    family = source_map.family_of(PRESETS["smollm2-135m"])
+    assert family == ("rmsnorm", "swiglu") and source_map.family_of(PRESETS["toy"]) == ()
+    norm = source_map.station_source(backend, "layernorm", family)
+    mlp = source_map.station_source(backend, "mlp", family)
+    assert "rms" in norm.function.lower() and "mean" not in norm.key_text
+    assert "silu" in mlp.function.lower() or "silu" in mlp.key_text.lower() or "exp32(-g)" in mlp.key_text
+    assert source_map.station_source(backend, "layernorm").function != norm.function      # GPT-2's LayerNorm
+

@@ -1,4 +1,4 @@
-"""The LLaMA family (DESIGN.md section 8) against Hugging Face `transformers` itself: tiny random
+"""The LLaMA family (docs/ARCHITECTURE.md, "Model families") against Hugging Face `transformers` itself: tiny random
 Llama (GQA, MQA, tied and untied), Qwen2 (biases) and Mistral (a window shorter than the prompt)
 checkpoints saved as real folders with their own BPE tokenizer, opened with load_checkpoint; logits
 and every layer's pattern equal HF's float64 eager forward."""
@@ -169,7 +169,8 @@ def test_oversized_json_files_are_refused_before_they_are_read(checkpoints, tmp_
 
     folder = tmp_path / "huge"
     shutil.copytree(checkpoints["llama-gqa"][1], folder)
-    for name, match in (("tokenizer.json", "tokenizer files .* over 64 MiB"), ("config.json", "more than the 64 MiB")):
+    for name, match in (("tokenizer.json", "tokenizer files .* over 64 MiB"),
+                        ("config.json", "larger than the 64 MiB")):
         with open(folder / name, "r+b") as fh:                 # sparse: nothing is written, the size is what counts
             fh.truncate(65 << 20)
         with pytest.raises(CheckpointError, match=match):

@@ -1,4 +1,4 @@
-"""compute/ and cuda_kernels/ never import Qt (DESIGN.md section 1)."""
+"""compute/ and cuda_kernels/ never import Qt (docs/ARCHITECTURE.md, "Layers")."""
 import subprocess
 import sys
 

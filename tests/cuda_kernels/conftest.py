@@ -31,5 +31,5 @@ def pytest_collection_modifyitems(config, items):
         if not SIMULATOR and not ON_GPU:
             item.add_marker(pytest.mark.skip(reason="no GPU, and numba was imported before the "
                                               "simulator could be switched on (run this folder alone)"))
-        elif "gpu" in item.keywords and not ON_GPU:
+        elif item.get_closest_marker("gpu") is not None and not ON_GPU:   # the marker, not a path with "gpu" in it
             item.add_marker(pytest.mark.skip(reason="larger sizes: needs a real GPU"))

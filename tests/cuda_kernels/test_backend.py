@@ -19,7 +19,6 @@ from compute import (
     resolve_backend,
     trace_shape,
 )
-from compute.backends import BackendUnavailable
 from compute.backends import cuda as cuda_backend
 from cuda_kernels import SIMULATOR
 from cuda_kernels import products as P
@@ -58,7 +57,10 @@ def test_toy_preset_every_name_and_shape(rng):
     cfg = PRESETS["toy"]
     weights, tokens = _inputs(rng, cfg, T=12, bias_std=0.02)
     got, _ = _compare(cfg, weights, tokens)
-    assert got.backend_label == ("CUDA (simulated)" if SIMULATOR else got.backend_label)
+    if SIMULATOR:
+        assert got.backend_label == "CUDA (simulated)"
+    else:
+        assert got.backend_label.startswith("cuda (numba") and got.backend_label != "cuda (not available here)"
     for name in GLOBAL_NAMES:
         assert got[name].shape == trace_shape(name, cfg, 12), name
     for layer in range(cfg.n_layers):
@@ -123,9 +125,10 @@ def test_weights_stay_on_the_device_until_they_change(rng):
 def test_run_device_leaves_results_on_the_device(rng):
     cfg = Config(d_model=4, n_heads=2, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
     weights, tokens = _inputs(rng, cfg, T=4)
-    ws = get_backend("cuda").run_device(cfg, weights, tokens)
+    run = get_backend("cuda").run_device(cfg, weights, tokens)
     ref = forward(cfg, weights, tokens, backend="reference")
-    np.testing.assert_allclose(ws.pattern.copy_to_host(), ref["pattern", 0], atol=1e-6)
+    np.testing.assert_allclose(run.d(("pattern", 0)).copy_to_host(), ref["pattern", 0], atol=1e-6)
+    assert run.copied_bytes == 0                                            # nothing crossed the bus
 
 
 # -- choice and fallback ---------------------------------------------------------------------------
@@ -148,7 +151,7 @@ def test_a_cuda_failure_falls_back_to_the_cpu_with_a_notice(rng, monkeypatch, fa
     error = (MemoryError("CUDA_ERROR_OUT_OF_MEMORY") if failure == "memory"
              else next(e for e in errors if e.__name__ == "CudaSupportError")("launch failed: driver gone"))
 
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise error
 
     monkeypatch.setattr(P, "launch_scores", broken)
@@ -163,19 +166,17 @@ def test_a_cuda_failure_falls_back_to_the_cpu_with_a_notice(rng, monkeypatch, fa
 def test_a_bug_is_not_hidden_as_a_fallback(rng, monkeypatch):
     cfg = Config(d_model=4, n_heads=1, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
     weights, tokens = _inputs(rng, cfg, T=3)
-    monkeypatch.setattr(P, "launch_scores", lambda *a: 1 / 0)
+    monkeypatch.setattr(P, "launch_scores", lambda *a, **k: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         forward(cfg, weights, tokens, backend="cuda")
 
 
 def test_not_enough_gpu_memory_is_a_clear_refusal(monkeypatch):
-    def too_little(need, what):
-        raise BackendUnavailable(f"out of GPU memory: {what} need {need} bytes")
-
-    monkeypatch.setattr(cuda_backend.CudaBackend, "_check_device_memory", staticmethod(too_little))
+    backend = get_backend("cuda")
+    monkeypatch.setattr(backend, "device_budget", 1000)                    # bytes: not even the weights
     cfg = Config(d_model=4, n_heads=1, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
     trace = forward(cfg, Weights.random(cfg, 0), [1, 2], backend="cuda")
-    assert trace.backend == "cpu" and "out of GPU memory" in trace.notice
+    assert trace.backend == "cpu" and "out of GPU memory" in trace.notice and "need" in trace.notice
 
 
 # -- real sizes, real GPU --------------------------------------------------------------------------
@@ -257,3 +258,21 @@ def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
     assert max_scaled_error(got["logits"], logits) <= 2e-5
     for layer in range(cfg.n_layers):
         assert max_scaled_error(got["pattern", layer], patterns[layer]) <= 2e-5
+
+
+def test_the_backend_line_says_why_cuda_is_not_used(monkeypatch):
+    """On Linux, a CPU pass says what CUDA lacks, with the command that installs it."""
+    import compute.backends as backends
+
+    monkeypatch.setattr(backends, "cuda_unsupported_here", lambda: None)    # as on Linux
+    backend = get_backend("cuda")
+    monkeypatch.setattr(backend, "_available", (True, ""))
+    assert backends.cuda_unused_reason() is None
+    why = f"NVIDIA's CUDA compiler library (NVVM) is missing: {cuda_backend.INSTALL}"
+    monkeypatch.setattr(backend, "_available", (False, why))
+    assert backends.cuda_unused_reason() == f"CUDA not used: {why}"
+    assert "pip install -r requirements-gpu.txt" in backends.cuda_unused_reason()
+    monkeypatch.setattr(backends, "_load_errors", {"cuda": "the cuda backend cannot be loaded: no numba.cuda"})
+    assert "cannot be loaded" in backends.cuda_unused_reason()
+    monkeypatch.setattr(backends, "cuda_unsupported_here", lambda: "macOS runs the cpu backend")
+    assert backends.cuda_unused_reason() is None                            # that line says it already

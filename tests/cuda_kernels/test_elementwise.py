@@ -77,3 +77,13 @@ def test_add(rng, T, d):
     out = empty(T, d)
     EW.launch_add(dev(a), dev(b), out)
     check(out, f64(a) + f64(b), wrong=f64(a))
+
+
+@pytest.mark.parametrize("T, H, d_model", [(9, 3, 11), (1, 1, 1), pytest.param(1024, 12, 768, marks=gpu)])
+def test_sum_heads_residual(rng, T, H, d_model):
+    result, b_O, resid_pre = rand(rng, T, H, d_model), rand(rng, d_model), rand(rng, T, d_model)
+    attn_out, resid_mid = empty(T, d_model), empty(T, d_model)
+    EW.launch_sum_heads_residual(dev(result), dev(b_O), dev(resid_pre), attn_out, resid_mid)
+    expected = f64(result).sum(1) + f64(b_O)                                # [T, d_model]
+    check(attn_out, expected, wrong=f64(result).sum(1))
+    check(resid_mid, f64(resid_pre) + expected, wrong=expected)

@@ -110,3 +110,33 @@ def test_softmax_rows_sum_to_one_and_keep_order(rng):
     got = pattern.copy_to_host()
     np.testing.assert_allclose(got.sum(-1), 1.0, atol=1e-6)
     np.testing.assert_array_equal(np.argsort(got, -1), np.argsort(s, -1))   # monotone in the score
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("window, with_mask, scale", [(0, False, 0.5), (0, True, 1.0), (3, True, 0.25),
+                                                     (2, False, 1.0)])
+def test_scale_mask_softmax(rng, row_threads, causal, window, with_mask, scale):
+    """The cuBLAS path's fused epilogue: from raw scores alone, scaled (every key), masked (-inf
+    where forbidden) and the softmax, a fully masked row all zeros."""
+    H, T = 2, 9
+    raw = rand(rng, H, T, T, scale=3.0)                                    # finite everywhere
+    mask = rng.random((T, T)) < 0.7
+    mask[4] = False                                                         # a row with no key
+    i, j = np.arange(T)[:, None], np.arange(T)[None, :]
+    allowed = ((j <= i) if causal else np.ones((T, T), bool))
+    if window:
+        allowed = allowed & (np.abs(i - j) < window)
+    if with_mask:
+        allowed = allowed & mask
+    scaled, masked, pattern = empty(H, T, T), empty(H, T, T), empty(H, T, T)
+    R.launch_scale_mask_softmax(dev(raw), causal, dev(mask if with_mask else np.ones((1, 1), bool)), with_mask,
+                                scale, window, scaled, masked, pattern)
+    expected_scaled = f64(raw) * scale
+    expected_masked = np.where(allowed, expected_scaled, -np.inf)
+    check(scaled, expected_scaled, wrong=f64(raw) if scale != 1.0 else None)
+    check(masked, expected_masked, wrong=None if allowed.all() else expected_scaled)
+    got = pattern.copy_to_host()
+    check(got, softmax_rows(expected_masked), wrong=None if allowed.all() else softmax_rows(expected_scaled))
+    assert (got[:, ~allowed] == 0).all()
+    if with_mask:
+        assert (got[:, 4] == 0).all()                                       # fully masked row: zeros

@@ -80,10 +80,10 @@ def test_label_and_colour_bar_axes_lay_out_like_pyqtgraph(qtbot, canvas):
 def test_relabelled_axis_is_laid_out_again(qtbot, canvas):
     axis = _label_axis(qtbot, canvas, "left", ["a", "b", "c"], 50)
     canvas.grab()
-    assert [t for _r, _f, t in axis._lean_specs[2]] == ["a", "b", "c"]
+    assert axis.drawn_labels() == ["a", "b", "c"]
     axis.set_labels(["x", "y", "z"])
     canvas.grab()
-    assert [t for _r, _f, t in axis._lean_specs[2]] == ["x", "y", "z"]
+    assert axis.drawn_labels() == ["x", "y", "z"]
 
 
 def test_make_lean_keeps_fixed_ticks_on_pyqtgraphs_path(canvas):

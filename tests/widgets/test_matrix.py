@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from widgets.matrix import LabelAxis, MatrixPlot, decimals_for, format_value, tick_list
+from widgets.matrix import LabelAxis, MatrixPlot, decimals_for, format_value
 
 
 def test_number_formats_adapt_to_the_matrix_scale():
@@ -18,13 +18,6 @@ def test_number_formats_adapt_to_the_matrix_scale():
     assert format_value(-np.inf) == "−∞" and format_value(0.0) == "0"
     assert format_value(0.0123, 3) == "0.012" and format_value(-0.0004, 3) == "0"
     assert format_value(123.4) == "123" and format_value(12.34) == "12.3" and format_value(1e-7, None) == "1.0e-07"
-
-
-def test_tick_lists_thin_words_with_their_index():
-    words = ["the", "cat", "sat", "on"]
-    assert tick_list(words) == [(0, "the"), (1, "cat"), (2, "sat"), (3, "on")]
-    assert tick_list(words, 2) == [(0, "0:the"), (2, "2:sat")]
-    assert tick_list([str(i) for i in range(30)], 10) == [(0, "0"), (10, "10"), (20, "20")]
 
 
 def test_label_axis_thins_to_fit_its_pixels(qapp):
@@ -105,3 +98,32 @@ def test_sparse_labels_thin_out_when_they_would_touch(qapp):
     gaps = {b - a for a, b in itertools.pairwise(narrow)}
     assert len(gaps) == 1 and gaps.pop() * 140 / 768 >= 18                    # evenly spaced, apart
     assert axis.tickStrings(narrow, 1, 1)[0] == "h0"
+
+
+def test_up_to_32_cells_every_label_is_drawn_smaller_or_upright(qapp):
+    words = [f"w{i}" for i in range(32)]
+    left, bottom = LabelAxis("left"), LabelAxis("bottom")
+    for axis in (left, bottom):
+        axis.set_labels(words)
+    tall = left.layout_for(-0.5, 31.5, 32 * 9)                 # 9 px a cell: smaller type, every label
+    assert [t for _i, t, _b in tall.items] == words and tall.px < left._base_px()
+    turned = bottom.layout_for(-0.5, 31.5, 32 * 12)            # wider than their 12 px cells: upright
+    assert turned.turned and [t for _i, t, _b in turned.items] == words
+    flat = bottom.layout_for(-0.5, 31.5, 32 * 60)              # room enough: level, full size
+    assert not flat.turned and flat.px == bottom._base_px() and flat.step == 1
+
+
+def test_thinned_labels_always_show_the_emphasised_one_bold(qapp):
+    axis = LabelAxis("bottom")
+    axis.set_labels([f"word{i}" for i in range(64)])
+    axis.set_emphasis(37)
+    layout = axis.layout_for(-0.5, 63.5, 640)                   # 10 px a cell: thinned
+    positions = [i for i, _t, _b in layout.items]
+    assert layout.step > 1 and 37 in positions and positions[0] == 0
+    assert [i for i, _t, bold in layout.items if bold] == [37]
+    assert dict((i, t) for i, t, _b in layout.items)[37] == "37:word37"
+    width = axis._label_widths(layout.px)
+    for i in positions:                                         # its neighbours make room for it
+        if i != 37:
+            gap = abs(i - 37) * 10
+            assert gap >= (width[0][i] + width[1][i]) / 2 + (width[0][37] + width[1][37]) / 2

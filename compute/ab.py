@@ -1,0 +1,120 @@
+"""A/B: the same inputs under two conditions. A is what the lab shows; B is a copy with one
+change, computed by a fresh forward pass of the edited inputs (nothing of A is reused).
+
+A condition is a (change, value) pair, a plain hashable tuple so that it can sit in the view
+state. The changes: the causal mask on/off, the 1/√d_head scaling on/off, d_head × 4 (new shapes,
+so random weights from the seed), another RoPE θ, another number of K/V heads (the model's own K/V
+heads mean-pooled or copied: compute.shared_kv.pool_kv), one token moved, other weights (random
+from a seed, or the trained toy weights), another head of the same pass.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import memory
+from .config import Config, ConfigError
+from .forward import forward
+from .shared_kv import pool_kv
+from .trace import Trace
+from .weights import Weights
+
+CHANGES: tuple[str, ...] = ("mask_off", "scaling_off", "d_head_x4", "rope_theta", "n_kv_heads", "move_token",
+                            "weights", "head")
+
+
+@dataclass(frozen=True)
+class Edited:
+    """The B side's inputs: its config, weights and tokens, the head it shows, and a note."""
+
+    cfg: Config
+    weights: Weights
+    tokens: tuple[int, ...]
+    head: int | None                  # the head B shows (None: the same as A)
+    note: str
+
+
+def default_condition(change: str, cfg: Config, head: int = 0, query: int = 0) -> tuple:
+    """A sensible value for a change on this model: θ ten times smaller, MQA, the query's token
+    moved to the front, random weights from seed 1, the next head."""
+    if change == "rope_theta":
+        return (change, cfg.rope_theta / 10 if cfg.rope_theta > 100 else cfg.rope_theta * 100)
+    if change == "n_kv_heads":
+        return (change, 1 if cfg.n_kv_heads != 1 else cfg.n_heads)
+    if change == "move_token":
+        return (change, (int(query), 0))
+    if change == "weights":
+        return (change, 1)
+    if change == "head":
+        return (change, (int(head) + 1) % cfg.n_heads)
+    if change not in CHANGES:
+        raise ConfigError("change", change, f"must be one of {', '.join(CHANGES)}")
+    return (change, None)
+
+
+def edit(cfg: Config, weights: Weights, tokens, condition: tuple, seed: int = 0, trained=None) -> Edited:
+    """B's inputs for `condition`; ConfigError (naming the field) when the change cannot be made
+    on this model. `trained`: a function giving the trained toy weights, for change 'weights' with
+    value 'trained'."""
+    change, value = condition
+    tokens = tuple(int(t) for t in tokens)
+    same = dict(weights=weights, tokens=tokens, head=None)
+    if change == "mask_off":
+        return Edited(cfg.replace(causal=not cfg.causal), note="causal mask off" if cfg.causal else "causal mask on",
+                      **same)
+    if change == "scaling_off":
+        on = not cfg.scale_scores
+        return Edited(cfg.replace(scale_scores=on), note="1/√d_head scaling " + ("on" if on else "off"), **same)
+    if change == "d_head_x4":
+        new = cfg.replace(d_head=cfg.d_head * 4)
+        return Edited(new, Weights.random(new, seed), tokens, None,
+                      f"d_head {cfg.d_head} → {new.d_head}: new shapes, random weights (seed {seed})")
+    if change == "rope_theta":
+        if cfg.positions != "rope":
+            raise ConfigError("rope_theta", value, "this model has learned positions, no RoPE to change")
+        return Edited(cfg.replace(rope_theta=float(value)), note=f"RoPE θ {cfg.rope_theta:g} → {float(value):g}",
+                      **same)
+    if change == "n_kv_heads":
+        new, pooled = pool_kv(cfg, weights, int(value))
+        how = "copied" if new.n_kv_heads > cfg.n_kv_heads else "mean-pooled"
+        return Edited(new, pooled, tokens, None,
+                      f"n_kv_heads {cfg.n_kv_heads} → {new.n_kv_heads} (the K/V heads {how}, not retrained)")
+    if change == "move_token":
+        src, dst = (int(v) for v in value)
+        if not (0 <= src < len(tokens) and 0 <= dst < len(tokens)):
+            raise ConfigError("move_token", value, f"positions must be 0..{len(tokens) - 1}")
+        moved = list(tokens)
+        moved.insert(dst, moved.pop(src))
+        return Edited(cfg, weights, tuple(moved), None, f"the token at {src} moved to {dst}")
+    if change == "weights":
+        if value == "trained":
+            if trained is None:
+                raise ConfigError("weights", value, "the trained weights are not available here")
+            return Edited(cfg, trained(), tokens, None, "the trained toy weights")
+        return Edited(cfg, Weights.random(cfg, int(value)), tokens, None, f"random weights (seed {int(value)})")
+    if change == "head":
+        h = int(value)
+        if not 0 <= h < cfg.n_heads:
+            raise ConfigError("head", h, f"this model has heads 0..{cfg.n_heads - 1}")
+        return Edited(cfg, weights, tokens, h, f"head {h} of the same pass")
+    raise ConfigError("change", change, f"must be one of {', '.join(CHANGES)}")
+
+
+def run(cfg: Config, weights: Weights, tokens, condition: tuple, backend: str = "auto", a: Trace | None = None,
+        seed: int = 0, trained=None) -> tuple[Edited, Trace]:
+    """B: the edited inputs and a fresh forward pass of them (A's own Trace when only the head
+    changes and `a` is given). Refused before anything is allocated if it would not fit."""
+    b = edit(cfg, weights, tokens, condition, seed=seed, trained=trained)
+    if condition[0] == "head" and a is not None:
+        return b, a
+    memory.check(b.cfg, len(b.tokens), include_weights=b.weights is not weights)
+    return b, forward(b.cfg, b.weights, b.tokens, backend=backend)
+
+
+def difference(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """B − A in float64, and where it is undefined [same shape] (a masked −inf on either side)."""
+    a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    undefined = ~(np.isfinite(a64) & np.isfinite(b64))
+    with np.errstate(invalid="ignore"):
+        return np.where(undefined, np.nan, b64 - a64), undefined

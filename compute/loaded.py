@@ -1,0 +1,112 @@
+"""What loading a model gives back, whatever the file: the error, where the model came from, the
+(cfg, weights, tokenizer) triple and the tokenizer wrapper. compute.checkpoint (Hugging Face
+folders) and compute.gguf_file (GGUF files) both make these, so neither imports the other.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .config import Config, ConfigError
+from .weights import Weights
+
+
+class CheckpointError(ValueError):
+    """A checkpoint folder that cannot be used; `problems` lists every reason found."""
+
+    def __init__(self, problems: list[str] | str, folder: str | os.PathLike = "checkpoint"):
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        self.folder = str(folder)
+        shown = self.problems[:8]
+        more = len(self.problems) - len(shown)
+        text = "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+        super().__init__(f"checkpoint {self.folder!r}: {text}")
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """Where a loaded model came from and what was done to its numbers on the way in."""
+
+    source: str                       # the folder or file
+    format: str                       # "huggingface" | "gguf"
+    model_type: str                   # "gpt2", "llama", "mistral", "qwen2"
+    stored_types: Mapping[str, int]   # tensor type as stored ("F32", "BF16", "Q4_1", ...) -> count
+    label: str                        # for the UI, e.g. "weights dequantized from Q4_1"
+    name: str = ""                    # the model's own name, where the file gives one
+    notes: tuple[str, ...] = ()       # anything else worth saying on screen
+
+
+class Checkpoint(tuple):
+    """(cfg, weights, tokenizer), unpackable as before, with `.info` (a CheckpointInfo)."""
+
+    def __new__(cls, cfg: Config, weights: Weights, tokenizer: Any, info: CheckpointInfo):
+        self = super().__new__(cls, (cfg, weights, tokenizer))
+        self.info = info
+        return self
+
+    cfg = property(lambda self: self[0])
+    weights = property(lambda self: self[1])
+    tokenizer = property(lambda self: self[2])
+
+
+def stored_label(types: Mapping[str, int]) -> str:
+    """'weights stored as F32', 'weights converted from BF16 to float32', or for quantized files
+    'weights dequantized from Q4_1 and Q8_0' (most frequent first; plain float types unnamed)."""
+    floats = ("F32", "F16", "BF16", "F64")
+    quant = [t for t, _ in sorted(types.items(), key=lambda kv: -kv[1]) if t not in floats]
+    if quant:
+        return "weights dequantized from " + (" and ".join(quant) if len(quant) <= 2
+                                              else ", ".join(quant[:-1]) + " and " + quant[-1])
+    kinds = [t for t in floats if t in types]
+    if kinds == ["F32"]:
+        return "weights stored as F32"
+    return "weights converted from " + " and ".join(k for k in kinds if k != "F32") + " to float32"
+
+
+# -- tokenizer -----------------------------------------------------------------------------------
+# Labels show control characters as symbols: a "\n" token would otherwise break a token chip or
+# an axis label over two lines, and a "\t" would widen it by a tab stop.
+VISIBLE_CONTROLS = {**{c: 0x2400 + c for c in range(32)}, 0x0A: "⏎", 0x09: "⇥", 0x7F: 0x2421}
+
+
+class CheckpointTokenizer:
+    """The folder's own tokenizer behind the same calls as ToyTokenizer: encode, decode, label(s)."""
+
+    def __init__(self, tokenizer: Any, source: str, n_ctx: int):
+        self._tok = tokenizer
+        self.source = source                              # which file(s) it came from
+        self.n_ctx = n_ctx                                # the model's context length
+        self.size = int(tokenizer.get_vocab_size(with_added_tokens=True))
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids for `text` (every token: nothing is truncated; see `encode_checked`)."""
+        if not isinstance(text, str):
+            raise TypeError(f"encode needs text (str), got {type(text).__name__}")
+        return list(self._tok.encode(text).ids)
+
+    def encode_checked(self, text: str) -> list[int]:
+        """Like encode, but a text longer than the model's n_ctx is a ConfigError saying so."""
+        ids = self.encode(text)
+        if len(ids) > self.n_ctx:
+            raise ConfigError("tokens", f"{len(ids):,} tokens",
+                              f"the text is {len(ids):,} tokens but this model reads at most "
+                              f"n_ctx={self.n_ctx:,} (config.json); shorten the text", limit=self.n_ctx)
+        return ids
+
+    def decode(self, ids: Iterable[int]) -> str:
+        return self._tok.decode([int(i) for i in ids], skip_special_tokens=False)
+
+    def label(self, token_id: int) -> str:
+        """The text of one token (e.g. ' the'), or '#id' for an id the tokenizer lacks."""
+        token_id = int(token_id)
+        if not 0 <= token_id < self.size:
+            return f"#{token_id}"
+        return self._tok.decode([token_id], skip_special_tokens=False).translate(VISIBLE_CONTROLS)
+
+    def labels(self, ids: Iterable[int]) -> list[str]:
+        return [self.label(i) for i in ids]
+
+    def __repr__(self) -> str:
+        return f"CheckpointTokenizer({self.source}, {self.size:,} tokens, n_ctx={self.n_ctx:,})"

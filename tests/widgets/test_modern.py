@@ -1,0 +1,98 @@
+"""The instrument pages' views and charts: a page draws exactly its figure's panels and charts, a
+chart draws its series, and an enlarged figure enlarges the charts' lines with it."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+from app.values import Inputs, Selection, compute_result, preset_config, preset_tokens
+from compute import Config
+from widgets.charts import Chart, Series, decade_ticks, draw_chart, title_with_legend
+from widgets.figure import FigureStyle, FigureWidget, figure_spec
+from widgets.instrument_views import MODERN_PAGES, page_views
+from widgets.modern import MODERN_CLASSES
+from widgets.theme import LIGHT
+
+ROPE = Config(d_model=16, n_heads=4, n_kv_heads=2, d_head=8, n_ctx=32, d_vocab=16, n_layers=2, norm="rmsnorm",
+              positions="rope", rope_theta=100.0, mlp="swiglu", attn_bias=False, mlp_bias=False)
+
+
+@pytest.fixture(scope="module", params=["toy", "rope"])
+def result(request):
+    if request.param == "toy":
+        inputs = Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"), weights="trained")
+    else:
+        inputs = Inputs(config=ROPE, tokens=tuple(preset_tokens("toy")) * 2, weights="random", preset="custom")
+    return compute_result(inputs, request_id=7)
+
+
+@pytest.mark.parametrize("cls", MODERN_CLASSES, ids=lambda c: c.key)
+def test_a_page_draws_exactly_its_figures_views(qtbot, result, cls):
+    page = cls()
+    qtbot.addWidget(page)
+    page.resize(1200, 800)
+    page.show()
+    sel = Selection(query=len(result.labels) - 1, head=1, station=cls.key, tile=2, tile_step=1)
+    spec = figure_spec(cls.key, result, sel)
+    full = page_views(cls.key, result, sel, compute_missing=True)
+    extra = None
+    if cls.key in ("windows", "ab"):                       # what app/ hands the page, made the same way
+        from widgets.instrument_views import condition_of, side_b, without_first
+
+        extra = without_first(result) if cls.key == "windows" else side_b(result, condition_of(sel, ROPE))
+        page.set_extra(extra)
+    if cls.key == "rope" and result.inputs.config.positions == "rope":
+        page.reveal.setChecked(True)                       # the test a lecturer holds back until asked
+    page.show_result(result, sel)
+    shown = page.content(result, sel)
+    assert set(shown) == set(spec.data()) == set(full.data())
+    for name, values in shown.items():
+        np.testing.assert_array_equal(values, spec.data()[name], err_msg=name)
+    for item in page.views.items:                          # and each is on screen
+        target = page.widgets[item.view.name]
+        if isinstance(item.view, Chart):
+            assert target.items or not item.view.series, item.view.name
+        else:
+            np.testing.assert_array_equal(target.values, item.view.values, err_msg=item.view.name)
+    assert page.text.text() and page.header.text()
+
+
+def test_every_modern_page_is_in_the_page_table():
+    from compute.stations import INSTRUMENT_PAGES, PAGE
+
+    assert set(MODERN_PAGES) <= set(INSTRUMENT_PAGES)
+    assert {cls.key for cls in MODERN_CLASSES} == set(MODERN_PAGES)
+    assert all(PAGE[k].kind == "instrument" for k in MODERN_PAGES)
+
+
+def test_a_chart_draws_its_series_and_keys_them_in_the_title(qapp):
+    win = pg.GraphicsLayoutWidget()
+    plot = win.addPlot()
+    x = np.arange(4.0)
+    chart = Chart("c", "a <title>", (Series("bars", x, x + 1, style="bars"), Series("", x, x, style="points"),
+                                     Series("line", x, 2 * x, dashed=True),
+                                     Series("", x, x, style="text", texts=("a", "b", "c", "d"))), log_y=True)
+    draw_chart(plot, chart, LIGHT)
+    kinds = sorted(type(item).__name__ for item in plot.items)
+    assert kinds.count("TextItem") == 4 and "BarGraphItem" in kinds and "ScatterPlotItem" in kinds
+    title = title_with_legend(chart, LIGHT)
+    assert "a &lt;title&gt;" in title and "■</span>&nbsp;bars" in title and "╍</span>&nbsp;line" in title
+    assert title_with_legend(Chart("c", "t", chart.series, legend=False), LIGHT) == "t"
+    assert decade_ticks(-2.3, 0.2)[0] == (-3.0, "1e-3") and (0.0, "1") in decade_ticks(-2.3, 0.2)
+
+
+def test_an_enlarged_figure_enlarges_the_chart_lines(qapp, result):
+    sel = Selection(query=len(result.labels) - 1, station="tiled_softmax")
+    widget = FigureWidget()
+    widget.show_figure(figure_spec("tiled_softmax", result, sel), FigureStyle())
+
+    def widths():
+        plot = widget.charts["running"]
+        return [item.opts["pen"].widthF() for item in plot.listDataItems() if isinstance(item, pg.PlotDataItem)]
+
+    normal = widths()
+    with widget.rendering_at(3.0):
+        assert widths() == pytest.approx([3 * w for w in normal])
+    assert widths() == pytest.approx(normal)
+    widget.deleteLater()
