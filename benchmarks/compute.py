@@ -26,6 +26,7 @@ import json
 import os
 import platform
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -229,13 +230,18 @@ def bench_reuse(label: str, preset: str, T: int, repeat: int, backend: str, laye
                 inc_ms.append(t_inc)
                 full_ms.append(t_full)
             p = inc.reused_rows
+            full_bytes = held_bytes(full)                                   # a fresh full pass's Trace
             del full
         kept, added = held_bytes(base), held_bytes(base, inc) - held_bytes(base)
+        # Before lazy score maps a Trace held attn_scores_raw, attn_scores_scaled and attn_scores of
+        # every layer too ([H, T, T] float32 each).
+        maps = 3 * 4 * cfg.n_heads * len(after) ** 2 * cfg.n_layers
         row = {"size": label, "edit": edit, "T_before": len(before), "T": len(after), "n_layers": cfg.n_layers,
                "reused_rows": p, "recomputed_fraction": (len(after) - p) / len(after),
                "incremental_ms": statistics.median(inc_ms), "full_ms": statistics.median(full_ms),
                "ratio": statistics.median(inc_ms) / statistics.median(full_ms),
-               "trace_bytes": kept, "incremental_adds_bytes": added,
+               "trace_bytes": kept, "incremental_adds_bytes": added, "full_pass_trace_bytes": full_bytes,
+               "full_pass_trace_bytes_with_every_score_map": full_bytes + maps,
                "copy_reused_rows_ms": copy_ms(base, p) if p else 0.0,
                "incremental_all_ms": inc_ms, "full_all_ms": full_ms}
         rows.append(row)
@@ -292,8 +298,11 @@ def main(argv=None) -> None:
         rows = [row for label, preset, T, layers in REUSE_SIZES if label in sizes
                 for row in bench_reuse(label, preset, T, max(args.repeat, 1), args.backend, layers)]
         if args.json:
-            with open(args.json, "w") as fh:
-                json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(), "rows": rows}, fh, indent=1)
+            from compute import safe_io
+
+            command = "python -m benchmarks.compute " + " ".join(sys.argv[1:] if argv is None else argv)
+            safe_io.write_file(args.json, json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
+                                                      "command": command, "rows": rows}, indent=1))
         return
     wanted = [s.strip() for s in (args.sizes or ",".join(s[0] for s in SIZES + REAL)).split(",")]
     import numba
