@@ -14,10 +14,12 @@ window (the previous edit's full result is in).
 `--mix`: the edits a lecturer makes while typing and dragging, at MIX_SIZES (andrea-120m T=1024
 with 1 and 12 blocks, smollm2-135m T=512 with its 30): append a token, replace the last, delete
 the last, move a token within the last 5 % (from 5 % before the end to the end), move the first
-token to the end (nothing left to reuse: the worst case). Each edit reuses the rows of the result
-on screen (compute.forward reuse=); after it settles, a full forward of the same tokens runs in
-the same process, and the ratio incremental / full compute is reported next to the fraction of
-rows recomputed. `--no-reuse` runs the same mix with every pass full (as before incremental passes).
+token to the end (nothing left to reuse: the worst case), and that last edit again with the window's
+reuse switched off (`first_to_end_full`: the worst case as it was before incremental passes, in the
+same run). Each edit reuses the rows of the result on screen (compute.forward reuse=); after it
+settles, a full forward of the same tokens runs in the same process, and the ratio incremental /
+full compute is reported next to the fraction of rows recomputed. `--no-reuse` runs the same mix
+with every pass full (as before incremental passes).
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ SIZES = [("toy", "toy", None, None), ("andrea-120m T=256, 1 block", "andrea-120m
 MIX_SIZES = [("andrea-120m T=1024, 1 block", "andrea-120m", 1024, 1),
              ("andrea-120m T=1024, 12 blocks", "andrea-120m", 1024, None),
              ("smollm2-135m T=512, 30 blocks", "smollm2-135m", 512, None)]
-EDITS = ("append", "replace_last", "delete_last", "move_tail", "first_to_end")
+EDITS = ("append", "replace_last", "delete_last", "move_tail", "first_to_end", "first_to_end_full")
 # Rounds of the mix before timing: the first full passes find no buffers of their shapes to recycle
 # (compute/backends/pool.py keeps two passes' worth; the window's setup passes had other T).
 WARM_UP = 2
@@ -56,7 +58,7 @@ def edit_action(state, edit: str, k: int):
         return lambda: state.remove_token(T - 1)
     if edit == "move_tail":
         return lambda: state.move_token(T - max(1, round(0.05 * T)), T - 1)
-    if edit == "first_to_end":
+    if edit in ("first_to_end", "first_to_end_full"):
         return lambda: state.move_token(0, T - 1)
     raise ValueError(edit)
 
@@ -183,7 +185,7 @@ def mix(args, open_window, wait, app) -> list[dict]:
     wanted = [w.strip() for w in args.sizes.split(";")] if args.sizes else [s[0] for s in MIX_SIZES]
     edits = [e.strip() for e in args.edits.split(",")]
     rows = []
-    print(f"{'size':<32}{'station':>9}{'edit':>14}{'edit→repaint':>14}{'compute':>9}{'worker':>8}{'render':>8}"
+    print(f"{'size':<32}{'station':>9}{'edit':>18}{'edit→repaint':>14}{'compute':>9}{'worker':>8}{'render':>8}"
           f"{'rows':>11}{'full':>8}{'inc/full':>9}")
     for label, preset, T, layers in MIX_SIZES:
         if label not in wanted:
@@ -202,7 +204,9 @@ def mix(args, open_window, wait, app) -> list[dict]:
                         wait(win, edit_action(state, "delete_last", k))   # room for the token
                     if edit != "append" and len(state.inputs.tokens) < T:
                         wait(win, edit_action(state, "append", k))        # back to T
+                    state.incremental = not args.no_reuse and edit != "first_to_end_full"
                     total, render, _ = wait(win, edit_action(state, edit, k))
+                    state.incremental = not args.no_reuse
                     result = state.result
                     full_ms = float("nan")
                     if not args.no_peer:
@@ -225,7 +229,8 @@ def mix(args, open_window, wait, app) -> list[dict]:
                 s = stats[edit]
                 compute, full = statistics.median(s["compute"]), statistics.median(s["full"])
                 row = {"size": label, "station": station, "edit": edit, "T": T,
-                       "n_layers": state.inputs.config.n_layers, "reuse": not args.no_reuse,
+                       "n_layers": state.inputs.config.n_layers,
+                       "reuse": not args.no_reuse and edit != "first_to_end_full",
                        "edit_to_repaint_ms": statistics.median(s["total"]), "compute_ms": compute,
                        "worker_ms": statistics.median(s["worker"]),
                        "render_ms": statistics.median(s["render"]), "recomputed_rows": statistics.median(s["rows"]),
@@ -233,7 +238,7 @@ def mix(args, open_window, wait, app) -> list[dict]:
                        "incremental_over_full": None if args.no_peer else compute / full,
                        "edit_to_repaint_all_ms": s["total"]}
                 rows.append(row)
-                print(f"{label:<32}{station:>9}{edit:>14}{row['edit_to_repaint_ms']:>14.1f}{compute:>9.1f}"
+                print(f"{label:<32}{station:>9}{edit:>18}{row['edit_to_repaint_ms']:>14.1f}{compute:>9.1f}"
                       f"{row['worker_ms']:>8.1f}{row['render_ms']:>8.1f}{row['recomputed_rows']:>6.0f}/{T:<4}{full:>8.0f}"
                       f"{compute / full:>9.3f}")
         win.close()
