@@ -709,8 +709,9 @@ class MainWindow(QMainWindow):
 
     def _show_times(self, result) -> None:
         compute = result.trace.timing_ms.get("forward", result.compute_ms) if result else float("nan")
-        self.status_times.setText(tr("compute {compute} ms · render {render} ms").format(
-            compute=num(compute, ".1f"), render=num(self.last_render_ms, ".1f")))
+        rows = f" · {recomputed_rows(result.trace)}" if result else ""
+        self.status_times.setText(tr("compute {compute} ms{rows} · render {render} ms").format(
+            compute=num(compute, ".1f"), rows=rows, render=num(self.last_render_ms, ".1f")))
 
     def _update_sizes(self) -> None:
         inputs = self.state.inputs
@@ -751,3 +752,10 @@ class MainWindow(QMainWindow):
         self.progress.setFormat(f"{tr(stage)} %p%")
 
 
+def recomputed_rows(trace) -> str:
+    """The status bar's word on what a pass computed: "recomputed rows p..T−1" (an incremental
+    pass took rows < p from the result on screen; a full pass is rows 0..T−1)."""
+    p, T = trace.reused_rows, trace.T
+    if p < T:
+        return tr("recomputed rows {first}..{last}").format(first=p, last=T - 1)
+    return tr("no row recomputed ({T} reused)").format(T=T)

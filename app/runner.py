@@ -5,10 +5,16 @@ cancels it at its next stage boundary (compute.progress), so rapid edits coalesc
 latest inputs are ever finished. Weights are made on the worker too (GPT-3-sized ones take
 seconds) and kept for the next request with the same recipe.
 
+Incremental passes: a request carries the Trace on screen (`reuse`); `compute.forward` then
+computes only the rows after the tokens' common prefix with it (typing, deleting or replacing the
+last tokens costs a row per layer, not the whole block) and the Trace says how many it reused.
+
 Early results: a request may name the layer whose attention the visible station draws. When the
 backend publishes that layer's attention half (compute.progress.publish) and the compute has run
 for a while, `partial` carries it to the UI at once, and the worker waits (briefly) until the UI
-has painted it, so the paint has the cores to itself; then the pass goes on to `finished`.
+has painted it, so the paint has the cores to itself; then the pass goes on to `finished`. Only a
+pass with much to compute gets one (PARTIAL_MIN_MACS per layer for the rows it recomputes): an
+incremental pass of a few rows is done sooner than a second paint would take.
 """
 from __future__ import annotations
 
@@ -30,6 +36,7 @@ from compute import (
     partial_trace,
     progress,
 )
+from compute.forward import resolve_backend, reusable_rows
 from compute.kvcache import block_macs
 from widgets.i18n import error_text, tr
 
@@ -70,10 +77,14 @@ class Runner(QObject):
         self._thread.start()
 
     # -- UI thread -------------------------------------------------------------------------------
-    def submit(self, request_id: int, inputs, early_layer: int | None = None) -> None:
-        """Compute `inputs`; with `early_layer`, publish that layer's attention half early."""
+    def submit(self, request_id: int, inputs, early_layer: int | None = None, reuse=None,
+               warm: tuple[int, tuple[str, ...]] | None = None) -> None:
+        """Compute `inputs`; with `early_layer`, publish that layer's attention half early; with
+        `reuse` (the Trace on screen), compute only the rows it does not already have; `warm`
+        (layer, names): values the visible station reads that a Trace makes on first access (the
+        score maps), made here, so that the UI thread only draws."""
         with self._cond:
-            self._pending = (request_id, inputs, early_layer)
+            self._pending = (request_id, inputs, early_layer, reuse, warm)
             if self._running_id is not None:
                 self._cancel_id = self._running_id        # latest wins
             self._cond.notify()
@@ -117,15 +128,18 @@ class Runner(QObject):
                     self._cond.wait()
                 if self._stopping:
                     return
-                request_id, inputs, early_layer = self._pending
+                request_id, inputs, early_layer, reuse, warm = self._pending
                 self._pending = None
                 self._running_id = request_id
                 self._cancel_id = None
             try:
-                self._run(request_id, inputs, early_layer)
+                self._run(request_id, inputs, early_layer, reuse, warm)
             finally:
                 with self._cond:
                     self._running_id = None
+                # While waiting, hold no Trace: the one reused is the view of an earlier edit, and
+                # its arrays would stay out of the buffer pool until the next request.
+                inputs = reuse = None
 
     def _check(self, request_id: int, stage: str, fraction: float) -> None:
         if self._cancel_id == request_id or self._stopping:
@@ -139,39 +153,66 @@ class Runner(QObject):
             self._t_progress, self._last_stage = now, stage       # a new stage is always shown
             self.progress.emit(request_id, stage, fraction)
 
-    def _early(self, request_id: int, inputs, early_layer, weights, layer: int, arrays: dict) -> None:
+    def _early(self, request_id: int, inputs, early_layer, weights, new_rows: int, warm, layer: int,
+               arrays: dict) -> None:
         """compute.progress.publish listener (worker thread): hand the wanted layer's attention
-        to the UI and wait until it is painted (or a newer request, or PARTIAL_WAIT_S)."""
+        to the UI and wait until it is painted (or a newer request, or PARTIAL_WAIT_S). `new_rows`:
+        how many rows the pass computes (all T, or those after the rows it reuses)."""
         if (layer != early_layer or time.perf_counter() - self._t_run < PARTIAL_AFTER_S
-                or block_macs(inputs.config.replace(causal=False), len(inputs.tokens), len(inputs.tokens))
+                or block_macs(inputs.config.replace(causal=False), new_rows, len(inputs.tokens))
                 < PARTIAL_MIN_MACS):
             return
         self._painted.clear()                             # before the check: a submit now still frees us
         if self._cancel_id == request_id or self._stopping:
             raise Cancelled("attention")                  # not for a request already replaced
         trace = partial_trace(inputs.config, arrays, backend=inputs.backend, weights_uid=weights.uid)
+        make_ahead(trace, warm)
         self.partial.emit(make_result(request_id, inputs, trace, weights,
                                       tokenizer_for(inputs.weights, self.registry), self._t_run))
         self._painted.wait(PARTIAL_WAIT_S)
 
-    def _run(self, request_id: int, inputs, early_layer: int | None = None) -> None:
+    def _run(self, request_id: int, inputs, early_layer: int | None = None, reuse=None, warm=None) -> None:
         t0 = self._t_run = time.perf_counter()
         self._t_progress, self._last_stage = 0.0, None
         weights = None
+        new_rows = len(inputs.tokens)
 
         def early(layer: int, arrays: dict) -> None:
-            self._early(request_id, inputs, early_layer, weights, layer, arrays)
+            self._early(request_id, inputs, early_layer, weights, new_rows, warm, layer, arrays)
 
         try:
             with progress.reporting(lambda stage, f: self._check(request_id, stage, f),
                                     early if early_layer is not None else None):
                 weights = cached_weights(self._weights, inputs, self.registry)
-                trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
+                new_rows -= reused_rows(reuse, inputs, weights)
+                trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend, reuse=reuse)
+            make_ahead(trace, warm)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self.failed.emit(request_id, *failure(exc))
             return
         self.finished.emit(make_result(request_id, inputs, trace, weights,
                                        tokenizer_for(inputs.weights, self.registry), t0))
+
+
+def make_ahead(trace, warm: tuple[int, tuple[str, ...]] | None) -> None:
+    """Make the values `warm` = (layer, names) of `trace` now, on this (the worker's) thread."""
+    if warm is not None:
+        layer, names = warm
+        for name in names:
+            if trace.has(name, layer):
+                trace[name, layer]
+
+
+def reused_rows(reuse, inputs, weights: Weights) -> int:
+    """How many rows `forward(..., reuse=reuse)` will take from `reuse` for these inputs (0: none)."""
+    if reuse is None:
+        return 0
+    try:
+        backend = resolve_backend(inputs.backend)[0]
+        ids = inputs.config.validate_tokens(inputs.tokens)
+    except (ConfigError, BackendUnavailable):
+        return 0                                           # forward says why
+    return reusable_rows(reuse, inputs.config, weights, ids, None, backend)
 
 
 def cached_weights(cache: OrderedDict, inputs, registry: dict) -> Weights:
@@ -210,11 +251,12 @@ class SyncRunner(QObject):
         self.registry: dict[str, WeightsEntry] = {}
         self._weights: OrderedDict[tuple, Weights] = OrderedDict()
 
-    def submit(self, request_id: int, inputs, early_layer: int | None = None) -> None:
+    def submit(self, request_id: int, inputs, early_layer: int | None = None, reuse=None, warm=None) -> None:
         t0 = time.perf_counter()
         try:
             weights = cached_weights(self._weights, inputs, self.registry)
-            trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
+            trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend, reuse=reuse)
+            make_ahead(trace, warm)
         except Exception as exc:  # noqa: BLE001 - as the threaded runner does
             self.failed.emit(request_id, *failure(exc))
             return

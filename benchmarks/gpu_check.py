@@ -20,6 +20,8 @@ Stages, in order (numba before any torch GPU work, so a torch problem cannot hid
   copies            a pinned (and a pageable) host copy of the same bytes as one block's intermediates
   station_latency   12 layers x T=1024: forward() to the attention station's data on the host (one
                     head's pattern and masked scores) - only what is shown crosses the bus
+  incremental       forward(..., reuse=trace): append / replace the last token, 12 layers x T=1024, against
+                    a full pass of the same tokens (both paths), and equal to it
   memory            device memory of one pass, of a live Trace, and of the pool after the Trace is dropped
   gpt3_block        one gpt3-175b block at T=2048 (its vocabulary cut to 1024: the block never reads it)
   summary           the targets of issue 19, true or false
@@ -492,6 +494,49 @@ def station_latency(args) -> dict:
     return out
 
 
+def incremental(args) -> dict:
+    """forward(..., reuse=trace) on the device: appending or replacing the last token at andrea-120m,
+    12 layers, T=1024 (rows < p copied device to device, the row-wise stages on the new row), against
+    a full pass of the same tokens, alternated; the incremental Trace equals the full one."""
+    cfg = PRESETS["andrea-120m"] if not SIMULATOR else Config(d_model=8, n_heads=2, d_head=4, n_ctx=8,
+                                                              d_vocab=16, n_layers=3)
+    T = 1024 if not SIMULATOR else 8
+    weights = Weights.random(cfg, seed=0, bias_std=0.02)
+    tokens = np.random.default_rng(3).integers(0, cfg.d_vocab, T)
+    backend = get_backend("cuda")
+    out = {"size": f"{cfg.name or 'toy'} {cfg.n_layers} layers T={T}", "ok": True}
+    repeat = max(5, args.repeat // 3) if not SIMULATOR else 1
+    for gemm in ("numba", "cublas"):
+        backend.gemm = gemm
+        base = forward(cfg, weights, tokens[:-1], backend="cuda", check_memory=False)   # the Trace on screen
+        res: dict = {}
+        for edit, new in (("append", tokens), ("replace_last", np.r_[tokens[:-2], (tokens[-2] + 1) % cfg.d_vocab])):
+            inc_ms, full_ms = [], []
+            for _ in range(repeat + 1):
+                t0 = time.perf_counter()
+                full = forward(cfg, weights, new, backend="cuda", check_memory=False)
+                full.part("pattern", cfg.n_layers - 1, 0)                  # what the station draws
+                full_ms.append((time.perf_counter() - t0) * 1e3)
+                del full
+                t0 = time.perf_counter()
+                inc = forward(cfg, weights, new, backend="cuda", check_memory=False, reuse=base)
+                inc.part("pattern", cfg.n_layers - 1, 0)
+                inc_ms.append((time.perf_counter() - t0) * 1e3)
+            full = forward(cfg, weights, new, backend="cuda", check_memory=False)
+            worst = max(scaled_error(inc[key], full[key]) for key in full.keys() if key != "logits")
+            res[edit] = {"reused_rows": inc.reused_rows, "incremental": _stats(inc_ms[1:]),
+                         "full": _stats(full_ms[1:]), "worst_scaled_error_vs_full": worst}
+            res[edit]["ratio"] = res[edit]["incremental"]["median_ms"] / res[edit]["full"]["median_ms"]
+            out["ok"] = out["ok"] and inc.reused_rows > 0 and worst <= 1e-5
+            print(f"    {gemm:<8} {edit:<13} incremental {res[edit]['incremental']['median_ms']:8.2f} ms, "
+                  f"full {res[edit]['full']['median_ms']:8.2f} ms, worst error {worst:.2g}")
+            del inc, full
+        out[gemm] = res
+        del base
+        backend.release()
+    return out
+
+
 def memory_stage(args) -> dict:
     """What one pass holds on the device, and that a dropped Trace's buffers are reused."""
     import gc
@@ -612,6 +657,7 @@ def main(args) -> int:
     report.stage("block_timing", block_timing, args, need_s=0 if SIMULATOR else 40)
     report.stage("copies", copies, args, need_s=0 if SIMULATOR else 10)
     report.stage("station_latency", station_latency, args, need_s=0 if SIMULATOR else 30)
+    report.stage("incremental", incremental, args, need_s=0 if SIMULATOR else 30)
     report.stage("memory", memory_stage, args, need_s=0 if SIMULATOR else 15)
     if not args.skip_gpt3:
         report.stage("gpt3_block", gpt3_block, args, need_s=0 if SIMULATOR else 90)

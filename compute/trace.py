@@ -13,6 +13,8 @@ from .config import Config
 from .names import ALL_GLOBAL_NAMES, ALL_LAYER_NAMES, global_names, layer_names, missing_reason
 
 Key = str | tuple[str, int]
+# Single rows of logits a Trace keeps once computed (logits_rows), at most this many.
+LOGIT_ROWS_KEPT = 8
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,11 @@ class Trace:
                     del self._lazy[part]                         # the whole has every part now
             return self._lazy[key]
 
+    def stored(self, key: Key) -> np.ndarray | Lazy:
+        """The value as the backend handed it over, not made: an array, or a Lazy (a backend that
+        reuses this Trace's rows reads them from here without making what no view asked for)."""
+        return self._arrays[key]
+
     def part(self, name: str, layer: int, index: int) -> np.ndarray:
         """`trace[name, layer][index]` (one head of a [n_heads, T, T] map, say), read-only; a Lazy
         value that can make a part alone (a GPU copying only that head) makes just this one."""
@@ -191,21 +198,30 @@ class Trace:
             return self._lazy["logits"]
 
     def logits_rows(self, rows: Any) -> np.ndarray:
-        """logits for some positions only (ln_final_out[rows] @ W_E.T): [len(rows), d_vocab]."""
+        """logits for some positions only (ln_final_out[rows] @ W_E.T): [len(rows), d_vocab].
+        A single row is kept once computed (a view asks for the query's row more than once per
+        redraw; at GPT-2's vocabulary each is a 150 MB product)."""
         if "logits" in self._lazy:
             return self._lazy["logits"][rows]
         rows_arr = np.atleast_1d(np.asarray(rows, dtype=np.int64))  # [R]
         if rows_arr.size and (rows_arr.min() < -self.T or rows_arr.max() >= self.T):
             raise IndexError(f"positions {rows!r} outside 0..{self.T - 1}")
+        key = ("logits row", int(rows_arr[0]) % max(self.T, 1)) if rows_arr.size == 1 else None
+        if key is not None and key in self._lazy:
+            return self._lazy[key]
         out = self._logits_fn(rows_arr)  # [R, d_vocab]
         out.setflags(write=False)
+        if key is not None:
+            with self._lock:
+                if sum(1 for k in self._lazy if isinstance(k, tuple) and k[0] == "logits row") < LOGIT_ROWS_KEPT:
+                    self._lazy[key] = out
         return out
 
     @property
     def nbytes(self) -> int:
         """Bytes held now: arrays, and the lazy values made so far."""
         held = sum(a.nbytes for a in self._arrays.values() if not isinstance(a, Lazy))
-        return held + sum(a.nbytes for k, a in self._lazy.items() if k != "logits")
+        return held + sum(a.nbytes for k, a in self._lazy.items() if k in self._arrays)
 
     def summary(self) -> str:
         total = self.timing_ms.get("total", float("nan"))

@@ -386,8 +386,16 @@
         <translation>attention ditampilkan · render {render} ms · MLP sedang dihitung…</translation>
     </message>
     <message>
-        <source>compute {compute} ms · render {render} ms</source>
-        <translation>hitung {compute} ms · render {render} ms</translation>
+        <source>compute {compute} ms{rows} · render {render} ms</source>
+        <translation>hitung {compute} ms{rows} · render {render} ms</translation>
+    </message>
+    <message>
+        <source>recomputed rows {first}..{last}</source>
+        <translation>baris {first}..{last} dihitung ulang</translation>
+    </message>
+    <message>
+        <source>no row recomputed ({T} reused)</source>
+        <translation>tidak ada baris dihitung ulang ({T} dipakai ulang)</translation>
     </message>
     <message>
         <source>T = {T} · n_layers {n_layers} · memory {memory}</source>

@@ -387,8 +387,16 @@
         <translation>attention visas · ritning {render} ms · MLP beräknas…</translation>
     </message>
     <message>
-        <source>compute {compute} ms · render {render} ms</source>
-        <translation>beräkning {compute} ms · ritning {render} ms</translation>
+        <source>compute {compute} ms{rows} · render {render} ms</source>
+        <translation>beräkning {compute} ms{rows} · ritning {render} ms</translation>
+    </message>
+    <message>
+        <source>recomputed rows {first}..{last}</source>
+        <translation>omräknade rader {first}..{last}</translation>
+    </message>
+    <message>
+        <source>no row recomputed ({T} reused)</source>
+        <translation>ingen rad omräknad ({T} återanvända)</translation>
     </message>
     <message>
         <source>T = {T} · n_layers {n_layers} · memory {memory}</source>

@@ -5,7 +5,14 @@ the keys after a block's last query, whose pattern entries are known to be zero.
 
 Attention runs one block of query rows of one head at a time: its scores, softmax, pattern @ v
 and share through W_O follow each other while the block (~1 MB) is still in cache, instead of
-each step streaming all heads' T x T arrays through memory again.
+each step streaming all heads' T x T arrays through memory again. Of the T x T maps the Trace
+keeps `pattern`; the three score maps are made from q and k when a view reads them (score_maps).
+
+Incremental passes (forward(..., reuse=trace), `Reuse`): with the causal mask a row depends only
+on the positions up to its own, so a pass whose tokens share their first p ids with an earlier
+Trace computes rows p..T-1 only, every stage on those n = T - p rows, attention against all T
+keys (rows < p from the KeyCache). The Trace's values are the earlier rows (shared, read-only:
+rows.py) followed by the new ones; a full pass is the case p = 0.
 
 Threads: OpenBLAS's own worker threads keep spinning after each product and steal the cores from
 the numba kernel that follows (measured on a 2-core machine: the softmax took 45 ms after a
@@ -20,6 +27,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache, partial
@@ -30,11 +38,13 @@ from threadpoolctl import ThreadpoolController
 from .. import memory, progress
 from ..config import Config
 from ..names import attention_names, mlp_names
+from ..trace import Lazy
 from ..weights import Weights
 from . import cpu_kernels as K
-from .base import Backend, BackendOutput, Stopwatch
+from .base import Backend, BackendOutput, Reuse, Stopwatch
 from .pool import BufferPool
 from .reference import rope_angles
+from .rows import Once, RowParts, leading_rows, rows_value
 
 # Attention works on blocks of query rows whose scores take about this many bytes (L2-sized).
 BLOCK_BYTES = 1 << 20
@@ -142,28 +152,105 @@ def block_rows(T: int) -> int:
     return max(16, min(T, BLOCK_BYTES // (4 * max(T, 1))))
 
 
-def attention_blocks(items, qh, kh, vh, W_O, scale, causal, mask, has_mask, groups, window,
-                     raw, scaled, masked, pattern, z, res, part) -> None:
+def attention_blocks(items, qh, kh, vh, W_O, scale, causal, mask, has_mask, groups, window, p,
+                     scratch, pattern, z, res, part) -> None:
     """Attention for the (head, first row, end row) blocks taken from the iterator `items`
-    (shared with another thread: each block is taken once). For rows r0:r1 of head h, in order:
-    scores, scale + mask + softmax, pattern @ v and the head's share through W_O, added to `part`
-    (this thread's partial sum over heads; the caller adds the parts and b_O). qh [H, T, dh] and
-    kh, vh [KV, T, dh] are head-major copies (BLAS is slower on the strided [T, H, dh] views);
-    query head h reads K/V head h // groups. z is [T, H, dh] and written in place. With a
-    `window` W (0 = none), a row's keys start at i - W + 1: pattern @ v skips the ones before."""
-    T = raw.shape[2]
+    (shared with another thread: each block is taken once). Rows r of the arrays here are query
+    positions i = p + r (an incremental pass computes only rows >= p; the keys are all T
+    of kh and vh). For rows r0:r1 of head h, in order: scores, scale + mask + softmax,
+    pattern @ v and the head's share through W_O, added to `part` (this thread's partial sum over
+    heads; the caller adds the parts and b_O). qh [H, n, dh] and kh, vh [KV, T, dh] are
+    head-major (BLAS is slower on the strided [T, H, dh] views); query head h reads K/V head
+    h // groups. The block's scores go to this thread's `scratch` ([3, rows, T]: raw, scaled,
+    masked, while in cache; the Trace makes its score maps from q and k when a view reads them).
+    z is [n, H, dh] and written in place. With a `window` W (0 = none), a row's keys start at
+    i - W + 1: pattern @ v skips the ones before."""
+    T = pattern.shape[2]
     for h, r0, r1 in items:
         g = h // groups                                                         # this head's K/V head
-        np.matmul(qh[h, r0:r1], kh[g].T, out=raw[h, r0:r1])                     # [R, T]  q_i . k_j
-        K.scale_mask_softmax(raw[h, r0:r1], r0, scale, causal, mask, has_mask,
-                             scaled[h, r0:r1], masked[h, r0:r1], pattern[h, r0:r1], window)  # [R, T] each
+        raw, scaled, masked = scratch[0, :r1 - r0], scratch[1, :r1 - r0], scratch[2, :r1 - r0]   # [R, T] each
+        np.matmul(qh[h, r0:r1], kh[g].T, out=raw)                               # [R, T]  q_i . k_j
+        K.scale_mask_softmax(raw, p + r0, scale, causal, mask, has_mask, scaled, masked,
+                             pattern[h, r0:r1], window)                         # [R, T] pattern rows
         for s0 in range(r0, r1, PV_ROWS):              # causal: keys after a row's own are 0
             s1 = min(s0 + PV_ROWS, r1)
-            keys = s1 if causal else (min(T, s1 - 1 + window) if window else T)
-            first = max(0, s0 - window + 1) if window else 0                    # the window: keys before are 0
+            i0, i1 = p + s0, p + s1                                             # query positions
+            keys = i1 if causal else (min(T, i1 - 1 + window) if window else T)
+            first = max(0, i0 - window + 1) if window else 0                    # the window: keys before are 0
             np.matmul(pattern[h, s0:s1, first:keys], vh[g, first:keys], out=z[s0:s1, h])   # [S, dh]  z = p @ v
         np.matmul(z[r0:r1, h], W_O[h], out=res[h, r0:r1])                        # [R, d_model]  z_h @ W_O[h]
         K.add_into(part[r0:r1], res[h, r0:r1])                                   # [R, d_model]
+
+
+def score_maps(q_heads, k_heads, H: int, T: int, groups: int, scale, causal: bool, mask, has_mask: bool,
+               window: int, p: int = 0, before: dict | None = None, new=np.empty) -> dict:
+    """attn_scores_raw, attn_scores_scaled and attn_scores of one layer as Lazy values, made from
+    q and k (head-major [H, T, dh] and [KV, T, dh], given by the Once-s `q_heads`, `k_heads`) when
+    a view first reads them, as the pass computed them: the same products per block of rows, then
+    raw * scale, then -inf where the mask forbids. Each map is 4·H·T² bytes (50 MB at T=1024 and 12
+    heads): kept for every layer they were most of a Trace; the pass keeps only `pattern`.
+
+    `before`: the maps of the Trace an incremental pass reused (p rows), those a view had made: then
+    only the new parts are computed — rows >= p, and the new keys' column of the earlier queries
+    (raw and scaled have q_i·k_j there; attn_scores has -inf, the causal mask) — and the block of
+    rows and keys < p is copied."""
+    rows = block_rows(T)
+    before = before or {}
+
+    def raw_of() -> np.ndarray:
+        qh, kh = q_heads(), k_heads()                                       # [H, T, dh], [KV, T, dh]
+        raw = new((H, T, T))                                                # [H, T, T]
+        old = before.get("attn_scores_raw")
+        first = p if old is not None else 0                                 # rows < first: copied
+        if first:
+            raw[:, :p, :p] = old[:, :p, :p]                                 # [H, p, p] the earlier scores
+        for h in range(H):
+            g = h // groups
+            if first:
+                np.matmul(qh[h, :p], kh[g, p:].T, out=raw[h, :p, p:])       # [p, T-p] earlier queries, new keys
+            for r0 in range(first, T, rows):
+                np.matmul(qh[h, r0:r0 + rows], kh[g].T, out=raw[h, r0:r0 + rows])   # [R, T] q_i . k_j
+        return raw
+
+    def scaled_of() -> np.ndarray:
+        old = before.get("attn_scores_scaled")
+        if old is None or not p:
+            return raw() * scale                                            # [H, T, T]
+        r, scaled = raw(), new((H, T, T))                                   # [H, T, T] each
+        scaled[:, :p, :p] = old[:, :p, :p]
+        np.multiply(r[:, :p, p:], scale, out=scaled[:, :p, p:])             # [H, p, T-p]
+        np.multiply(r[:, p:], scale, out=scaled[:, p:])                     # [H, T-p, T]
+        return scaled
+
+    def masked_of() -> np.ndarray:
+        masked = new((H, T, T))                                             # [H, T, T]
+        old = before.get("attn_scores")
+        first = p if old is not None else 0
+        if first:
+            masked[:, :p, :p] = old[:, :p, :p]
+            masked[:, :p, p:] = -np.inf                                     # reuse is causal: keys after the query
+        r = raw()
+        for h in range(H):                                                  # rows >= first: scaled, or -inf
+            K.scale_mask(r[h, first:], first, scale, causal, mask, has_mask, window, masked[h, first:])
+        return masked
+
+    raw = Once(raw_of)
+    scaled = Once(scaled_of)
+    masked = Once(masked_of)
+    shape = (H, T, T)
+    return {"attn_scores_raw": Lazy(raw, shape), "attn_scores_scaled": Lazy(scaled, shape),
+            "attn_scores": Lazy(masked, shape)}
+
+
+def made_before(trace, key) -> np.ndarray | None:
+    """The array of `trace`'s value `key` if it exists without work: an array, or a Lazy made already."""
+    if trace is None:
+        return None
+    value = trace.stored(key)
+    if isinstance(value, np.ndarray):
+        return value
+    made = getattr(value, "make", None)
+    return made() if isinstance(made, Once) and made.done else None
 
 
 @lru_cache(maxsize=8)
@@ -206,16 +293,96 @@ class _Prepared:
         self.ln_final_b = weights["ln_final.b"] if "ln_final.b" in weights else zeros(dm, np.float32)
 
 
+class KeyCache:
+    """Every layer's keys (rotated, with RoPE) and values, head-major [KV, capacity, dh], as the
+    last pass left them: an incremental pass attends over them after writing its own rows. The
+    cache is the backend's own (no Trace ever hands it out), so it is written in place.
+
+    `owner` is the Trace value it matches (that pass's layer-0 `k`, by identity: a new Trace
+    keeps the object its backend returned) and `valid[l]` how many leading rows of layer l equal
+    that Trace's. A pass taking p rows from that Trace lowers `valid` to p before it writes a
+    layer's rows, so a pass stopped half-way leaves the cache true for what it says; the pass that
+    completes makes itself the owner (`valid` is then T everywhere). Rows the cache does not have
+    are copied from the Trace."""
+
+    SLACK = 64                                            # rows of room beyond T (up to n_ctx)
+
+    def __init__(self) -> None:
+        self.key = None
+        self.k: list[np.ndarray] = []
+        self.v: list[np.ndarray] = []
+        self.valid: list[int] = []
+        self._owner = None
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.k + self.v)
+
+    def prepare(self, cfg: Config, weights: Weights, T: int, prev, p: int) -> int:
+        """Make room for T rows and have rows [0, p) of every layer equal `prev`'s (a Trace; None
+        with p = 0). Returns how many of those rows were copied from the Trace (0: all were here)."""
+        KV, dh, L = cfg.n_kv_heads, cfg.d_head, cfg.n_layers
+        key = (weights.uid, cfg)
+        if p == 0 or not self.owns(prev, key):
+            self.valid = [0] * L                          # other inputs or another Trace: nothing here is theirs
+        self._owner = None if self.valid == [0] * L else self._owner
+        if key != self.key or self.k[0].shape[1] < T:
+            room = max(min(cfg.n_ctx, T + self.SLACK), 1)
+            k = [np.empty((KV, room, dh), np.float32) for _ in range(L)]  # [KV, room, dh] each
+            v = [np.empty((KV, room, dh), np.float32) for _ in range(L)]
+            for layer in range(L if key == self.key else 0):  # same shapes: keep the valid rows
+                n = min(self.valid[layer], p)
+                k[layer][:, :n], v[layer][:, :n] = self.k[layer][:, :n], self.v[layer][:, :n]
+            self.k, self.v = k, v
+        self.key = key
+        copied = 0
+        for layer in range(L):
+            have = min(self.valid[layer], p)
+            if have < p:                                  # rows [have, p) from the Trace
+                k_name = "rot_k" if cfg.positions == "rope" else "k"
+                self.k[layer][:, have:p] = prev[k_name, layer][have:p].transpose(1, 0, 2)   # [KV, p-have, dh]
+                self.v[layer][:, have:p] = prev["v", layer][have:p].transpose(1, 0, 2)
+                copied += p - have
+            self.valid[layer] = p
+        return copied
+
+    def owns(self, trace, key=None) -> bool:
+        """Whether this cache holds rows of `trace` (its last complete pass made it)."""
+        owner = self._owner() if self._owner is not None else None
+        return (owner is not None and trace is not None and (key is None or key == self.key)
+                and trace.stored(("k", 0)) is owner)
+
+    def owned_by(self, k0, T: int) -> None:
+        """The pass that returned `k0` as its layer-0 `k` completed: the cache holds its T rows."""
+        self._owner = weakref.ref(k0)
+        self.valid = [T] * len(self.valid)
+
+
 class CpuBackend(Backend):
     name = "cpu"
     dtype = np.dtype(np.float32)
+    supports_reuse = True
 
     def __init__(self) -> None:
         self._prepared: OrderedDict[int, _Prepared] = OrderedDict()
         self._prep_lock = threading.Lock()
-        # Recycles the big outputs of dropped Traces (see pool.py); a quarter of the budget at most.
-        self.pool = BufferPool(max_bytes=min(4 << 30, memory.budget_bytes() // 4))
+        # Recycles the big outputs of dropped Traces (see pool.py): two full passes' worth and the
+        # values views made (a 12-layer andrea-120m Trace at T=1024 is 1.7 GB; with the Scores station's
+        # maps the working set is ~3.9 GB), a third of the budget at most; released when memory is short.
+        self.pool = BufferPool(max_bytes=min(5 << 30, memory.budget_bytes() // 3))
         memory.register_reclaimer(self.pool.release)
+        # k and v of the last passes, for the next ones: two, so that a pass of other inputs (a
+        # script's, an instrument's) does not take the cache of the Trace on screen.
+        self._key_caches = [KeyCache(), KeyCache()]
+
+    def key_cache(self, cfg: Config, prev) -> KeyCache:
+        """The KeyCache for a pass reusing `prev`: the one holding its rows, else the least recently
+        used; a pass without the causal mask (never reused) gets one of its own."""
+        if not cfg.causal:
+            return KeyCache()
+        chosen = next((c for c in self._key_caches if c.owns(prev)), self._key_caches[-1])
+        self._key_caches.remove(chosen)
+        self._key_caches.insert(0, chosen)
+        return chosen
 
     def label(self) -> str:
         import numba
@@ -234,9 +401,11 @@ class CpuBackend(Backend):
 
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) every kernel, with the argument types a forward
-        pass gives them: a tiny pass, then the strided head views and parallel builds that only
-        larger passes use."""
+        pass gives them: a tiny pass, an incremental one, then the strided head views and parallel
+        builds that only larger passes use."""
+        from ..forward import forward
         from ..trace import partial_trace
+        from . import get_backend
 
         gpt2 = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=1)
         llama = Config(d_model=8, n_heads=2, n_kv_heads=1, d_head=4, n_ctx=8, d_vocab=10, n_layers=2,
@@ -244,10 +413,16 @@ class CpuBackend(Backend):
                        tied_embeddings=False, windows=(None, 2))
         for cfg in (gpt2, llama):
             ids = cfg.validate_tokens(np.arange(4))                        # read-only, as forward gives them
-            self.run(cfg, Weights.random(cfg, 0), ids, None)
+            w = Weights.random(cfg, 0)
+            self.run(cfg, w, ids, None)
             # With a listener for early results: published arrays turn read-only, a type of its own.
             with progress.reporting(None, lambda layer, arrays, cfg=cfg: partial_trace(cfg, arrays)):
-                self.run(cfg, Weights.random(cfg, 0), ids, np.tri(4, dtype=np.bool_))
+                self.run(cfg, w, ids, np.tri(4, dtype=np.bool_))
+            if get_backend(self.name) is self:                             # an incremental pass, and its maps
+                trace = forward(cfg, w, ids, backend=self.name)
+                trace = forward(cfg, w, [0, 1, 2, 3, 4], backend=self.name, reuse=trace)
+                for layer in range(cfg.n_layers):
+                    trace["attn_scores_scaled", layer], trace["attn_scores", layer]
         with _KERNEL_LOCK:
             heads = np.empty((2, 4, 2), np.float32)                       # [H=2, T=4, dh=2]
             K.bias_split_heads.serial(np.ones((2, 12), np.float32), np.ones(12, np.float32),
@@ -256,61 +431,110 @@ class CpuBackend(Backend):
             K.heads_sum_residual(x, x, True, x[0], x, x.copy(), x.copy())
 
     def run(self, cfg: Config, weights: Weights, tokens: np.ndarray,
-            attn_mask: np.ndarray | None) -> BackendOutput:
+            attn_mask: np.ndarray | None, reuse: Reuse | None = None) -> BackendOutput:
         with _KERNEL_LOCK, _BLAS.limit(limits=1, user_api="blas"):
-            return self._run(cfg, weights, tokens, attn_mask)
+            return self._run(cfg, weights, tokens, attn_mask, reuse)
 
-    def _run(self, cfg: Config, weights: Weights, tokens: np.ndarray, attn_mask: np.ndarray | None) -> BackendOutput:
+    def _run(self, cfg: Config, weights: Weights, tokens: np.ndarray, attn_mask: np.ndarray | None,
+             reuse: Reuse | None) -> BackendOutput:
+        """Every Trace name for `tokens`. With `reuse` (rows p > 0 of an earlier Trace), only rows
+        >= p are computed; rows < p of each value are that Trace's (shared: compute/backends/rows.py),
+        keys and values < p come from the KeyCache (or that Trace when the cache has other rows)."""
         watch = Stopwatch(n_stages=1 + 4 * cfg.n_layers)
         prep = self._prepare(cfg, weights)
         new = self.pool.empty
         T, dm = len(tokens), cfg.d_model
+        prev, p = (reuse.trace, reuse.rows) if reuse is not None else (None, 0)
         mask = np.ones((1, 1), np.bool_) if attn_mask is None else np.ascontiguousarray(attn_mask, np.bool_)
+        keys = self.key_cache(cfg, prev)
+        copied = keys.prepare(cfg, weights, T, prev, p)                     # k, v rows < p ready
         out: dict = {"tokens": tokens}
 
+        def keep(key, rows: np.ndarray, axis: int = 0):
+            """The value of `key`: the earlier Trace's rows < p, then `rows` (this pass's, >= p)."""
+            return rows_value(leading_rows(prev, key, p, axis) + (rows,), axis, new=new) if p else rows
+
         W_pos = weights["pos_embed.W_pos"] if cfg.positions == "learned" else None
-        embed, pos_embed, resid = embed_stage(weights["embed.W_E"], W_pos, tokens, new)
-        out["embed"] = embed
-        if pos_embed is not None:
-            out["pos_embed"] = pos_embed
+        embed, resid = embed_stage(weights["embed.W_E"], W_pos, tokens, p, new)    # [n, d_model] each
+        out["embed"] = keep("embed", embed)
+        if W_pos is not None:
+            out["pos_embed"] = W_pos[:T]                                    # [T, d_model] (read-only view)
         watch.lap("embed")
         for layer in range(cfg.n_layers):
             wb = prep.blocks[layer]
-            attn = attention_half(cfg, wb, prep.W_QKV[layer], prep.b_QKV[layer], resid, mask,
-                                  attn_mask is not None, new, watch, cfg.window(layer) or 0)
-            out.update({(name, layer): value for name, value in attn.items()})
+            attn = attention_half(cfg, wb, prep.W_QKV[layer], prep.b_QKV[layer], resid, p, keys, layer,
+                                  mask, attn_mask is not None, new, watch, cfg.window(layer) or 0)
+            out.update({(name, layer): keep((name, layer), value, axis=1 if name == "pattern" else 0)
+                        for name, value in attn.items()})
+            maps = self._score_maps(cfg, out, layer, mask, attn_mask is not None, prev, p)
+            out.update({(name, layer): value for name, value in maps.items()})
             if progress.wants_partial():                                   # this layer's attention is final
                 progress.publish(layer, dict(out))
             mlp = mlp_half(cfg, wb, attn["resid_mid"], new, watch)
-            out.update({(name, layer): value for name, value in mlp.items()})
+            out.update({(name, layer): keep((name, layer), value) for name, value in mlp.items()})
             resid = mlp["resid_post"]
 
-        ln_final_out = new((T, dm))                                         # [T, d_model]
-        stats = (np.empty(T, np.float32), np.empty(T, np.float32))          # not kept in the Trace
+        n = T - p
+        ln_final_out = new((n, dm))                                         # [n, d_model] rows >= p
+        stats = (np.empty(n, np.float32), np.empty(n, np.float32))          # not kept in the Trace
         by_rows(partial(norm_rows, cfg, resid, weights["ln_final.w"], prep.ln_final_b, stats, ln_final_out),
-                T, split=T * dm >= 1 << 18)
-        out["ln_final_out"] = ln_final_out
+                n, split=n * dm >= 1 << 18)
+        out["ln_final_out"] = keep("ln_final_out", ln_final_out)
         unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
+        final = made(out["ln_final_out"])
 
         def logits_fn(rows):
-            return ln_final_out[rows] @ unembed                             # [R, d_vocab]
+            return final()[rows] @ unembed                                  # [R, d_vocab]
 
-        return BackendOutput(out, logits_fn, watch.finish())
+        for value in out.values():                                          # this pass's rows, final now
+            if isinstance(value, Lazy) and isinstance(value.make, RowParts):
+                value.make.freeze()
+        keys.owned_by(out["k", 0], T)
+        timing = watch.finish()
+        if p:
+            timing["kv_rows_copied"] = float(copied)
+        return BackendOutput(out, logits_fn, timing, reused_rows=p)
+
+    def _score_maps(self, cfg: Config, out: dict, layer: int, mask, has_mask: bool, prev, p: int) -> dict:
+        """The layer's three score maps, as Lazy values made from its q and k (rotated, with RoPE),
+        and from the earlier Trace's maps where a view made them."""
+        q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+        q, k = made(out[q_name, layer]), made(out[k_name, layer])          # [T, H, dh], [T, KV, dh]
+        scale = np.float32(1.0 / np.sqrt(cfg.d_head)) if cfg.scale_scores else np.float32(1.0)
+        names = ("attn_scores_raw", "attn_scores_scaled", "attn_scores")
+        before = {name: made_before(prev, (name, layer)) for name in names} if p else {}
+        return score_maps(Once(lambda: head_major(q())), Once(lambda: head_major(k())), cfg.n_heads,
+                          len(out["tokens"]), cfg.n_groups, scale, cfg.causal, mask, has_mask,
+                          cfg.window(layer) or 0, p, {n: a for n, a in before.items() if a is not None},
+                          self.pool.empty)
+
+
+def made(value):
+    """A function returning the array of a value as a pass gives it (an array, or a Lazy: made once)."""
+    return (lambda: value) if isinstance(value, np.ndarray) else value.make
+
+
+def head_major(x: np.ndarray) -> np.ndarray:
+    """[T, heads, dh] -> [heads, T, dh] contiguous (a free view when x is already a transposed one)."""
+    heads = x.transpose(1, 0, 2)                                            # [heads, T, dh] (view)
+    return heads if heads.flags.c_contiguous else np.ascontiguousarray(heads)   # [heads, T, dh]
 
 
 # -- the stages of a pass, each on explicit arrays (the Trace names as local names) --------------------
-def embed_stage(W_E: np.ndarray, W_pos: np.ndarray | None, tokens: np.ndarray, new):
-    """embed = W_E[tokens] (ids validated by forward); pos_embed = W_pos[:T]; resid = their sum.
-    With RoPE (W_pos None) there is no pos_embed and resid is embed itself."""
+# A pass computes rows p..T-1 (n = T - p of them; p = 0 for a full pass): the arrays here have n rows,
+# row r being position p + r; attention reads the keys of all T positions from the KeyCache.
+def embed_stage(W_E: np.ndarray, W_pos: np.ndarray | None, tokens: np.ndarray, p: int, new):
+    """embed = W_E[tokens] (ids validated by forward) and resid = embed + W_pos[position], for
+    positions p..T-1. With RoPE (W_pos None) resid is embed itself."""
     T, dm = len(tokens), W_E.shape[1]
-    embed = new((T, dm))                                                    # [T, d_model]
+    n = T - p
+    embed = new((n, dm))                                                    # [n, d_model]
     if W_pos is None:
-        np.take(W_E, tokens, axis=0, out=embed)                             # [T, d_model]
-        return embed, None, embed
-    pos_embed = W_pos[:T]                                                   # [T, d_model] (read-only view)
-    resid = new((T, dm))                                                    # [T, d_model]
-    by_rows(partial(embed_rows, W_E, tokens, pos_embed, embed, resid), T, split=T * dm >= 1 << 18)
-    return embed, pos_embed, resid
+        np.take(W_E, tokens[p:], axis=0, out=embed)                         # [n, d_model]
+        return embed, embed
+    resid = new((n, dm))                                                    # [n, d_model]
+    by_rows(partial(embed_rows, W_E, tokens[p:], W_pos[p:T], embed, resid), n, split=n * dm >= 1 << 18)
+    return embed, resid
 
 
 def embed_rows(W_E, tokens, pos_embed, embed, resid, r0, r1, checkpoint) -> None:
@@ -333,7 +557,7 @@ def norm_rows(cfg: Config, x, w, b, stats, out, r0, r1, checkpoint) -> None:
 def ln1_qkv_rows(cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, rot, r0, r1,
                  checkpoint) -> None:
     """Rows r0:r1 on one thread: norm 1, the one fused q/k/v product, its bias and head split, and
-    with RoPE the rotation of q and k (`rot` = (cos, sin, rqh, rkh))."""
+    with RoPE the rotation of q and k (`rot` = (cos, sin, rqh, rkh), cos and sin of these rows)."""
     norm_rows(cfg, resid_pre, wb["ln1.w"], wb["ln1.b"], stats, ln1_out, r0, r1, checkpoint)
     np.matmul(ln1_out[r0:r1], W_QKV, out=qkv[r0:r1])                       # [R, (H+2KV)*dh] one product
     K.bias_split_heads.serial(qkv[r0:r1], b_QKV, qh[:, r0:r1], kh[:, r0:r1], vh[:, r0:r1])  # + b_Q, b_K, b_V
@@ -343,71 +567,75 @@ def ln1_qkv_rows(cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, 
         K.rope.serial(kh[:, r0:r1], cos[r0:r1], sin[r0:r1], rkh[:, r0:r1])   # [KV, R, dh] rot_k
 
 
-def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, mask, has_mask: bool, new, watch: Stopwatch,
-                   window: int = 0) -> dict:
-    """One layer from resid_pre to resid_mid: every attention_names(cfg) value, by name."""
-    T, H, KV, dh, dm = len(resid_pre), cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model
+def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCache, layer: int, mask,
+                   has_mask: bool, new, watch: Stopwatch, window: int = 0) -> dict:
+    """One layer from resid_pre to resid_mid for positions p..T-1 (resid_pre has those n rows):
+    every attention_names(cfg) value but the score maps (see score_maps), by name; `pattern` rows
+    [H, n, T]. The layer's k and v rows go into `keys`, whose rows < p are the earlier ones."""
+    n, H, KV, dh, dm = len(resid_pre), cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model
+    T = p + n
     hd, kvd = H * dh, KV * dh
     f32 = np.float32
     scale = f32(1.0 / np.sqrt(dh)) if cfg.scale_scores else f32(1.0)
-    stats = norm_stats(cfg, T)                                              # [T] each
+    stats = norm_stats(cfg, n)                                              # [n] each
     if cfg.norm == "rmsnorm":
         (ln1_scale,) = stats
     else:
         ln1_mean, ln1_var = stats
-    ln1_out = new((T, dm))                                                  # [T, d_model]
-    qkv = new((T, hd + 2 * kvd))                                            # [T, (H+2KV)*dh]
+    ln1_out = new((n, dm))                                                  # [n, d_model]
+    qkv = new((n, hd + 2 * kvd))                                            # [n, (H+2KV)*dh]
     # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
-    qh, kh, vh = new((H, T, dh)), new((KV, T, dh)), new((KV, T, dh))        # [H|KV, T, dh] each
+    qh, kh, vh = new((H, n, dh)), new((KV, n, dh)), new((KV, n, dh))        # [H|KV, n, dh] each
     rot = None
     if cfg.positions == "rope":
         cos, sin = rope_tables(T, cfg.rotary_dim, cfg.rope_theta)            # [T, r/2] each
-        rot = (cos, sin, new((H, T, dh)), new((KV, T, dh)))                  # rot_q, rot_k head-major
+        rot = (cos[p:], sin[p:], new((H, n, dh)), new((KV, n, dh)))          # rot_q, rot_k head-major
     by_rows(partial(ln1_qkv_rows, cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, rot),
-            T, split=T * dm * (hd + 2 * kvd) >= SPLIT_MIN_MACS)
-    q = qkv[:, :hd].reshape(T, H, dh)                                        # [T, H, dh] (view)
-    k = qkv[:, hd:hd + kvd].reshape(T, KV, dh)                               # [T, KV, dh] (view)
-    v = qkv[:, hd + kvd:].reshape(T, KV, dh)                                 # [T, KV, dh] (view)
+            n, split=n * dm * (hd + 2 * kvd) >= SPLIT_MIN_MACS)
+    q = qkv[:, :hd].reshape(n, H, dh)                                        # [n, H, dh] (view)
+    k = qkv[:, hd:hd + kvd].reshape(n, KV, dh)                               # [n, KV, dh] (view)
+    v = qkv[:, hd + kvd:].reshape(n, KV, dh)                                 # [n, KV, dh] (view)
     if rot is not None:
-        rot_q, rot_k = rot[2].transpose(1, 0, 2), rot[3].transpose(1, 0, 2)  # [T, H, dh], [T, KV, dh] (views)
+        rot_q, rot_k = rot[2].transpose(1, 0, 2), rot[3].transpose(1, 0, 2)  # [n, H, dh], [n, KV, dh] (views)
         q_heads, k_heads = rot[2], rot[3]                                    # the scores use the rotated ones
     else:
         q_heads, k_heads = qh, kh
+    K_all, V_all = keys.k[layer], keys.v[layer]                              # [KV, room, dh] each
+    K_all[:, p:T], V_all[:, p:T] = k_heads, vh                               # this pass's keys and values
     watch.lap("qkv")
 
-    attn_scores_raw = new((H, T, T))                                        # [H, T, T]  q_i . k_j
-    attn_scores_scaled = new((H, T, T))                                     # [H, T, T]
-    attn_scores = new((H, T, T))                                            # [H, T, T]
-    pattern = new((H, T, T))                                                # [H, T, T]
-    z = new((T, H, dh))                                                     # [T, H, dh]
+    pattern = new((H, n, T))                                                # [H, n, T]  rows p..T-1
+    z = new((n, H, dh))                                                     # [n, H, dh]
     # Each head's share of attn_out, z_h @ W_O[h]; made head-major for BLAS and handed out as a
-    # [T, H, d_model] view (no copy of the largest per-head array).
-    res = new((H, T, dm))                                                   # [H, T, d_model]
+    # [n, H, d_model] view (no copy of the largest per-head array).
+    res = new((H, n, dm))                                                   # [H, n, d_model]
     rows = block_rows(T)
     # Largest blocks (most keys) first, so the two threads finish together.
-    blocks = iter([(h, r0, min(r0 + rows, T)) for r0 in reversed(range(0, T, rows)) for h in range(H)])
-    two = _HELPER is not None and H * T * T >= K.PARALLEL_MIN_SIZE and (H > 1 or T > rows)
-    parts = [new((T, dm)) for _ in range(2 if two else 1)]                  # [T, d_model] each
+    blocks = iter([(h, r0, min(r0 + rows, n)) for r0 in reversed(range(0, n, rows)) for h in range(H)])
+    two = _HELPER is not None and H * n * T >= K.PARALLEL_MIN_SIZE and (H > 1 or n > rows)
+    parts = [new((n, dm)) for _ in range(2 if two else 1)]                  # [n, d_model] each
     for part in parts:
         part.fill(0.0)
-    args = (q_heads, k_heads, vh, wb["attn.W_O"], scale, cfg.causal, mask, has_mask, cfg.n_groups, window,
-            attn_scores_raw, attn_scores_scaled, attn_scores, pattern, z, res)
+    scratch = [np.empty((3, min(rows, max(n, 1)), T), np.float32) for _ in parts]   # [3, rows, T] per thread
+    args = (q_heads, K_all[:, :T], V_all[:, :T], wb["attn.W_O"], scale, cfg.causal, mask, has_mask, cfg.n_groups,
+            window, p)
     if two:                                                     # stop: leave the helper no more blocks
-        on_two_threads(partial(attention_blocks, blocks, *args, parts[0]),
-                       partial(attention_blocks, blocks, *args, parts[1]), partial(list, blocks))
+        on_two_threads(partial(attention_blocks, blocks, *args, scratch[0], pattern, z, res, parts[0]),
+                       partial(attention_blocks, blocks, *args, scratch[1], pattern, z, res, parts[1]),
+                       partial(list, blocks))
     else:
-        attention_blocks(blocks, *args, parts[0])
+        attention_blocks(blocks, *args, scratch[0], pattern, z, res, parts[0])
     watch.lap("attention")
 
-    z_concat = z.reshape(T, hd)                                             # [T, H*dh] (view)
-    result = res.transpose(1, 0, 2)                                         # [T, H, d_model] (view)
-    attn_out = parts[0]                                                     # [T, d_model] (in place)
-    resid_mid = new((T, dm))                                                # [T, d_model]
+    z_concat = z.reshape(n, hd)                                             # [n, H*dh] (view)
+    result = res.transpose(1, 0, 2)                                         # [n, H, d_model] (view)
+    attn_out = parts[0]                                                     # [n, d_model] (in place)
+    resid_mid = new((n, dm))                                                # [n, d_model]
     # attn_out = sum over heads + b_O; resid_mid = resid_pre + attn_out
     K.heads_sum_residual(parts[0], parts[-1], two, wb["attn.b_O"], resid_pre, attn_out, resid_mid)
     watch.lap("W_O")
     ns = locals()
-    return {name: ns[name] for name in attention_names(cfg)}               # the Trace names, by their local names
+    return {name: ns[name] for name in attention_names(cfg) if not name.startswith("attn_scores")}
 
 
 def mlp_rows(cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,

@@ -243,6 +243,37 @@ def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, p
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def scale_mask(raw, i0, scale, causal, mask, has_mask, window, out):  # pragma: no cover - compiled
+    """attn_scores for score rows i0, i0+1, ... of one head ([R, T] each), as scale_mask_softmax
+    makes them: out = raw * scale where query i may see key j (causal, window, mask), else -inf.
+    Serial (a Trace makes its score maps on the thread that reads them; cpu.py's lock is not
+    taken there)."""
+    R, T = raw.shape
+    neg_inf = np.float32(-np.inf)
+    for r in range(R):
+        i = i0 + r
+        limit = min(i + 1, T) if causal else T
+        lo = 0
+        if window > 0:
+            lo = max(i - window + 1, 0)
+            if not causal:
+                limit = min(i + window, T)
+        row, dst = raw[r], out[r]
+        for j in range(dst.shape[0]):                   # from index 0: vectorises
+            dst[j] = neg_inf
+        if limit <= lo:
+            continue
+        rr, ds = row[lo:limit], dst[lo:limit]
+        if has_mask:
+            mrow = mask[i, lo:limit]
+            for j in range(ds.shape[0]):
+                ds[j] = rr[j] * scale if mrow[j] else neg_inf
+        else:
+            for j in range(ds.shape[0]):
+                ds[j] = rr[j] * scale
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def add_into(acc, x):  # pragma: no cover - compiled
     """acc += x for [R, d] arrays, serial (cpu.py's threads each own their accumulator)."""
     R, d = acc.shape

@@ -22,6 +22,16 @@ copies; float32, never TF32). Either way numba kernels do the norms, RoPE, scale
 softmax, GELU/SwiGLU and the heads' sum. `auto` (the default; QKV_CUDA_GEMM=numba|cublas
 chooses) takes cuBLAS when torch has CUDA here.
 
+Incremental passes (forward(..., reuse=trace), as on the cpu backend): when the tokens share their
+first p ids with a cuda Trace's, the new run's buffers get that Trace's rows < p of every
+per-position value by a device-to-device copy (q, k, v and their rotations included: the keys
+< p are the earlier ones), or from its host copies where that run was spilled; every row-wise
+stage (norms, the q/k/v product, RoPE, z's share through W_O, the heads' sum, the MLP, the
+residuals, the final norm) runs on rows >= p only. The [H, T, T] maps and z are made for every
+row (one kernel each, the same as a full pass: on a GPU they are a small part of a block's work,
+and the earlier rows' scores need the new keys' columns anyway). The result is a normal Trace
+of one run. Deleting the last token recomputes the last row (a kernel has at least one row).
+
 Early results: the layers are enqueued at once; then, layer by layer, as its attention half is
 done on the GPU, `compute.progress.publish` hands it out (as the cpu backend does).
 
@@ -55,7 +65,7 @@ from ..config import Config
 from ..names import attention_names, global_names, layer_names, mlp_names, trace_shape
 from ..trace import Lazy
 from ..weights import Weights
-from .base import Backend, BackendOutput, BackendUnavailable, Stopwatch
+from .base import Backend, BackendOutput, BackendUnavailable, Reuse, Stopwatch
 from .pool import BufferPool
 
 INSTALL = "pip install -r requirements-gpu.txt (or pip install -e \".[cuda]\")"
@@ -361,6 +371,7 @@ def weights_bytes(cfg: Config) -> int:
 class CudaBackend(Backend):
     name = "cuda"
     dtype = np.dtype(np.float32)
+    supports_reuse = True
 
     def __init__(self) -> None:
         self._lock = threading.RLock()               # one computation on the device at a time
@@ -565,19 +576,22 @@ class CudaBackend(Backend):
 
     # -- running ---------------------------------------------------------------------------------
     def run(self, cfg: Config, weights: Weights, tokens: np.ndarray,
-            attn_mask: np.ndarray | None) -> BackendOutput:
+            attn_mask: np.ndarray | None, reuse: Reuse | None = None) -> BackendOutput:
         if len(tokens) == 0:
             return _empty_output(cfg, weights, tokens)
+        # Rows < p come from reuse.trace; at least the last row is computed (no kernel of 0 rows).
+        p = min(reuse.rows, len(tokens) - 1) if reuse is not None else 0
         with self._lock:
             try:
-                run, timing, arrays = self._run(cfg, weights, tokens, attn_mask, publish=progress.wants_partial())
+                run, timing, arrays = self._run(cfg, weights, tokens, attn_mask, publish=progress.wants_partial(),
+                                                reuse=reuse.trace if p else None, p=p)
             except BackendUnavailable:
                 self.release()
                 raise
             except self._errors as exc:
                 self.release()
                 raise BackendUnavailable(describe_failure(exc)) from exc
-        return BackendOutput(arrays, self._logits_fn(cfg, weights, run), timing)
+        return BackendOutput(arrays, self._logits_fn(cfg, weights, run), timing, reused_rows=p)
 
     def run_device(self, cfg: Config, weights: Weights, tokens, attn_mask=None) -> _DeviceRun:
         """Every kernel of a forward pass with nothing copied back (what benchmarks time): the run,
@@ -586,7 +600,9 @@ class CudaBackend(Backend):
         with self._lock:
             return self._run(cfg, weights, ids, attn_mask, publish=False)[0]
 
-    def _run(self, cfg, weights, tokens, attn_mask, publish: bool):
+    def _run(self, cfg, weights, tokens, attn_mask, publish: bool, reuse=None, p: int = 0):
+        """One pass; with `reuse` (a Trace whose rows < p this pass shares), rows < p are copied from
+        it and the row-wise stages compute rows >= p only."""
         watch = Stopwatch()
         T, L = len(tokens), cfg.n_layers
         uploads = self.uploads
@@ -604,8 +620,11 @@ class CudaBackend(Backend):
         learned = cfg.positions == "learned"
         if not learned:
             run.alias(("resid_pre", 0), ("embed",))
-        EW.launch_embed(tokens_d, dw.W_E, dw.W_pos, run.d(("embed",)), run.d(("resid_pre", 0)), learned,
-                        stream=stream)                                      # [T, d_model] x2
+        if p:
+            _copy_leading_rows(run, reuse, p, stream)                      # rows < p of every row-wise buffer
+            watch.lap("reuse_copy")
+        EW.launch_embed(tokens_d[p:], dw.W_E, dw.W_pos[p:] if learned else dw.W_pos, run.d(("embed",))[p:],
+                        run.d(("resid_pre", 0))[p:], learned, stream=stream)   # [n, d_model] x2 (rows >= p)
         first = event()
         if first is not None:
             first.record(stream)
@@ -619,15 +638,15 @@ class CudaBackend(Backend):
                 halves = (self._attention_blas, self._mlp_blas) if blas else (self._attention, self._mlp)
                 for half, names, done in zip(halves, (attention_names(cfg), mlp_names(cfg)),
                                              (attn_done, layer_done), strict=True):
-                    half(cfg, dw, layer, run, mask_d, has_mask, stream)
+                    half(cfg, dw, layer, run, mask_d, has_mask, stream, p)
                     ev = event()
                     if ev is not None:
                         ev.record(stream)
                     run.mark_ready([(n, layer) for n in names if n in buffered_names(cfg)], ev)
                     done.append(ev)
-            stats = (run.d(("ln_final_stat0",)), run.d(("ln_final_stat1",)))
-            _norm(cfg, run.d(("resid_post", L - 1)), dw.ln_final_w, dw.ln_final_b, stats, run.d(("ln_final_out",)),
-                  stream)
+            stats = (run.d(("ln_final_stat0",))[p:], run.d(("ln_final_stat1",))[p:])   # scratch, not in the Trace
+            _norm(cfg, run.d(("resid_post", L - 1))[p:], dw.ln_final_w, dw.ln_final_b, stats,
+                  run.d(("ln_final_out",))[p:], stream)
             final = event()
             if final is not None:
                 final.record(stream)
@@ -652,33 +671,36 @@ class CudaBackend(Backend):
 
     # -- one block, launch by launch (docs/ARCHITECTURE.md sections 4 and 5) ---------------------------------
     @staticmethod
-    def _attention(cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask, stream) -> None:
-        """resid_pre -> resid_mid with the numba product kernels."""
+    def _attention(cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask, stream,
+                   p: int = 0) -> None:
+        """resid_pre -> resid_mid with the numba product kernels (row-wise stages on rows >= p; n = T - p)."""
         blk, s = dw.blocks[layer], stream
         d = lambda name: run.d((name, layer))                               # noqa: E731
+        r = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         window = cfg.window(layer) or 0
         rms = cfg.norm == "rmsnorm"
-        _norm(cfg, d("resid_pre"), blk["ln1.w"], blk["ln1.b"],
-              (d("ln1_scale"),) if rms else (d("ln1_mean"), d("ln1_var")), d("ln1_out"), s)   # [T, d_model]
-        P.launch_project_qkv(d("ln1_out"), blk["W_QKV"], blk["b_QKV"], d("q"), d("k"), d("v"), stream=s)
+        _norm(cfg, r("resid_pre"), blk["ln1.w"], blk["ln1.b"],
+              (r("ln1_scale"),) if rms else (r("ln1_mean"), r("ln1_var")), r("ln1_out"), s)   # [n, d_model]
+        P.launch_project_qkv(r("ln1_out"), blk["W_QKV"], blk["b_QKV"], r("q"), r("k"), r("v"), stream=s)
         q, k = d("q"), d("k")
         if cfg.positions == "rope":
-            EW.launch_rope(q, dw.cos, dw.sin, d("rot_q"), stream=s)         # [T, H, d_head]
-            EW.launch_rope(k, dw.cos, dw.sin, d("rot_k"), stream=s)         # [T, KV, d_head]
+            EW.launch_rope(r("q"), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=s)   # [n, H, d_head]
+            EW.launch_rope(r("k"), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=s)   # [n, KV, d_head]
             q, k = d("rot_q"), d("rot_k")                                   # the scores use the rotated ones
         P.launch_scores(q, k, cfg.causal, mask, has_mask, cfg.scale_scores, d("attn_scores_raw"),
-                        d("attn_scores_scaled"), d("attn_scores"), window, stream=s)   # [H, T, T] x3
+                        d("attn_scores_scaled"), d("attn_scores"), window, stream=s)   # [H, T, T] x3 (every row)
         R.launch_softmax_rows(d("attn_scores"), cfg.causal, d("pattern"), window, stream=s)   # [H, T, T]
         P.launch_weighted_sum(d("pattern"), d("v"), cfg.causal, d("z"), window, stream=s)    # [T, H, d_head]
-        P.launch_head_results(d("z"), blk["attn.W_O"], d("result"), stream=s)              # [T, H, d_model]
-        EW.launch_sum_heads_residual(d("result"), blk["attn.b_O"], d("resid_pre"), d("attn_out"), d("resid_mid"),
-                                     stream=s)                              # [T, d_model] x2
+        P.launch_head_results(r("z"), blk["attn.W_O"], r("result"), stream=s)              # [n, H, d_model]
+        EW.launch_sum_heads_residual(r("result"), blk["attn.b_O"], r("resid_pre"), r("attn_out"), r("resid_mid"),
+                                     stream=s)                              # [n, d_model] x2
 
     @staticmethod
-    def _mlp(cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask, stream) -> None:
-        """resid_mid -> resid_post with the numba product kernels."""
+    def _mlp(cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask, stream,
+             p: int = 0) -> None:
+        """resid_mid -> resid_post with the numba product kernels, rows >= p."""
         blk, s = dw.blocks[layer], stream
-        d = lambda name: run.d((name, layer))                               # noqa: E731
+        d = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         rms = cfg.norm == "rmsnorm"
         _norm(cfg, d("resid_mid"), blk["ln2.w"], blk["ln2.b"],
               (d("ln2_scale"),) if rms else (d("ln2_mean"), d("ln2_var")), d("ln2_out"), s)   # [T, d_model]
@@ -693,41 +715,43 @@ class CudaBackend(Backend):
         EW.launch_add(d("resid_mid"), d("mlp_out"), d("resid_post"), stream=s)                        # [T, d_model]
 
     def _attention_blas(self, cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask,
-                        stream) -> None:
-        """resid_pre -> resid_mid with cuBLAS for the products (torch views of the same buffers)."""
+                        stream, p: int = 0) -> None:
+        """resid_pre -> resid_mid with cuBLAS for the products (torch views of the same buffers);
+        row-wise stages and z on rows >= p (n = T - p)."""
         blas, blk, s = self.blas, dw.blocks[layer], stream
         W = dw.torch_block(layer, blas.view)
         d = lambda name: run.d((name, layer))                               # noqa: E731
         t = lambda name: run.t((name, layer))                               # noqa: E731
+        r = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         T = run.T
         window = cfg.window(layer) or 0
         rms = cfg.norm == "rmsnorm"
-        _norm(cfg, d("resid_pre"), blk["ln1.w"], blk["ln1.b"],
-              (d("ln1_scale"),) if rms else (d("ln1_mean"), d("ln1_var")), d("ln1_out"), s)   # [T, d_model]
-        ln1 = t("ln1_out")
-        for p, name in (("Q", "q"), ("K", "k"), ("V", "v")):
-            blas.linear(ln1, W[f"W_{p}2"], W[f"b_{p}2"], t(name).view(T, -1))   # [T, n·d_head] = ln1_out @ W + b
+        _norm(cfg, r("resid_pre"), blk["ln1.w"], blk["ln1.b"],
+              (r("ln1_scale"),) if rms else (r("ln1_mean"), r("ln1_var")), r("ln1_out"), s)   # [n, d_model]
+        ln1 = t("ln1_out")[p:]
+        for P_, name in (("Q", "q"), ("K", "k"), ("V", "v")):
+            blas.linear(ln1, W[f"W_{P_}2"], W[f"b_{P_}2"], t(name).view(T, -1)[p:])   # [n, n·d_head] = ln1_out @ W + b
         q, k = t("q"), t("k")
         if cfg.positions == "rope":
-            EW.launch_rope(d("q"), dw.cos, dw.sin, d("rot_q"), stream=s)    # [T, H, d_head]
-            EW.launch_rope(d("k"), dw.cos, dw.sin, d("rot_k"), stream=s)    # [T, KV, d_head]
+            EW.launch_rope(r("q"), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=s)   # [n, H, d_head]
+            EW.launch_rope(r("k"), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=s)   # [n, KV, d_head]
             q, k = t("rot_q"), t("rot_k")                                   # the scores use the rotated ones
-        blas.scores(q, k, t("attn_scores_raw"))                             # [H, T, T] q·kᵀ
+        blas.scores(q, k, t("attn_scores_raw"))                             # [H, T, T] q·kᵀ (every row)
         scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
         R.launch_scale_mask_softmax(d("attn_scores_raw"), cfg.causal, mask, has_mask, scale, window,
                                     d("attn_scores_scaled"), d("attn_scores"), d("pattern"), stream=s)  # [H, T, T] x3
-        blas.weighted_sum(t("pattern"), t("v"), t("z"))                     # [T, H, d_head]
-        blas.head_results(t("z"), W["attn.W_O"], t("result"))               # [T, H, d_model]
-        EW.launch_sum_heads_residual(d("result"), blk["attn.b_O"], d("resid_pre"), d("attn_out"), d("resid_mid"),
-                                     stream=s)                              # [T, d_model] x2
+        blas.weighted_sum(t("pattern")[:, p:], t("v"), t("z")[p:])          # [n, H, d_head]
+        blas.head_results(t("z")[p:], W["attn.W_O"], t("result")[p:])       # [n, H, d_model]
+        EW.launch_sum_heads_residual(r("result"), blk["attn.b_O"], r("resid_pre"), r("attn_out"), r("resid_mid"),
+                                     stream=s)                              # [n, d_model] x2
 
     def _mlp_blas(self, cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask,
-                  stream) -> None:
-        """resid_mid -> resid_post with cuBLAS for the products."""
+                  stream, p: int = 0) -> None:
+        """resid_mid -> resid_post with cuBLAS for the products, rows >= p."""
         blas, blk, s = self.blas, dw.blocks[layer], stream
         W = dw.torch_block(layer, blas.view)
-        d = lambda name: run.d((name, layer))                               # noqa: E731
-        t = lambda name: run.t((name, layer))                               # noqa: E731
+        d = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
+        t = lambda name: run.t((name, layer))[p:]                           # noqa: E731
         rms = cfg.norm == "rmsnorm"
         _norm(cfg, d("resid_mid"), blk["ln2.w"], blk["ln2.b"],
               (d("ln2_scale"),) if rms else (d("ln2_mean"), d("ln2_var")), d("ln2_out"), s)   # [T, d_model]
@@ -768,6 +792,39 @@ class CudaBackend(Backend):
             return x @ unembed                                              # [R, d_vocab] on the CPU
 
         return logits_fn
+
+
+def _device_run_of(backend: CudaBackend, trace) -> _DeviceRun | None:
+    """The run whose buffers `trace`'s values copy from (its Lazy values are that run's fetches),
+    if it is this backend's; None otherwise (a Trace made some other way: its host values are used)."""
+    try:
+        make = trace.stored("embed").make
+    except (KeyError, AttributeError):
+        return None
+    run = getattr(getattr(make, "func", None), "__self__", None)
+    return run if isinstance(run, _DeviceRun) and run.backend is backend and run.T == trace.T else None
+
+
+def _copy_leading_rows(run: _DeviceRun, trace, p: int, stream) -> None:
+    """Rows < p of every row-wise buffer of `run` from the Trace `trace` reuses: device to device
+    from its run's buffers, or from the host (a spilled run's copies, or the Trace's values). The
+    [H, T, T] maps are made whole by the pass; ln_final's statistics are scratch (not in a Trace)."""
+    before = _device_run_of(run.backend, trace)
+    seen = set()
+    for key, slot in run.slots.items():
+        if id(slot) in seen or key[0] in _HEAD_MAPS or key[0].startswith("ln_final_stat"):
+            continue
+        seen.add(id(slot))
+        dst = slot.buf.d[:p]                                                # [p, ...]
+        old = before.slots.get(key) if before is not None else None
+        if old is not None and old.buf is not None:
+            dst.copy_to_device(old.buf.d[:p], stream=stream)                # device to device
+            continue
+        if old is not None and old.host is not None:
+            host = old.host[:p]                                             # a spilled run's copy
+        else:
+            host = trace[key[0] if len(key) == 1 else key][:p]              # the Trace's value
+        dst.copy_to_device(np.ascontiguousarray(host, np.float32), stream=stream)
 
 
 def _wait(event) -> None:

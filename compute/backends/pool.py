@@ -1,10 +1,14 @@
 """Recycle the large output arrays of Traces nobody holds any more.
 
-Each edit in the app makes a new Trace of the same shapes (at andrea-120m, T=1024: ~290 MB per
-block). Fresh memory costs the kernel page-zeroing (~10 GB/s here, ~25 ms per block); a recycled
-buffer does not. An array is handed out again only when the pool's own list is its last
-reference: a Trace, a view (its .base), or any other holder keeps it out of reuse, so nothing a
-caller can still see is ever overwritten.
+Each edit in the app makes a new Trace of the same shapes (at andrea-120m, T=1024: ~140 MB per
+block). Fresh memory costs the kernel page-zeroing (~10 GB/s here, ~25 ms per block; in a process
+that already holds a few GB, measured 2 s for the 1.5 GB a 12-layer pass asks for); a recycled
+buffer does not. The pool must hold two passes' worth: while a pass computes, the Trace on screen
+keeps the last one's arrays (an incremental Trace keeps them as its rows < p).
+
+An array is handed out again only when the pool's own list is its last reference: a Trace, a view
+(its .base), or any other holder keeps it out of reuse, so nothing a caller can still see is ever
+overwritten.
 
 What it keeps free is bounded by what is in use: a pass reuses the arrays of the Trace it
 replaces, so free arrays beyond the bytes of the live ones are arrays of shapes that are not
@@ -22,6 +26,9 @@ import numpy as np
 
 # Arrays smaller than this are left to the ordinary allocator.
 MIN_POOLED_BYTES = 1 << 20
+# A free buffer up to this much larger than asked for is handed out (as a view of its start):
+# deleting the last token asks for [H, T-1, T-1] maps, appending it again for [H, T, T].
+SIZE_SLACK = 1.05
 
 
 def _calibrate() -> int | None:
@@ -60,16 +67,18 @@ class BufferPool:
         with self._lock:
             for i in range(len(self._arrays)):
                 arr = self._arrays[i]
-                if arr.shape == shape and arr.dtype == dtype:
-                    del arr  # drop this frame's reference before counting
-                    if self._unused(i):
-                        arr = self._arrays.pop(i)
-                        self._arrays.append(arr)       # most recently used last
-                        arr.setflags(write=True)
-                        self.hits += 1
+                fits = arr.dtype == dtype and nbytes <= arr.nbytes <= nbytes * SIZE_SLACK
+                del arr  # drop this frame's reference before counting
+                if fits and self._unused(i):
+                    arr = self._arrays.pop(i)
+                    self._arrays.append(arr)            # most recently used last: evicted last
+                    arr.setflags(write=True)
+                    self.hits += 1
+                    if arr.shape == shape:
                         return arr
-                else:
-                    del arr
+                    # A little larger (T - 1 rows from a buffer of T): a view of its start, which
+                    # holds the buffer as its base, so it stays out of reuse while anyone holds it.
+                    return arr.reshape(-1)[:math.prod(shape)].reshape(shape)
             self.misses += 1
             self._evict(self.max_bytes - nbytes)
             arr = self._alloc(shape, dtype)
@@ -86,7 +95,8 @@ class BufferPool:
             return sum(self._arrays[i].nbytes for i in range(len(self._arrays)) if self._unused(i))
 
     def _evict(self, keep_at_most: int) -> None:
-        """Forget free arrays, oldest first, until the pool holds at most `keep_at_most` bytes."""
+        """Forget free arrays, least recently handed out first, until the pool holds at most
+        `keep_at_most` bytes."""
         i = 0
         while i < len(self._arrays) and self.held_bytes() > max(keep_at_most, 0):
             if self._unused(i):

@@ -66,6 +66,29 @@ def test_small_passes_get_no_early_result(qtbot):
     assert seen == []                                            # 1e9 multiply-adds at least
 
 
+def test_an_incremental_pass_of_a_few_rows_gets_no_early_result(qtbot, monkeypatch):
+    """Early results are for passes with much to compute: the threshold counts the rows a pass
+    recomputes, so typing at the end (one row) paints once, from the full result."""
+    from compute.kvcache import block_macs
+
+    inputs = _inputs()
+    monkeypatch.setattr(runner_module, "PARTIAL_AFTER_S", 0.0)
+    monkeypatch.setattr(runner_module, "PARTIAL_MIN_MACS",        # more than 2 rows', less than 40's
+                        block_macs(inputs.config.replace(causal=False), 20, 41))
+    runner = Runner()
+    seen, done = [], []
+    runner.partial.connect(lambda r: (seen.append(r.request_id), runner.partial_shown()))
+    runner.finished.connect(done.append)
+    with qtbot.waitSignal(runner.finished, timeout=30_000):
+        runner.submit(1, inputs, early_layer=0)
+    longer = Inputs(config=inputs.config, tokens=inputs.tokens + (5,), preset="", seed=3, weights="random",
+                    backend="cpu")
+    with qtbot.waitSignal(runner.finished, timeout=30_000):
+        runner.submit(2, longer, early_layer=0, reuse=done[-1].trace)
+    runner.shutdown()
+    assert seen == [1] and done[-1].trace.reused_rows == 40
+
+
 def test_a_newer_request_releases_a_worker_waiting_for_the_paint(qtbot, early_always, monkeypatch):
     monkeypatch.setattr(runner_module, "PARTIAL_WAIT_S", 60.0)   # nobody paints: only submit frees it
     runner = Runner()

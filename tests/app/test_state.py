@@ -8,6 +8,8 @@ from app.runner import SyncRunner
 from app.state import LabState
 from app.values import make_weights
 from compute import forward
+from tests.compute.helpers import max_scaled_error
+from tests.compute.test_incremental import TOL
 
 from .conftest import wait_render
 
@@ -30,11 +32,37 @@ def test_every_edit_is_computed_and_equals_a_fresh_forward(state):
     assert state.result is not None and not state.busy
     assert state.set_text("the dog ran to the red hat")
     assert state.result.inputs == state.inputs
+    assert state.result.trace.reused_rows == 1                    # "the" stays: rows 1.. are new
     want = _fresh(state.inputs)
     for key in want.keys():
         if key != "logits":
-            np.testing.assert_allclose(state.result.trace[key], want[key], rtol=1e-6, atol=1e-6)
+            assert max_scaled_error(state.result.trace[key], want[key]) <= TOL, key
     assert state.result.labels == ("the", "dog", "ran", "to", "the", "red", "hat")
+
+
+@pytest.mark.parametrize("edit", ["type", "delete", "replace", "move_in_tail"])
+def test_edits_at_the_end_compute_only_the_rows_after_them(state, edit):
+    """The trace on screen goes with each request: the pass reuses its rows before the edit
+    (float32 rounding apart, the same Trace a fresh pass gives)."""
+    T = len(state.inputs.tokens)
+    if edit == "type":
+        assert state.set_text("the cat sat on the mat and")
+        first = T
+    elif edit == "delete":
+        assert state.remove_token(T - 1)
+        first = T - 1
+    elif edit == "replace":
+        assert state.replace_token(T - 1, 3)
+        first = T - 1
+    else:
+        assert state.move_token(T - 1, T - 2)
+        first = T - 2
+    trace = state.result.trace
+    assert trace.reused_rows == first and trace.T == len(state.inputs.tokens)
+    want = _fresh(state.inputs)
+    for key in want.keys():
+        if key != "logits":
+            assert max_scaled_error(trace[key], want[key]) <= TOL, key
 
 
 def test_undo_and_redo_bring_back_each_result(state):
@@ -125,3 +153,16 @@ def test_unusable_weights_with_nothing_on_screen_fall_back_to_random(qtbot, tmp_
     assert state.inputs.weights == "random" and state.result.inputs == state.inputs
     assert any(level == "warning" and "showing random weights" in text for level, text in said)
     state.runner.shutdown()
+
+
+def test_the_score_maps_of_the_visible_station_come_made(state):
+    """A Trace makes its score maps from q and k when first read; the runner makes those the
+    visible station draws, so that the UI thread only draws them."""
+    state.select(station="mlp", layer=1)
+    assert state.set_text("the dog ran")
+    assert not state.result.trace.is_ready("attn_scores", 1)
+    state.select(station="scores")
+    assert state.set_text("the dog ran to")
+    trace = state.result.trace
+    assert all(trace.is_ready(name, 1) for name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores"))
+    assert not trace.is_ready("attn_scores", 0)                  # only the layer shown

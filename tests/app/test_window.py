@@ -92,6 +92,59 @@ def test_drag_a_chip_reorders_tokens_and_every_view(qtbot, window, monkeypatch):
     assert win.undo_action.text() == "Undo Move “cat” to position 4"
 
 
+def _drop_chip(monkeypatch, row, src, dst):
+    """Drag chip `src` onto chip `dst` (Qt's drag loop cannot run offscreen: the drop the user would
+    make goes to the real row)."""
+    source, target = row.chips[src], row.chips[dst]
+
+    def fake_exec(drag, *args):
+        pos = QPointF(target.geometry().center().x() + 2, target.geometry().center().y())
+        row.dropEvent(QDropEvent(pos, Qt.DropAction.MoveAction, drag.mimeData(), Qt.MouseButton.LeftButton,
+                                 Qt.KeyboardModifier.NoModifier))
+        return Qt.DropAction.MoveAction
+
+    monkeypatch.setattr(QDrag, "exec", fake_exec)
+    centre = source.rect().center()
+    QTest.mousePress(source, Qt.MouseButton.LeftButton, pos=centre)
+    QTest.mouseMove(source, centre + QPoint(30, 0))
+
+
+def test_typing_and_dragging_at_the_end_recompute_only_the_tail(qtbot, window, monkeypatch):
+    """Typing a word, dragging within the tail, replacing and deleting the last token: each pass
+    reuses the rows before the edit (the status bar says which it computed), and every station
+    shows the numbers of a fresh compute of the new tokens."""
+    win = window
+    row = win.tokens.row
+    qtbot.waitUntil(lambda: row.chips and row.chips[-1].geometry().right() > 0)
+    win.tokens.edit.clear()
+    QTest.keyClicks(win.tokens.edit, "the cat sat on the mat and the")
+    with qtbot.waitSignal(win.rendered, timeout=30_000):
+        QTest.keyClick(win.tokens.edit, Qt.Key.Key_Return)
+    assert win.state.labels() == ("the", "cat", "sat", "on", "the", "mat", "and", "the")
+    assert win.state.result.trace.reused_rows == 6
+    assert "recomputed rows 6..7" in win.status_times.text()
+    for key in STATIONS:
+        _assert_station_matches_reference(qtbot, win, key)
+
+    qtbot.waitUntil(lambda: len(row.chips) == 8 and row.chips[-1].geometry().right() > 0)
+    with qtbot.waitSignal(win.rendered, timeout=30_000):
+        _drop_chip(monkeypatch, row, 5, 7)                           # "mat" to the end
+    assert win.state.labels() == ("the", "cat", "sat", "on", "the", "and", "the", "mat")
+    assert win.state.result.trace.reused_rows == 5
+    assert "recomputed rows 5..7" in win.status_times.text()
+    for key in STATIONS:
+        _assert_station_matches_reference(qtbot, win, key)
+
+    wait_render(qtbot, win, lambda: win.tokens.replaceRequested.emit(7, 1))    # the chip menu's "cat"
+    assert win.state.labels()[-1] == "cat" and win.state.result.trace.reused_rows == 7
+    assert "recomputed rows 7..7" in win.status_times.text()
+    wait_render(qtbot, win, lambda: win.tokens.removeRequested.emit(7))
+    assert win.state.result.trace.T == 7 and win.state.result.trace.reused_rows == 7
+    assert "no row recomputed" in win.status_times.text()
+    for key in STATIONS:
+        _assert_station_matches_reference(qtbot, win, key)
+
+
 def test_changing_d_head_changes_projection_and_score_views(qtbot, window):
     win = window
     proj = _show_station(qtbot, win, "projections")

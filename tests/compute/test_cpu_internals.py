@@ -113,40 +113,63 @@ def test_row_max_through_int_keys_orders_like_floats():
     assert np.array_equal(y.view(np.int32), x.view(np.int32))         # its own inverse, bit for bit
 
 
-@pytest.mark.parametrize("H, T, causal, with_mask", [(3, 200, True, False), (1, 300, True, False),
-                                                     (4, 150, False, True), (5, 130, True, True)])
-def test_attention_blocks_on_two_threads_equal_one(rng, H, T, causal, with_mask):
+@pytest.mark.parametrize("H, T, causal, with_mask, p", [(3, 200, True, False, 0), (1, 300, True, False, 0),
+                                                        (4, 150, False, True, 0), (5, 130, True, True, 0),
+                                                        (3, 200, True, False, 150), (2, 130, True, True, 129)])
+def test_attention_blocks_on_two_threads_equal_one(rng, H, T, causal, with_mask, p):
+    """Query rows p..T-1 (p > 0: an incremental pass) against all T keys, on one and two threads."""
     from compute.backends import cpu
 
-    dh, dm = 8, 24
+    dh, dm, n = 8, 24, T - p
     qh, kh, vh = (rng.standard_normal((H, T, dh)).astype(np.float32) for _ in range(3))  # [H, T, dh]
     W_O = rng.standard_normal((H, dh, dm)).astype(np.float32)                          # [H, dh, d_model]
     mask = rng.random((T, T)) > 0.3 if with_mask else np.ones((1, 1), np.bool_)
     rows = 40
 
     def run(threads):
-        bufs = [np.full((H, T, T), np.nan, np.float32) for _ in range(4)]
-        z, res = np.full((T, H, dh), np.nan, np.float32), np.full((H, T, dm), np.nan, np.float32)
-        parts = [np.zeros((T, dm), np.float32) for _ in range(threads)]
-        items = iter([(h, r0, min(r0 + rows, T)) for r0 in reversed(range(0, T, rows)) for h in range(H)])
-        args = (qh, kh, vh, W_O, np.float32(0.35), causal, mask, with_mask, 1, 0, *bufs, z, res)
-        pending = [cpu._HELPER.submit(cpu.attention_blocks, items, *args, p) for p in parts[1:]]
-        cpu.attention_blocks(items, *args, parts[0])
+        pattern = np.full((H, n, T), np.nan, np.float32)                               # rows p..T-1
+        z, res = np.full((n, H, dh), np.nan, np.float32), np.full((H, n, dm), np.nan, np.float32)
+        parts = [np.zeros((n, dm), np.float32) for _ in range(threads)]
+        items = iter([(h, r0, min(r0 + rows, n)) for r0 in reversed(range(0, n, rows)) for h in range(H)])
+        args = (qh[:, p:], kh, vh, W_O, np.float32(0.35), causal, mask, with_mask, 1, 0, p)
+        pending = [cpu._HELPER.submit(cpu.attention_blocks, items, *args, np.empty((3, rows, T), np.float32),
+                                      pattern, z, res, part) for part in parts[1:]]
+        cpu.attention_blocks(items, *args, np.empty((3, rows, T), np.float32), pattern, z, res, parts[0])
         for f in pending:
             f.result()
-        return bufs, z, res, sum(parts)
+        return pattern, z, res, sum(parts)
 
     if cpu._HELPER is None:
         pytest.skip("one core: no helper thread")
-    (b1, z1, r1, _), (b2, z2, r2, s2) = run(1), run(2)
-    for a, c in zip(b1 + [z1, r1], b2 + [z2, r2], strict=True):
+    (p1, z1, r1, _), (p2, z2, r2, s2) = run(1), run(2)
+    for a, c in ((p1, p2), (z1, z2), (r1, r2)):
         np.testing.assert_array_equal(a, c)                           # every block computed once, alike
     np.testing.assert_allclose(s2, r1.sum(0), rtol=1e-5, atol=1e-5)   # the parts add up to all heads
-    scaled, masked, pattern = _softmax64(b1[0], np.float32(0.35), causal, mask if with_mask else None)
-    np.testing.assert_allclose(b1[3], pattern, rtol=2e-6, atol=1e-7)
-    z = pattern @ vh.astype(np.float64)                               # [H, T, dh]
+    raw = qh @ kh.transpose(0, 2, 1)                                  # [H, T, T]
+    _, _, pattern = _softmax64(raw, np.float32(0.35), causal, mask if with_mask else None)
+    np.testing.assert_allclose(p1, pattern[:, p:], rtol=2e-6, atol=1e-7)
+    z = pattern[:, p:] @ vh.astype(np.float64)                        # [H, n, dh]
     np.testing.assert_allclose(z1, z.transpose(1, 0, 2), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(r1, z @ W_O.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("causal, with_mask, window", [(True, False, 0), (False, True, 0), (True, True, 5),
+                                                        (False, False, 4)])
+def test_score_maps_made_later_equal_the_ones_the_softmax_saw(rng, causal, with_mask, window):
+    """scale_mask (a Trace's attn_scores, made from q and k when read) gives bit for bit the
+    scaled and masked scores scale_mask_softmax computed next to the pattern."""
+    T = 37
+    raw = (rng.standard_normal((T, T)) * 4).astype(np.float32)       # [T, T]
+    mask = rng.random((T, T)) > 0.4 if with_mask else np.ones((1, 1), np.bool_)
+    scale = np.float32(0.3)
+    scaled, masked, pattern = (np.full_like(raw, np.nan) for _ in range(3))
+    for r0 in range(0, T, 8):
+        K.scale_mask_softmax(raw[r0:r0 + 8], r0, scale, causal, mask, with_mask, scaled[r0:r0 + 8],
+                             masked[r0:r0 + 8], pattern[r0:r0 + 8], window)
+    later = np.full_like(raw, np.nan)
+    K.scale_mask(raw, 0, scale, causal, mask, with_mask, window, later)
+    assert np.array_equal(later, masked) and np.array_equal(raw * scale, scaled)
+    assert np.isneginf(later).any()
 
 
 def test_validate_tokens_fast_path_agrees_with_the_loop():
@@ -223,6 +246,27 @@ def test_pool_never_reuses_an_array_someone_holds():
     assert pool.hits == 1 and c.__array_interface__["data"][0] == first
     small = pool.empty((4, 4))
     assert small.nbytes < 1 << 20 and pool.hits == 1
+
+
+def test_pool_serves_a_slightly_smaller_array_from_a_free_buffer():
+    """Deleting the last token asks for [T-1, ...] arrays: a free [T, ...] buffer serves them (a view
+    of its start), and is not handed out again while that view is held."""
+    pool = BufferPool(max_bytes=64 << 20)
+    if not pool.enabled:
+        pytest.skip("this interpreter does not count references the way the pool relies on")
+    a = pool.empty((512, 1024))
+    first = a.__array_interface__["data"][0]
+    del a
+    b = pool.empty((511, 1024))
+    assert b.shape == (511, 1024) and b.flags.c_contiguous and b.__array_interface__["data"][0] == first
+    c = pool.empty((512, 1024))                 # b holds the buffer: a new one
+    second = c.__array_interface__["data"][0]
+    assert second != first
+    del c
+    d = pool.empty((400, 1024))                 # c's buffer is free but far too large: a new one
+    assert d.__array_interface__["data"][0] not in (first, second)
+    del b
+    assert pool.empty((512, 1024)).__array_interface__["data"][0] == first
 
 
 def test_held_traces_are_never_overwritten():

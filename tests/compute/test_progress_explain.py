@@ -59,8 +59,8 @@ def test_cpu_backend_publishes_each_layers_attention_half_final():
         want = {("tokens"), "embed", "pos_embed"} | {(n, layer_) for layer_ in range(layer) for n in LAYER_NAMES} \
             | {(n, layer) for n in ATTENTION_NAMES}
         assert set(arrays) == want
-        for key, arr in arrays.items():                   # final: the very arrays of the Trace, unchanged
-            assert (trace[key] if isinstance(key, str) else trace[key[0], key[1]]) is arr
+        for key, arr in arrays.items():                   # final: the very values of the Trace, unchanged
+            assert trace.stored(key) is arr               # (arrays, or Lazy score maps made from q and k)
     early = partial_trace(cfg, published[1][1])
     assert not early.complete and early.has("z", 1) and not early.has("mlp_out", 1)
     assert list(early.keys())[-1] == ("resid_mid", 1)

@@ -66,6 +66,15 @@ def test_logits_are_computed_on_demand_and_rows_match():
         t.logits_rows([4])
 
 
+def test_a_single_logits_row_is_computed_once():
+    cfg = PRESETS["toy"]
+    t = forward(cfg, Weights.random(cfg, 1), [1, 2, 3, 4], backend="cpu")
+    row = t.logits_rows([3])
+    assert t.logits_rows([3]) is row and t.logits_rows([-1]) is row and not row.flags.writeable
+    assert t.logits_rows([2]) is not row and row.shape == (1, cfg.d_vocab)
+    np.testing.assert_allclose(row[0], t["logits"][3], rtol=1e-6)
+
+
 def test_a_lazy_value_is_made_once_on_first_access_and_is_read_only():
     from compute import Lazy, Trace
 

@@ -39,7 +39,7 @@ def test_every_stage_runs_and_is_written_as_it_finishes(tmp_path):
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     data = json.loads(out.read_text())
     expected = ["provenance", "numba_correct", "registers", "cublas_correct", "block_timing", "copies",
-                "station_latency", "memory", "gpt3_block", "summary"]
+                "station_latency", "incremental", "memory", "gpt3_block", "summary"]
     assert data["order"] == expected                                    # numba's checks before torch's
     for name in expected:
         assert data["stages"][name]["ok"], (name, data["stages"][name])
@@ -54,6 +54,8 @@ def test_every_stage_runs_and_is_written_as_it_finishes(tmp_path):
         assert timing[key]["median_ms"] > 0
     assert timing["numba_pattern_vs_torch"] < 1e-5 and timing["cublas_pattern_vs_torch"] < 1e-5
     assert data["stages"]["summary"]["result"]["correct_numba"] is True
+    for gemm in ("numba", "cublas"):                                      # forward(..., reuse=) on the device
+        assert data["stages"]["incremental"]["result"][gemm]["append"]["reused_rows"] == 7
 
 
 def test_a_failing_stage_is_recorded_and_the_rest_still_run(tmp_path):
