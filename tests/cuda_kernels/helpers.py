@@ -6,8 +6,11 @@ from numba import cuda
 
 from tests.compute.helpers import max_scaled_error
 
-# float32 kernels against float64 numpy, as a share of each array's scale (the CPU backend's bound).
-TOL = 5e-6
+# float32 kernels against float64 numpy, as a share of each array's scale: ~170 float32 epsilons.
+# Two layers of float32 products in another summation order (cuBLAS via torch) reach 6e-6 on some
+# random models (SwiGLU's gate × up multiplies two rounded values; seed 2947341075); a wrong index,
+# mask or transpose is off by 1e-2 or more.
+TOL = 2e-5
 
 
 def dev(a) -> object:
