@@ -664,6 +664,7 @@ class MatrixPlot:
         self.cmap = colormap(kind, palette.dark)
         self.image.setColorMap(self.cmap)
         self.bar = None
+        self._bar_placed = colorbar        # in the plot's layout (show_colorbar takes it out and back)
         if colorbar:
             self.bar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False, width=10,
                                        colorMapMenu=False, pen=palette.grid)
@@ -857,8 +858,9 @@ class MatrixPlot:
         """Say `text` in place of the matrix (a name this model does not have: set_data an empty
         one first); None or "" takes it away."""
         item = getattr(self, "_message", None)
+        self._message_text = text or None
         if self.bar is not None:
-            self.bar.setVisible(not text)              # no colour scale for data that is not there
+            self.bar.setVisible(not text and self._bar_placed)   # no colour scale for data that is not there
         if not text:
             if item is not None:
                 item.setVisible(False)
@@ -949,7 +951,7 @@ class MatrixPlot:
     def show_colorbar(self, on: bool) -> None:
         """Show or drop the colour bar (panels sharing one scale need one bar per row); a dropped
         bar gives its width back to the matrix."""
-        if self.bar is None or on == self.bar.isVisible():
+        if self.bar is None or on == self._bar_placed:
             return
         lay = self.plot.layout
         if on:
@@ -958,7 +960,8 @@ class MatrixPlot:
         else:
             lay.removeItem(self.bar)
             lay.setColumnFixedWidth(4, 0)
-        self.bar.setVisible(on)
+        self._bar_placed = on
+        self.bar.setVisible(on and not getattr(self, "_message_text", None))
         set_title(self.plot, self.name, self.palette.foreground, self.title_size)   # re-centred
 
     def set_outline(self, rect: tuple[int, int, int, int] | None) -> None:

@@ -127,3 +127,30 @@ def test_thinned_labels_always_show_the_emphasised_one_bold(qapp):
         if i != 37:
             gap = abs(i - 37) * 10
             assert gap >= (width[0][i] + width[1][i]) / 2 + (width[0][37] + width[1][37]) / 2
+
+
+def test_a_dropped_colour_bar_stays_out_of_the_layout_through_a_message(canvas):
+    """A message (a name the model lacks) used to show a bar that shared scales had taken out of the
+    layout: drawn loose, and the next drop asked Qt to remove what was not there (a warning)."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    warnings = []
+    old = qInstallMessageHandler(lambda mode, ctx, msg: warnings.append(msg))
+    try:
+        mp = MatrixPlot(canvas.ci, 0, 0, "attn_scores")
+        mp.show_colorbar(False)
+        mp.set_message("pos_embed: this model has RoPE positions")
+        mp.set_message(None)
+        assert not mp.bar.isVisible()                 # still dropped
+        mp.show_colorbar(False)
+        mp.show_colorbar(True)
+        lay = mp.plot.layout
+        assert mp.bar.isVisible() and mp.bar in [lay.itemAt(i) for i in range(lay.count())]
+        mp.set_message("not here")
+        assert not mp.bar.isVisible()                 # no scale for data that is not there
+        mp.show_colorbar(False)
+        mp.show_colorbar(True)
+        assert not mp.bar.isVisible()                 # placed again, hidden while the message shows
+    finally:
+        qInstallMessageHandler(old)
+    assert not [w for w in warnings if "removeAt" in w], warnings
