@@ -68,6 +68,7 @@ QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
 
 NARROW = 1500            # px: below this the two docks share one (tabs), leaving the station room
 DOCK_WIDTH = 290         # px: the instruments dock (Notes, Predict)
+CONTROLS_WIDTH = 250     # px: the controls dock, or what its widest row needs
 # The Trace table and the Code need more: the dock widens for them, as far as the station allows.
 TAB_WIDTH = {"trace": 430, "code": 620}
 MIN_STATION = 640        # px the station keeps when the dock widens
@@ -143,7 +144,7 @@ class MainWindow(QMainWindow):
         scroll = QScrollArea()
         scroll.setWidget(self.controls)
         scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(250)
+        self.controls_scroll = scroll
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         left = QDockWidget(self)
         left.setObjectName("controlsDock")
@@ -250,6 +251,7 @@ class MainWindow(QMainWindow):
         self._update_instrument_tabs()
         if self._docks_sized:
             self._fit_dock_to_tab()                       # the tab titles' new widths
+            QTimer.singleShot(0, self, self._fit_controls)   # after the controls have their new texts
         if self.progress.isVisible() and self.state.busy:
             self.progress.setFormat(tr("computing…"))
 
@@ -272,13 +274,24 @@ class MainWindow(QMainWindow):
         out. Below NARROW px (a laptop, a projector at 1280) the controls and the instruments share
         one dock on the right, as tabs, so the station keeps three quarters of the width."""
         controls, notes = self.docks["controls"], self.docks["notes"]
+        self._fit_controls()
         if self.width() < NARROW:
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, controls)
             self.tabifyDockWidget(notes, controls)
             notes.raise_()
             self.resizeDocks([notes], [self._tabs_width()], Qt.Orientation.Horizontal)
         else:
-            self.resizeDocks([controls, notes], [250, self._tabs_width()], Qt.Orientation.Horizontal)
+            self.resizeDocks([controls, notes], [self._fit_controls(), self._tabs_width()], Qt.Orientation.Horizontal)
+
+    def _fit_controls(self) -> int:
+        """The controls' dock at least as wide as its widest row needs (a preset note, a Swedish
+        check box): a form wider than its scroll area is cut at the right, with no scroll bar."""
+        scroll = self.controls_scroll
+        if not (isValid(scroll) and isValid(self.controls)):
+            return CONTROLS_WIDTH
+        need = self.controls.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width() + 2 * scroll.frameWidth()
+        scroll.setMinimumWidth(max(CONTROLS_WIDTH, need))
+        return scroll.minimumWidth()
 
     def _tabs_width(self) -> int:
         """DOCK_WIDTH, or wider where the tab titles need it (Swedish and Indonesian run longer):

@@ -53,6 +53,18 @@ def _spin(lo: int, hi: int) -> QSpinBox:
     return box
 
 
+
+def narrow_combo() -> QComboBox:
+    """A combo box as wide as the dock gives it, not as its longest entry ("SmolLM2-135M (real
+    weights)", a translated note): the list it opens is as wide as its entries need."""
+    combo = QComboBox()
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(12)
+    combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)
+    combo.model().rowsInserted.connect(lambda *_: combo.view().setMinimumWidth(combo.view().sizeHintForColumn(0) + 24))
+    combo.model().dataChanged.connect(lambda *_: combo.view().setMinimumWidth(combo.view().sizeHintForColumn(0) + 24))
+    return combo
+
 class Controls(Retranslate, QWidget):
     presetChosen = Signal(str)
     realModelChosen = Signal(str)               # a compute.real_models key (installed or not)
@@ -80,7 +92,7 @@ class Controls(Retranslate, QWidget):
             label = self.row_labels[key] = QLabel()
             layout.addRow(label, field)
 
-        self.preset = QComboBox()
+        self.preset = narrow_combo()
         for name in presets:
             self.preset.addItem(name, name)              # preset names are the API: never translated
         self.preset.addItem("", "custom")
@@ -115,7 +127,7 @@ class Controls(Retranslate, QWidget):
         self.scale.toggled.connect(lambda on: self._emit_config("scale_scores", on, False))
         form.addRow(self.causal)
         form.addRow(self.scale)
-        self.weights = QComboBox()
+        self.weights = narrow_combo()
         self.weights.activated.connect(lambda i: self.weightsChosen.emit(self.weights.currentData() or ""))
         row(form, "weights", self.weights)
         self.seed = _spin(0, 2**31 - 1)
@@ -151,7 +163,7 @@ class Controls(Retranslate, QWidget):
 
         self.run_box = QGroupBox()
         rform = QFormLayout(self.run_box)
-        self.backend = QComboBox()
+        self.backend = narrow_combo()
         self.backend.addItems(backends)                 # backend names are the API: never translated
         self.backend.activated.connect(lambda i: self.backendChosen.emit(self.backend.currentText()))
         row(rform, "backend", self.backend)

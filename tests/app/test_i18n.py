@@ -446,3 +446,22 @@ def test_exports_and_sessions_round_trip_the_same_in_every_locale(qapp, tmp_path
         assert back.inputs == inputs and back.selection["layer"] == 1
     finally:
         pylocale.setlocale(pylocale.LC_NUMERIC, "C")
+
+
+@pytest.mark.parametrize("choice", ["en", "sv", "id"])
+def test_the_controls_fit_their_dock_in_every_language(qtbot, window, settings, choice, english_after):
+    """A form wider than its scroll area is cut off at the right with no scroll bar (the preset box
+    with "SmolLM2-135M (real weights)", a Swedish check box): the dock widens to the widest row."""
+    win = window
+    win.resize(1600, 1000)
+    qtbot.wait(50)
+    if choice != "en":
+        _switch(qtbot, win, choice)
+    scroll = win.controls_scroll
+
+    def fits() -> bool:
+        return win.controls.minimumSizeHint().width() <= scroll.viewport().width()
+
+    qtbot.waitUntil(fits, timeout=5_000)
+    assert win.controls.width() <= scroll.viewport().width()
+    assert win.docks["controls"].width() < 400                    # room for the station all the same
