@@ -289,7 +289,8 @@ class MainWindow(QMainWindow):
         scroll = self.controls_scroll
         if not (isValid(scroll) and isValid(self.controls)):
             return CONTROLS_WIDTH
-        need = self.controls.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width() + 2 * scroll.frameWidth()
+        bar = scroll.verticalScrollBar().sizeHint().width()
+        need = self.controls.minimumSizeHint().width() + bar + 2 * scroll.frameWidth()
         scroll.setMinimumWidth(max(CONTROLS_WIDTH, need))
         return scroll.minimumWidth()
 
