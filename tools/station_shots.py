@@ -88,6 +88,7 @@ def main() -> int:
         pause(0.5)                                     # offscreen, "full screen" is the virtual screen:
         win.setGeometry(0, 0, w, h)                    # then the size asked for
         settle()
+        win.messages.hide()                            # the entry hint fades in use: not in a figure of the station
     tabs = {"notes": win.notes, "trace": win.trace_panel, "code": win.code_view, "predict": win.calibrator}
     if args.tab == "train":
         win.tabs.setCurrentWidget(win.model_actions.panel)
