@@ -37,7 +37,7 @@ QToolButton#pageButton:checked { background: #fb923c; color: #202124; border-col
 PRESENT_QSS = """
 QMainWindow, QWidget {{ font-size: {ui:.0f}pt; }}
 QToolButton#tokenChip {{ font-size: {chip:.0f}pt; padding: 4px 14px; border-width: 2px; border-radius: 16px; }}
-QToolButton#stationButton, QToolButton#pageButton {{ font-size: {ui:.0f}pt; padding: 6px 12px; border-width: 2px; }}
+QToolButton#stationButton, QToolButton#pageButton {{ font-size: {ui:.0f}pt; padding: 6px 7px; border-width: 2px; }}
 """
 PRESENT_CONTRAST_QSS = {
     "light": "QToolButton#tokenChip { background: #ffffff; color: #000000; border-color: #000000; }\n",

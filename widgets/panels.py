@@ -104,9 +104,9 @@ class MessageBar(Retranslate, QFrame):
 
 
 class StationBar(Retranslate, QToolBar):
-    """◀ Embed · LayerNorm · … · MLP ▶ Play — the stations of a block in order (the time
-    controller), then one "Instruments ▾" button whose menu lists the instrument pages (it shows
-    the page's name while one is open). The active one is highlighted, the others dimmed. A
+    """◀ Embed · LayerNorm · … · MLP ▶ — the stations of a block in order — then one
+    "Instruments ▾" button whose menu lists the instrument pages (it shows the page's name while
+    one is open), then Play and its time per station. The active one is highlighted, the others dimmed. A
     QToolBar, so on a narrow screen what does not fit goes into its » overflow menu."""
 
     chosen = Signal(str)
@@ -135,8 +135,9 @@ class StationBar(Retranslate, QToolBar):
             if key in self.keys:
                 self.addAction(action)
                 self.widgetForAction(action).setObjectName("stationButton")
-        self._add_time_controls()
+        self.next = self.addAction("▶", lambda: self.step(+1))
         # The instrument pages, a dozen of them: one button and its menu keep the bar to one line.
+        # Before Play: on a projector at 1280 px what overflows into » is Play (F5 plays), not them.
         self.instruments = QToolButton(self)
         self.instruments.setObjectName("pageButton")
         self.instruments.setCheckable(True)
@@ -147,6 +148,7 @@ class StationBar(Retranslate, QToolBar):
         self.instruments.setMenu(menu)
         self.instruments.setVisible(bool(self.pages))
         self.addWidget(self.instruments)
+        self._add_time_controls()
         self.current = self.keys[0]
         self.retranslate()
 
@@ -168,7 +170,7 @@ class StationBar(Retranslate, QToolBar):
         self._show_instrument_button()
 
     def _add_time_controls(self) -> None:
-        self.next = self.addAction("▶", lambda: self.step(+1))
+        self.addSeparator()
         self.play = self.addAction("")
         self.play.setCheckable(True)
         self.play.toggled.connect(self._play_toggled)
@@ -178,7 +180,6 @@ class StationBar(Retranslate, QToolBar):
         self.speed.setCurrentIndex(1)
         self.speed.currentIndexChanged.connect(lambda i: self.speedChanged.emit(self.speed.currentData()))
         self.addWidget(self.speed)
-        self.addSeparator()
 
     def _play_toggled(self, on: bool) -> None:
         self.play.setText(tr("Pause") if on else tr("Play"))

@@ -138,6 +138,9 @@ def test_presentation_at_1280x800_shows_every_chip_and_keeps_the_slide_clear(qtb
     assert all(chip.geometry().right() <= room for chip in strip.row.chips)          # all 16 in sight
     assert strip.scroll.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
     assert not any(d.isVisible() for d in win.findChildren(QDockWidget))            # docks collapsed
+    bar = win.station_bar
+    assert bar.instruments.isVisible(), "the instrument pages went into the bar's » overflow"
+    assert all(bar.widgetForAction(bar.buttons[k]).isVisible() for k in bar.keys)  # every station too
     column = win.centralWidget().layout()
     assert column.indexOf(win.messages) == -1 and win.messages.floating            # over the slide, not above it
     top = win.stack.geometry().top()
