@@ -41,7 +41,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from compute import BACKEND_NAMES, PRESETS, Config, ConfigError, safe_io
-from widgets.i18n import error_text, tr
+from widgets.i18n import QT_TR_NOOP, error_text, num, tr
 from widgets.theme import DIVERGING_MAPS, SEQUENTIAL_MAPS
 
 from .state import PAGES, SEED_MAX, Inputs
@@ -223,24 +223,28 @@ def save_session(path: str | os.PathLike, state) -> Path:
 # -- reading ---------------------------------------------------------------------------------------------
 def _need(obj: Any, key: str, kind, where: str) -> Any:
     if not isinstance(obj, dict) or key not in obj:
-        raise SessionError(f"{where}.{key} is missing")
+        raise SessionError(tr("{field} is missing").format(field=f"{where}.{key}"))
     value = obj[key]
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise SessionError(f"{where}.{key} = {json.dumps(value)}: must be a whole number")
+        raise SessionError(tr("{field} = {value}: must be a whole number").format(field=f"{where}.{key}",
+                                                                          value=json.dumps(value)[:60]))
     if kind is not int and not isinstance(value, kind):
-        names = {str: "text", bool: "true or false", dict: "an object", list: "a list"}
-        raise SessionError(f"{where}.{key} = {json.dumps(value)[:60]}: must be {names.get(kind, kind.__name__)}")
+        names = {str: tr("text"), bool: tr("true or false"), dict: tr("an object"), list: tr("a list")}
+        raise SessionError(tr("{field} = {value}: must be {kind}").format(
+            field=f"{where}.{key}", value=json.dumps(value)[:60], kind=names.get(kind, kind.__name__)))
     return value
 
 
 def _weights(ref: Any, seed_default: int, base_dir: Path | None, warnings: list[str],
              checks: list[tuple[str, str, str]]) -> tuple[str, int]:
     if not isinstance(ref, dict):
-        raise SessionError("inputs.weights must be an object such as {\"kind\": \"random\", \"seed\": 0}")
+        raise SessionError(tr("inputs.weights must be an object such as {example}").format(
+            example='{"kind": "random", "seed": 0}'))
     kind = _need(ref, "kind", str, "inputs.weights")
     seed = _need(ref, "seed", int, "inputs.weights") if "seed" in ref else seed_default
     if not 0 <= seed <= SEED_MAX:
-        raise SessionError(f"inputs.weights.seed = {seed}: a weight seed is a whole number from 0 to {SEED_MAX:,}")
+        raise SessionError(tr("{field} = {value}: a weight seed is a whole number from 0 to {most}").format(
+            field="inputs.weights.seed", value=seed, most=num(SEED_MAX, ",")))
     digest = ref.get("sha256")
     digest = digest if isinstance(digest, str) and digest else None
     if kind == "random":
@@ -334,7 +338,8 @@ def parse_session(text: str, source: str = "session", base_dir: str | os.PathLik
         raise SessionError(f"{source}: {exc}") from None
 
 
-PLURAL = {"layer": "layers", "head": "heads", "query": "query positions"}
+# What selection.<name> counts, for its message (marked here, translated where it is said).
+PLURAL = {"layer": QT_TR_NOOP("layers"), "head": QT_TR_NOOP("heads"), "query": QT_TR_NOOP("query positions")}
 
 
 def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
@@ -352,7 +357,8 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
         raise SessionError(tr("this is not a QKV Lab session (no \"format\": \"qkv-lab-session\")"))
     schema = data.get("schema")
     if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
-        raise SessionError(f"schema = {json.dumps(schema)}: not a session schema version")
+        raise SessionError(tr("{field} = {value}: not a session schema version").format(field="schema",
+                                                                                    value=json.dumps(schema)[:60]))
     if schema > SCHEMA_VERSION:
         raise SessionError(tr("it was saved by a newer QKV Lab ({saved_by}, session schema {schema}); this version "
                               "reads schema {ours}. Update QKV Lab to open it.").format(
@@ -375,7 +381,8 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
         preset = "custom"
     backend = _need(inp, "backend", str, "inputs") if "backend" in inp else "auto"
     if backend not in BACKEND_NAMES:
-        raise SessionError(f"inputs.backend = {backend!r}: choose one of {', '.join(BACKEND_NAMES)}")
+        raise SessionError(tr("{field} = {value}: choose one of {choices}").format(
+            field="inputs.backend", value=repr(backend), choices=", ".join(BACKEND_NAMES)))
     checks: list[tuple[str, str, str]] = []
     weights, seed = _weights(inp.get("weights", {"kind": "random", "seed": 0}), 0, base_dir, warnings, checks)
     inputs = Inputs(config=config, tokens=ids, preset=preset, seed=seed, weights=weights, backend=backend)
@@ -388,26 +395,30 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
         if name in sel:
             value = _need(sel, name, int, "selection")
             if not 0 <= value < limit:
-                raise SessionError(f"selection.{name} = {value}: this model has {PLURAL[name]} 0..{limit - 1}")
+                raise SessionError(tr("{field} = {value}: this model has {what} 0..{last}").format(
+                    field=f"selection.{name}", value=value, what=tr(PLURAL[name]), last=limit - 1))
             selection[name] = value
     if sel.get("key") is not None:
         key = _need(sel, "key", int, "selection")
         if not 0 <= key < len(ids):
-            raise SessionError(f"selection.key = {key}: there are {len(ids)} tokens")
+            raise SessionError(tr("{field} = {value}: there are %n token(s)", "", len(ids)).format(
+                field="selection.key", value=key))
         selection["key"] = key
     elif "key" in sel:
         selection["key"] = None
     if "station" in sel:
         station = _need(sel, "station", str, "selection")
         if station not in PAGES:
-            raise SessionError(f"selection.station = {station!r}: choose one of {', '.join(PAGES)}")
+            raise SessionError(tr("{field} = {value}: choose one of {choices}").format(
+                field="selection.station", value=repr(station), choices=", ".join(PAGES)))
         selection["station"] = station
     choices = {"theme": ("light", "dark"), "colormap": SEQUENTIAL_MAPS, "diverging": DIVERGING_MAPS}
     for name, allowed in choices.items():
         if name in colours:
             value = _need(colours, name, str, "colours")
             if value not in allowed:
-                raise SessionError(f"colours.{name} = {value!r}: choose one of {', '.join(allowed)}")
+                raise SessionError(tr("{field} = {value}: choose one of {choices}").format(
+                    field=f"colours.{name}", value=repr(value), choices=", ".join(allowed)))
             selection[name] = value
     for name in ("lock_scales", "show_values"):
         if name in colours:

@@ -2446,6 +2446,42 @@
         <translation>head {h}</translation>
     </message>
     <message>
+        <source>{field} is missing</source>
+        <translation>{field} tidak ada</translation>
+    </message>
+    <message>
+        <source>{field} = {value}: must be a whole number</source>
+        <translation>{field} = {value}: harus bilangan bulat</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>teks</translation>
+    </message>
+    <message>
+        <source>true or false</source>
+        <translation>true atau false</translation>
+    </message>
+    <message>
+        <source>an object</source>
+        <translation>sebuah objek</translation>
+    </message>
+    <message>
+        <source>a list</source>
+        <translation>sebuah daftar</translation>
+    </message>
+    <message>
+        <source>{field} = {value}: must be {kind}</source>
+        <translation>{field} = {value}: harus berupa {kind}</translation>
+    </message>
+    <message>
+        <source>inputs.weights must be an object such as {example}</source>
+        <translation>inputs.weights harus berupa objek, misalnya {example}</translation>
+    </message>
+    <message>
+        <source>{field} = {value}: a weight seed is a whole number from 0 to {most}</source>
+        <translation>{field} = {value}: seed bobot adalah bilangan bulat dari 0 sampai {most}</translation>
+    </message>
+    <message>
         <source>The trained toy weights are not installed: the session is shown with random weights (seed {seed}) instead.</source>
         <translation>Bobot mainan terlatih tidak terpasang: sesi ditampilkan dengan bobot acak (seed {seed}) sebagai gantinya.</translation>
     </message>
@@ -2490,6 +2526,14 @@
         <translation>{subject} berubah sejak sesi disimpan (sha256-nya berbeda): angkanya mungkin bukan yang disimpan.</translation>
     </message>
     <message>
+        <source>heads</source>
+        <translation>head</translation>
+    </message>
+    <message>
+        <source>query positions</source>
+        <translation>posisi query</translation>
+    </message>
+    <message>
         <source>the file is empty</source>
         <translation>berkasnya kosong</translation>
     </message>
@@ -2506,6 +2550,10 @@
         <translation>ini bukan sesi QKV Lab (tidak ada &quot;format&quot;: &quot;qkv-lab-session&quot;)</translation>
     </message>
     <message>
+        <source>{field} = {value}: not a session schema version</source>
+        <translation>{field} = {value}: bukan versi skema sesi</translation>
+    </message>
+    <message>
         <source>it was saved by a newer QKV Lab ({saved_by}, session schema {schema}); this version reads schema {ours}. Update QKV Lab to open it.</source>
         <translation>sesi ini disimpan oleh QKV Lab yang lebih baru ({saved_by}, skema sesi {schema}); versi ini membaca skema {ours}. Perbarui QKV Lab untuk membukanya.</translation>
     </message>
@@ -2516,6 +2564,20 @@
     <message>
         <source>inputs.tokens is empty: a session needs at least one token</source>
         <translation>inputs.tokens kosong: sebuah sesi memerlukan setidaknya satu token</translation>
+    </message>
+    <message>
+        <source>{field} = {value}: choose one of {choices}</source>
+        <translation>{field} = {value}: pilih salah satu dari {choices}</translation>
+    </message>
+    <message>
+        <source>{field} = {value}: this model has {what} 0..{last}</source>
+        <translation>{field} = {value}: model ini punya {what} 0..{last}</translation>
+    </message>
+    <message numerus="yes">
+        <source>{field} = {value}: there are %n token(s)</source>
+        <translation>
+            <numerusform>{field} = {value}: ada %n token</numerusform>
+        </translation>
     </message>
     <message>
         <source>{name}: file not found</source>

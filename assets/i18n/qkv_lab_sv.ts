@@ -2465,6 +2465,42 @@
         <translation>head {h}</translation>
     </message>
     <message>
+        <source>{field} is missing</source>
+        <translation>{field} saknas</translation>
+    </message>
+    <message>
+        <source>{field} = {value}: must be a whole number</source>
+        <translation>{field} = {value}: måste vara ett heltal</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>text</translation>
+    </message>
+    <message>
+        <source>true or false</source>
+        <translation>true eller false</translation>
+    </message>
+    <message>
+        <source>an object</source>
+        <translation>ett objekt</translation>
+    </message>
+    <message>
+        <source>a list</source>
+        <translation>en lista</translation>
+    </message>
+    <message>
+        <source>{field} = {value}: must be {kind}</source>
+        <translation>{field} = {value}: måste vara {kind}</translation>
+    </message>
+    <message>
+        <source>inputs.weights must be an object such as {example}</source>
+        <translation>inputs.weights måste vara ett objekt, till exempel {example}</translation>
+    </message>
+    <message>
+        <source>{field} = {value}: a weight seed is a whole number from 0 to {most}</source>
+        <translation>{field} = {value}: ett viktfrö är ett heltal från 0 till {most}</translation>
+    </message>
+    <message>
         <source>The trained toy weights are not installed: the session is shown with random weights (seed {seed}) instead.</source>
         <translation>De tränade leksaksvikterna är inte installerade: sessionen visas i stället med slumpade vikter (frö {seed}).</translation>
     </message>
@@ -2509,6 +2545,14 @@
         <translation>{subject} ändrats sedan sessionen sparades (sha256 skiljer sig): talen kanske inte är de sparade.</translation>
     </message>
     <message>
+        <source>heads</source>
+        <translation>headar</translation>
+    </message>
+    <message>
+        <source>query positions</source>
+        <translation>query-positioner</translation>
+    </message>
+    <message>
         <source>the file is empty</source>
         <translation>filen är tom</translation>
     </message>
@@ -2525,6 +2569,10 @@
         <translation>det här är ingen QKV Lab-session (inget &quot;format&quot;: &quot;qkv-lab-session&quot;)</translation>
     </message>
     <message>
+        <source>{field} = {value}: not a session schema version</source>
+        <translation>{field} = {value}: inte en version av sessionsformatet</translation>
+    </message>
+    <message>
         <source>it was saved by a newer QKV Lab ({saved_by}, session schema {schema}); this version reads schema {ours}. Update QKV Lab to open it.</source>
         <translation>den sparades av en nyare QKV Lab ({saved_by}, sessionsschema {schema}); den här versionen läser schema {ours}. Uppdatera QKV Lab för att öppna den.</translation>
     </message>
@@ -2535,6 +2583,21 @@
     <message>
         <source>inputs.tokens is empty: a session needs at least one token</source>
         <translation>inputs.tokens är tom: en session behöver minst en token</translation>
+    </message>
+    <message>
+        <source>{field} = {value}: choose one of {choices}</source>
+        <translation>{field} = {value}: välj något av {choices}</translation>
+    </message>
+    <message>
+        <source>{field} = {value}: this model has {what} 0..{last}</source>
+        <translation>{field} = {value}: den här modellen har {what} 0..{last}</translation>
+    </message>
+    <message numerus="yes">
+        <source>{field} = {value}: there are %n token(s)</source>
+        <translation>
+            <numerusform>{field} = {value}: det finns %n token</numerusform>
+            <numerusform>{field} = {value}: det finns %n tokens</numerusform>
+        </translation>
     </message>
     <message>
         <source>{name}: file not found</source>

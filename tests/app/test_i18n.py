@@ -465,3 +465,31 @@ def test_the_controls_fit_their_dock_in_every_language(qtbot, window, settings, 
     qtbot.waitUntil(fits, timeout=5_000)
     assert win.controls.width() <= scroll.viewport().width()
     assert win.docks["controls"].width() < 400                    # room for the station all the same
+
+
+def test_a_session_file_s_faults_are_said_in_the_window_s_language(qapp, english_after):
+    """What is wrong inside a session (a layer the model lacks, a key past the tokens, a wrong
+    type) in Swedish and Indonesian too; the field names are the file's own, in every language."""
+    import json
+
+    from app.session import SessionError, dumps, parse_session
+    from app.state import LabState
+
+    good = json.loads(dumps(LabState()))
+    bad_layer = {**good, "selection": {**good["selection"], "layer": 5}}
+    bad_key = {**good, "selection": {**good["selection"], "key": 99}}
+    bad_type = {**good, "inputs": {**good["inputs"], "backend": 3}}
+    said = {}
+    for lang in ("en", "sv", "id"):
+        language.install(lang)
+        for name, data in (("layer", bad_layer), ("key", bad_key), ("type", bad_type)):
+            with pytest.raises(SessionError) as err:
+                parse_session(json.dumps(data))
+            said[lang, name] = str(err.value)
+    assert said["en", "layer"] == "session: selection.layer = 5: this model has layers 0..1"
+    assert said["sv", "layer"] == "session: selection.layer = 5: den här modellen har lager 0..1"
+    assert said["id", "layer"] == "session: selection.layer = 5: model ini punya lapisan 0..1"
+    assert said["en", "key"].endswith("there are 6 tokens") and said["sv", "key"].endswith("det finns 6 tokens")
+    assert said["id", "key"].endswith("ada 6 token")
+    assert "inputs.backend = 3" in said["sv", "type"] and "måste vara text" in said["sv", "type"]
+    assert "harus berupa teks" in said["id", "type"]
