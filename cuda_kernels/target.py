@@ -13,6 +13,10 @@ except ImportError:  # pragma: no cover - older numba-cuda
     from numba.core.config import ENABLE_CUDASIM
 
 SIMULATOR: bool = bool(ENABLE_CUDASIM)
+if SIMULATOR:  # the simulator's shared arrays race between its threads without this (cuda_kernels/simulator.py)
+    from .simulator import install
+
+    install()
 
 
 def kernel(fn):

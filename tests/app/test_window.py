@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -286,26 +285,29 @@ def test_rapid_edits_coalesce_and_stale_results_are_dropped(qtbot, window):
     np.testing.assert_allclose(s.result.trace["pattern", 1], expected["pattern", 1], atol=1e-5)
 
 
-def test_ui_stays_responsive_during_a_large_compute(qtbot, window):
-    """A 16 ms heartbeat keeps beating while andrea-120m (12 layers, T=512) computes."""
-    win = window
-    s = win.state
-    beats: list[float] = []
-    timer = QTimer()
-    timer.setInterval(16)
-    timer.timeout.connect(lambda: beats.append(time.perf_counter()) if s.busy else None)
-    done = []
-    s.busyChanged.connect(lambda busy: done.append(time.perf_counter()) if not busy else None)
-    timer.start()
-    s.load_preset("andrea-120m")
-    s.set_tokens(list(s.inputs.tokens) * 8)               # T = 512
-    qtbot.waitUntil(lambda: bool(done) and s.result.inputs.config.d_model == 768, timeout=120_000)
-    timer.stop()
-    assert len(beats) > 20, "the computation was too short to test anything"
-    gaps = np.diff(beats) * 1e3
-    print(f"heartbeat: {len(beats)} beats, largest gap {gaps.max():.1f} ms, median {np.median(gaps):.1f} ms")
-    assert gaps.max() < 100, f"largest gap {gaps.max():.0f} ms over {len(beats)} beats"
-    assert s.result.trace.T == 512
+def test_the_compute_runs_off_the_ui_thread_which_keeps_handling_events(qtbot, window, monkeypatch):
+    """What the UI's responsiveness rests on, without timing it (benchmarks/responsiveness.py
+    measures the heartbeat): the pass runs on the runner's thread, and it can wait for the UI
+    thread to handle an event in the middle of it; a pass on the UI thread would wait forever."""
+    import threading
+
+    import app.runner as runner
+
+    s = window.state
+    qtbot.waitUntil(lambda: not s.busy, timeout=30_000)
+    seen, handled = [], threading.Event()
+
+    def forward_waiting_for_the_ui(*args, **kwargs):
+        seen.append(threading.current_thread())
+        QTimer.singleShot(0, window, handled.set)          # runs only when the UI thread handles events
+        seen.append(handled.wait(timeout=20))
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "forward", forward_waiting_for_the_ui)
+    s.set_seed(s.inputs.seed + 1)
+    qtbot.waitUntil(lambda: not s.busy and s.result.inputs.seed == s.inputs.seed, timeout=60_000)
+    assert len(seen) == 2 and seen[0] is not threading.main_thread(), seen
+    assert seen[1], "the UI thread handled no event while the pass ran"
 
 
 def test_a_large_compute_can_be_cancelled(qtbot, window):
