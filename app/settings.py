@@ -248,6 +248,14 @@ class IniStore(MemoryStore):
         if self.read_only:
             return
         try:
+            # A fresh account has no ~/.config/QKV Lab/ yet: the writer refuses a missing folder
+            # (for exports a typo), so the preferences' own folder is made here, private.
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            self._problem(f"could not keep the preferences: cannot make the folder {str(self.path.parent)!r} "
+                          f"({safe_io.describe(exc)})")
+            return
+        try:
             safe_io.write_file(self.path, format_ini(self._data), check="text")
         except safe_io.FileError as exc:               # preferences must never break the lab
             self._problem(f"could not keep the preferences: {exc}")

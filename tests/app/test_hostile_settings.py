@@ -148,3 +148,34 @@ def test_any_text_parses_to_plain_strings(text):
 def test_our_ini_reads_back_what_was_written(values):
     parsed, problems, foreign = parse_ini(format_ini(values))
     assert parsed == values and not problems and not foreign
+
+
+def test_a_fresh_account_gets_its_preferences_folder_and_keeps_them(tmp_path, monkeypatch, caplog):
+    """An empty XDG_CONFIG_HOME (a new Linux account): nothing had made ~/.config/QKV Lab/, the
+    writer refused the missing folder, and every preference was forgotten with a warning."""
+    from app.settings import default_path
+
+    config = tmp_path / "config"
+    config.mkdir()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.delenv("QKV_LAB_SETTINGS", raising=False)
+    assert default_path() == config / "QKV Lab" / "QKV Lab.conf"
+    s = Settings.user()
+    s.theme = "dark"
+    s.add_recent(tmp_path / "lecture.qkvlab")
+    assert s.problems == [] and "could not keep" not in caplog.text
+    assert (config / "QKV Lab" / "QKV Lab.conf").is_file()
+    again = Settings.user()
+    assert again.theme == "dark" and again.recent_files() == [str((tmp_path / "lecture.qkvlab").resolve())]
+
+
+def test_a_preferences_folder_that_cannot_be_made_is_said_not_raised(tmp_path, monkeypatch):
+    import errno
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    s = Settings.at(tmp_path / "config" / "QKV Lab" / "QKV Lab.conf")
+    monkeypatch.setattr(Path, "mkdir", full)
+    s.theme = "dark"                                                    # no exception
+    assert s.theme == "dark" and any("cannot make the folder" in p for p in s.problems), s.problems
