@@ -366,7 +366,12 @@ class LabState(QObject):
 
     # -- view state (not undoable, never recomputes) ---------------------------------------------
     def select(self, **changes: Any) -> None:
-        new = dataclasses.replace(self._selection, **changes)
+        old = self._selection
+        if "hover" not in changes and any(f in changes and changes[f] != getattr(old, f) for f in ("station", "query")):
+            # The hover belongs to the canvas the mouse was on: after a station or query change by
+            # key or chip it would keep outlining the old row while the chips and Softmax moved on.
+            changes["hover"] = None
+        new = dataclasses.replace(old, **changes)
         new = self._clamped(new)
         if new != self._selection:
             self._selection = new

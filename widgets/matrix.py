@@ -25,6 +25,7 @@ from .theme import LIGHT, Palette, colormap
 
 # Highlight bands: (key, width in px before line scaling). A row or column band takes the colour
 # of what the rows or columns are (palette.role_colour: query orange, key purple); the cell, ink.
+# A traced cell's pairs (the Trace tab) are dashed ink instead: orange would say "the query is here".
 BANDS = (("row", 2.5), ("col", 2.0), ("cell", 2.0))
 BAND_WIDTH = dict(BANDS)
 
@@ -677,6 +678,7 @@ class MatrixPlot:
         self.plot.addItem(self.text)
         # Each band is a coloured outline over a thin halo of the page colour: it reads on any cell.
         self._bands, self._halos = {}, {}
+        self.traced = False                                 # bands show a traced pair, not the roles
         for key, _width in BANDS:
             for store, z in ((self._halos, 9), (self._bands, 10)):
                 item = QGraphicsRectItem()
@@ -905,7 +907,7 @@ class MatrixPlot:
 
     # -- highlights ------------------------------------------------------------------------------
     def _band_colour(self, key: str) -> str:
-        if key == "cell":
+        if key == "cell" or self.traced:
             return self.palette.foreground
         return self.palette.role_colour(self.roles[0] if key == "row" else self.roles[1])
 
@@ -913,12 +915,20 @@ class MatrixPlot:
         for key, width in BANDS:
             pen = QPen(QColor(self._band_colour(key)), width * self._line_scale)
             pen.setCosmetic(True)
+            if self.traced:
+                pen.setStyle(Qt.PenStyle.DashLine)
             self._bands[key].setPen(pen)
             halo = QPen(QColor(self.palette.background), pen.widthF() + 2.0)
             halo.setCosmetic(True)
             self._halos[key].setPen(halo)
 
-    def highlight(self, row: int | None = None, col: int | None = None, cell: tuple[int, int] | None = None) -> None:
+    def highlight(self, row: int | None = None, col: int | None = None, cell: tuple[int, int] | None = None,
+                  traced: bool = False) -> None:
+        """Outline a row, a column and a cell: in their roles' colours, or dashed ink when `traced`
+        (the pairs of a cell explained in the Trace tab)."""
+        if traced != self.traced:
+            self.traced = traced
+            self._style_bands()
         rows, cols = (0, 0) if self.values is None else self.values.shape
         # Outlines no thicker than a quarter of a cell: at T = 64 a 2.5 px line would hide the row.
         sx, sy = self.plot.getViewBox().viewPixelSize()

@@ -640,16 +640,17 @@ class ProjectionStation(Station):
         if sel.trace is None:
             return
         name, row, col = sel.trace
+        # Dashed ink, not the query's orange: tracing q[0] must not look like "the query moved to 0".
         if name in ("q", "k", "v"):
-            self.x.highlight(row=row)
+            self.x.highlight(row=row, traced=True)
             for key, mp in {"q": self.wq, "k": self.wk, "v": self.wv}.items():
-                mp.highlight(col=col if key == name else None)
+                mp.highlight(col=col if key == name else None, traced=key == name)
             out = {"q": self.q, "k": self.k, "v": self.v}[name]
-            out.highlight(row=row, cell=(row, col))
+            out.highlight(row=row, cell=(row, col), traced=True)
         elif name == "attn_scores":
             # q_i · k_j, pair by pair (with RoPE the scores multiply the rotated rot_q and rot_k)
-            (getattr(self, "rq", None) or self.q).highlight(row=row)
-            (getattr(self, "rk", None) or self.k).highlight(row=col)
+            (getattr(self, "rq", None) or self.q).highlight(row=row, traced=True)
+            (getattr(self, "rk", None) or self.k).highlight(row=col, traced=True)
 
 
 class SoftmaxRowStation(Station):

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
-from PySide6.QtGui import QDrag, QDropEvent
+from PySide6.QtGui import QColor, QDrag, QDropEvent
 from PySide6.QtTest import QTest
 
 from app.state import STATIONS
@@ -188,10 +188,15 @@ def test_hover_and_click_link_every_view(qtbot, window):
     for mp in scores.plots:                               # every T×T view: row 4 and column 2
         assert mp._bands["row"].isVisible() and mp._bands["row"].rect().y() == 3.5
         assert mp._bands["col"].isVisible() and mp._bands["col"].rect().x() == 1.5
+    # A station change drops the hover (the mouse was on another canvas; it would freeze the
+    # query's outline there): the same hover shown in the other stations' views.
     proj = _show_station(qtbot, win, "projections")
+    assert win.state.selection.hover is None
+    win.state.select(hover=(4, 2))
     assert proj.q._bands["row"].rect().y() == 3.5 and proj.q._bands["row"].isVisible()     # q_i
     assert proj.k._bands["row"].rect().y() == 1.5 and proj.k._bands["row"].isVisible()     # k_j
     ws = _show_station(qtbot, win, "weighted_sum")
+    win.state.select(hover=(4, 2))
     assert ws.v._bands["row"].rect().y() == 1.5 and ws.v._bands["row"].isVisible()         # v_j
     # a click selects the query: the token strip, the softmax row and the weighted sum follow
     win.state.select(hover=None, station="scores")
@@ -501,3 +506,28 @@ def test_block_map_opens_over_the_station_and_a_click_goes_there(qtbot, window):
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(target))
     qtbot.waitUntil(lambda: win.state.selection.station == "weighted_sum", timeout=5000)
     assert win.stack.currentWidget() is win.stations["weighted_sum"] and not win.actions["block_map"].isChecked()
+
+
+def test_the_scores_outline_follows_the_query_after_a_trace_click(qtbot, window):
+    """Hovering q on Q·K·V and clicking a cell (the Trace opens), then Scores and Alt+←: the
+    hover of the hidden station kept the old row outlined while the chips and Softmax moved on."""
+    win, s = window, window.state
+    s.select(station="projections")
+    proj = win.stations["projections"]
+    proj.hovered.emit((2, None))                           # the mouse over q's row 2 ...
+    proj.traced.emit(("q", 2, 1))                          # ... clicks q[2, 1]
+    assert s.selection.trace == ("q", 2, 1)
+    q_row = proj.q._bands["row"]
+    assert proj.q.traced and q_row.pen().style() == Qt.PenStyle.DashLine    # the trace: dashed ink
+    assert QColor(q_row.pen().color()).name() == proj.q.palette.foreground.lower()
+    s.select(station="scores")                             # Ctrl+4: the mouse never left q
+    win.actions["prev_query"].trigger()                    # Alt+←
+    query = s.selection.query
+    scores = win.stations["scores"]
+    qtbot.waitUntil(lambda: scores.isVisible())
+    for mp in scores.plots:
+        band = mp._bands["row"]
+        assert band.isVisible() and band.rect().center().y() == query, (mp.name, band.rect(), query)
+        assert not mp.traced
+    s.select(query=1)                                      # a chip click
+    assert all(mp._bands["row"].rect().center().y() == 1 for mp in scores.plots)
