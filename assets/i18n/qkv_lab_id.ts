@@ -406,6 +406,18 @@
         <translation>Berkas GGUF atau config.json dari folder Hugging Face (*.gguf config.json *.safetensors)</translation>
     </message>
     <message>
+        <source>{source!r}: no such file or folder. Did you mean {key} ({title}, packaged with the lab)?</source>
+        <translation>{source!r}: berkas atau folder itu tidak ada. Maksud Anda {key} ({title}, yang dipasang bersama lab)?</translation>
+    </message>
+    <message>
+        <source>{source!r}: no such GGUF file</source>
+        <translation>{source!r}: berkas GGUF itu tidak ada</translation>
+    </message>
+    <message>
+        <source>{source!r}: no such model folder or file (a Hugging Face folder, a .gguf file, or one of: {keys})</source>
+        <translation>{source!r}: folder atau berkas model itu tidak ada (folder Hugging Face, berkas .gguf, atau salah satu dari: {keys})</translation>
+    </message>
+    <message>
         <source>not opened, too large for this machine: {why}</source>
         <translation>tidak dibuka, terlalu besar untuk mesin ini: {why}</translation>
     </message>
@@ -1950,8 +1962,8 @@
         <translation>{percent}% dari RAM yang tersedia</translation>
     </message>
     <message>
-        <source>n_layers={n} fits (cfg.replace(n_layers={n}))</source>
-        <translation>n_layers={n} muat (cfg.replace(n_layers={n}))</translation>
+        <source>n_layers={n} fits</source>
+        <translation>n_layers={n} muat</translation>
     </message>
     <message>
         <source>T={T} tokens fit</source>
@@ -2702,6 +2714,30 @@
     <message>
         <source>any key or a click closes this sheet</source>
         <translation>tekan tombol apa saja atau klik untuk menutup lembar ini</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU here: the cpu backend computes everything</source>
+        <translation>tidak ada GPU NVIDIA di sini: backend cpu menghitung semuanya</translation>
+    </message>
+    <message>
+        <source>numba-cuda is not installed: {command}</source>
+        <translation>numba-cuda belum terpasang: {command}</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU driver found</source>
+        <translation>driver GPU NVIDIA tidak ditemukan</translation>
+    </message>
+    <message>
+        <source>no usable NVIDIA driver: {why}</source>
+        <translation>tidak ada driver NVIDIA yang dapat dipakai: {why}</translation>
+    </message>
+    <message>
+        <source>NVIDIA&apos;s CUDA compiler library (NVVM) is missing: {command}</source>
+        <translation>pustaka kompiler CUDA NVIDIA (NVVM) tidak ada: {command}</translation>
+    </message>
+    <message>
+        <source>no CUDA GPU found</source>
+        <translation>GPU CUDA tidak ditemukan</translation>
     </message>
 </context>
 <context>

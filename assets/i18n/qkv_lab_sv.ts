@@ -407,6 +407,18 @@
         <translation>GGUF-fil eller config.json i en Hugging Face-mapp (*.gguf config.json *.safetensors)</translation>
     </message>
     <message>
+        <source>{source!r}: no such file or folder. Did you mean {key} ({title}, packaged with the lab)?</source>
+        <translation>{source!r}: ingen sådan fil eller mapp. Menade du {key} ({title}, som installeras med labbet)?</translation>
+    </message>
+    <message>
+        <source>{source!r}: no such GGUF file</source>
+        <translation>{source!r}: ingen sådan GGUF-fil</translation>
+    </message>
+    <message>
+        <source>{source!r}: no such model folder or file (a Hugging Face folder, a .gguf file, or one of: {keys})</source>
+        <translation>{source!r}: ingen sådan modellmapp eller fil (en Hugging Face-mapp, en .gguf-fil eller en av: {keys})</translation>
+    </message>
+    <message>
         <source>not opened, too large for this machine: {why}</source>
         <translation>inte öppnad, för stor för den här datorn: {why}</translation>
     </message>
@@ -1969,8 +1981,8 @@
         <translation>{percent} % av tillgängligt RAM</translation>
     </message>
     <message>
-        <source>n_layers={n} fits (cfg.replace(n_layers={n}))</source>
-        <translation>n_layers={n} får plats (cfg.replace(n_layers={n}))</translation>
+        <source>n_layers={n} fits</source>
+        <translation>n_layers={n} får plats</translation>
     </message>
     <message>
         <source>T={T} tokens fit</source>
@@ -2722,6 +2734,30 @@
     <message>
         <source>any key or a click closes this sheet</source>
         <translation>valfri tangent eller ett klick stänger fusklappen</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU here: the cpu backend computes everything</source>
+        <translation>ingen NVIDIA-GPU här: cpu-backend räknar allt</translation>
+    </message>
+    <message>
+        <source>numba-cuda is not installed: {command}</source>
+        <translation>numba-cuda är inte installerat: {command}</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU driver found</source>
+        <translation>ingen NVIDIA-GPU-drivrutin hittades</translation>
+    </message>
+    <message>
+        <source>no usable NVIDIA driver: {why}</source>
+        <translation>ingen användbar NVIDIA-drivrutin: {why}</translation>
+    </message>
+    <message>
+        <source>NVIDIA&apos;s CUDA compiler library (NVVM) is missing: {command}</source>
+        <translation>NVIDIAs CUDA-kompilatorbibliotek (NVVM) saknas: {command}</translation>
+    </message>
+    <message>
+        <source>no CUDA GPU found</source>
+        <translation>ingen CUDA-GPU hittades</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,7 @@ import sys
 import threading
 
 from ..i18n import QT_TR_NOOP, Message
+from ..install import pip_command
 from .base import Backend, BackendOutput, BackendUnavailable, allowed_pairs
 
 # name -> "module:Class", imported on first use (the CUDA backend pulls in numba.cuda).
@@ -42,7 +43,7 @@ def get_backend(name: str) -> Backend:
             try:
                 module = importlib.import_module(module_name)
             except ImportError as exc:
-                hint = " (pip install -r requirements-gpu.txt)" if name == "cuda" else ""
+                hint = f" ({pip_command('install -r requirements-gpu.txt')})" if name == "cuda" else ""
                 _load_errors[name] = f"the {name} backend cannot be loaded: {exc}{hint}"
                 raise BackendUnavailable(_load_errors[name]) from exc
             _instances[name] = getattr(module, cls_name)()

