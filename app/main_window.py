@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, memory, sqrt_dk
+from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, ConfigError, memory, sqrt_dk
 from compute.backends import cuda_unsupported_here, cuda_unused_reason
 from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
 from widgets.block_map import BlockMap
@@ -448,7 +448,7 @@ class MainWindow(QMainWindow):
         self.tokens.textSubmitted.connect(s.set_text)
         c = self.controls
         c.presetChosen.connect(s.load_preset)
-        c.configChanged.connect(lambda field, value, drag: s.set_config(merge=drag, **{field: value}))
+        c.configChanged.connect(self._on_config_changed)
         c.layerChosen.connect(lambda v: s.select(layer=v))
         c.headChosen.connect(lambda v: s.select(head=v))
         c.seedChanged.connect(s.set_seed)
@@ -527,6 +527,41 @@ class MainWindow(QMainWindow):
             return                                        # tearing down
         self.undo_action.setEnabled(stack.canUndo() and not self.state.locked)
         self.redo_action.setEnabled(stack.canRedo() and not self.state.locked)
+
+    def _on_config_changed(self, field: str, value, drag: bool) -> None:
+        """A size changed in the controls. On a loaded model new shapes would throw its weights
+        away: ask first, and offer the what-ifs that keep the model."""
+        s = self.state
+        try:
+            cfg = s.inputs.config.replace(**{field: value})
+        except ConfigError:
+            cfg = None                                    # set_config says why
+        if cfg is not None and not cfg.same_shapes(s.inputs.config) and s.inputs.weights not in ("random", "trained"):
+            choice = self.ask_shape_change(field, getattr(s.inputs.config, field), value)
+            if choice != "random":
+                s.inputsChanged.emit(s.inputs)            # the controls go back to the model's sizes
+                if choice == "ab":
+                    s.select(ab=("d_head_x4", None), station="ab")
+                elif choice == "sqrt_dk":
+                    s.select(station="sqrt_dk")
+                return
+        s.set_config(merge=drag, **{field: value})
+
+    def ask_shape_change(self, field: str, old, new) -> str:
+        """'random' (new weights of the new shape), 'ab' or 'sqrt_dk' (keep the model, open that
+        what-if), or 'cancel'."""
+        box = QMessageBox(QMessageBox.Icon.Question, tr("Change the model's shape?"),
+                          tr("{model} has {field} = {old}. With {field} = {new} its trained weights no longer "
+                             "fit: the lab would draw random weights of the new shape from seed {seed} (the words "
+                             "stay).").format(model=self.state.weights_label(), field=field, old=old, new=new,
+                                              seed=self.state.inputs.seed), parent=self)
+        choices = {box.addButton(tr("Use random weights"), QMessageBox.ButtonRole.AcceptRole): "random"}
+        if field == "d_head":
+            choices[box.addButton(tr("Keep the model: A/B d_head × 4"), QMessageBox.ButtonRole.ActionRole)] = "ab"
+            choices[box.addButton(tr("Keep the model: the √d_k lab"), QMessageBox.ButtonRole.ActionRole)] = "sqrt_dk"
+        box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))
+        box.exec()
+        return choices.get(box.clickedButton(), "cancel")
 
     def _on_traced(self, target) -> None:
         """A click on q, k, v or a score: explain it in the Trace tab and keep its pairs lit."""

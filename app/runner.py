@@ -168,7 +168,7 @@ class Runner(QObject):
         trace = partial_trace(inputs.config, arrays, backend=inputs.backend, weights_uid=weights.uid)
         make_ahead(trace, warm)
         self.partial.emit(make_result(request_id, inputs, trace, weights,
-                                      tokenizer_for(inputs.weights, self.registry), self._t_run))
+                                      tokenizer_for(inputs.words_from(), self.registry), self._t_run))
         self._painted.wait(PARTIAL_WAIT_S)
 
     def _run(self, request_id: int, inputs, early_layer: int | None = None, reuse=None, warm=None) -> None:
@@ -191,7 +191,7 @@ class Runner(QObject):
             self.failed.emit(request_id, *failure(exc))
             return
         self.finished.emit(make_result(request_id, inputs, trace, weights,
-                                       tokenizer_for(inputs.weights, self.registry), t0))
+                                       tokenizer_for(inputs.words_from(), self.registry), t0))
 
 
 def make_ahead(trace, warm: tuple[int, tuple[str, ...]] | None) -> None:
@@ -261,7 +261,7 @@ class SyncRunner(QObject):
             self.failed.emit(request_id, *failure(exc))
             return
         self.finished.emit(make_result(request_id, inputs, trace, weights,
-                                       tokenizer_for(inputs.weights, self.registry), t0))
+                                       tokenizer_for(inputs.words_from(), self.registry), t0))
 
     def partial_shown(self) -> None:
         pass

@@ -131,7 +131,7 @@ class LabState(QObject):
     @property
     def tokenizer(self):
         """The tokenizer of the weights in use (a checkpoint's own), else the toy vocabulary."""
-        return tokenizer_for(self._inputs.weights, self.registry)
+        return tokenizer_for(self._inputs.words_from(), self.registry)
 
     def weights_label(self, inputs: Inputs | None = None) -> str:
         inputs = inputs or self._inputs
@@ -163,6 +163,9 @@ class LabState(QObject):
     # -- undoable edits ----------------------------------------------------------------------------
     def edit(self, text: str, merge_key: str | None = None, **changes: Any) -> bool:
         """Replace fields of Inputs as one undoable step; False (with a message) if refused."""
+        if "vocabulary" not in changes and ("weights" in changes or (
+                "config" in changes and changes["config"].d_vocab != self._inputs.config.d_vocab)):
+            changes["vocabulary"] = ""                  # other weights or another vocabulary: their own words
         try:
             new = dataclasses.replace(self._inputs, **changes)
         except (TypeError, ConfigError) as exc:
@@ -227,8 +230,10 @@ class LabState(QObject):
         if not cfg.same_shapes(self._inputs.config) and self._inputs.weights != "random":
             # Loaded or trained weights have one shape: new sizes need new weights.
             changes["weights"] = "random"
-            notice = tr("New sizes need new weights: drawn at random from seed {seed} (the {weights} weights have "
-                        "the old shapes).").format(seed=self._inputs.seed, weights=self.weights_label())
+            if cfg.d_vocab == self._inputs.config.d_vocab and self._inputs.words_from() in self.registry:
+                changes["vocabulary"] = self._inputs.words_from()   # the same vocabulary: words stay words
+            notice = tr("New sizes need new weights: drawn at random from seed {seed}; the weights in use "
+                        "({weights}) have the old shapes.").format(seed=self._inputs.seed, weights=self.weights_label())
         ok = self.edit(text or tr("Set {fields}").format(fields=name), merge_key=key, **changes)
         if ok and notice:                                  # said only when the change happened
             self.message.emit("info", notice)
@@ -349,11 +354,11 @@ class LabState(QObject):
 
     def prune_registry(self) -> None:
         """Forget in-memory weights that neither the inputs nor any undo step refer to any more."""
-        used = {self._inputs.weights}
+        used = {self._inputs.weights, self._inputs.vocabulary}
         for i in range(self.undo_stack.count()):
             cmd = self.undo_stack.command(i)
             if isinstance(cmd, _InputsCommand):
-                used.update((cmd._old.weights, cmd._new.weights))
+                used.update((cmd._old.weights, cmd._new.weights, cmd._old.vocabulary, cmd._new.vocabulary))
         for name in [n for n in self.registry if n not in used]:
             del self.registry[name]
 

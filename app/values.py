@@ -73,6 +73,13 @@ class Inputs:
     # made in this session (training) · a .safetensors path · a checkpoint folder or .gguf file
     weights: str = "random"
     backend: str = "auto"
+    # Random weights of a model's shapes with its vocabulary (d_head changed on SmolLM2): the weights
+    # whose tokenizer still names the tokens; "" = the weights' own (or the toy vocabulary).
+    vocabulary: str = ""
+
+    def words_from(self) -> str:
+        """The weights name whose tokenizer labels these tokens."""
+        return self.vocabulary or self.weights
 
     def weights_key(self) -> tuple:
         c = self.config
@@ -197,4 +204,4 @@ def compute_result(inputs: Inputs, registry: dict | None = None, request_id: int
     registry = {} if registry is None else registry
     weights = make_weights(inputs, registry)
     trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
-    return make_result(request_id, inputs, trace, weights, tokenizer_for(inputs.weights, registry), t0)
+    return make_result(request_id, inputs, trace, weights, tokenizer_for(inputs.words_from(), registry), t0)

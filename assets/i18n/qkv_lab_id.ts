@@ -374,6 +374,26 @@
         <translation>Setiap hasil antara dari blok bergaya GPT-2, langsung, dengan angka sungguhan.</translation>
     </message>
     <message>
+        <source>Change the model&apos;s shape?</source>
+        <translation>Ubah bentuk model?</translation>
+    </message>
+    <message>
+        <source>{model} has {field} = {old}. With {field} = {new} its trained weights no longer fit: the lab would draw random weights of the new shape from seed {seed} (the words stay).</source>
+        <translation>{model} memiliki {field} = {old}. Dengan {field} = {new} bobot terlatihnya tidak lagi cocok: lab akan mengambil bobot acak berbentuk baru dari seed {seed} (kata-katanya tetap).</translation>
+    </message>
+    <message>
+        <source>Use random weights</source>
+        <translation>Pakai bobot acak</translation>
+    </message>
+    <message>
+        <source>Keep the model: A/B d_head × 4</source>
+        <translation>Pertahankan model: A/B d_head × 4</translation>
+    </message>
+    <message>
+        <source>Keep the model: the √d_k lab</source>
+        <translation>Pertahankan model: lab √d_k</translation>
+    </message>
+    <message>
         <source>Query {old}&apos;s row is already one-hot (nothing can sharpen it): asking about query {new} instead.</source>
         <translation>Baris query {old} sudah one-hot (tidak ada yang bisa menajamkannya): jadi yang ditanyakan query {new}.</translation>
     </message>
@@ -544,8 +564,8 @@
         <translation>Seed bobot harus bilangan bulat dari 0 sampai {max} (tadi {seed}).</translation>
     </message>
     <message>
-        <source>New sizes need new weights: drawn at random from seed {seed} (the {weights} weights have the old shapes).</source>
-        <translation>Ukuran baru memerlukan bobot baru: diambil acak dari seed {seed} (bobot “{weights}” masih berbentuk lama).</translation>
+        <source>New sizes need new weights: drawn at random from seed {seed}; the weights in use ({weights}) have the old shapes.</source>
+        <translation>Ukuran baru memerlukan bobot baru: diambil acak dari seed {seed}; bobot yang dipakai ({weights}) berbentuk lama.</translation>
     </message>
     <message>
         <source>Set {fields}</source>

@@ -375,6 +375,26 @@
         <translation>Varje mellanresultat i ett block i GPT-2-stil, live, med riktiga tal.</translation>
     </message>
     <message>
+        <source>Change the model&apos;s shape?</source>
+        <translation>Ändra modellens form?</translation>
+    </message>
+    <message>
+        <source>{model} has {field} = {old}. With {field} = {new} its trained weights no longer fit: the lab would draw random weights of the new shape from seed {seed} (the words stay).</source>
+        <translation>{model} har {field} = {old}. Med {field} = {new} passar de tränade vikterna inte längre: labbet skulle dra slumpvikter av den nya formen från frö {seed} (orden blir kvar).</translation>
+    </message>
+    <message>
+        <source>Use random weights</source>
+        <translation>Använd slumpvikter</translation>
+    </message>
+    <message>
+        <source>Keep the model: A/B d_head × 4</source>
+        <translation>Behåll modellen: A/B d_head × 4</translation>
+    </message>
+    <message>
+        <source>Keep the model: the √d_k lab</source>
+        <translation>Behåll modellen: √d_k-labbet</translation>
+    </message>
+    <message>
         <source>Query {old}&apos;s row is already one-hot (nothing can sharpen it): asking about query {new} instead.</source>
         <translation>Raden för query {old} är redan one-hot (inget kan skärpa den): frågar om query {new} i stället.</translation>
     </message>
@@ -548,8 +568,8 @@
         <translation>Viktfröet måste vara ett heltal från 0 till {max} (det var {seed}).</translation>
     </message>
     <message>
-        <source>New sizes need new weights: drawn at random from seed {seed} (the {weights} weights have the old shapes).</source>
-        <translation>Nya storlekar kräver nya vikter: slumpade från frö {seed} (vikterna ”{weights}” har de gamla formerna).</translation>
+        <source>New sizes need new weights: drawn at random from seed {seed}; the weights in use ({weights}) have the old shapes.</source>
+        <translation>Nya storlekar kräver nya vikter: dragna slumpmässigt från frö {seed}; vikterna som användes ({weights}) har de gamla formerna.</translation>
     </message>
     <message>
         <source>Set {fields}</source>

@@ -287,3 +287,33 @@ def test_the_command_line_chooses_the_query(qtbot):
     err = io.StringIO()
     assert main.build_window(main.parse_args(["--clean", "--query", "6"]), Settings.memory(), err=err) == 2
     assert "--query 6: the sequence has positions 0..5" in err.getvalue()
+
+
+@needs_smollm2
+def test_d_head_on_the_real_model_asks_offers_the_what_ifs_and_keeps_the_words(qtbot, window, monkeypatch):
+    """Changing d_head on SmolLM2 threw its weights away silently and the words became '#504'."""
+    win, s = window, window.state
+    wait_render(qtbot, win, lambda: _choose(win, _preset_entry(win)), timeout=180_000)
+    model = s.inputs
+    words = s.labels()
+    asked = []
+    answer = "ab"
+    monkeypatch.setattr(win, "ask_shape_change", lambda *a: (asked.append(a), answer)[1])
+    win.controls.configChanged.emit("d_head", 128, False)
+    assert asked == [("d_head", 64, 128)]                                  # it says what it would do first
+    assert s.inputs == model and s.selection.station == "ab"                # kept; the A/B what-if instead
+    assert s.selection.ab == ("d_head_x4", None)
+    answer = "sqrt_dk"
+    win.controls.configChanged.emit("d_head", 128, False)
+    assert s.inputs == model and s.selection.station == "sqrt_dk"
+    answer = "cancel"
+    win.controls.configChanged.emit("d_head", 128, False)
+    assert s.inputs == model
+    answer = "random"
+    s.select(station="scores")
+    wait_render(qtbot, win, lambda: win.controls.configChanged.emit("d_head", 128, False), timeout=120_000)
+    assert s.inputs.weights == "random" and s.inputs.config.d_head == 128
+    assert s.labels() == words and s.result.labels == words                 # words stay words
+    assert not any(w.startswith("#") for w in words)
+    wait_render(qtbot, win, lambda: s.load_preset("toy"))
+    assert s.inputs.vocabulary == "" and not any(w.startswith("#") for w in s.labels())   # the toy's own words
