@@ -445,7 +445,7 @@ class MainWindow(QMainWindow):
         self.tokens.replaceRequested.connect(s.replace_token)
         self.tokens.removeRequested.connect(s.remove_token)
         self.tokens.insertRequested.connect(s.insert_token)
-        self.tokens.textSubmitted.connect(s.set_text)
+        self.tokens.textSubmitted.connect(self._on_text_submitted)
         c = self.controls
         c.presetChosen.connect(s.load_preset)
         c.configChanged.connect(self._on_config_changed)
@@ -642,6 +642,19 @@ class MainWindow(QMainWindow):
         labels, n_ctx = ((result.labels, result.inputs.config.n_ctx) if result is not None
                          else (self.state.labels(), self.state.inputs.config.n_ctx))
         self.tokens.set_tokens(labels, self._menu_vocabulary(), n_ctx, self.state.selection.query)
+        if result is None or result.inputs == self.state.inputs:
+            self.tokens.show_text(self.state.text())
+
+    def _on_text_submitted(self, text: str) -> None:
+        """The type box: words typed after the tokens' text are appended (the pass reuses every row
+        before them); any other text replaces the sequence."""
+        shown = self.tokens.shown_text
+        if text == shown:
+            return                                        # Enter on the text as it is: nothing to do
+        if shown and text.startswith(shown) and text[len(shown):].strip():
+            self.state.append_text(text[len(shown):])
+        else:
+            self.state.set_text(text)
 
     def _menu_vocabulary(self) -> list[str]:
         """Words for the token strip's menus: the whole vocabulary when it is small enough to list

@@ -273,6 +273,31 @@ class LabState(QObject):
                 marks=marks))
         return True
 
+    def text(self) -> str:
+        """The tokens as text (the tokenizer's decoding; the toy's words joined by spaces)."""
+        tok = self.tokenizer
+        return tok.decode(self._inputs.tokens) if hasattr(tok, "decode") else " ".join(self.labels())
+
+    def append_text(self, more: str) -> bool:
+        """Words typed after the text: encoded alone and added at the end, so the pass recomputes
+        only their rows (an append at T = 485 is the incremental path, not a new sequence)."""
+        tok = self.tokenizer
+        try:
+            ids = tok.encode(more)
+        except VocabularyError as exc:
+            self._text_error = error_text(exc)
+            self.message.emit("error", self._text_error)
+            return False
+        if not ids:
+            return True
+        T = len(self._inputs.tokens)
+        follow = self._selection.query == T - 1             # the query on the last token moves on with it
+        if not self.set_tokens(list(self._inputs.tokens) + ids, tr("Add “{word}”").format(word=more.strip())):
+            return False
+        if follow:
+            self.select(query=T + len(ids) - 1)
+        return True
+
     def move_token(self, src: int, dst: int) -> bool:
         toks = list(self._inputs.tokens)
         if not (0 <= src < len(toks) and 0 <= dst < len(toks)) or src == dst:

@@ -161,10 +161,12 @@ class TokenStrip(Retranslate, QWidget):
         self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.add_menu = QMenu(self)
         self.add_button.setMenu(self.add_menu)
+        self.add_button.clicked.connect(lambda: None if self.vocab else self.type_at_end())
         outer.addWidget(self.add_button)
         self.edit = QLineEdit(self)
         self.edit.setClearButtonEnabled(True)
         self.edit.setFixedWidth(150)
+        self.edit.setMaxLength(1 << 24)                  # a whole long text, never cut at Qt's 32,767
         self.edit.returnPressed.connect(lambda: self.textSubmitted.emit(self.edit.text()))
         outer.addWidget(self.edit)
         self.count = QLabel(self)
@@ -173,18 +175,35 @@ class TokenStrip(Retranslate, QWidget):
         self.chip_scale = 1.0                            # < 1 while the chips are shrunk to fit
         self._fit_for: tuple | None = None
         self.n_ctx = 0
-        self._more: QLabel | None = None                 # "… +N more" past MAX_CHIPS
+        self._more: QToolButton | None = None            # "… +N more" past MAX_CHIPS: a click types at the end
+        self.shown_text = ""                             # the text of the tokens, as the type box shows it
         self.retranslate()
 
     def retranslate(self) -> None:
         self.title.setText(tr("tokens"))
-        self.add_button.setToolTip(tr("add a word at the end"))
+        self.add_button.setToolTip(tr("add a word at the end") if self.vocab else
+                                   tr("add words at the end: type them after the text (Enter)"))
         self.edit.setPlaceholderText(tr("type words, Enter"))
         self.edit.setToolTip(tr("type a sentence from the vocabulary and press Enter (Ctrl+L)"))
         self._show_count()
         if self._more is not None:
             self._more.setText(self._more_text())
         self._fit_for = None                             # longer words: measure the chips again
+
+    def show_text(self, text: str) -> None:
+        """The type box holds the tokens' text, so words typed at its end are appended (unless the
+        box is being edited now)."""
+        if not self.edit.hasFocus() or self.edit.text() == self.shown_text:
+            self.edit.setText(text)
+            self.edit.setCursorPosition(len(text))
+        self.shown_text = text
+
+    def type_at_end(self) -> None:
+        """Focus the type box with the cursor after the last word (the end of a long text is
+        always reachable, however many chips are shown)."""
+        self.edit.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.edit.deselect()
+        self.edit.end(False)
 
     def start_typing(self) -> None:
         """Focus the sentence box with its text selected (Edit ▸ Type a sentence, Ctrl+L)."""
@@ -233,7 +252,10 @@ class TokenStrip(Retranslate, QWidget):
         if self.vocab != self._menu_vocab:
             self._menu_vocab = list(self.vocab)
             self.add_menu.clear()
-            self.add_button.setVisible(bool(self.vocab))  # large vocabularies are typed, not listed
+            self.add_button.setMenu(self.add_menu if self.vocab else None)   # large vocabularies are typed
+            self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup if self.vocab
+                                         else QToolButton.ToolButtonPopupMode.DelayedPopup)
+            self.retranslate()
             for token_id, word in enumerate(self.vocab):
                 self.add_menu.addAction(word, lambda t=token_id: self.insertRequested.emit(len(self.labels), t))
         self._grow()
@@ -259,7 +281,11 @@ class TokenStrip(Retranslate, QWidget):
         else:
             self._more = None
             if len(self.labels) > MAX_CHIPS:
-                self._more = QLabel(self._more_text())
+                self._more = QToolButton(self.row)
+                self._more.setText(self._more_text())
+                self._more.setAutoRaise(True)
+                self._more.setToolTip(tr("the rest of the text is in the type box: click to type at its end"))
+                self._more.clicked.connect(self.type_at_end)
                 layout.addWidget(self._more)
             layout.addStretch(1)
         self._fit_height()

@@ -1466,6 +1466,10 @@
         <translation>tambahkan kata di akhir</translation>
     </message>
     <message>
+        <source>add words at the end: type them after the text (Enter)</source>
+        <translation>tambahkan kata di akhir: ketik setelah teks (Enter)</translation>
+    </message>
+    <message>
         <source>type words, Enter</source>
         <translation>ketik kata, Enter</translation>
     </message>
@@ -1484,6 +1488,10 @@
         <translation>
             <numerusform>… +%n lagi</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>the rest of the text is in the type box: click to type at its end</source>
+        <translation>sisa teks ada di kotak ketik: klik untuk mengetik di akhirnya</translation>
     </message>
     <message>
         <source>Replace with</source>

@@ -1483,6 +1483,10 @@
         <translation>lägg till ett ord sist</translation>
     </message>
     <message>
+        <source>add words at the end: type them after the text (Enter)</source>
+        <translation>lägg till ord sist: skriv dem efter texten (Enter)</translation>
+    </message>
+    <message>
         <source>type words, Enter</source>
         <translation>skriv ord, Enter</translation>
     </message>
@@ -1503,6 +1507,10 @@
             <numerusform>… +%n till</numerusform>
             <numerusform>… +%n till</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>the rest of the text is in the type box: click to type at its end</source>
+        <translation>resten av texten finns i skrivrutan: klicka för att skriva i slutet</translation>
     </message>
     <message>
         <source>Replace with</source>

@@ -531,3 +531,28 @@ def test_the_scores_outline_follows_the_query_after_a_trace_click(qtbot, window)
         assert not mp.traced
     s.select(query=1)                                      # a chip click
     assert all(mp._bands["row"].rect().center().y() == 1 for mp in scores.plots)
+
+
+def test_the_end_of_a_long_text_is_reachable_and_an_append_there_is_incremental(qtbot, window):
+    """T = 485: the strip stopped at 256 chips ("… +229 more") and the type box started empty, so
+    appending a word meant re-pasting everything (and a full pass)."""
+    win, s = window, window.state
+    wait_render(qtbot, win, lambda: s.load_preset("andrea-120m"), timeout=120_000)
+    wait_render(qtbot, win, lambda: s.set_config(n_layers=1), timeout=120_000)
+    words = [s.tokenizer.encode(w)[0] for w in "the cat sat on the mat and".split()]
+    wait_render(qtbot, win, lambda: s.set_tokens((words * 70)[:485]), timeout=120_000)
+    qtbot.waitUntil(lambda: not s.busy and s.result.trace.T == 485, timeout=120_000)   # the full pass is in
+    before = s.inputs.tokens
+    s.select(query=484)                                     # the query on the last token follows the append
+    strip = win.tokens
+    qtbot.waitUntil(lambda: strip._more is not None, timeout=30_000)
+    assert "229" in strip._more.text() and strip.add_button.isVisible()
+    assert strip.edit.text() == s.text() and strip.edit.text().endswith("and the cat")   # the whole text
+    strip._more.click()                                     # "… +229 more": type at the end
+    assert strip.edit.hasFocus() and strip.edit.cursorPosition() == len(strip.edit.text())
+    QTest.keyClicks(strip.edit, " dog")
+    wait_render(qtbot, win, lambda: QTest.keyClick(strip.edit, Qt.Key.Key_Return), timeout=120_000)
+    qtbot.waitUntil(lambda: not s.busy, timeout=60_000)
+    assert s.inputs.tokens == before + tuple(s.tokenizer.encode("dog"))
+    assert s.result.trace.reused_rows == 485                  # the incremental path: one new row
+    assert strip.edit.text().endswith("and the cat dog") and s.selection.query == 485
