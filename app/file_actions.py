@@ -315,9 +315,14 @@ class FileActions(QObject):
                                               tr(FILTERS[opts["suffix"]]))
         if not path:
             return False
-        if Path(path).suffix.lower() not in FORMATS:
-            path += opts["suffix"]
-        return self.export_to(path, opts["view"], opts["style"], opts["width"], opts["dpi"])
+        suffix = Path(path).suffix.lower()
+        if suffix not in FORMATS:
+            path, suffix = path + opts["suffix"], opts["suffix"]
+        # The name's suffix chooses the format (fig.svg is an SVG whatever the list said); the PNG
+        # size applies to a PNG only.
+        png = suffix == ".png"
+        return self.export_to(path, opts["view"], opts["style"], opts["width"] if png else None,
+                              opts["dpi"] if png else None)
 
     def export_npz(self) -> bool:
         sel = self.state.selection

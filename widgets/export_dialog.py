@@ -32,7 +32,7 @@ from .figure import (
     view_description,
 )
 from .i18n import QT_TR_NOOP, Retranslate, num, tr
-from .theme import DIVERGING_MAPS, SEQUENTIAL_MAPS, colormap_title
+from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, DIVERGING_MAPS, SEQUENTIAL_MAPS, colormap_title
 
 FORMAT_TITLES = {".png": QT_TR_NOOP("PNG image"), ".svg": QT_TR_NOOP("SVG (vector, text stays text)"),
                  ".pdf": QT_TR_NOOP("PDF (vector)"), ".npz": QT_TR_NOOP("NPZ: every intermediate (numpy)"),
@@ -49,6 +49,10 @@ class ExportDialog(Retranslate, QDialog):
         super().__init__(parent)
         self.result, self.selection = result, selection
         d = defaults or {}
+        # The window's colour maps, as the figure of what is on screen (one default everywhere:
+        # blues and red-blue in the window, here and in `qkv-lab export`).
+        maps = (getattr(selection, "colormap", None) or d.get("sequential", DEFAULT_SEQUENTIAL),
+                getattr(selection, "diverging", None) or d.get("diverging", DEFAULT_DIVERGING))
         outer = QHBoxLayout(self)
         form_box = QWidget()
         form = QFormLayout(form_box)
@@ -104,12 +108,12 @@ class ExportDialog(Retranslate, QDialog):
         self.sequential = QComboBox()
         for name in SEQUENTIAL_MAPS:
             self.sequential.addItem(name, name)
-        self.sequential.setCurrentIndex(max(0, self.sequential.findData(d.get("sequential", "viridis"))))
+        self.sequential.setCurrentIndex(max(0, self.sequential.findData(maps[0])))
         row("sequential", self.sequential)
         self.diverging = QComboBox()
         for name in DIVERGING_MAPS:
             self.diverging.addItem(name, name)
-        self.diverging.setCurrentIndex(max(0, self.diverging.findData(d.get("diverging", "diverging-cb"))))
+        self.diverging.setCurrentIndex(max(0, self.diverging.findData(maps[1])))
         row("diverging", self.diverging)
         self.theme = QComboBox()
         self.theme.addItem("", "light")

@@ -339,3 +339,34 @@ def test_query_key_and_selection_colours_are_in_no_colour_map():
                 lut = colormap(name, dark).getLookupTable(nPts=256, alpha=False).astype(float)   # [256, 3]
                 for colour in (pal.query, pal.key):
                     assert np.abs(lut - rgb(colour)).sum(axis=1).min() > 60, (name, dark, colour)
+
+
+def test_the_dialog_starts_from_the_windows_maps_and_the_typed_suffix_chooses_the_format(
+        qtbot, window, tmp_path, monkeypatch):
+    """The dialog offered viridis and blue-white-gold (the window and the CLI: blues, red-blue), and
+    'fig.svg' typed with PNG chosen failed: "width and DPI apply to PNG files only"."""
+    from PySide6.QtWidgets import QDialog, QFileDialog
+
+    from widgets.export_dialog import ExportDialog
+    from widgets.theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL
+
+    win = window
+    seen = {}
+
+    def fake_exec(dialog):
+        seen["maps"] = (dialog.sequential.currentData(), dialog.diverging.currentData())
+        dialog.format.setCurrentIndex(dialog.format.findData(".png"))
+        dialog.width.setValue(900)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ExportDialog, "exec", fake_exec)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "fig.svg"), ""))
+    assert win.file_actions.export_dialog(), win.messages.text
+    assert seen["maps"] == (DEFAULT_SEQUENTIAL, DEFAULT_DIVERGING) == (win.state.selection.colormap,
+                                                                      win.state.selection.diverging)
+    assert (tmp_path / "fig.svg").read_bytes().lstrip().startswith((b"<?xml", b"<svg"))
+    assert "Exported fig.svg" in win.messages.text and not (tmp_path / "fig.svg.png").exists()
+    win.state.select(colormap="cividis")                               # the window's maps now
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "fig.pdf"), ""))
+    assert win.file_actions.export_dialog()
+    assert seen["maps"][0] == "cividis" and (tmp_path / "fig.pdf").read_bytes().startswith(b"%PDF")
