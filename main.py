@@ -50,6 +50,73 @@ def setup_problem() -> str | None:
             f"QKV Lab runs in its own virtual environment.\n{start}")
 
 
+# The X11 platform plugin's system libraries and the package of each (Debian/Ubuntu, Fedora, Arch).
+XCB_PACKAGES = {
+    "libxcb-cursor.so.0": ("libxcb-cursor0", "xcb-util-cursor", "xcb-util-cursor"),
+    "libxcb-icccm.so.4": ("libxcb-icccm4", "xcb-util-wm", "xcb-util-wm"),
+    "libxcb-keysyms.so.1": ("libxcb-keysyms1", "xcb-util-keysyms", "xcb-util-keysyms"),
+    "libxcb-image.so.0": ("libxcb-image0", "xcb-util-image", "xcb-util-image"),
+    "libxcb-render-util.so.0": ("libxcb-render-util0", "xcb-util-renderutil", "xcb-util-renderutil"),
+    "libxcb-util.so.1": ("libxcb-util1", "xcb-util", "xcb-util"),
+    "libxkbcommon-x11.so.0": ("libxkbcommon-x11-0", "libxkbcommon-x11", "libxkbcommon-x11"),
+    "libxkbcommon.so.0": ("libxkbcommon0", "libxkbcommon", "libxkbcommon"),
+    "libEGL.so.1": ("libegl1", "libglvnd-egl", "libglvnd"),
+    "libGL.so.1": ("libgl1", "libglvnd-glx", "libglvnd"),
+    "libfontconfig.so.1": ("libfontconfig1", "fontconfig", "fontconfig"),
+    "libdbus-1.so.3": ("libdbus-1-3", "dbus-libs", "dbus"),
+}
+
+
+def missing_xcb_libraries() -> list[str]:
+    """The system libraries Qt's X11 plugin needs that this machine lacks (`ldd` of the plugin,
+    without importing Qt); [] when they are all there or nothing can tell."""
+    import importlib.util
+    import subprocess
+
+    spec = importlib.util.find_spec("PySide6")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    qt = os.path.join(list(spec.submodule_search_locations)[0], "Qt")
+    missing: list[str] = []
+    for lib in (os.path.join(qt, "plugins", "platforms", "libqxcb.so"), os.path.join(qt, "lib", "libQt6XcbQpa.so.6")):
+        if not os.path.exists(lib):
+            continue
+        try:
+            out = subprocess.run(["ldd", lib], capture_output=True, text=True, timeout=20).stdout
+        except (OSError, subprocess.SubprocessError):
+            return []
+        for line in out.splitlines():
+            name, _, where = line.strip().partition(" => ")
+            if where.strip() == "not found" and name not in missing and not name.startswith("libQt6"):
+                missing.append(name)
+    return missing
+
+
+def xcb_problem(environ=os.environ, platform: str = sys.platform, missing=missing_xcb_libraries) -> str | None:
+    """Why Qt's X11 plugin cannot start here (libraries missing, as on minimal, WSL and container
+    installs), naming the packages to install, or None. Qt would abort with a core dump and a
+    misleading "xcb-cursor0 ... is needed" instead."""
+    if not platform.startswith("linux"):
+        return None
+    qpa = environ.get("QT_QPA_PLATFORM", "")
+    wayland_first = environ.get("WAYLAND_DISPLAY") and not qpa
+    if (qpa and not qpa.startswith("xcb")) or not environ.get("DISPLAY") or wayland_first:
+        return None
+    libs = missing()
+    if not libs:
+        return None
+    packages = [XCB_PACKAGES.get(lib, (lib, lib, lib)) for lib in libs]
+
+    def names(i: int) -> str:
+        return " ".join(dict.fromkeys(p[i] for p in packages))
+
+    return (f"qkv-lab: the window cannot open: Qt's X11 plugin needs {', '.join(libs)}, which this system lacks.\n"
+            f"  Debian, Ubuntu, WSL:  sudo apt install {names(0)}\n"
+            f"  Fedora:               sudo dnf install {names(1)}\n"
+            f"  Arch:                 sudo pacman -S {names(2)}\n"
+            "  without a window:     qkv-lab export --help  ·  qkv-lab --smoke (offscreen)")
+
+
 def display_problem(environ=os.environ, platform: str = sys.platform) -> str | None:
     """Why a window cannot open here (Linux/BSD with no display and no QT_QPA_PLATFORM), or None.
     Qt would abort with a core dump and a hint about xcb libraries instead."""
@@ -404,6 +471,11 @@ def main(argv: list[str] | None = None) -> int:
             print(display_problem(), file=sys.stderr)
             return 2
         os.environ["QT_QPA_PLATFORM"] = "offscreen"     # the smoke run needs no screen
+    elif not args.smoke:
+        problem = xcb_problem()                          # before Qt aborts with a core dump
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return 2
     import pyqtgraph as pg
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication

@@ -250,3 +250,26 @@ def test_preset_smollm2_is_the_real_model_when_it_is_installed(qtbot):
     s = window.state
     assert s.inputs.weights != "random" and s.inputs.preset == "smollm2-135m", (s.inputs.weights, printed)
     window.state.runner.shutdown()
+
+
+def test_missing_xcb_libraries_are_named_with_their_packages_before_qt_aborts(tmp_path):
+    """Without libxcb-icccm4 / libxcb-keysyms1 Qt dumped core saying 'xcb-cursor0 is needed'."""
+    missing = lambda: ["libxcb-icccm.so.4", "libxcb-keysyms.so.1"]       # noqa: E731 - simulated
+    text = main.xcb_problem({"DISPLAY": ":0"}, "linux", missing)
+    assert "libxcb-icccm.so.4, libxcb-keysyms.so.1" in text
+    assert "sudo apt install libxcb-icccm4 libxcb-keysyms1" in text and "xcb-util-wm xcb-util-keysyms" in text
+    assert "xcb-cursor" not in text
+    assert main.xcb_problem({"DISPLAY": ":0"}, "linux", lambda: []) is None
+    assert main.xcb_problem({"DISPLAY": ":0", "QT_QPA_PLATFORM": "offscreen"}, "linux", missing) is None
+    assert main.xcb_problem({"DISPLAY": ":0"}, "darwin", missing) is None
+    assert isinstance(main.missing_xcb_libraries(), list)                  # this machine: ldd of the plugin
+    # the launch itself, with an `ldd` that finds libxcb-icccm.so.4 missing: said plainly, exit 2
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ldd").write_text("#!/bin/sh\necho '\tlibxcb-icccm.so.4 => not found'\n")
+    (bin_dir / "ldd").chmod(0o755)
+    env = {**os.environ, "DISPLAY": ":99", "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("QT_QPA_PLATFORM", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    run = run_main("--clean", env=env, timeout=60)
+    assert run.returncode == 2 and "libxcb-icccm4" in run.stderr and "core dumped" not in run.stderr
