@@ -20,6 +20,7 @@ import argparse  # noqa: E402
 import gc  # noqa: E402
 import importlib.util  # noqa: E402
 import os  # noqa: E402
+import time  # noqa: E402
 
 # Imported by the app (and its first window): the launch set of requirements.txt.
 LAUNCH_MODULES = ("numpy", "PySide6", "pyqtgraph", "numba", "safetensors", "threadpoolctl", "tokenizers", "torch")
@@ -457,6 +458,22 @@ def build_window(args: argparse.Namespace, settings, err=None):
     return window
 
 
+# What Qt's offscreen platform says about every window, which means nothing there (--smoke, CI).
+OFFSCREEN_NOISE = ("This plugin does not support propagateSizeHints()",
+                   "QBackingStore::flush() called with non-exposed")
+
+
+def quiet_offscreen_noise() -> None:
+    """Drop the offscreen platform's harmless chatter; every other Qt message is printed as before."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(_mode, _context, text: str) -> None:
+        if not text.startswith(OFFSCREEN_NOISE):
+            print(text, file=sys.stderr)
+
+    qInstallMessageHandler(handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     problem = setup_problem()
@@ -480,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    if os.environ.get("QT_QPA_PLATFORM", "").startswith("offscreen"):
+        quiet_offscreen_noise()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("QKV Lab")
     app.setOrganizationName("QKV Lab")
@@ -490,10 +509,16 @@ def main(argv: list[str] | None = None) -> int:
     # The smoke run (CI) keeps its preferences in memory: it never reads or writes the user's.
     settings = Settings.memory() if args.smoke else Settings.user()
     install_language(args.lang, settings)
+    from compute.forward import numpy_first
+
+    numpy_first(True)                                  # the first passes need no JIT (app/warmup.py)
     window = build_window(args, settings)
     if isinstance(window, int):
         return window
     state = window.state
+    from app.warmup import KernelWarmup
+
+    KernelWarmup(state, window).start()                # the numba kernels compile meanwhile
     window.show()
     # Everything made so far lives as long as the app: keep it out of the garbage collector's
     # full passes, which otherwise stall the UI thread for ~80 ms once torch is loaded.
@@ -507,6 +532,7 @@ def main(argv: list[str] | None = None) -> int:
                 state.resultChanged.connect(lambda _result: done(_ms))
                 return
             print(f"smoke: rendered {window.state.result.trace.summary()}, render {_ms:.1f} ms")
+            print(f"smoke: first paint at {time.time():.3f}")   # unix time: benchmarks/startup.py reads it
             app.quit()
         window.rendered.connect(done)
         state.message.connect(lambda level, text: (print(f"smoke: {level}: {text}"), app.exit(1))

@@ -1,13 +1,22 @@
 """`forward`: run the model on tokens with a chosen backend and return one immutable Trace."""
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 import numpy as np
 
 from . import memory
-from .backends import Backend, BackendUnavailable, backend_names, cuda_unsupported_here, get_backend
+from .backends import (
+    Backend,
+    BackendUnavailable,
+    backend_names,
+    cuda_unsupported_here,
+    get_backend,
+    loaded_backends,
+    nvidia_gpu_present,
+)
 from .backends.base import Reuse
 from .config import Config, ConfigError
 from .trace import Trace
@@ -23,6 +32,8 @@ def resolve_backend(name: str) -> tuple[Backend, str | None]:
     known = backend_names()
     if name not in known:
         raise ConfigError("backend", name, f"must be one of {', '.join(known)}")
+    if name == "auto" and "cuda" not in loaded_backends() and not nvidia_gpu_present():
+        return get_backend("cpu"), None            # no GPU: the CUDA stack (seconds to import) stays unloaded
     if name in ("auto", "cuda"):
         try:
             cuda = get_backend("cuda")
@@ -37,6 +48,25 @@ def resolve_backend(name: str) -> tuple[Backend, str | None]:
         return get_backend("cpu"), (f"{elsewhere}: computed on the CPU" if elsewhere else
                                     f"CUDA is not available ({why}); computed on the CPU instead")
     return get_backend(name), None
+
+
+# Start-up: until the cpu backend's numba kernels are compiled (in the background), small "auto"
+# passes run on the reference backend (numpy), so the first paint never waits for the JIT.
+_NUMPY_FIRST = threading.Event()
+NUMPY_FIRST_MACS = 4e9          # a pass larger than this waits for the kernels (numpy would be slower)
+
+
+def numpy_first(on: bool) -> None:
+    """While on, "auto" passes of at most NUMPY_FIRST_MACS multiply-adds use the numpy reference
+    backend instead of the cpu one (app/warmup.py turns it on while the kernels compile)."""
+    (_NUMPY_FIRST.set if on else _NUMPY_FIRST.clear)()
+
+
+def _pass_macs(cfg: Config, T: int) -> float:
+    """Multiply-adds of a pass's blocks (projections, scores, pattern·v, MLP), roughly."""
+    width = cfg.n_heads * cfg.d_head
+    per_token = cfg.d_model * (width + 2 * cfg.n_kv_heads * cfg.d_head + width) + 3 * cfg.d_model * cfg.d_mlp
+    return float(cfg.n_layers) * T * (per_token + 2 * T * width)
 
 
 def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *,
@@ -72,6 +102,8 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
             raise ConfigError("attn_mask", f"dtype {mask.dtype}", "must be boolean (True = may attend)")
         mask = np.ascontiguousarray(mask)                                   # [T, T]
     chosen, notice = resolve_backend(backend)
+    if backend == "auto" and chosen.name == "cpu" and _NUMPY_FIRST.is_set() and _pass_macs(cfg, T) <= NUMPY_FIRST_MACS:
+        chosen = get_backend("reference")          # the kernels are still compiling: numpy draws it
     if check_memory:
         memory.check(cfg, T, chosen.dtype, include_weights=False)
     rows = reusable_rows(reuse, cfg, weights, ids, mask, chosen) if reuse is not None else 0

@@ -2767,6 +2767,14 @@
         <source>no CUDA GPU found</source>
         <translation>GPU CUDA tidak ditemukan</translation>
     </message>
+    <message>
+        <source>Preparing the fast kernels (first start only); the views are drawn with numpy meanwhile.</source>
+        <translation>Menyiapkan kernel cepat (hanya saat mulai pertama); sementara itu tampilan digambar dengan numpy.</translation>
+    </message>
+    <message>
+        <source>The fast kernels could not be prepared ({why}); numpy computes small passes.</source>
+        <translation>Kernel cepat tidak dapat disiapkan ({why}); numpy menghitung lintasan kecil.</translation>
+    </message>
 </context>
 <context>
     <name>Action</name>

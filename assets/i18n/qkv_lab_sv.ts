@@ -2787,6 +2787,14 @@
         <source>no CUDA GPU found</source>
         <translation>ingen CUDA-GPU hittades</translation>
     </message>
+    <message>
+        <source>Preparing the fast kernels (first start only); the views are drawn with numpy meanwhile.</source>
+        <translation>Förbereder de snabba kärnorna (bara första starten); vyerna ritas med numpy så länge.</translation>
+    </message>
+    <message>
+        <source>The fast kernels could not be prepared ({why}); numpy computes small passes.</source>
+        <translation>De snabba kärnorna kunde inte förberedas ({why}); numpy räknar små pass.</translation>
+    </message>
 </context>
 <context>
     <name>Action</name>

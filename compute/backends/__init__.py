@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import threading
 
@@ -50,6 +51,18 @@ def get_backend(name: str) -> Backend:
         return _instances[name]
 
 
+def loaded_backends() -> tuple[str, ...]:
+    """The backends made so far in this process (a name here costs nothing more to use)."""
+    with _lock:
+        return tuple(_instances)
+
+
+def nvidia_gpu_present() -> bool:
+    """An NVIDIA GPU with its driver on this machine (Linux: the driver's /proc entry or device
+    nodes), whether or not the Python packages that use it are installed. Cheap: no import."""
+    return os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/dev/nvidia0")
+
+
 def cuda_unsupported_here(platform: str | None = None) -> str | None:
     """Why this operating system never runs the `cuda` backend (None on Linux, where it runs with an
     NVIDIA GPU and requirements-gpu.txt): macOS and Windows compute on the CPU."""
@@ -69,6 +82,9 @@ def cuda_unused_reason() -> str | None:
         return None                                  # macOS, Windows: cuda_unsupported_here says it
     if "cuda" in _load_errors:
         return Message(QT_TR_NOOP("CUDA not used: {why}"), why=_load_errors["cuda"])
+    if "cuda" not in _instances and not nvidia_gpu_present():      # "auto" never loaded it: no GPU to use
+        return Message(QT_TR_NOOP("CUDA not used: {why}"),
+                       why=Message(QT_TR_NOOP("no NVIDIA GPU here: the cpu backend computes everything")))
     known = getattr(_instances.get("cuda"), "_available", None)   # as probed off the UI thread; never probe here
     if known is None:
         return None
@@ -78,4 +94,4 @@ def cuda_unused_reason() -> str | None:
 
 __all__ = ["Backend", "BackendOutput", "BackendUnavailable", "allowed_pairs", "get_backend",
            "register_backend", "backend_names", "BACKEND_NAMES", "cuda_unsupported_here",
-           "cuda_unused_reason"]
+           "cuda_unused_reason", "loaded_backends", "nvidia_gpu_present"]

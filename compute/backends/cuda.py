@@ -67,17 +67,12 @@ from ..install import pip_command
 from ..names import attention_names, global_names, layer_names, mlp_names, trace_shape
 from ..trace import Lazy
 from ..weights import Weights
+from . import nvidia_gpu_present
 from .base import Backend, BackendOutput, BackendUnavailable, Reuse, Stopwatch
 from .pool import BufferPool
 
 INSTALL = pip_command("install -r requirements-gpu.txt")
 NO_GPU = Message(QT_TR_NOOP("no NVIDIA GPU here: the cpu backend computes everything"))
-
-
-def nvidia_gpu_present() -> bool:
-    """An NVIDIA GPU with its driver on this machine (Linux: the driver's /proc entry or device
-    nodes), whether or not the Python packages that use it are installed."""
-    return os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/dev/nvidia0")
 
 
 GEMM_PATHS = ("auto", "numba", "cublas")

@@ -64,6 +64,7 @@ def test_no_display_is_said_plainly_and_smoke_runs_offscreen():
     assert "no display" in run.stderr and "xcb" not in run.stderr and "export" in run.stderr
     smoke = run_main("--smoke", env=env)
     assert smoke.returncode == 0 and "smoke: rendered" in smoke.stdout, smoke.stdout + smoke.stderr
+    assert "propagateSizeHints" not in smoke.stderr and "QBackingStore" not in smoke.stderr   # no Qt noise
 
 
 def test_display_problem_only_without_any_display():

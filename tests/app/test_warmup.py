@@ -1,0 +1,53 @@
+"""app/warmup.py: the first paint never waits for numba's JIT (issue 26)."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from app.warmup import KernelWarmup
+from compute import PRESETS, Weights, forward
+from compute.backends import get_backend
+from compute.forward import NUMPY_FIRST_MACS, _pass_macs, numpy_first
+
+
+@pytest.fixture
+def numpy_first_off():
+    yield
+    numpy_first(False)
+
+
+def test_the_first_paint_is_numpy_while_the_kernels_compile_then_the_fast_path(qtbot, window, monkeypatch,
+                                                                              numpy_first_off):
+    s = window.state
+    qtbot.waitUntil(lambda: not s.busy, timeout=60_000)
+    compiled = threading.Event()
+    cpu = get_backend("cpu")
+    monkeypatch.setattr(type(cpu), "warm_up", lambda self: compiled.wait(60))    # a JIT that takes its time
+    said = []
+    s.message.connect(lambda level, text: said.append(text))
+    withdrawn = []
+    s.messageWithdrawn.connect(withdrawn.append)
+    warmup = KernelWarmup(s, window)
+    warmup.start()
+    s.set_seed(s.inputs.seed + 1)                              # a pass while the kernels compile
+    qtbot.waitUntil(lambda: not s.busy and s.result.inputs.seed == s.inputs.seed, timeout=60_000)
+    assert s.result.trace.backend == "reference"                 # drawn from numpy, no wait for the JIT
+    qtbot.waitUntil(lambda: any("first start only" in t for t in said), timeout=30_000)   # and it says so
+    compiled.set()
+    qtbot.waitUntil(lambda: warmup.ready and not s.busy and s.result.trace.backend == "cpu", timeout=60_000)
+    assert warmup.said in withdrawn                              # the note goes once they are ready
+    s.set_seed(s.inputs.seed + 1)
+    qtbot.waitUntil(lambda: not s.busy and s.result.inputs.seed == s.inputs.seed, timeout=60_000)
+    assert s.result.trace.backend == "cpu"
+
+
+def test_numpy_first_takes_small_auto_passes_only(numpy_first_off):
+    cfg = PRESETS["toy"]
+    w = Weights.random(cfg, 0)
+    numpy_first(True)
+    assert forward(cfg, w, [1, 2, 3], backend="auto").backend == "reference"
+    assert forward(cfg, w, [1, 2, 3], backend="cpu").backend == "cpu"          # an explicit choice stands
+    assert _pass_macs(PRESETS["andrea-120m"], 1024) > NUMPY_FIRST_MACS           # waits for the kernels
+    numpy_first(False)
+    assert forward(cfg, w, [1, 2, 3], backend="auto").backend == "cpu"
