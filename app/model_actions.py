@@ -148,6 +148,7 @@ class ModelActions(QObject):
         window.controls.realModelChosen.connect(self.open_real_model)
         self._set_real_models()
         self.job: ModelJob | None = None
+        self._what = ""
         self.dialog: QProgressDialog | None = None
         self._theme = None
         self.state.selectionChanged.connect(self._theme_changed)
@@ -293,7 +294,16 @@ class ModelActions(QObject):
     def cancel(self) -> None:
         """Stop the open or download in progress (its dialog's Cancel)."""
         if self.job is not None:
-            self.job.cancel()
+            self._cancel_job(self.job, self._what)
+
+    def _cancel_job(self, job: ModelJob, what: str) -> None:
+        """Cancel: the job stops at its next report, and the window is free at once — a job that
+        does not stop soon (a stalled read) is abandoned, and whatever it ends with is dropped."""
+        job.cancel()
+        if self.job is job:
+            self.job = None
+            self._close_dialog()
+            self._failed(what, Cancelled())
 
     @property
     def busy(self) -> bool:
@@ -304,16 +314,18 @@ class ModelActions(QObject):
             self.state.message.emit("info", tr("A model is being opened: wait for it, or cancel it first."))
             return False
         job = self.job = ModelJob(work, self)
+        self._what = what
         dialog = self.dialog = QProgressDialog(f"{what}…", tr("Cancel"), 0, 1000, self.window)
         dialog.setWindowTitle("QKV Lab")
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setMinimumDuration(300)                    # a quick open never flashes a dialog
         dialog.setAutoClose(False)
         dialog.setAutoReset(False)
-        dialog.canceled.connect(job.cancel)
-        dialog.rejected.connect(job.cancel)               # Esc
-        job.progress.connect(lambda stage, fraction: self._progress_shown(stage, fraction, what))
-        job.done.connect(lambda value, error: self._job_done(what, value, error, then))
+        dialog.canceled.connect(lambda: self._cancel_job(job, what))
+        dialog.rejected.connect(lambda: self._cancel_job(job, what))      # Esc
+        job.progress.connect(lambda stage, fraction: self._progress_shown(stage, fraction, what)
+                             if self.job is job else None)
+        job.done.connect(lambda value, error: self._job_done(job, what, value, error, then))
         self.state.message.emit("info", f"{what}…")
         job.start()
         return True
@@ -323,13 +335,19 @@ class ModelActions(QObject):
             self.dialog.setLabelText(f"{what}: {tr(stage)}…")
             self.dialog.setValue(int(fraction * 1000))
 
-    def _job_done(self, what: str, value, error, then) -> None:
+    def _close_dialog(self) -> None:
+        dialog, self.dialog = self.dialog, None
+        if dialog is not None:
+            dialog.canceled.disconnect()
+            dialog.rejected.disconnect()
+            dialog.close()
+            dialog.deleteLater()
+
+    def _job_done(self, job: ModelJob, what: str, value, error, then) -> None:
+        if self.job is not job:
+            return                                        # cancelled and abandoned: the window moved on
         self.job = None
-        if self.dialog is not None:
-            self.dialog.canceled.disconnect()
-            self.dialog.close()
-            self.dialog.deleteLater()
-            self.dialog = None
+        self._close_dialog()
         if error is not None:
             self._failed(what, error)
             return

@@ -34,9 +34,9 @@ def slow_repo(tmp_path):
 
 @pytest.fixture
 def small_chunks(monkeypatch):
-    import huggingface_hub.constants
+    import app.download
 
-    monkeypatch.setattr(huggingface_hub.constants, "DOWNLOAD_CHUNK_SIZE", 1 << 16)   # reports every 64 KB
+    monkeypatch.setattr(app.download, "CHUNK", 1 << 14)
 
 
 def test_the_menu_offers_gpt2_and_the_smollm2_repos():
