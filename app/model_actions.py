@@ -41,6 +41,14 @@ from .values import model_label, real_model_of
 # The sentence a newly opened model starts with: a repeat, so previous-token and induction heads show.
 OPEN_TEXT = "the cat sat on the mat. the cat sat on the mat."
 OPEN_T = 64                      # tokens the memory check allows for (the sentence is far shorter)
+def _is_file(p: Path) -> bool:
+    """Path.is_file, False for a path the file system refuses to look at (a name over 255 bytes)."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def model_filter() -> str:
     return tr("GGUF file or a Hugging Face folder's config.json (*.gguf config.json *.safetensors)")
 
@@ -237,7 +245,7 @@ class ModelActions(QObject):
             if not path:
                 return False
         p = Path(path).expanduser()
-        if p.is_file() and p.suffix.lower() != ".gguf":
+        if _is_file(p) and p.suffix.lower() != ".gguf":
             p = p.parent                                   # config.json or weights: their folder
         real = real_model_of(str(p.resolve()))            # the packaged file, chosen by hand
         title, preset = (real.title, real.preset) if real is not None else (p.name, "custom")
@@ -265,7 +273,7 @@ class ModelActions(QObject):
             self.state.message.emit("error", message(model.status_message()))
             return False
         p = model.path if model is not None else Path(source).expanduser()
-        if p.is_file() and p.suffix.lower() != ".gguf" and model is None:
+        if _is_file(p) and p.suffix.lower() != ".gguf" and model is None:
             p = p.parent
         value, error = ModelJob(lambda report: _open(str(p), key)).run_here()
         if error is not None:

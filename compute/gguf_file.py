@@ -511,8 +511,14 @@ def _tokenizer(path: Path, meta: dict, cfg: Config, reader):
         tok.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in special])
     bos = meta.get("tokenizer.ggml.bos_token_id")
     if meta.get("tokenizer.ggml.add_bos_token") is True and isinstance(bos, int) and 0 <= bos < len(tokens):
-        tok.post_processor = processors.TemplateProcessing(single=f"{tokens[bos]} $A",
-                                                           special_tokens=[(tokens[bos], bos)])
+        # The template names BOS by an alias: the token's own text may hold a space, a ':' or a '$',
+        # which the template language would read as more pieces (and then refuse, or panic).
+        try:
+            tok.post_processor = processors.TemplateProcessing(single=["BOS", "$A"], special_tokens=[("BOS", bos)])
+        except BaseException as exc:  # a Rust panic inside tokenizers is a BaseException (pyo3's PanicException)
+            if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+                raise
+            raise _error(f"the BOS token {_short(tokens[bos])} cannot be added to every text: {exc}", path) from None
     notes = [note] if note else []
     source = f"the GGUF file's vocabulary ({len(tokens):,} tokens, {len(merges):,} merges)"
     return CheckpointTokenizer(tok, source, cfg.n_ctx), notes

@@ -656,6 +656,10 @@
         <translation>Sunting token</translation>
     </message>
     <message>
+        <source>This text was not tokenized ({why}); the tokens stay as they were.</source>
+        <translation>Teks ini tidak ditokenisasi ({why}); token tetap seperti semula.</translation>
+    </message>
+    <message>
         <source>Type “{text}”</source>
         <translation>Ketik “{text}”</translation>
     </message>

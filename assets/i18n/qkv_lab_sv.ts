@@ -660,6 +660,10 @@
         <translation>Redigera tokens</translation>
     </message>
     <message>
+        <source>This text was not tokenized ({why}); the tokens stay as they were.</source>
+        <translation>Texten tokeniserades inte ({why}); token förblir som de var.</translation>
+    </message>
+    <message>
         <source>Type “{text}”</source>
         <translation>Skriv ”{text}”</translation>
     </message>
