@@ -89,6 +89,10 @@ class ModelJob(QObject):
                 return self._work(self._report), None
         except Exception as exc:  # noqa: BLE001 - shown to the user as a message
             return None, exc
+        except BaseException as exc:  # a Rust panic in a library (pyo3's PanicException): a message too
+            if type(exc).__name__ != "PanicException":
+                raise
+            return None, exc
 
     def start(self) -> None:
         def work():

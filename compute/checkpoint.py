@@ -45,6 +45,7 @@ import numpy as np
 
 from . import memory, progress, safe_io
 from .config import PRESETS, Config, ConfigError
+from .i18n import QT_TR_NOOP
 from .loaded import (  # noqa: F401 - re-exported, compute.checkpoint is where callers find them
     VISIBLE_CONTROLS,
     Checkpoint,
@@ -488,7 +489,7 @@ def _read_all(entries: dict[str, _Entry], names: Iterable[str], folder: Path) ->
     non_finite = []
     names = list(names)
     for n, name in enumerate(names):
-        progress.report("reading the weights", n / len(names))           # a callback may cancel
+        progress.report(QT_TR_NOOP("reading the weights"), n / len(names))           # a callback may cancel
         arr = _read_tensor(entries[name], name, folder)
         if not np.isfinite(arr).all():
             non_finite.append(f"{name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s)")

@@ -2811,6 +2811,18 @@
         <source>any key or a click closes this sheet</source>
         <translation>tekan tombol apa saja atau klik untuk menutup lembar ini</translation>
     </message>
+    <message>
+        <source>reading the weights</source>
+        <translation>membaca bobot</translation>
+    </message>
+    <message>
+        <source>reading the GGUF header</source>
+        <translation>membaca header GGUF</translation>
+    </message>
+    <message>
+        <source>dequantizing the weights</source>
+        <translation>mendekuantisasi bobot</translation>
+    </message>
 </context>
 <context>
     <name>Action</name>

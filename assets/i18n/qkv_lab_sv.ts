@@ -2831,6 +2831,18 @@
         <source>any key or a click closes this sheet</source>
         <translation>valfri tangent eller ett klick stänger fusklappen</translation>
     </message>
+    <message>
+        <source>reading the weights</source>
+        <translation>läser vikterna</translation>
+    </message>
+    <message>
+        <source>reading the GGUF header</source>
+        <translation>läser GGUF-huvudet</translation>
+    </message>
+    <message>
+        <source>dequantizing the weights</source>
+        <translation>avkvantiserar vikterna</translation>
+    </message>
 </context>
 <context>
     <name>Action</name>
