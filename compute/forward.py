@@ -73,7 +73,7 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
         mask = np.ascontiguousarray(mask)                                   # [T, T]
     chosen, notice = resolve_backend(backend)
     if check_memory:
-        memory.check(cfg, T, chosen.dtype, include_weights=False)
+        memory.check(cfg, T, chosen.dtype, include_weights=False, lazy_scores=chosen.lazy_scores)
     rows = reusable_rows(reuse, cfg, weights, ids, mask, chosen) if reuse is not None else 0
     try:
         if rows:
