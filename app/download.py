@@ -433,8 +433,11 @@ def fetch(repo: str, report: Callable[[str, float], None] | None = None, *, endp
         if job.error.offline is None:
             raise DownloadError(f"{repo}: {job.error}") from None
         raise DownloadError(_offline_text(endpoint, repo, job.error.offline)) from None
-    if job.error is not None:
+    if isinstance(job.error, (DownloadError, Cancelled)):
         raise job.error
+    if job.error is not None:                                # anything else an answer made happen: in words
+        raise DownloadError(tr("{repo}: the hub's answer could not be read ({why}: {detail})").format(
+            repo=repo, why=type(job.error).__name__, detail=job.error)) from None
     if report is not None:
         report(job.stage(), 1.0)
     assert job.folder is not None

@@ -225,3 +225,17 @@ def test_cancel_frees_the_window_at_once_while_the_hub_never_answers(qtbot, wind
     assert actions.download(REPO, cache_dir=place / "cache")                # a later download is not refused
     qtbot.waitUntil(lambda: not actions.busy, timeout=30_000)
     assert threading.active_count() < 50
+
+
+@pytest.mark.parametrize("info", [b"[]", b'{"sha": "%s"' % SHA.encode(), b"[" * 100_000 + b"]" * 100_000, b"\xff\xfe"])
+def test_an_answer_that_is_not_the_hub_s_json_is_a_download_error(hub, place, monkeypatch, info):
+    real = hub._api
+
+    def api(handler, rest):
+        if "/tree/" in rest:
+            return real(handler, rest)
+        hub._send(handler, 200, info, {"Content-Type": "application/json"})
+
+    monkeypatch.setattr(hub, "_api", api)
+    with pytest.raises(DownloadError, match="not JSON|not a commit id"):
+        get(place)
