@@ -21,7 +21,9 @@ listing's sha256 or git blob id), and only a complete, matching file is moved in
 The requests run on a worker thread; the calling thread wakes every 0.1 s to call `report(stage,
 fraction)`, which may raise compute.progress.Cancelled: Cancel acts within that time whatever the
 server does (a trickling body, a request that is never answered), and so does the overall deadline.
-An abandoned worker stops at its next chunk or its read timeout and removes its temporary file.
+An abandoned worker stops at its next chunk or its read timeout; what it had is kept in
+`.incomplete/<hash>.part`, and a later fetch resumes from it (a Range request, the hash taken over
+the whole file); a file the hub sent wrong is not kept.
 """
 from __future__ import annotations
 
@@ -58,6 +60,7 @@ DEADLINE_S = 3600.0              # a whole fetch, every file included
 CONNECT_S = 10.0                 # to open a connection
 STALL_S = 30.0                   # a connection that sends nothing for this long has failed
 TICK_S = 0.1                     # how often the calling thread reports, and so how soon Cancel acts
+STOP_WAIT_S = 0.3                # after Cancel, how long to wait for the worker to stop (a stalled one is left)
 MAX_JSON = 16 << 20              # one answer of the API (a repo's commit, a page of its listing)
 MAX_PAGES = 20                   # of a listing (the hub pages 1,000 entries at a time; the top level only)
 MAX_ENTRIES = 20_000             # in a listing
@@ -131,6 +134,10 @@ def _inside(path: Path, root: Path) -> Path:
         raise DownloadError(tr("{path} leads outside the download cache {cache}: nothing written there").format(
             path=path, cache=root))
     return path
+
+
+_ACTIVE: set[Path] = set()        # .part files a worker of this process writes now
+_ACTIVE_LOCK = threading.Lock()
 
 
 class _Hostile(DownloadError):
@@ -332,27 +339,55 @@ class _Fetch:
         return snapshot
 
     def _file(self, client, sha: str, name: str, entry: tuple[int, str, str], temp: Path, snapshot: Path) -> None:
+        """One file: into `.incomplete/<its hash>.part` (a name made of validated hex), resumed from
+        what an earlier, cancelled fetch left there; counted, hashed, then moved into the snapshot."""
         size, kind, digest = entry
         url = f"{self.endpoint}/{self.repo}/resolve/{sha}/{quote(name)}"
-        h = hashlib.sha256() if kind == "sha256" else hashlib.sha1(b"blob %d\0" % size)
-        fd, part = tempfile.mkstemp(prefix="qkv-", suffix=".part", dir=temp)
+        part = _inside(temp / f"{digest}.part", self.cache)
+        with _ACTIVE_LOCK:
+            if part in _ACTIVE:                               # an abandoned fetch still writes it: start apart
+                fd, other = tempfile.mkstemp(prefix="qkv-", suffix=".part", dir=temp)
+                os.close(fd)
+                part = Path(other)
+            _ACTIVE.add(part)
+        keep = True                                           # a cancelled or broken-off download resumes later
         try:
-            with os.fdopen(fd, "wb") as out, client.stream("GET", url) as response:
-                self._check_status(response, name)
-                got = 0
-                for chunk in response.iter_bytes(CHUNK):
-                    if self.stop.is_set():
-                        raise Cancelled()
-                    got += len(chunk)
-                    if got > size:
-                        raise _Hostile(tr("{repo}: the hub sent more than the {size} bytes its listing gives for "
-                                          "{name}").format(repo=self.repo, size=size, name=name))
-                    h.update(chunk)
-                    out.write(chunk)
-                    self.done += len(chunk)
-                if got != size:
-                    raise _Hostile(tr("{repo}: the hub sent {got} of the {size} bytes of {name}").format(
-                        repo=self.repo, got=got, size=size, name=name))
+            fd = os.open(part, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            with os.fdopen(fd, "r+b") as out:
+                have = self._resume(out, size)
+                h = hashlib.sha256() if kind == "sha256" else hashlib.sha1(b"blob %d\0" % size)
+                if have:
+                    out.seek(0)
+                    for block in iter(lambda: out.read(1 << 20), b""):
+                        if self.stop.is_set():
+                            raise Cancelled()
+                        h.update(block)
+                headers = {"Range": f"bytes={have}-"} if have else {}
+                with client.stream("GET", url, headers=headers) as response:
+                    if have and response.status_code == 206 and \
+                            response.headers.get("Content-Range", "").startswith(f"bytes {have}-"):
+                        out.seek(have)
+                    else:
+                        self._check_status(response, name)
+                        have = 0                              # the whole file again
+                        h = hashlib.sha256() if kind == "sha256" else hashlib.sha1(b"blob %d\0" % size)
+                        out.seek(0)
+                        out.truncate()
+                    got = have
+                    self.done += have
+                    for chunk in response.iter_bytes(CHUNK):
+                        if self.stop.is_set():
+                            raise Cancelled()
+                        got += len(chunk)
+                        if got > size:
+                            raise _Hostile(tr("{repo}: the hub sent more than the {size} bytes its listing gives "
+                                              "for {name}").format(repo=self.repo, size=size, name=name))
+                        h.update(chunk)
+                        out.write(chunk)
+                        self.done += len(chunk)
+                    if got != size:
+                        raise _Hostile(tr("{repo}: the hub sent {got} of the {size} bytes of {name}").format(
+                            repo=self.repo, got=got, size=size, name=name))
                 out.flush()
                 os.fsync(out.fileno())
             if h.hexdigest() != digest:
@@ -361,9 +396,24 @@ class _Fetch:
             if self.stop.is_set():
                 raise Cancelled()
             os.replace(part, _inside(snapshot / name, self.cache))
+        except _Hostile:
+            keep = False                                      # what the server sent is not kept
+            raise
         finally:
-            with contextlib.suppress(OSError):
-                os.unlink(part)
+            with _ACTIVE_LOCK:
+                _ACTIVE.discard(part)
+            if not keep:
+                with contextlib.suppress(OSError):
+                    os.unlink(part)
+
+    @staticmethod
+    def _resume(out, size: int) -> int:
+        """Bytes already there from an earlier fetch (none if there are more than the file has)."""
+        have = os.fstat(out.fileno()).st_size
+        if have >= size:
+            out.truncate(0)
+            return 0
+        return have
 
     def _write_ref(self, sha: str) -> None:
         if _COMMIT.fullmatch(self.revision):
@@ -424,7 +474,8 @@ def fetch(repo: str, report: Callable[[str, float], None] | None = None, *, endp
                 raise DownloadError(tr("{repo}: the download took longer than {s} s and was stopped").format(
                     repo=repo, s=num(deadline, "g")))
     except BaseException:
-        job.stop.set()                                       # the worker ends at its next chunk or timeout
+        job.stop.set()                                       # the worker ends at its next chunk or timeout;
+        job.finished.wait(STOP_WAIT_S)                       # one that does so at once leaves its .part free
         raise
     if isinstance(job.error, _Reach):
         folder = job.cached() if job.sha is None else None      # the hub failed before it named a commit

@@ -36,6 +36,7 @@ class HubServer:
         self.repos = {k: Path(v) for k, v in repos.items()}
         self.delay, self.chunk = delay, chunk
         self.requested: list[str] = []
+        self.ranges: list[tuple[str, int]] = []      # (file, first byte) of every resumed GET
         self.seen: list[str] = []                   # every request, "METHOD path"
         self.aborted = threading.Event()            # a GET whose client went away (a cancelled download)
         self.release = threading.Event()            # set on exit: stalled and endless answers end
@@ -185,10 +186,17 @@ class HubServer:
             while not self.release.is_set():
                 handler.wfile.write(b"%x\r\n" % len(block) + block + b"\r\n")
             return
-        handler.send_response(200)
-        for k, v in {"Content-Length": str(len(data)), **headers}.items():
+        start = 0
+        wanted = re.fullmatch(r"bytes=(\d+)-", handler.headers.get("Range", ""))
+        if wanted and int(wanted.group(1)) < len(data):        # a resumed download: the rest only
+            start = int(wanted.group(1))
+            self.ranges.append((name, start))
+            headers["Content-Range"] = f"bytes {start}-{len(data) - 1}/{len(data)}"
+        handler.send_response(206 if start else 200)
+        for k, v in {"Content-Length": str(len(data) - start), **headers}.items():
             handler.send_header(k, v)
         handler.end_headers()
+        data = data[start:]
         try:
             step = 1 if name in self.trickle else self.chunk
             for i in range(0, len(data), step):
