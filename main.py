@@ -425,7 +425,10 @@ def build_window(args: argparse.Namespace, settings, err=None):
                                  ("--tokens", args.tokens or None, state.set_text)):
         if value is not None:
             del said[:]
-            apply(value)
+            try:
+                apply(value)
+            except Exception as exc:  # noqa: BLE001 - a bad option is a message, never a crash (issue 23)
+                state.message.emit("error", f"{type(exc).__name__}: {exc}")
             state.undo_stack.clear()
             for level, text in said:                   # refused, or done with a note (punctuation left out)
                 print(f"qkv-lab: {option}: {text}" if level == "error" else f"qkv-lab: {option}: {level}: {text}",

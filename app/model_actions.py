@@ -41,6 +41,23 @@ from .values import model_label, real_model_of
 # The sentence a newly opened model starts with: a repeat, so previous-token and induction heads show.
 OPEN_TEXT = "the cat sat on the mat. the cat sat on the mat."
 OPEN_T = 64                      # tokens the memory check allows for (the sentence is far shorter)
+def _is_file(p: Path) -> bool:
+    """Path.is_file, False for a path the file system refuses to look at (a name over 255 bytes)."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _exists(p: Path) -> bool:
+    """Path.exists, True for a path the file system refuses to look at (a name over 255 bytes):
+    the loader then says why it cannot be opened."""
+    try:
+        return p.exists()
+    except (OSError, ValueError):
+        return True
+
+
 def model_filter() -> str:
     return tr("GGUF file or a Hugging Face folder's config.json (*.gguf config.json *.safetensors)")
 
@@ -80,6 +97,10 @@ class ModelJob(QObject):
             with progress.reporting(self._report):
                 return self._work(self._report), None
         except Exception as exc:  # noqa: BLE001 - shown to the user as a message
+            return None, exc
+        except BaseException as exc:  # a Rust panic in a library (pyo3's PanicException): a message too
+            if type(exc).__name__ != "PanicException":
+                raise
             return None, exc
 
     def start(self) -> None:
@@ -163,6 +184,7 @@ class ModelActions(QObject):
         window.controls.realModelChosen.connect(self.open_real_model)
         self._set_real_models()
         self.job: ModelJob | None = None
+        self._what = ""
         self.dialog: QProgressDialog | None = None
         self._theme = None
         self.state.selectionChanged.connect(self._theme_changed)
@@ -251,7 +273,7 @@ class ModelActions(QObject):
             if not path:
                 return False
         p = Path(path).expanduser()
-        if p.is_file() and p.suffix.lower() != ".gguf":
+        if _is_file(p) and p.suffix.lower() != ".gguf":
             p = p.parent                                   # config.json or weights: their folder
         real = real_model_of(str(p.resolve()))            # the packaged file, chosen by hand
         title, preset = (real.title, real.preset) if real is not None else (p.name, "custom")
@@ -279,10 +301,10 @@ class ModelActions(QObject):
             self.state.message.emit("error", message(model.status_message()))
             return False
         p = model.path if model is not None else Path(source).expanduser()
-        if model is None and not p.exists():
+        if model is None and not _exists(p):
             self.state.message.emit("error", not_found(source))
             return False
-        if p.is_file() and p.suffix.lower() != ".gguf" and model is None:
+        if _is_file(p) and p.suffix.lower() != ".gguf" and model is None:
             p = p.parent
         value, error = ModelJob(lambda report: _open(str(p), key)).run_here()
         if error is not None:
@@ -311,7 +333,16 @@ class ModelActions(QObject):
     def cancel(self) -> None:
         """Stop the open or download in progress (its dialog's Cancel)."""
         if self.job is not None:
-            self.job.cancel()
+            self._cancel_job(self.job, self._what)
+
+    def _cancel_job(self, job: ModelJob, what: str) -> None:
+        """Cancel: the job stops at its next report, and the window is free at once — a job that
+        does not stop soon (a stalled read) is abandoned, and whatever it ends with is dropped."""
+        job.cancel()
+        if self.job is job:
+            self.job = None
+            self._close_dialog()
+            self._failed(what, Cancelled())
 
     @property
     def busy(self) -> bool:
@@ -322,16 +353,18 @@ class ModelActions(QObject):
             self.state.message.emit("info", tr("A model is being opened: wait for it, or cancel it first."))
             return False
         job = self.job = ModelJob(work, self)
+        self._what = what
         dialog = self.dialog = QProgressDialog(f"{what}…", tr("Cancel"), 0, 1000, self.window)
         dialog.setWindowTitle("QKV Lab")
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setMinimumDuration(300)                    # a quick open never flashes a dialog
         dialog.setAutoClose(False)
         dialog.setAutoReset(False)
-        dialog.canceled.connect(job.cancel)
-        dialog.rejected.connect(job.cancel)               # Esc
-        job.progress.connect(lambda stage, fraction: self._progress_shown(stage, fraction, what))
-        job.done.connect(lambda value, error: self._job_done(what, value, error, then))
+        dialog.canceled.connect(lambda: self._cancel_job(job, what))
+        dialog.rejected.connect(lambda: self._cancel_job(job, what))      # Esc
+        job.progress.connect(lambda stage, fraction: self._progress_shown(stage, fraction, what)
+                             if self.job is job else None)
+        job.done.connect(lambda value, error: self._job_done(job, what, value, error, then))
         self.state.message.emit("info", f"{what}…")
         job.start()
         return True
@@ -341,13 +374,19 @@ class ModelActions(QObject):
             self.dialog.setLabelText(f"{what}: {tr(stage)}…")
             self.dialog.setValue(int(fraction * 1000))
 
-    def _job_done(self, what: str, value, error, then) -> None:
+    def _close_dialog(self) -> None:
+        dialog, self.dialog = self.dialog, None
+        if dialog is not None:
+            dialog.canceled.disconnect()
+            dialog.rejected.disconnect()
+            dialog.close()
+            dialog.deleteLater()
+
+    def _job_done(self, job: ModelJob, what: str, value, error, then) -> None:
+        if self.job is not job:
+            return                                        # cancelled and abandoned: the window moved on
         self.job = None
-        if self.dialog is not None:
-            self.dialog.canceled.disconnect()
-            self.dialog.close()
-            self.dialog.deleteLater()
-            self.dialog = None
+        self._close_dialog()
         if error is not None:
             self._failed(what, error)
             return

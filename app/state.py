@@ -261,6 +261,13 @@ class LabState(QObject):
             self._text_error = error_text(exc)
             self.message.emit("error", self._text_error)
             return False
+        except BaseException as exc:  # noqa: BLE001 - a tokenizer's failure (a Rust panic is a BaseException)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+                raise
+            self._text_error = tr("This text was not tokenized ({why}); the tokens stay as they were.").format(
+                why=str(exc) or type(exc).__name__)
+            self.message.emit("error", self._text_error)
+            return False
         if not self.set_tokens(ids, tr("Type “{text}”").format(text=text.strip())):
             return False
         if self._text_error:                               # a sentence that works answers the one that did not

@@ -32,6 +32,7 @@ the value; the function is all-or-nothing, so a caller's previous model stays in
 """
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -44,6 +45,7 @@ import numpy as np
 
 from . import memory, progress, safe_io
 from .config import PRESETS, Config, ConfigError
+from .i18n import QT_TR_NOOP
 from .loaded import (  # noqa: F401 - re-exported, compute.checkpoint is where callers find them
     VISIBLE_CONTROLS,
     Checkpoint,
@@ -118,14 +120,39 @@ def _load_tokenizer(folder: Path, cfg: Config) -> CheckpointTokenizer:
 
 
 # -- config.json ---------------------------------------------------------------------------------
+def os_problem(exc: OSError) -> str:
+    """What the file system said, in words: a path too long for it is named as such."""
+    if exc.errno == errno.ENAMETOOLONG:
+        return ("the path is too long for the file system (a name over 255 bytes, or the whole path "
+                "over its limit)")
+    return f"cannot be read: {exc.strerror or exc}"
+
+
+def _shown_path(path: Any) -> str:
+    text = str(path)
+    return text if len(text) <= 160 else text[:100] + "…" + text[-40:]
+
+
 def checkpoint_config(folder: str | os.PathLike) -> Config:
     """The Config a checkpoint describes, read from config.json (or a GGUF file's metadata) alone."""
+    try:
+        return _checkpoint_config(folder)
+    except OSError as exc:
+        raise CheckpointError(os_problem(exc), _shown_path(folder)) from None
+
+
+def _checkpoint_config(folder: str | os.PathLike) -> Config:
     if _is_gguf(folder):
         from .gguf_file import gguf_config
 
         return gguf_config(folder)
     folder = _check_folder(folder)
     return _config_from_json(folder)
+
+
+def _decimal(text: str) -> bool:
+    """ASCII digits only: str.isdigit() is also True for '²' or '١', which int() refuses or reads."""
+    return text.isascii() and text.isdigit()
 
 
 def _is_gguf(path: Any) -> bool:
@@ -366,7 +393,7 @@ def _strip_prefix(entries: dict[str, _Entry]) -> dict[str, _Entry]:
 
 def _layer_of(name: str) -> int | None:
     parts = name.split(".")
-    return int(parts[1]) if len(parts) > 2 and parts[0] == "h" and parts[1].isdigit() else None
+    return int(parts[1]) if len(parts) > 2 and parts[0] == "h" and _decimal(parts[1]) else None
 
 
 def _check_tensors(cfg: Config, entries: dict[str, _Entry], folder: Path) -> None:
@@ -417,6 +444,13 @@ def _names(names: list[str], limit: int = 6) -> str:
 def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
     """(Config, Weights, tokenizer) from a Hugging Face folder or a GGUF file, with `.info`
     (CheckpointInfo: format, stored tensor types, the UI's label), or CheckpointError."""
+    try:
+        return _load_checkpoint(path)
+    except OSError as exc:
+        raise CheckpointError(os_problem(exc), _shown_path(path)) from None
+
+
+def _load_checkpoint(path: str | os.PathLike) -> Checkpoint:
     if _is_gguf(path):
         from .gguf_file import load_gguf
 
@@ -455,7 +489,7 @@ def _read_all(entries: dict[str, _Entry], names: Iterable[str], folder: Path) ->
     non_finite = []
     names = list(names)
     for n, name in enumerate(names):
-        progress.report("reading the weights", n / len(names))           # a callback may cancel
+        progress.report(QT_TR_NOOP("reading the weights"), n / len(names))           # a callback may cancel
         arr = _read_tensor(entries[name], name, folder)
         if not np.isfinite(arr).all():
             non_finite.append(f"{name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s)")
@@ -502,7 +536,7 @@ def _load_llama(folder: Path, cfg: Config, entries: dict[str, _Entry]) -> Checkp
     if headline:
         raise CheckpointError(["config.json does not match the tensors: " + headline[0], *headline[1:]], folder)
     problems = []
-    layers = sorted({int(n.split(".")[1]) for n in entries if n.startswith("layers.") and n.split(".")[1].isdigit()})
+    layers = sorted({int(n.split(".")[1]) for n in entries if n.startswith("layers.") and _decimal(n.split(".")[1])})
     if layers and len(layers) != cfg.n_layers:
         problems.append(f"config.json says num_hidden_layers={cfg.n_layers} but the weights have "
                         f"{len(layers)} layer(s) (layers.{layers[0]}..layers.{layers[-1]})")

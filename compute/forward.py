@@ -105,7 +105,7 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
     if backend == "auto" and chosen.name == "cpu" and _NUMPY_FIRST.is_set() and _pass_macs(cfg, T) <= NUMPY_FIRST_MACS:
         chosen = get_backend("reference")          # the kernels are still compiling: numpy draws it
     if check_memory:
-        memory.check(cfg, T, chosen.dtype, include_weights=False)
+        memory.check(cfg, T, chosen.dtype, include_weights=False, lazy_scores=chosen.lazy_scores)
     rows = reusable_rows(reuse, cfg, weights, ids, mask, chosen) if reuse is not None else 0
     try:
         if rows:

@@ -32,6 +32,7 @@ import numpy as np
 
 from . import safe_io
 from .config import Config, ConfigError
+from .i18n import QT_TR_NOOP
 from .loaded import Checkpoint, CheckpointError, CheckpointInfo, CheckpointTokenizer, stored_label
 
 ARCHITECTURES = ("llama", "qwen2")
@@ -40,6 +41,13 @@ MAX_TENSORS = 1 << 16
 MAX_KV = 1 << 12
 MAX_KEY = 1 << 16
 MAX_DIMS = 4
+# Arrays are bounded by what a model can have before a single item is read (a sparse file of zeros
+# is 10^8 empty strings for 800 MB of nothing): a vocabulary at most MAX_VOCAB tokens (Gemma 3 has
+# 262,144), any other array MAX_ARRAY items (Llama 3 has 280,147 merges).
+MAX_VOCAB = 1 << 19
+MAX_ARRAY = 1 << 21
+VOCAB_ARRAYS = ("tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type")
+SCAN_STAGE = QT_TR_NOOP("reading the GGUF header")       # translated where it is shown
 
 # GGUF value types: code -> (struct format, size); 8 = string, 9 = array.
 _SCALARS = {0: ("<B", 1), 1: ("<b", 1), 2: ("<H", 2), 3: ("<h", 2), 4: ("<I", 4), 5: ("<i", 4),
@@ -112,6 +120,27 @@ def _scan(fh, size: int, path: Path):
         except UnicodeDecodeError:
             raise _error("a string in the header is not UTF-8", path) from None
 
+    def skip_strings(count: int) -> None:
+        """Past `count` strings (u64 length, bytes), read 1 MiB at a time; progress (and so Cancel)
+        every 65,536 of them."""
+        from . import progress
+
+        at = fh.tell()
+        start, window = at, b""
+        for i in range(count):
+            if at + 8 > start + len(window):
+                fh.seek(at)
+                start, window = at, fh.read(1 << 20)
+                if len(window) < 8:
+                    raise _error(f"the header ends early (at byte {at:,} of {size:,}): truncated", path)
+            n = struct.unpack_from("<Q", window, at - start)[0]
+            at += 8 + n
+            if n > 1 << 24 or at > size:
+                raise _error(f"a string in the header claims {n:,} bytes, past the end of the file", path)
+            if i & 0xFFFF == 0xFFFF:
+                progress.report(SCAN_STAGE, at / size)              # a callback may cancel
+        fh.seek(at)
+
     if take(4) != b"GGUF":
         raise _error("not a GGUF file (its first bytes are not 'GGUF')", path)
     version = scalar(4)
@@ -133,6 +162,10 @@ def _scan(fh, size: int, path: Path):
             meta[key] = string()
         elif code == _ARRAY:
             item, count = scalar(4), scalar(10)
+            limit = MAX_VOCAB if key in VOCAB_ARRAYS else MAX_ARRAY
+            if count > limit:
+                raise _error(f"the array {key!r} claims {count:,} items; a model's has at most {limit:,}: "
+                             "corrupted or not a model", path)
             if item in _SCALARS:
                 nbytes = _SCALARS[item][1] * count
                 if nbytes > size - fh.tell():
@@ -142,8 +175,7 @@ def _scan(fh, size: int, path: Path):
             elif item == _STRING:
                 if count > (size - fh.tell()) // 8:
                     raise _error(f"the array {key!r} claims {count:,} strings, more than the file holds", path)
-                for _ in range(count):
-                    skip(scalar(10))
+                skip_strings(count)
                 meta[key] = ("array", item, count)
             else:
                 raise _error(f"the array {key!r} has items of type {item} (nested arrays are not supported)", path)
@@ -374,7 +406,7 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
     if sorted(t.name for t in reader.tensors) != sorted(by_name):
         raise _error("the gguf reader and the header scan disagree on the tensor names (corrupted)", path)
     for n, t in enumerate(reader.tensors):
-        progress.report("dequantizing the weights", n / len(reader.tensors))   # a callback may cancel
+        progress.report(QT_TR_NOOP("dequantizing the weights"), n / len(reader.tensors))   # a callback may cancel
         arr = _dequantize(t, by_name[t.name], path)                         # float32, numpy shape
         if not np.isfinite(arr).all():
             non_finite.append(f"{t.name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s) "
@@ -511,8 +543,14 @@ def _tokenizer(path: Path, meta: dict, cfg: Config, reader):
         tok.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in special])
     bos = meta.get("tokenizer.ggml.bos_token_id")
     if meta.get("tokenizer.ggml.add_bos_token") is True and isinstance(bos, int) and 0 <= bos < len(tokens):
-        tok.post_processor = processors.TemplateProcessing(single=f"{tokens[bos]} $A",
-                                                           special_tokens=[(tokens[bos], bos)])
+        # The template names BOS by an alias: the token's own text may hold a space, a ':' or a '$',
+        # which the template language would read as more pieces (and then refuse, or panic).
+        try:
+            tok.post_processor = processors.TemplateProcessing(single=["BOS", "$A"], special_tokens=[("BOS", bos)])
+        except BaseException as exc:  # a Rust panic inside tokenizers is a BaseException (pyo3's PanicException)
+            if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+                raise
+            raise _error(f"the BOS token {_short(tokens[bos])} cannot be added to every text: {exc}", path) from None
     notes = [note] if note else []
     source = f"the GGUF file's vocabulary ({len(tokens):,} tokens, {len(merges):,} merges)"
     return CheckpointTokenizer(tok, source, cfg.n_ctx), notes

@@ -75,8 +75,19 @@ def stored_label(types: Mapping[str, int]) -> str:
 VISIBLE_CONTROLS = {**{c: 0x2400 + c for c in range(32)}, 0x0A: "⏎", 0x09: "⇥", 0x7F: 0x2421}
 
 
+class TokenizeError(ValueError):
+    """The model's own tokenizer failed on a text (e.g. a pre-tokenizer regex that gives up: the
+    tokenizers library then panics, a BaseException); the message says so."""
+
+
+def _panic(exc: BaseException) -> bool:
+    """A Rust panic inside tokenizers (pyo3's PanicException, a BaseException), or any Exception."""
+    return isinstance(exc, Exception) or type(exc).__name__ == "PanicException"
+
+
 class CheckpointTokenizer:
-    """The folder's own tokenizer behind the same calls as ToyTokenizer: encode, decode, label(s)."""
+    """The folder's own tokenizer behind the same calls as ToyTokenizer: encode, decode, label(s).
+    Whatever the tokenizer does with a text (a panic included), encode raises TokenizeError."""
 
     def __init__(self, tokenizer: Any, source: str, n_ctx: int):
         self._tok = tokenizer
@@ -88,7 +99,13 @@ class CheckpointTokenizer:
         """Token ids for `text` (every token: nothing is truncated; see `encode_checked`)."""
         if not isinstance(text, str):
             raise TypeError(f"encode needs text (str), got {type(text).__name__}")
-        return list(self._tok.encode(text).ids)
+        try:
+            return [int(i) for i in self._tok.encode(text).ids]
+        except BaseException as exc:
+            if not _panic(exc):
+                raise
+            why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            raise TokenizeError(f"the model's tokenizer ({self.source}) fails on this text: {why}") from None
 
     def encode_checked(self, text: str) -> list[int]:
         """Like encode, but a text longer than the model's n_ctx is a ConfigError saying so."""
@@ -101,14 +118,25 @@ class CheckpointTokenizer:
         return ids
 
     def decode(self, ids: Iterable[int]) -> str:
-        return self._tok.decode([int(i) for i in ids], skip_special_tokens=False)
+        ids = [int(i) for i in ids]
+        try:
+            return self._tok.decode(ids, skip_special_tokens=False)
+        except BaseException as exc:
+            if not _panic(exc):
+                raise
+            return " ".join(self.label(i) for i in ids)
 
     def label(self, token_id: int) -> str:
-        """The text of one token (e.g. ' the'), or '#id' for an id the tokenizer lacks."""
+        """The text of one token (e.g. ' the'), or '#id' for an id the tokenizer lacks (or cannot decode)."""
         token_id = int(token_id)
         if not 0 <= token_id < self.size:
             return f"#{token_id}"
-        return self._tok.decode([token_id], skip_special_tokens=False).translate(VISIBLE_CONTROLS)
+        try:
+            return self._tok.decode([token_id], skip_special_tokens=False).translate(VISIBLE_CONTROLS)
+        except BaseException as exc:
+            if not _panic(exc):
+                raise
+            return f"#{token_id}"
 
     def labels(self, ids: Iterable[int]) -> list[str]:
         return [self.label(i) for i in ids]

@@ -17,27 +17,33 @@ from .i18n import QT_TR_NOOP, Message, Number
 GIB = float(1 << 30)
 # Share of the available RAM one computation may use; the rest stays for the OS, Qt and the views.
 BUDGET_FRACTION = 0.8
-# Working buffers beyond the Trace itself (fused weight copies, per-block temporaries).
+# Working buffers beyond the Trace itself (per-block temporaries, numba's per-thread buffers). Measured:
+# the real SmolLM2-135M at T=1024 on the cpu backend peaks at 1.01x its Trace's arrays above the resident
+# memory before the pass (benchmarks/memory_estimate.py); 1.15 leaves room for other machines' allocators.
 WORKSPACE_FACTOR = 1.15
+# The score maps the cpu and cuda backends hand over as Lazy values, made from q and k when a view reads them.
+LAZY_SCORES = ("attn_scores_raw", "attn_scores_scaled", "attn_scores")
 
 
 @dataclass(frozen=True)
 class MemoryEstimate:
-    """Bytes needed by one forward pass: weights, the Trace's intermediates, and logits."""
+    """Bytes needed by one forward pass: weights, the arrays the pass allocates for its Trace
+    (`trace`), the lazy score maps the views make of one layer (`views`), and logits."""
 
     weights: int
     trace: int
     logits: int
     itemsize: int
+    views: int = 0
 
     @property
     def total(self) -> int:
-        return self.weights + self.trace + self.logits
+        return self.weights + self.trace + self.views + self.logits
 
     @property
     def compute(self) -> int:
-        """What a forward pass allocates when the weights already exist."""
-        return int((self.trace + self.logits) * WORKSPACE_FACTOR)
+        """What a forward pass allocates when the weights already exist (and what its views add)."""
+        return int((self.trace + self.views + self.logits) * WORKSPACE_FACTOR)
 
     @staticmethod
     def gib(n_bytes: int) -> float:
@@ -84,6 +90,27 @@ def trace_count(cfg: Config, T: int, n_layers: int | None = None) -> int:
     return whole + L * per_layer
 
 
+def allocated_count(cfg: Config, T: int, n_layers: int | None = None, *, lazy_scores: bool = True) -> int:
+    """Number of values a pass allocates for its Trace of T tokens (logits excluded): trace_count less
+    what is shared — resid_pre of a layer l > 0 is resid_post of layer l-1, layer 0's is embed when there is
+    no pos_embed — and, with `lazy_scores` (the cpu and cuda backends), less z_concat (a view of z) and the
+    three score maps (Lazy, made from q and k when read)."""
+    from .names import trace_shape
+
+    L = cfg.n_layers if n_layers is None else n_layers
+    shared = max(L - 1, 0) + (1 if L and cfg.positions == "rope" else 0)    # resid_pre arrays that are others'
+    lazy = ("z_concat", *LAZY_SCORES) if lazy_scores else ()
+    return (trace_count(cfg, T, n_layers) - shared * math.prod(trace_shape("resid_pre", cfg, T))
+            - L * sum(math.prod(trace_shape(n, cfg, T)) for n in lazy))
+
+
+def views_count(cfg: Config, T: int) -> int:
+    """Values of the lazy score maps the views make at once: the three maps of one layer."""
+    from .names import trace_shape
+
+    return sum(math.prod(trace_shape(n, cfg, T)) for n in LAZY_SCORES) if cfg.n_layers else 0
+
+
 def block_bytes(cfg: Config, T: int, itemsize: int = 4) -> int:
     """Weights and intermediates of one block at T tokens: what running a single block needs."""
     weights = (weight_count(cfg, 1) - weight_count(cfg, 0)) * 4
@@ -91,14 +118,20 @@ def block_bytes(cfg: Config, T: int, itemsize: int = 4) -> int:
 
 
 def estimate(cfg: Config, T: int, dtype: np.dtype | type = np.float32,
-             n_layers: int | None = None) -> MemoryEstimate:
+             n_layers: int | None = None, *, lazy_scores: bool = True) -> MemoryEstimate:
+    """What a pass of T tokens needs. `lazy_scores`: the backend makes the score maps when they are
+    read (cpu, cuda: `Backend.lazy_scores`); the reference backend stores them (False)."""
     itemsize = np.dtype(dtype).itemsize
     return MemoryEstimate(
         weights=weight_count(cfg, n_layers) * 4,  # weights are stored float32 whatever the backend
-        trace=trace_count(cfg, T, n_layers) * itemsize,
+        trace=allocated_count(cfg, T, n_layers, lazy_scores=lazy_scores) * itemsize,
         logits=T * cfg.d_vocab * itemsize,
         itemsize=itemsize,
+        views=views_count(cfg, T) * itemsize if lazy_scores and T else 0,
     )
+
+
+_estimate = estimate
 
 
 def available_bytes() -> int:
@@ -164,10 +197,14 @@ def _largest_fit(lo: int, hi: int, fits) -> int:
 
 
 def check(cfg: Config, T: int, dtype: np.dtype | type = np.float32, *,
-          include_weights: bool, budget: int | None = None) -> MemoryEstimate:
+          include_weights: bool, budget: int | None = None, lazy_scores: bool = True) -> MemoryEstimate:
     """The estimate, or ConfigError with it in GiB and the layers/tokens that would fit."""
     fixed_budget = budget is not None
     budget = budget_bytes() if budget is None else budget
+
+    def estimate(cfg: Config, T: int, dtype, n_layers: int | None = None) -> MemoryEstimate:
+        return _estimate(cfg, T, dtype, n_layers, lazy_scores=lazy_scores)
+
     est = estimate(cfg, T, dtype)
 
     def need(e: MemoryEstimate) -> int:

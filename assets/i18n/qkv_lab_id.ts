@@ -36,12 +36,48 @@
         <translation>SmolLM2-360M: 32 lapisan, 15 head berbagi 5 head K/V (724 MB)</translation>
     </message>
     <message>
+        <source>{repo}: not a repo id of the hub (organisation/name, with letters, digits, &apos;_&apos;, &apos;.&apos; and &apos;-&apos;)</source>
+        <translation>{repo}: bukan id repo di hub (organisasi/nama, dengan huruf, angka, &apos;_&apos;, &apos;.&apos; dan &apos;-&apos;)</translation>
+    </message>
+    <message>
+        <source>{revision}: not a revision name (a branch, tag or commit id)</source>
+        <translation>{revision}: bukan nama revisi (cabang, tag, atau id commit)</translation>
+    </message>
+    <message>
+        <source>the hub listed a file name outside the repo: {name}. Nothing was downloaded</source>
+        <translation>hub mendaftar nama berkas di luar repo: {name}. Tidak ada yang diunduh</translation>
+    </message>
+    <message>
+        <source>{path} leads outside the download cache {cache}: nothing written there</source>
+        <translation>{path} mengarah ke luar cache unduhan {cache}: tidak ada yang ditulis di sana</translation>
+    </message>
+    <message>
         <source>downloading {repo} ({mb} MB)</source>
         <translation>mengunduh {repo} ({mb} MB)</translation>
     </message>
     <message>
         <source>asking the hub for {repo}</source>
         <translation>menanyakan {repo} ke hub</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub redirected more than 5 times</source>
+        <translation>{repo}: hub mengalihkan lebih dari 5 kali</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub redirected to an address that is not http or https ({why})</source>
+        <translation>{repo}: hub mengalihkan ke alamat yang bukan http atau https ({why})</translation>
+    </message>
+    <message>
+        <source>{where} cannot be reached ({why})</source>
+        <translation>{where} tidak dapat dijangkau ({why})</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s answer could not be read ({why}: {detail})</source>
+        <translation>{repo}: jawaban hub tidak dapat dibaca ({why}: {detail})</translation>
+    </message>
+    <message>
+        <source>{repo}: cannot write to the download cache {cache}: {why}</source>
+        <translation>{repo}: tidak dapat menulis ke cache unduhan {cache}: {why}</translation>
     </message>
     <message>
         <source>{repo}: no such model on the hub (or it is private)</source>
@@ -52,12 +88,80 @@
         <translation>{repo}: revisi {revision} tidak ada di hub</translation>
     </message>
     <message>
-        <source>offline: {where} cannot be reached and {repo} is not in the download cache ({why}). Connect to the internet and try again, or open a folder or GGUF file you have (Model ▸ Open model folder or GGUF file…)</source>
-        <translation>offline: {where} tidak dapat dijangkau dan {repo} tidak ada di cache unduhan ({why}). Sambungkan ke internet lalu coba lagi, atau buka folder atau berkas GGUF yang Anda miliki (Model ▸ Buka folder model atau berkas GGUF…)</translation>
+        <source>the hub at {where} answered HTTP {code} (a server error, not this machine&apos;s connection): try again later</source>
+        <translation>hub di {where} menjawab HTTP {code} (kesalahan server, bukan koneksi mesin ini): coba lagi nanti</translation>
     </message>
     <message>
-        <source>{repo}: the hub answered {answer}</source>
-        <translation>{repo}: hub menjawab {answer}</translation>
+        <source>{repo}: the hub answered HTTP {code} for {what}</source>
+        <translation>{repo}: hub menjawab HTTP {code} untuk {what}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s answer for {what} is over {limit}</source>
+        <translation>{repo}: jawaban hub untuk {what} melebihi {limit}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s answer for {what} is not JSON</source>
+        <translation>{repo}: jawaban hub untuk {what} bukan JSON</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub gave {sha} as the commit, not a commit id (40 hex digits)</source>
+        <translation>{repo}: hub memberikan {sha} sebagai commit, bukan id commit (40 digit heksadesimal)</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s file listing goes on for more than {n} pages</source>
+        <translation>{repo}: daftar berkas hub berlanjut lebih dari {n} halaman</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s file listing is not a list</source>
+        <translation>{repo}: daftar berkas hub bukan sebuah daftar</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub lists more than {n} files</source>
+        <translation>{repo}: hub mendaftar lebih dari {n} berkas</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s listing continues at another address: {url}</source>
+        <translation>{repo}: daftar hub berlanjut di alamat lain: {url}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub gave {size} as the size of {name}</source>
+        <translation>{repo}: hub memberikan {size} sebagai ukuran {name}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub gave {digest} as the hash of {name}</source>
+        <translation>{repo}: hub memberikan {digest} sebagai hash {name}</translation>
+    </message>
+    <message>
+        <source>{repo}: {name} is {size} on the hub, more than the {limit} the lab opens</source>
+        <translation>{repo}: {name} berukuran {size} di hub, lebih dari {limit} yang dibuka lab</translation>
+    </message>
+    <message>
+        <source>{repo}: its weights are {size}, more than this machine&apos;s memory budget {budget} ({source})</source>
+        <translation>{repo}: bobotnya {size}, lebih dari anggaran memori mesin ini {budget} ({source})</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub sent more than the {size} bytes its listing gives for {name}</source>
+        <translation>{repo}: hub mengirim lebih dari {size} bita yang disebut daftarnya untuk {name}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub sent {got} of the {size} bytes of {name}</source>
+        <translation>{repo}: hub mengirim {got} dari {size} bita {name}</translation>
+    </message>
+    <message>
+        <source>{repo}: {name} does not match the hash in the hub&apos;s listing</source>
+        <translation>{repo}: {name} tidak cocok dengan hash di daftar hub</translation>
+    </message>
+    <message>
+        <source>{where}: the hub&apos;s address must start with http:// or https://</source>
+        <translation>{where}: alamat hub harus diawali http:// atau https://</translation>
+    </message>
+    <message>
+        <source>{repo}: the download took longer than {s} s and was stopped</source>
+        <translation>{repo}: unduhan memakan waktu lebih dari {s} detik dan dihentikan</translation>
+    </message>
+    <message>
+        <source>offline: {where} cannot be reached and {repo} is not in the download cache ({why}). Connect to the internet and try again, or open a folder or GGUF file you have (Model ▸ Open model folder or GGUF file…)</source>
+        <translation>offline: {where} tidak dapat dijangkau dan {repo} tidak ada di cache unduhan ({why}). Sambungkan ke internet lalu coba lagi, atau buka folder atau berkas GGUF yang Anda miliki (Model ▸ Buka folder model atau berkas GGUF…)</translation>
     </message>
     <message>
         <source>{repo} has no .safetensors weights (only formats the lab does not open)</source>
@@ -582,6 +686,10 @@
     <message>
         <source>Edit tokens</source>
         <translation>Sunting token</translation>
+    </message>
+    <message>
+        <source>This text was not tokenized ({why}); the tokens stay as they were.</source>
+        <translation>Teks ini tidak ditokenisasi ({why}); token tetap seperti semula.</translation>
     </message>
     <message>
         <source>Type “{text}”</source>
@@ -2774,6 +2882,18 @@
     <message>
         <source>The fast kernels could not be prepared ({why}); numpy computes small passes.</source>
         <translation>Kernel cepat tidak dapat disiapkan ({why}); numpy menghitung lintasan kecil.</translation>
+    </message>
+    <message>
+        <source>reading the weights</source>
+        <translation>membaca bobot</translation>
+    </message>
+    <message>
+        <source>reading the GGUF header</source>
+        <translation>membaca header GGUF</translation>
+    </message>
+    <message>
+        <source>dequantizing the weights</source>
+        <translation>mendekuantisasi bobot</translation>
     </message>
 </context>
 <context>

@@ -36,12 +36,48 @@
         <translation>SmolLM2-360M: 32 lager, 15 headar som delar 5 K/V-headar (724 MB)</translation>
     </message>
     <message>
+        <source>{repo}: not a repo id of the hub (organisation/name, with letters, digits, &apos;_&apos;, &apos;.&apos; and &apos;-&apos;)</source>
+        <translation>{repo}: inget repo-id på hubben (organisation/namn, med bokstäver, siffror, &apos;_&apos;, &apos;.&apos; och &apos;-&apos;)</translation>
+    </message>
+    <message>
+        <source>{revision}: not a revision name (a branch, tag or commit id)</source>
+        <translation>{revision}: inget revisionsnamn (en gren, tagg eller commit-id)</translation>
+    </message>
+    <message>
+        <source>the hub listed a file name outside the repo: {name}. Nothing was downloaded</source>
+        <translation>hubben listade ett filnamn utanför repot: {name}. Inget laddades ned</translation>
+    </message>
+    <message>
+        <source>{path} leads outside the download cache {cache}: nothing written there</source>
+        <translation>{path} leder ut ur nedladdningscachen {cache}: inget skrevs där</translation>
+    </message>
+    <message>
         <source>downloading {repo} ({mb} MB)</source>
         <translation>laddar ned {repo} ({mb} MB)</translation>
     </message>
     <message>
         <source>asking the hub for {repo}</source>
         <translation>frågar hubben efter {repo}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub redirected more than 5 times</source>
+        <translation>{repo}: hubben omdirigerade mer än 5 gånger</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub redirected to an address that is not http or https ({why})</source>
+        <translation>{repo}: hubben omdirigerade till en adress som inte är http eller https ({why})</translation>
+    </message>
+    <message>
+        <source>{where} cannot be reached ({why})</source>
+        <translation>{where} kan inte nås ({why})</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s answer could not be read ({why}: {detail})</source>
+        <translation>{repo}: hubbens svar kunde inte läsas ({why}: {detail})</translation>
+    </message>
+    <message>
+        <source>{repo}: cannot write to the download cache {cache}: {why}</source>
+        <translation>{repo}: kan inte skriva till nedladdningscachen {cache}: {why}</translation>
     </message>
     <message>
         <source>{repo}: no such model on the hub (or it is private)</source>
@@ -52,12 +88,80 @@
         <translation>{repo}: ingen revision {revision} på hubben</translation>
     </message>
     <message>
-        <source>offline: {where} cannot be reached and {repo} is not in the download cache ({why}). Connect to the internet and try again, or open a folder or GGUF file you have (Model ▸ Open model folder or GGUF file…)</source>
-        <translation>offline: {where} går inte att nå och {repo} finns inte i nedladdningscachen ({why}). Anslut till internet och försök igen, eller öppna en mapp eller GGUF-fil som du har (Modell ▸ Öppna modellmapp eller GGUF-fil…)</translation>
+        <source>the hub at {where} answered HTTP {code} (a server error, not this machine&apos;s connection): try again later</source>
+        <translation>hubben på {where} svarade HTTP {code} (ett serverfel, inte den här datorns anslutning): försök igen senare</translation>
     </message>
     <message>
-        <source>{repo}: the hub answered {answer}</source>
-        <translation>{repo}: hubben svarade {answer}</translation>
+        <source>{repo}: the hub answered HTTP {code} for {what}</source>
+        <translation>{repo}: hubben svarade HTTP {code} för {what}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s answer for {what} is over {limit}</source>
+        <translation>{repo}: hubbens svar för {what} är över {limit}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s answer for {what} is not JSON</source>
+        <translation>{repo}: hubbens svar för {what} är inte JSON</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub gave {sha} as the commit, not a commit id (40 hex digits)</source>
+        <translation>{repo}: hubben angav {sha} som commit, inget commit-id (40 hexadecimala siffror)</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s file listing goes on for more than {n} pages</source>
+        <translation>{repo}: hubbens fillista fortsätter i mer än {n} sidor</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s file listing is not a list</source>
+        <translation>{repo}: hubbens fillista är ingen lista</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub lists more than {n} files</source>
+        <translation>{repo}: hubben listar mer än {n} filer</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub&apos;s listing continues at another address: {url}</source>
+        <translation>{repo}: hubbens lista fortsätter på en annan adress: {url}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub gave {size} as the size of {name}</source>
+        <translation>{repo}: hubben angav {size} som storlek på {name}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub gave {digest} as the hash of {name}</source>
+        <translation>{repo}: hubben angav {digest} som hash för {name}</translation>
+    </message>
+    <message>
+        <source>{repo}: {name} is {size} on the hub, more than the {limit} the lab opens</source>
+        <translation>{repo}: {name} är {size} på hubben, mer än de {limit} labbet öppnar</translation>
+    </message>
+    <message>
+        <source>{repo}: its weights are {size}, more than this machine&apos;s memory budget {budget} ({source})</source>
+        <translation>{repo}: dess vikter är {size}, mer än den här datorns minnesbudget {budget} ({source})</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub sent more than the {size} bytes its listing gives for {name}</source>
+        <translation>{repo}: hubben skickade mer än de {size} byte som dess lista anger för {name}</translation>
+    </message>
+    <message>
+        <source>{repo}: the hub sent {got} of the {size} bytes of {name}</source>
+        <translation>{repo}: hubben skickade {got} av de {size} byten i {name}</translation>
+    </message>
+    <message>
+        <source>{repo}: {name} does not match the hash in the hub&apos;s listing</source>
+        <translation>{repo}: {name} stämmer inte med hashen i hubbens lista</translation>
+    </message>
+    <message>
+        <source>{where}: the hub&apos;s address must start with http:// or https://</source>
+        <translation>{where}: hubbens adress måste börja med http:// eller https://</translation>
+    </message>
+    <message>
+        <source>{repo}: the download took longer than {s} s and was stopped</source>
+        <translation>{repo}: nedladdningen tog längre tid än {s} s och stoppades</translation>
+    </message>
+    <message>
+        <source>offline: {where} cannot be reached and {repo} is not in the download cache ({why}). Connect to the internet and try again, or open a folder or GGUF file you have (Model ▸ Open model folder or GGUF file…)</source>
+        <translation>offline: {where} går inte att nå och {repo} finns inte i nedladdningscachen ({why}). Anslut till internet och försök igen, eller öppna en mapp eller GGUF-fil som du har (Modell ▸ Öppna modellmapp eller GGUF-fil…)</translation>
     </message>
     <message>
         <source>{repo} has no .safetensors weights (only formats the lab does not open)</source>
@@ -586,6 +690,10 @@
     <message>
         <source>Edit tokens</source>
         <translation>Redigera tokens</translation>
+    </message>
+    <message>
+        <source>This text was not tokenized ({why}); the tokens stay as they were.</source>
+        <translation>Texten tokeniserades inte ({why}); token förblir som de var.</translation>
     </message>
     <message>
         <source>Type “{text}”</source>
@@ -2794,6 +2902,18 @@
     <message>
         <source>The fast kernels could not be prepared ({why}); numpy computes small passes.</source>
         <translation>De snabba kärnorna kunde inte förberedas ({why}); numpy räknar små pass.</translation>
+    </message>
+    <message>
+        <source>reading the weights</source>
+        <translation>läser vikterna</translation>
+    </message>
+    <message>
+        <source>reading the GGUF header</source>
+        <translation>läser GGUF-huvudet</translation>
+    </message>
+    <message>
+        <source>dequantizing the weights</source>
+        <translation>avkvantiserar vikterna</translation>
     </message>
 </context>
 <context>

@@ -72,6 +72,7 @@ class Backend(ABC):
     name: str = "?"
     dtype: np.dtype = np.dtype(np.float32)
     supports_reuse: bool = False                 # run() accepts reuse=Reuse(...)
+    lazy_scores: bool = False                    # the score maps are Lazy, made when read (compute.memory)
 
     def available(self) -> tuple[bool, str]:
         """(True, "") when it can run on this machine, else (False, the reason in words)."""

@@ -361,6 +361,7 @@ class CpuBackend(Backend):
     name = "cpu"
     dtype = np.dtype(np.float32)
     supports_reuse = True
+    lazy_scores = True
 
     def __init__(self) -> None:
         self._prepared: OrderedDict[int, _Prepared] = OrderedDict()

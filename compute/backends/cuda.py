@@ -378,6 +378,7 @@ class CudaBackend(Backend):
     name = "cuda"
     dtype = np.dtype(np.float32)
     supports_reuse = True
+    lazy_scores = True
 
     def __init__(self) -> None:
         self._lock = threading.RLock()               # one computation on the device at a time

@@ -116,7 +116,7 @@ def test_every_family_weights_and_memory_estimate(rng):
         assert memory.estimate(cfg, 0).weights == w.nbytes
         trace = forward(cfg, w, list(range(min(7, cfg.d_vocab))), backend="cpu")
         values = sum(trace[k].size for k in trace.keys() if k != "logits")
-        assert memory.estimate(cfg, trace.T).trace == values * 4
+        assert memory.trace_count(cfg, trace.T) == values       # the pass allocates less: test_memory_estimate.py
 
 
 # -- invariants ---------------------------------------------------------------------------------------
