@@ -91,7 +91,7 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
     return Trace(cfg=cfg, tokens=ids, backend=chosen.name, backend_label=chosen.label(),
                  dtype=chosen.dtype, timing_ms=timing, _arrays=result.arrays,
                  _logits_fn=result.logits_fn, notice=notice, weights_uid=weights.uid,
-                 reused_rows=result.reused_rows, attn_mask=mask)
+                 reused_rows=result.reused_rows, attn_mask=mask, _copied_fn=result.copied_fn)
 
 
 def reusable_rows(previous: Trace, cfg: Config, weights: Weights, ids: np.ndarray, mask: np.ndarray | None,

@@ -26,6 +26,7 @@ class BackendOutput:
     logits_fn: Callable[[np.ndarray | slice], np.ndarray]
     timing_ms: dict[str, float] = field(default_factory=dict)
     reused_rows: int = 0                         # rows taken from the previous Trace (see Reuse)
+    copied_fn: Callable[[], int] | None = None   # bytes copied device -> host so far (a device backend)
 
 
 @dataclass(frozen=True)

@@ -105,12 +105,12 @@ def describe_failure(exc: BaseException) -> str:
 
 # -- device memory ------------------------------------------------------------------------------------
 class _Buf:
-    """One device buffer of the pool, and its torch view (the cuBLAS path; made once)."""
+    """One flat device buffer of the pool (a pass sees its start as each value's shape)."""
 
-    __slots__ = ("d", "t")
+    __slots__ = ("d",)
 
     def __init__(self, d):
-        self.d, self.t = d, None
+        self.d = d
 
 
 def _alone_count() -> int | None:
@@ -121,31 +121,49 @@ def _alone_count() -> int | None:
     return alone if sys.getrefcount(probe[0]) == alone + 1 else None
 
 
+def bucket_rows(T: int, n_ctx: int) -> int:
+    """The T a pass's buffers are made for: T rounded up in steps of 8, or of T's power of two / 8
+    (at most 12.5 % more rows), never past n_ctx. Typing a token then finds the buffers of the pass
+    before last free and big enough: no cudaMalloc (and no cuMemFree, which synchronises) per key."""
+    step = max(8, 1 << max(0, T.bit_length() - 4))
+    return max(T, min(n_ctx, -(-T // step) * step))
+
+
 class DevicePool:
-    """float32 device buffers by shape. A buffer is handed out again only when the pool's own list
-    is its last reference: a live run (and so a Trace on screen) keeps its buffers out of reuse."""
+    """Flat float32 device buffers by size (elements). A buffer is handed out again only when the
+    pool's own list is its last reference: a live run (and so a Trace on screen) keeps its buffers
+    out of reuse. Where the interpreter does not count references the way this relies on
+    (`_alone_count` is None) the pool keeps nothing: every buffer is the run's alone and goes back to
+    the driver with it (as the host pool switches itself off), instead of being held for ever."""
 
     def __init__(self) -> None:
-        self._bufs: dict[tuple[int, ...], list[_Buf]] = {}
+        self._bufs: dict[int, list[_Buf]] = {}
         self._lock = threading.Lock()
         self._alone = _alone_count()
-        self.hits = self.misses = 0
+        self.hits = self.misses = 0                  # misses: cudaMalloc calls (what a test counts)
+
+    @property
+    def enabled(self) -> bool:
+        return self._alone is not None
 
     def _free(self, bufs: list[_Buf], i: int) -> bool:
         return self._alone is not None and sys.getrefcount(bufs[i]) == self._alone
 
-    def take(self, shape: tuple[int, ...], count: int) -> list[_Buf]:
-        """`count` buffers of `shape`: free ones first, then new ones (cudaMalloc)."""
-        shape = tuple(int(n) for n in shape)
+    def take(self, size: int, count: int) -> list[_Buf]:
+        """`count` buffers of `size` elements: free ones first, then new ones (cudaMalloc)."""
+        size = int(size)
         with self._lock:
-            bufs = self._bufs.setdefault(shape, [])
+            bufs = self._bufs.setdefault(size, []) if self.enabled else []
             got = self._scan(bufs, count)
             self.hits += len(got)
             while len(got) < count:
-                buf = _Buf(cuda.device_array(shape, np.float32))
-                bufs.append(buf)
+                buf = _Buf(cuda.device_array(size, np.float32))
+                if self.enabled:
+                    bufs.append(buf)
                 got.append(buf)
                 self.misses += 1
+            if not bufs:
+                self._bufs.pop(size, None)
             return got
 
     def _scan(self, bufs: list[_Buf], count: int) -> list[_Buf]:
@@ -158,11 +176,11 @@ class DevicePool:
         return got
 
     def trim(self, keep: Counter | None = None) -> None:
-        """Give free buffers back to the driver, all but `keep[shape]` of each shape."""
+        """Give free buffers back to the driver, all but `keep[size]` of each size."""
         keep = keep or Counter()
         with self._lock:
-            for shape, bufs in list(self._bufs.items()):
-                spare = keep.get(shape, 0)
+            for size, bufs in list(self._bufs.items()):
+                spare = keep.get(size, 0)
                 i = 0
                 while i < len(bufs):
                     if self._free(bufs, i):
@@ -173,26 +191,28 @@ class DevicePool:
                             continue
                     i += 1
                 if not bufs:
-                    del self._bufs[shape]
+                    del self._bufs[size]
 
     def held_bytes(self) -> int:
         with self._lock:
-            return sum(4 * math.prod(s) * len(b) for s, b in self._bufs.items())
+            return sum(4 * size * len(b) for size, b in self._bufs.items())
 
     def free_bytes(self) -> int:
         with self._lock:
-            return sum(4 * math.prod(s) for s, bufs in self._bufs.items()
+            return sum(4 * size for size, bufs in self._bufs.items()
                        for i in range(len(bufs)) if self._free(bufs, i))
 
 
 class _Slot:
-    """One device buffer of a run and, once copied, its host copy (keys that share memory share
-    the slot: resid_pre of layer l + 1 is resid_post of layer l)."""
+    """One device buffer of a run seen as a value's shape and, once copied, its host copy (keys
+    that share memory share the slot: resid_pre of layer l + 1 is resid_post of layer l)."""
 
-    __slots__ = ("buf", "shape", "ready", "host", "parts")
+    __slots__ = ("buf", "d", "t", "shape", "ready", "host", "parts")
 
     def __init__(self, buf: _Buf, shape, ready=None):
         self.buf, self.shape, self.ready = buf, tuple(shape), ready
+        self.d = buf.d[:math.prod(self.shape)].reshape(self.shape)    # the buffer's start as [shape]
+        self.t = None                                                 # its torch view (cuBLAS path)
         self.host: np.ndarray | None = None
         self.parts: dict[int, np.ndarray] = {}
 
@@ -205,32 +225,32 @@ class _DeviceRun:
         self.slots: dict = {}                            # key -> _Slot
         self._lock = threading.Lock()
         self.spilled = False
-        self.copied_bytes = 0                            # what crossed the bus so far
+        self.copied_bytes = 0                            # what crossed the bus so far (device -> host)
         self._views: dict = {}                           # (key, shape) -> reshaped host copy (z_concat)
 
     # -- building ------------------------------------------------------------------------------
-    def allocate(self, wanted: dict) -> None:
-        """Take a buffer for each key of `wanted` {key: shape} from the pool."""
-        by_shape: dict[tuple, list] = {}
-        for key, shape in wanted.items():
-            by_shape.setdefault(tuple(shape), []).append(key)
-        for shape, keys in by_shape.items():
-            for key, buf in zip(keys, self.backend.pool.take(shape, len(keys)), strict=True):
-                self.slots[key] = _Slot(buf, shape)
+    def allocate(self, wanted: dict, sizes: dict) -> None:
+        """Take a buffer of `sizes[key]` elements for each key of `wanted` {key: shape} from the pool."""
+        by_size: dict[int, list] = {}
+        for key in wanted:
+            by_size.setdefault(sizes[key], []).append(key)
+        for size, keys in by_size.items():
+            for key, buf in zip(keys, self.backend.pool.take(size, len(keys)), strict=True):
+                self.slots[key] = _Slot(buf, wanted[key])
 
     def alias(self, key, same_as) -> None:
         self.slots[key] = self.slots[same_as]
 
     def d(self, key):
         """The device array of `key`."""
-        return self.slots[key].buf.d
+        return self.slots[key].d
 
     def t(self, key):
-        """The torch view of `key`'s device array (the cuBLAS path), made once per buffer."""
-        buf = self.slots[key].buf
-        if buf.t is None:
-            buf.t = self.backend.blas.view(buf.d)
-        return buf.t
+        """The torch view of `key`'s device array (the cuBLAS path), made once per run."""
+        slot = self.slots[key]
+        if slot.t is None:
+            slot.t = self.backend.blas.view(slot.d)
+        return slot.t
 
     def mark_ready(self, keys, event) -> None:
         for key in keys:
@@ -240,15 +260,19 @@ class _DeviceRun:
         return sum(4 * math.prod(s.shape) for s in {id(s): s for s in self.slots.values()}.values())
 
     # -- to the host ----------------------------------------------------------------------------
+    def _copy(self, src, ready) -> np.ndarray:
+        """src (a device array or view) on the host, counted."""
+        host = self.backend.pinned.empty(src.shape)
+        self.backend.copy_to_host(src, host, ready)
+        self.copied_bytes += host.nbytes
+        return host
+
     def fetch(self, key) -> np.ndarray:
         """The whole value of `key` on the host (copied once, then the same array)."""
         slot = self.slots[key]
         with self._lock:
             if slot.host is None:
-                host = self.backend.pinned.empty(slot.shape)
-                self.backend.copy_to_host(slot.buf.d, host, slot.ready)
-                self.copied_bytes += host.nbytes
-                slot.host, slot.parts = host, {}
+                slot.host, slot.parts = self._copy(slot.d, slot.ready), {}
             return slot.host
 
     def fetch_reshaped(self, key, shape) -> np.ndarray:
@@ -264,11 +288,26 @@ class _DeviceRun:
             if slot.host is not None:
                 return slot.host[index]
             if index not in slot.parts:
-                host = self.backend.pinned.empty(slot.shape[1:])
-                self.backend.copy_to_host(slot.buf.d[index], host, slot.ready)
-                self.copied_bytes += host.nbytes
-                slot.parts[index] = host
+                slot.parts[index] = self._copy(slot.d[index], slot.ready)
             return slot.parts[index]
+
+    def fetch_index(self, key, index: tuple) -> np.ndarray:
+        """value[index] of `key` (Trace.read: ints and step-1 slices, or an array of rows) on the
+        host, copying only that cut: a strided one (a head of [T, n, d]) is packed on the device
+        first; rows that are not one run are copied as the run that spans them, then picked."""
+        slot = self.slots[key]
+        picks = next((i for i, x in enumerate(index) if isinstance(x, np.ndarray)), None)
+        if picks is not None:
+            rows = index[picks]
+            span = (*index[:picks], slice(int(rows.min()), int(rows.max()) + 1), *index[picks + 1:])
+            lead = [slice(None) for x in index[:picks] if not isinstance(x, int)]   # axes the span kept
+            return np.ascontiguousarray(self.fetch_index(key, span)[(*lead, rows - rows.min())])
+        with self._lock:
+            if slot.host is not None:
+                return slot.host[index]
+            if isinstance(index[0], int) and index[0] in slot.parts:
+                return slot.parts[index[0]][index[1:]]
+            return self._copy(slot.d[index], slot.ready)
 
     def spill(self) -> None:
         """Copy every value not yet on the host (pageable memory), then let the device buffers go."""
@@ -276,15 +315,16 @@ class _DeviceRun:
             for slot in {id(s): s for s in self.slots.values()}.values():
                 if slot.host is None:
                     host = np.empty(slot.shape, np.float32)
-                    self.backend.copy_to_host(slot.buf.d, host, slot.ready)
+                    self.backend.copy_to_host(slot.d, host, slot.ready)
                     self.copied_bytes += host.nbytes
                     slot.host, slot.parts = host, {}
-                slot.buf = None
+                slot.buf = slot.d = slot.t = None
             self.spilled = True
 
     def lazy(self, key, shape) -> Lazy:
         part = partial(self.fetch_part, key) if key[0] in _HEAD_MAPS else None
-        return Lazy(make=partial(self.fetch, key), shape=tuple(shape), part=part)
+        return Lazy(make=partial(self.fetch, key), shape=tuple(shape), part=part,
+                    read=partial(self.fetch_index, key))
 
 
 def _pinned_empty(shape, dtype):
@@ -359,9 +399,15 @@ def run_shapes(cfg: Config, T: int) -> dict:
     return wanted
 
 
+def run_sizes(cfg: Config, T: int) -> dict:
+    """{key: elements} of every device buffer of one pass: each as big as at bucket_rows(T), so the
+    same buffers serve the next T's too."""
+    return {key: math.prod(s) for key, s in run_shapes(cfg, bucket_rows(T, max(cfg.n_ctx, T))).items()}
+
+
 def run_bytes(cfg: Config, T: int) -> int:
-    """Device memory of one pass's buffers."""
-    return sum(4 * math.prod(s) for s in run_shapes(cfg, T).values())
+    """Device memory of one pass's buffers (at bucket_rows(T))."""
+    return sum(4 * n for n in run_sizes(cfg, T).values())
 
 
 def weights_bytes(cfg: Config) -> int:
@@ -552,25 +598,34 @@ class CudaBackend(Backend):
             self.spills += 1
 
     def _new_run(self, cfg: Config, T: int) -> _DeviceRun:
-        wanted = run_shapes(cfg, T)
-        self.pool.trim(Counter(tuple(s) for s in wanted.values()))   # free buffers of other sizes go
+        wanted, sizes = run_shapes(cfg, T), run_sizes(cfg, T)
+        self.pool.trim(Counter(sizes.values()))      # free buffers of other sizes go
         self._make_room(run_bytes(cfg, T), f"one pass at T={T} ({cfg.n_layers} layers)")
         run = _DeviceRun(self, cfg, T)
-        run.allocate(wanted)
+        run.allocate(wanted, sizes)
         self._runs = [r for r in self._runs if r() is not None] + [weakref.ref(run)]
         return run
 
     def copy_to_host(self, src, dst: np.ndarray, ready) -> None:
-        """Device -> host on the copy stream, after the event `ready` (the stage that made `src`)."""
+        """Device -> host on the copy stream, after the event `ready` (the stage that made `src`); a
+        strided `src` (one head of [T, n, d]) is packed on the device first, so only it crosses."""
         with self._copy_lock:
+            stream = 0
+            if not SIMULATOR:
+                if getattr(self, "_copy_stream", None) is None:
+                    self._copy_stream = cuda.stream()
+                stream = self._copy_stream
+                if ready is not None:
+                    ready.wait(stream)
+            if not src.is_c_contiguous():
+                if src.ndim != 2:
+                    raise ValueError(f"a strided copy of {src.ndim} dimensions")   # Trace.read makes 2
+                packed = cuda.device_array(src.shape, np.float32, stream=stream)  # [R, d]
+                EW.launch_gather(src, packed, stream=stream)
+                src = packed
             if SIMULATOR:
                 src.copy_to_host(dst)
                 return
-            if getattr(self, "_copy_stream", None) is None:
-                self._copy_stream = cuda.stream()
-            stream = self._copy_stream
-            if ready is not None:
-                ready.wait(stream)
             src.copy_to_host(dst, stream=stream)
             stream.synchronize()
 
@@ -591,7 +646,8 @@ class CudaBackend(Backend):
             except self._errors as exc:
                 self.release()
                 raise BackendUnavailable(describe_failure(exc)) from exc
-        return BackendOutput(arrays, self._logits_fn(cfg, weights, run), timing, reused_rows=p)
+        return BackendOutput(arrays, self._logits_fn(cfg, weights, run), timing, reused_rows=p,
+                             copied_fn=lambda: run.copied_bytes)
 
     def run_device(self, cfg: Config, weights: Weights, tokens, attn_mask=None) -> _DeviceRun:
         """Every kernel of a forward pass with nothing copied back (what benchmarks time): the run,
@@ -767,28 +823,39 @@ class CudaBackend(Backend):
 
     def _logits_fn(self, cfg: Config, weights: Weights, run: _DeviceRun):
         unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
+        key = ("ln_final_out",)
 
         def logits_fn(rows):
-            x = np.ascontiguousarray(run.fetch(("ln_final_out",))[rows])    # [R, d_model]
-            if x.shape[0] == 0:
+            picked = np.arange(run.T)[rows]                                 # [R] positions
+            if picked.size == 0:
                 return np.zeros((0, cfg.d_vocab), np.float32)               # [0, d_vocab]
             # On the device only when it is free and still holds these weights: a view asking for
             # an old trace's logits must neither wait for a running forward pass nor evict the
-            # weights it uses (one row, the common request, is cheap on the CPU anyway).
+            # weights it uses (one row, the common request, is cheap on the CPU anyway). There the
+            # rows of ln_final_out are read where they are: only the logits cross the bus.
             if self._lock.acquire(blocking=False):
                 try:
+                    slot = run.slots[key]
                     if self._weights is not None and self._weights.uid == weights.uid:
                         dw = self._weights
+                        a, b = int(picked[0]), int(picked[-1]) + 1
+                        if slot.d is not None and np.array_equal(picked, np.arange(a, b)):
+                            x = slot.d[a:b]                                 # [R, d_model] on the device
+                        else:
+                            x = cuda.to_device(run.fetch_index(key, (picked,)))   # [R, d_model]
                         logits = cuda.device_array((x.shape[0], cfg.d_vocab), np.float32)  # [R, d_vocab]
                         if dw.W_U is None:
-                            P.launch_unembed(cuda.to_device(x), dw.W_E, logits)           # x @ W_Eᵀ (tied)
+                            P.launch_unembed(x, dw.W_E, logits)                            # x @ W_Eᵀ (tied)
                         else:
-                            P.launch_matmul_bias(cuda.to_device(x), dw.W_U, dw.no_bias_vocab, logits)
-                        return logits.copy_to_host()                        # [R, d_vocab]
+                            P.launch_matmul_bias(x, dw.W_U, dw.no_bias_vocab, logits)
+                        host = logits.copy_to_host()                        # [R, d_vocab]
+                        run.copied_bytes += host.nbytes
+                        return host
                 except (BackendUnavailable, *self._errors):
                     pass
                 finally:
                     self._lock.release()
+            x = np.ascontiguousarray(run.fetch_index(key, (picked,)))      # [R, d_model]
             return x @ unembed                                              # [R, d_vocab] on the CPU
 
         return logits_fn
@@ -815,10 +882,10 @@ def _copy_leading_rows(run: _DeviceRun, trace, p: int, stream) -> None:
         if id(slot) in seen or key[0] in _HEAD_MAPS or key[0].startswith("ln_final_stat"):
             continue
         seen.add(id(slot))
-        dst = slot.buf.d[:p]                                                # [p, ...]
+        dst = slot.d[:p]                                                    # [p, ...]
         old = before.slots.get(key) if before is not None else None
-        if old is not None and old.buf is not None:
-            dst.copy_to_device(old.buf.d[:p], stream=stream)                # device to device
+        if old is not None and old.d is not None:
+            dst.copy_to_device(old.d[:p], stream=stream)                    # device to device
             continue
         if old is not None and old.host is not None:
             host = old.host[:p]                                             # a spilled run's copy
