@@ -159,12 +159,14 @@ class Trace:
                 self._lazy[("part", key, index)] = made
             return self._lazy[("part", key, index)]
 
-    def read(self, name: str, layer: int | None = None, head: int | None = None, rows: Any = None) -> np.ndarray:
+    def read(self, name: str, layer: int | None = None, head: int | None = None, rows: Any = None,
+             cols: Any = None) -> np.ndarray:
         """What a view draws of a value, read-only: `trace[name, layer]` cut to one `head` (axis 0 of
-        a [n_heads, T, T] map, axis 1 of [T, n, d_head]: HEAD_AXIS) and to `rows` (an int, a slice
-        or a list of positions; the query rows: axis 0, or axis 1 of a map). A value still on a
-        device copies only that cut (kept: READS_KEPT), so a view of one head's row of a T×T map
-        moves 4·T bytes, not the layer's maps. Whole-model names take no layer and no head."""
+        a [n_heads, T, T] map, axis 1 of [T, n, d_head]: HEAD_AXIS), to `rows` (an int, a slice
+        or a list of positions; the query rows: axis 0, or axis 1 of a map) and, for a map, to
+        `cols` (keys: an int or a slice). A value still on a device copies only that cut (kept:
+        READS_KEPT), so a view of one head's row of a T×T map moves 4·T bytes, not the layer's
+        maps. Whole-model names take no layer and no head."""
         if layer is not None and isinstance(layer, (int, np.integer)) and not isinstance(layer, bool) and layer < 0:
             layer = int(layer) + self.n_layers
         whole = (lambda: self[name]) if layer is None else (lambda: self[name, layer])   # noqa: E731
@@ -172,12 +174,15 @@ class Trace:
         head_axis = HEAD_AXIS.get(name)
         if head is not None and head_axis is None:
             raise KeyError(f"{name!r} has no heads to choose from")
+        if cols is not None and head_axis != 0:
+            raise KeyError(f"{name!r} is no [n_heads, T, T] map: it has no key columns to choose")
         value = self._arrays.get(key) if key != "logits" else None
         if not isinstance(value, Lazy):
-            return whole()[_cut(head_axis, head, rows)]
+            return whole()[_cut(head_axis, head, rows, cols)]
         rows_axis = 1 if head_axis == 0 else 0
         index = _cut(head_axis, _whole_index(head, value.shape[head_axis]) if head is not None else None,
-                     _rows_index(rows, value.shape[rows_axis]))
+                     _rows_index(rows, value.shape[rows_axis]),
+                     _rows_index(cols, value.shape[2]) if cols is not None else None)
         if value.read is None or key in self._lazy:
             return whole()[index]
         part = ("part", key, index[0]) if head_axis == 0 and isinstance(index[0], int) else None
@@ -194,6 +199,14 @@ class Trace:
                     del self._lazy[old]                          # the oldest cuts go first
                 self._lazy[cached] = made
             return self._lazy[cached]
+
+    def forbidden(self, layer: int, rows: Any = None) -> np.ndarray:
+        """[T, T] bool (or those rows): where the mask forbids query i key j (attn_scores is −∞
+        there), from the config, the layer's window and the extra mask alone: nothing is read."""
+        from .backends.base import allowed_pairs
+
+        return ~allowed_pairs(self.T, self.cfg.causal, self.attn_mask, self.cfg.window(layer))[
+            slice(None) if rows is None else rows]
 
     @property
     def copied_bytes(self) -> int:
@@ -299,13 +312,15 @@ def _rows_index(rows: Any, n: int) -> int | slice | np.ndarray:
     return picked
 
 
-def _cut(head_axis: int | None, head: Any, rows: Any) -> tuple:
-    """The index of Trace.read: (head, rows) for a map, (rows, head) for [T, n, d], (rows,) else."""
+def _cut(head_axis: int | None, head: Any, rows: Any, cols: Any = None) -> tuple:
+    """The index of Trace.read: (head, rows[, cols]) for a map, (rows, head) for [T, n, d], (rows,) else."""
     rows = slice(None) if rows is None else rows
     if head_axis is None:
         return (rows,)
     head = slice(None) if head is None else head
-    return (head, rows) if head_axis == 0 else (rows, head)
+    if head_axis == 0:
+        return (head, rows) if cols is None else (head, rows, cols)
+    return (rows, head)
 
 
 def _unknown(name: Any, cfg: Config) -> str:

@@ -4,14 +4,18 @@ Residency. A pass computes every layer into device buffers of its own (`_DeviceR
 its Trace with `Lazy` values: reading `trace[name, layer]` copies that one array to the host
 (into pinned memory, on a copy stream of its own, waiting only for the stage that made it), once;
 `trace.part(name, layer, h)` copies one head of a [n_heads, T, T] map (4 MB of the 50 MB at
-andrea-120m, T=1024). Exports asking for every name get every name. The copy is made once per
+andrea-120m, T=1024), and `trace.read(name, layer, head=, rows=, cols=)` any cut a view draws (a
+strided one, such as a head of [T, n, d], packed on the device first: `fetch_index`). Every copy is
+counted (`copied_bytes`, Trace.copied_bytes). Exports asking for every name get every name. The copy is made once per
 run and shared by every Trace of it (the early partial Trace and the final one get the same
 arrays).
 
 Lifetime. A run's buffers belong to it while its Trace (or any Lazy of it) lives: a new pass
 never writes a buffer a Trace on screen may still read. They come from a `DevicePool` that hands a
 buffer out again only when nothing but the pool holds it, so a dropped Trace's memory is reused
-by the next pass of the same size without cudaMalloc. Bounded: when a new pass does not fit in
+by the next pass of the same size without cudaMalloc. Buffers are flat and sized for T rounded up
+(`bucket_rows`), each value the start of one, so the next T's pass fits in them too: typing a token
+allocates nothing after the first append. Bounded: when a new pass does not fit in
 the GPU's free memory (plus the pool's free buffers), the oldest live runs are spilled (every
 value not yet copied goes to the host, then their device buffers are free) before the pass is
 refused as out of GPU memory.
@@ -69,6 +73,8 @@ from .base import Backend, BackendOutput, BackendUnavailable, Reuse, Stopwatch
 from .pool import BufferPool
 
 INSTALL = "pip install -r requirements-gpu.txt (or pip install -e \".[cuda]\")"
+# requirements-gpu.txt installs CUDA 13 (numba-cuda[cu13], torch 2.13's CUDA build): a driver for it.
+NEEDS_CUDA, NEEDS_DRIVER = (13, 0), 580
 GEMM_PATHS = ("auto", "numba", "cublas")
 # Per-layer results with a device buffer of their own (z_concat is z's memory, resid_pre is the
 # previous layer's resid_post); which of them a model has: buffered_names.
@@ -93,6 +99,26 @@ def cuda_errors() -> tuple[type[BaseException], ...]:
              "NvvmError", "NvvmSupportError", "LinkerError", "DeadMemoryError")
     found = {getattr(mod, n) for mod in (error, driver) for n in names if hasattr(mod, n)}
     return (NumbaError, MemoryError, *sorted(found, key=lambda c: c.__name__))
+
+
+def driver_cuda_version() -> tuple[int, int] | None:
+    """The CUDA version the installed NVIDIA driver supports, e.g. (12, 4); None if unknown."""
+    try:
+        from numba.cuda.cudadrv import driver
+
+        version = driver.driver.get_version()
+        return int(version[0]), int(version[1])
+    except Exception:  # noqa: BLE001 - no driver, or one numba cannot ask: other checks say why
+        return None
+
+
+def driver_too_old(version: tuple[int, int] | None = None) -> str | None:
+    """Why CUDA cannot run when the driver is older than CUDA 13 needs (no pip command fixes that)."""
+    version = driver_cuda_version() if version is None else version
+    if version is None or tuple(version) >= NEEDS_CUDA:
+        return None
+    return (f"the NVIDIA driver supports CUDA {version[0]}.{version[1]}, and CUDA {NEEDS_CUDA[0]} needs driver "
+            f"{NEEDS_DRIVER} or newer: update the NVIDIA driver (installing packages does not help)")
 
 
 def describe_failure(exc: BaseException) -> str:
@@ -307,7 +333,13 @@ class _DeviceRun:
                 return slot.host[index]
             if isinstance(index[0], int) and index[0] in slot.parts:
                 return slot.parts[index[0]][index[1:]]
-            return self._copy(slot.d[index], slot.ready)
+            src = slot.d[index]
+            one = next((i for i, x in enumerate(index) if isinstance(x, int)), None)
+            if src.ndim == 1 and not src.is_c_contiguous() and one is not None:
+                # A strided line (a key's column of one head): packed as the [1, n] cut around it.
+                wider = (*index[:one], slice(index[one], index[one] + 1), *index[one + 1:])
+                return self._copy(slot.d[wider], slot.ready).reshape(src.shape)
+            return self._copy(src, slot.ready)
 
     def spill(self) -> None:
         """Copy every value not yet on the host (pageable memory), then let the device buffers go."""
@@ -460,8 +492,11 @@ class CudaBackend(Backend):
                 if not nvvm.is_available():
                     return False, f"NVIDIA's CUDA compiler library (NVVM) is missing: {INSTALL}"
                 return False, "no CUDA GPU found"
+            old = driver_too_old()
+            if old:
+                return False, old
         except Exception as exc:  # noqa: BLE001 - whatever breaks the probe, CUDA is not usable
-            return False, f"CUDA cannot be initialised ({exc}): {INSTALL}"
+            return False, driver_too_old() or f"CUDA cannot be initialised ({exc}): {INSTALL}"
         try:
             a = cuda.to_device(np.ones((1, 2), np.float32))
             out = cuda.device_array((1, 2), np.float32)
@@ -469,7 +504,8 @@ class CudaBackend(Backend):
             if not np.array_equal(out.copy_to_host(), np.full((1, 2), 2.0, np.float32)):
                 return False, "a test kernel gave a wrong result on this GPU"
         except Exception as exc:  # noqa: BLE001 - NVVM, NVRTC, nvJitLink or the driver said no
-            return False, f"a test kernel did not compile or run ({describe_failure(exc)}): {INSTALL}"
+            failed = f"a test kernel did not compile or run ({describe_failure(exc)}): {INSTALL}"
+            return False, driver_too_old() or failed
         return True, ""
 
     def on_real_gpu(self) -> bool:
@@ -556,6 +592,20 @@ class CudaBackend(Backend):
             cfg_bytes = sum(a.nbytes for blk in self._weights.blocks for a in blk.values())
         return {"weights": cfg_bytes, "live_runs": held - free, "free_pool": free,
                 "live_run_count": len(self.live_runs())}
+
+    def memory_budget(self) -> int | None:
+        """What a pass's Trace may take on the GPU: its free memory plus the pool's buffers (free
+        ones, and live runs' that spill to the host to make room); None under the simulator, whose
+        "device" is the host's memory."""
+        if self.device_budget is not None:
+            return self.device_budget - self.device_bytes()["weights"]
+        if SIMULATOR or not self.available()[0]:
+            return None
+        try:
+            free = cuda.current_context().get_memory_info()[0]
+        except Exception:  # noqa: BLE001 - no number: the host's budget applies
+            return None
+        return int(free + self.pool.held_bytes())
 
     def live_runs(self) -> list[_DeviceRun]:
         runs = [r() for r in self._runs]

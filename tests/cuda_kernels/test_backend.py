@@ -305,3 +305,26 @@ def test_the_backend_line_says_why_cuda_is_not_used(monkeypatch):
     assert "cannot be loaded" in backends.cuda_unused_reason()
     monkeypatch.setattr(backends, "cuda_unsupported_here", lambda: "macOS runs the cpu backend")
     assert backends.cuda_unused_reason() is None                            # that line says it already
+
+
+# -- honest limits ---------------------------------------------------------------------------------
+def test_a_cuda_trace_is_held_to_the_gpus_memory_not_the_hosts(monkeypatch):
+    """Its values stay on the device; the host's budget applies only when the pass falls back to the CPU."""
+    from compute import ConfigError
+
+    backend = get_backend("cuda")
+    cfg = Config(d_model=4, n_heads=1, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
+    weights = Weights.random(cfg, 0)
+    monkeypatch.setenv("QKV_LAB_MEMORY_BUDGET_GIB", "0.0000001")           # ~100 bytes of host RAM
+    monkeypatch.setattr(backend, "device_budget", 1 << 30)
+    trace = forward(cfg, weights, [1, 2, 3], backend="cuda")
+    assert trace.backend == "cuda", trace.notice
+    monkeypatch.setattr(backend, "device_budget", 1000)                    # nor on the GPU: the CPU must hold it
+    with pytest.raises(ConfigError, match="memory budget"):
+        forward(cfg, weights, [1, 2, 3], backend="cuda")
+
+
+def test_an_old_driver_is_named_as_the_reason():
+    why = cuda_backend.driver_too_old((12, 4))
+    assert "CUDA 12.4" in why and "580" in why and "pip install" not in why
+    assert cuda_backend.driver_too_old((13, 0)) is None and cuda_backend.driver_too_old((13, 1)) is None
