@@ -31,10 +31,14 @@ first p ids with a cuda Trace's, the new run's buffers get that Trace's rows < p
 per-position value by a device-to-device copy (q, k, v and their rotations included: the keys
 < p are the earlier ones), or from its host copies where that run was spilled; every row-wise
 stage (norms, the q/k/v product, RoPE, z's share through W_O, the heads' sum, the MLP, the
-residuals, the final norm) runs on rows >= p only. The [H, T, T] maps and z are made for every
-row (one kernel each, the same as a full pass: on a GPU they are a small part of a block's work,
-and the earlier rows' scores need the new keys' columns anyway). The result is a normal Trace
-of one run. Deleting the last token recomputes the last row (a kernel has at least one row).
+residuals, the final norm) runs on rows >= p only. On the cuBLAS path the [H, T, T] maps and z
+are made for rows >= p only too (the causal mask, the window and the extra mask given as one
+explicit [n, T] mask), and rows < p of a head's maps (the new keys' columns included) are made
+from the run's own q and k when a view reads that head (`make_map_rows`, as the cpu backend's
+lazy maps): an appended token costs the device ~4 % of a full pass at T = 24 (counted in
+tests/cuda_kernels/test_reuse.py). The numba path makes the maps and z for every row (its
+kernels are square). The result is a normal Trace of one run. Deleting the last token
+recomputes the last row (a kernel has at least one row).
 
 Early results: the layers are enqueued at once; then, layer by layer, as its attention half is
 done on the GPU, `compute.progress.publish` hands it out (as the cpu backend does).
@@ -69,7 +73,7 @@ from ..config import Config
 from ..names import attention_names, global_names, layer_names, mlp_names, trace_shape
 from ..trace import Lazy
 from ..weights import Weights
-from .base import Backend, BackendOutput, BackendUnavailable, Reuse, Stopwatch
+from .base import Backend, BackendOutput, BackendUnavailable, Reuse, Stopwatch, allowed_pairs
 from .pool import BufferPool
 
 INSTALL = "pip install -r requirements-gpu.txt (or pip install -e \".[cuda]\")"
@@ -253,6 +257,13 @@ class _DeviceRun:
         self.spilled = False
         self.copied_bytes = 0                            # what crossed the bus so far (device -> host)
         self._views: dict = {}                           # (key, shape) -> reshaped host copy (z_concat)
+        # An incremental pass on the cuBLAS path makes the [H, T, T] maps for rows >= p only; rows < p
+        # of a head are made from this run's q and k when a view reads that head (as the cpu backend's
+        # lazy maps): layer -> p, and layer -> the heads made so far.
+        self.attn_mask: np.ndarray | None = None
+        self.pending_maps: dict[int, int] = {}
+        self.made_heads: dict[int, set] = {}
+        self._allowed: dict = {}
 
     # -- building ------------------------------------------------------------------------------
     def allocate(self, wanted: dict, sizes: dict) -> None:
@@ -278,6 +289,27 @@ class _DeviceRun:
             slot.t = self.backend.blas.view(slot.d)
         return slot.t
 
+    def allowed(self, layer: int, rows: slice, stream=0):
+        """[n, T] bool on the device: which keys the queries `rows` may see in `layer` (causal, its
+        window, the extra mask): the maps of some rows are made with it as an explicit mask."""
+        window = self.cfg.window(layer)
+        key = (window, rows.start, rows.stop)
+        if key not in self._allowed:
+            allowed = allowed_pairs(self.T, self.cfg.causal, self.attn_mask, window)[rows]   # [n, T]
+            self._allowed[key] = cuda.to_device(np.ascontiguousarray(allowed), stream=stream)
+        return self._allowed[key]
+
+    def _make_heads(self, key, heads) -> None:
+        """Rows < p of `heads` of an incremental run's maps, if this key is such a map and not made yet."""
+        if key[0] not in _HEAD_MAPS or len(key) != 2 or key[1] not in self.pending_maps:
+            return
+        layer = key[1]
+        made = self.made_heads.setdefault(layer, set())
+        todo = [h for h in heads if h not in made]
+        if todo:
+            self.backend.make_map_rows(self, layer, self.pending_maps[layer], todo)
+            made.update(todo)
+
     def mark_ready(self, keys, event) -> None:
         for key in keys:
             self.slots[key].ready = event
@@ -298,6 +330,7 @@ class _DeviceRun:
         slot = self.slots[key]
         with self._lock:
             if slot.host is None:
+                self._make_heads(key, range(self.cfg.n_heads))
                 slot.host, slot.parts = self._copy(slot.d, slot.ready), {}
             return slot.host
 
@@ -314,6 +347,7 @@ class _DeviceRun:
             if slot.host is not None:
                 return slot.host[index]
             if index not in slot.parts:
+                self._make_heads(key, [index])
                 slot.parts[index] = self._copy(slot.d[index], slot.ready)
             return slot.parts[index]
 
@@ -333,6 +367,11 @@ class _DeviceRun:
                 return slot.host[index]
             if isinstance(index[0], int) and index[0] in slot.parts:
                 return slot.parts[index[0]][index[1:]]
+            heads = range(self.cfg.n_heads)
+            self._make_heads(key, [index[0]] if isinstance(index[0], int) else heads[index[0]])
+            if len(index) == len(slot.shape) and all(isinstance(x, int) for x in index):   # one number
+                cell = (*index[:-1], slice(index[-1], index[-1] + 1))
+                return self._copy(slot.d[cell], slot.ready).reshape(())
             src = slot.d[index]
             one = next((i for i, x in enumerate(index) if isinstance(x, int)), None)
             if src.ndim == 1 and not src.is_c_contiguous() and one is not None:
@@ -344,6 +383,8 @@ class _DeviceRun:
     def spill(self) -> None:
         """Copy every value not yet on the host (pageable memory), then let the device buffers go."""
         with self._lock:
+            for key in self.slots:
+                self._make_heads(key, range(self.cfg.n_heads))          # every row of every map first
             for slot in {id(s): s for s in self.slots.values()}.values():
                 if slot.host is None:
                     host = np.empty(slot.shape, np.float32)
@@ -714,6 +755,7 @@ class CudaBackend(Backend):
         uploads = self.uploads
         dw = self._device_weights(cfg, weights)
         run = self._new_run(cfg, T)
+        run.attn_mask = attn_mask
         if self.uploads != uploads:
             watch.lap("upload")
         blas = self.gemm_path() == "cublas"
@@ -842,14 +884,41 @@ class CudaBackend(Backend):
             EW.launch_rope(r("q"), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=s)   # [n, H, d_head]
             EW.launch_rope(r("k"), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=s)   # [n, KV, d_head]
             q, k = t("rot_q"), t("rot_k")                                   # the scores use the rotated ones
-        blas.scores(q, k, t("attn_scores_raw"))                             # [H, T, T] q·kᵀ (every row)
         scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
-        R.launch_scale_mask_softmax(d("attn_scores_raw"), cfg.causal, mask, has_mask, scale, window,
-                                    d("attn_scores_scaled"), d("attn_scores"), d("pattern"), stream=s)  # [H, T, T] x3
+        if p:   # rows >= p only, the causal mask, the window and the extra mask as one explicit mask
+            blas.scores(q[p:], k, t("attn_scores_raw")[:, p:])             # [H, n, T] q·kᵀ
+            R.launch_scale_mask_softmax(d("attn_scores_raw")[:, p:], False, run.allowed(layer, slice(p, None), s),
+                                        True, scale, 0, d("attn_scores_scaled")[:, p:], d("attn_scores")[:, p:],
+                                        d("pattern")[:, p:], stream=s)      # [H, n, T] x3
+            run.pending_maps[layer] = p                                     # rows < p: when a view reads a head
+        else:
+            blas.scores(q, k, t("attn_scores_raw"))                         # [H, T, T] q·kᵀ (every row)
+            R.launch_scale_mask_softmax(d("attn_scores_raw"), cfg.causal, mask, has_mask, scale, window,
+                                        d("attn_scores_scaled"), d("attn_scores"), d("pattern"), stream=s)  # x3
         blas.weighted_sum(t("pattern")[:, p:], t("v"), t("z")[p:])          # [n, H, d_head]
         blas.head_results(t("z")[p:], W["attn.W_O"], t("result")[p:])       # [n, H, d_model]
         EW.launch_sum_heads_residual(r("result"), blk["attn.b_O"], r("resid_pre"), r("attn_out"), r("resid_mid"),
                                      stream=s)                              # [n, d_model] x2
+
+    def make_map_rows(self, run: _DeviceRun, layer: int, p: int, heads) -> None:
+        """Rows < p of the four maps of `heads` in an incremental cuBLAS run's `layer`, from its own q and
+        k (rows < p copied from the earlier run, the new keys computed): what a full pass writes there."""
+        cfg, blas = run.cfg, self.blas
+        q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+        q, k = run.t((q_name, layer)), run.t((k_name, layer))              # [T, H, dh], [T, KV, dh]
+        raw, d = run.t(("attn_scores_raw", layer)), (lambda name: run.d((name, layer)))   # noqa: E731
+        scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
+        with blas.fp32():
+            s = blas.numba_stream
+            allowed = run.allowed(layer, slice(0, p), s)                    # [p, T]
+            for h in heads:
+                g = h // cfg.n_groups
+                blas.scores(q[:p, h:h + 1], k[:, g:g + 1], raw[h:h + 1, :p])    # [1, p, T] q_h·k_gᵀ
+                R.launch_scale_mask_softmax(d("attn_scores_raw")[h:h + 1, :p], False, allowed, True, scale, 0,
+                                            d("attn_scores_scaled")[h:h + 1, :p], d("attn_scores")[h:h + 1, :p],
+                                            d("pattern")[h:h + 1, :p], stream=s)   # [1, p, T] x3
+            if blas.on_device:
+                blas.stream.synchronize()                                   # before the copy stream reads them
 
     def _mlp_blas(self, cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask,
                   stream, p: int = 0) -> None:

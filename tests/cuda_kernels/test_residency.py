@@ -210,6 +210,13 @@ def test_read_copies_only_the_cut_a_view_draws(rng, backend):
     copied = got.copied_bytes
     np.testing.assert_array_equal(got.read("z", 0, head=1, rows=2), whole[2, 1])
     assert got.copied_bytes == copied
+    copied = got.copied_bytes
+    cell = got.read("attn_scores_raw", 1, head=0, rows=5, cols=2)            # one number (the dot trace)
+    np.testing.assert_allclose(cell, ref["attn_scores_raw", 1][0, 5, 2], atol=1e-5)
+    keys = got.read("pattern", 1, rows=6, cols=0)                           # [n_heads]: key 0's share, a column
+    np.testing.assert_allclose(keys, ref["pattern", 1][:, 6, 0], atol=1e-6)
+    np.testing.assert_allclose(got.read("ln1_mean", 0, rows=2), ref["ln1_mean", 0][2], atol=1e-5)
+    assert got.copied_bytes == copied + 4 + 3 * 4 + 4
     with pytest.raises(KeyError, match="no heads"):
         got.read("ln1_out", 0, head=0)
     with pytest.raises(IndexError, match="outside"):
