@@ -29,7 +29,8 @@ chooses) takes cuBLAS when torch has CUDA here.
 Incremental passes (forward(..., reuse=trace), as on the cpu backend): when the tokens share their
 first p ids with a cuda Trace's, the new run's buffers get that Trace's rows < p of every
 per-position value by a device-to-device copy (q, k, v and their rotations included: the keys
-< p are the earlier ones), or from its host copies where that run was spilled; every row-wise
+< p are the earlier ones; on the cuBLAS path one batched copy for every buffer), or from its host
+copies where that run was spilled; every row-wise
 stage (norms, the q/k/v product, RoPE, z's share through W_O, the heads' sum, the MLP, the
 residuals, the final norm) runs on rows >= p only. On the cuBLAS path the [H, T, T] maps and z
 are made for rows >= p only too (the causal mask, the window and the extra mask given as one
@@ -993,10 +994,12 @@ def _device_run_of(backend: CudaBackend, trace) -> _DeviceRun | None:
 
 def _copy_leading_rows(run: _DeviceRun, trace, p: int, stream) -> None:
     """Rows < p of every row-wise buffer of `run` from the Trace `trace` reuses: device to device
-    from its run's buffers, or from the host (a spilled run's copies, or the Trace's values). The
-    [H, T, T] maps are made whole by the pass; ln_final's statistics are scratch (not in a Trace)."""
+    from its run's buffers (on the cuBLAS path one batched copy for them all), or from the host (a
+    spilled run's copies, or the Trace's values). The [H, T, T] maps are the pass's own (every row,
+    or rows >= p and a head's earlier rows on demand); ln_final's statistics are scratch."""
     before = _device_run_of(run.backend, trace)
     seen = set()
+    on_device = []                                                          # keys copied device to device
     for key, slot in run.slots.items():
         if id(slot) in seen or key[0] in _HEAD_MAPS or key[0].startswith("ln_final_stat"):
             continue
@@ -1004,13 +1007,18 @@ def _copy_leading_rows(run: _DeviceRun, trace, p: int, stream) -> None:
         dst = slot.d[:p]                                                    # [p, ...]
         old = before.slots.get(key) if before is not None else None
         if old is not None and old.d is not None:
-            dst.copy_to_device(old.d[:p], stream=stream)                    # device to device
+            on_device.append(key)
             continue
         if old is not None and old.host is not None:
             host = old.host[:p]                                             # a spilled run's copy
         else:
             host = trace[key[0] if len(key) == 1 else key][:p]              # the Trace's value
         dst.copy_to_device(np.ascontiguousarray(host, np.float32), stream=stream)
+    if on_device and run.backend.gemm_path() == "cublas":                   # one launch for every buffer
+        run.backend.blas.copy_all([run.t(key)[:p] for key in on_device], [before.t(key)[:p] for key in on_device])
+        return
+    for key in on_device:
+        run.d(key)[:p].copy_to_device(before.d(key)[:p], stream=stream)     # device to device
 
 
 def _wait(event) -> None:

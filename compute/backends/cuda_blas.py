@@ -91,6 +91,15 @@ class TorchProducts:
             else:
                 yield
 
+    def copy_all(self, dsts, srcs) -> None:
+        """dst = src for every pair (an incremental pass's reused rows), in one batched launch on this
+        path's stream (torch's multi-tensor copy) instead of one copy per buffer."""
+        if self.on_device:
+            with torch.cuda.stream(self.stream):
+                torch._foreach_copy_(dsts, srcs)
+        else:
+            torch._foreach_copy_(dsts, srcs)
+
     # -- the products, each a Trace equation ----------------------------------------------------------
     @staticmethod
     def linear(x, W, b, out) -> None:

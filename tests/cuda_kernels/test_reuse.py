@@ -178,8 +178,16 @@ def test_an_appended_token_costs_the_device_under_a_tenth_of_a_full_pass(monkeyp
     work = _count_work(monkeypatch)
     full = forward(cfg, w, tokens, backend="cuda")
     full_work, work["elements"] = work["elements"], 0
+    from compute.backends.cuda_blas import TorchProducts
+
+    batches = []
+    real_copy = TorchProducts.copy_all
+    monkeypatch.setattr(TorchProducts, "copy_all", lambda self, d, s: batches.append(len(d)) or real_copy(self, d, s))
     inc = forward(cfg, w, tokens, backend="cuda", reuse=prev)
     assert inc.reused_rows == 23 and inc.backend == "cuda"
+    row_wise = {id(s) for k, s in cuda_backend._device_run_of(backend, inc).slots.items()
+                if k[0] not in cuda_backend._HEAD_MAPS and not k[0].startswith("ln_final_stat")}
+    assert batches == [len(row_wise)]                                       # one batched copy of the reused rows
     assert 0 < work["elements"] < 0.10 * full_work, (work["elements"], full_work)
     work["elements"] = 0
     head = inc.read("pattern", 1, head=1)                                  # the viewed head: its rows < p now
