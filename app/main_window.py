@@ -773,7 +773,7 @@ class MainWindow(QMainWindow):
         compute = result.trace.timing_ms.get("forward", result.compute_ms) if result else float("nan")
         rows = f" · {recomputed_rows(result.trace)}" if result else ""
         self.status_times.setText(tr("compute {compute} ms{rows} · render {render} ms").format(
-            compute=num(compute, ".1f"), rows=rows, render=num(self.last_render_ms, ".1f")))
+            compute=num(compute, ".1f"), rows=rows, render=num(self.last_render_ms, ".1f")) + copied_words(result))
 
     def _update_sizes(self) -> None:
         inputs = self.state.inputs
@@ -812,6 +812,14 @@ class MainWindow(QMainWindow):
     def _on_progress(self, stage: str, fraction: float) -> None:
         self.progress.setValue(int(fraction * 1000))
         self.progress.setFormat(f"{tr(stage)} %p%")
+
+
+def copied_words(result) -> str:
+    """On a GPU Trace, what the views have copied from the device so far (Trace.copied_bytes):
+    " · 16.8 MB copied from the GPU"; "" on the CPU."""
+    if result is None or result.trace.backend != "cuda":
+        return ""
+    return " · " + tr("{bytes} copied from the GPU").format(bytes=localise_bytes(result.trace.copied_bytes))
 
 
 def recomputed_rows(trace) -> str:

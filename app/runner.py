@@ -78,11 +78,12 @@ class Runner(QObject):
 
     # -- UI thread -------------------------------------------------------------------------------
     def submit(self, request_id: int, inputs, early_layer: int | None = None, reuse=None,
-               warm: tuple[int, tuple[str, ...]] | None = None) -> None:
+               warm: tuple | None = None) -> None:
         """Compute `inputs`; with `early_layer`, publish that layer's attention half early; with
         `reuse` (the Trace on screen), compute only the rows it does not already have; `warm`
-        (layer, names): values the visible station reads that a Trace makes on first access (the
-        score maps), made here, so that the UI thread only draws."""
+        (layer, head, rows, names): what the visible station reads of values a Trace makes on first
+        access (one head's score maps, or a query's row of them), made here, so that the UI thread
+        only draws (and a GPU Trace copies just that cut)."""
         with self._cond:
             self._pending = (request_id, inputs, early_layer, reuse, warm)
             if self._running_id is not None:
@@ -194,13 +195,15 @@ class Runner(QObject):
                                        tokenizer_for(inputs.words_from(), self.registry), t0))
 
 
-def make_ahead(trace, warm: tuple[int, tuple[str, ...]] | None) -> None:
-    """Make the values `warm` = (layer, names) of `trace` now, on this (the worker's) thread."""
+def make_ahead(trace, warm: tuple | None) -> None:
+    """Read the cut `warm` = (layer, head, rows, names) of `trace` now, on this (the worker's) thread:
+    the view's own reads (Trace.read) then find it made."""
     if warm is not None:
-        layer, names = warm
+        layer, head, rows, names = warm
         for name in names:
-            if trace.has(name, layer):
-                trace[name, layer]
+            fits = layer < trace.n_layers and head < trace.cfg.n_heads and (rows is None or rows < trace.T)
+            if fits and trace.has(name, layer):
+                trace.read(name, layer, head=head, rows=rows)
 
 
 def reused_rows(reuse, inputs, weights: Weights) -> int:

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from compute import PRESETS, ConfigError, memory
+from compute.forward import check_budget, resolve_backend
 from compute.stations import EARLY_STATIONS, INSTRUMENT_PAGES, PAGES, STATIONS
 from compute.tokenizer import VocabularyError
 from widgets.i18n import error_text, num, tr
@@ -192,7 +193,8 @@ class LabState(QObject):
                 max=num(SEED_MAX, ","), seed=num(new.seed, ","))
         try:
             new.config.validate_tokens(new.tokens)
-            memory.check(new.config, len(new.tokens), include_weights=new.weights_key() != self._inputs.weights_key())
+            check_budget(resolve_backend(new.backend)[0], new.config, len(new.tokens),
+                         include_weights=new.weights_key() != self._inputs.weights_key())   # a GPU's, or the host's
         except ConfigError as exc:
             return error_text(exc)
         return None
@@ -453,7 +455,9 @@ class LabState(QObject):
         # The Trace on screen: the pass computes only the rows the edit changed (compute.forward reuse=).
         on_screen = self._result.trace if self._result is not None and self.incremental else None
         # Score maps are made from q and k on first access: the worker makes the visible station's.
-        warm = (sel.layer, SCORE_MAPS[sel.station]) if sel.station in SCORE_MAPS else None
+        # The cut the station draws: one head's maps (Scores), one query's row of them (Softmax).
+        rows = sel.query if sel.station == "softmax" else None
+        warm = (sel.layer, sel.head, rows, SCORE_MAPS[sel.station]) if sel.station in SCORE_MAPS else None
         self.runner.submit(self._latest_request, self._inputs, early, reuse=on_screen, warm=warm)
 
     def _on_partial(self, result: LabResult) -> None:

@@ -22,6 +22,9 @@ Stages, in order (numba before any torch GPU work, so a torch problem cannot hid
                     head's pattern and masked scores) - only what is shown crosses the bus
   incremental       forward(..., reuse=trace): append / replace the last token, 12 layers x T=1024, against
                     a full pass of the same tokens (both paths), and equal to it
+  app_path          typing at andrea-120m, 12 layers, T 1000 -> 1024: the runner's forward(..., reuse=) and what
+                    the Scores and Softmax stations read, per append: ms, bytes copied vs drawn, new device
+                    buffers (none after the first), against a full pass
   memory            device memory of one pass, of a live Trace, and of the pool after the Trace is dropped
   gpt3_block        one gpt3-175b block at T=2048 (its vocabulary cut to 1024: the block never reads it)
   summary           the targets of issue 19, true or false
@@ -537,6 +540,93 @@ def incremental(args) -> dict:
     return out
 
 
+def app_path(args) -> dict:
+    """What the app does for each typed token, with a growing T (andrea-120m, 12 layers, T 1000 -> 1024):
+    the runner's pass, forward(..., reuse=the Trace on screen), then what the Scores and Softmax stations
+    read of it (one head's four maps, one query's row: Trace.read, as app/runner.make_ahead and
+    widgets/views.py do); per append its time, the bytes copied to the host (Trace.copied_bytes) against
+    the bytes drawn, the device buffers allocated (cudaMalloc: the pool's misses) and the rows reused;
+    against a full pass of the same tokens with the same reads. Through app/ and widgets/ themselves
+    (SyncRunner, station_panels) when Qt is installed; without it (the lent machine) the same calls
+    they make, named in the result."""
+    import gc
+
+    from compute.stations import STATIONS  # noqa: F401 - the page table the stations come from
+
+    cfg = PRESETS["andrea-120m"] if not SIMULATOR else Config(d_model=8, n_heads=2, d_head=4, n_ctx=16,
+                                                              d_vocab=16, n_layers=2)
+    T0, T1 = (1000, 1024) if not SIMULATOR else (5, 8)
+    weights = Weights.random(cfg, seed=0, bias_std=0.02)
+    tokens = np.random.default_rng(4).integers(0, cfg.d_vocab, T1)
+    layer, head = cfg.n_layers - 1, 0
+    maps = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")
+    try:
+        from widgets.views import station_panels
+        through = "app/ and widgets/ (station_panels)"
+    except Exception as exc:  # noqa: BLE001 - no Qt on the lent machine
+        station_panels = None
+        through = f"Trace.read as widgets/views.py calls it (widgets not importable: {type(exc).__name__})"
+
+    def draw(trace, T) -> int:
+        """The Scores station (one head's maps) and the Softmax row of the last query: bytes drawn."""
+        if station_panels is not None:
+            from app.values import Inputs, LabResult, Selection
+
+            inputs = Inputs(config=cfg, tokens=tuple(int(t) for t in trace.tokens), backend="cuda")
+            result = LabResult(request_id=0, inputs=inputs, trace=trace, weights=weights,
+                               labels=tuple(str(t) for t in range(T)), compute_ms=0.0)
+            sel = Selection(layer=layer, head=head, query=T - 1)
+            try:
+                panels = station_panels("scores", result, sel) + station_panels("softmax", result, sel)
+                return sum(p.values.nbytes for p in panels)
+            except Exception:  # noqa: BLE001 - an app this script cannot drive: the reads below
+                pass
+        drawn = sum(trace.read(n, layer, head=head).nbytes for n in maps)   # [T, T] x4
+        drawn += sum(trace.read(n, layer, head=head, rows=T - 1).nbytes for n in ("attn_scores", "pattern"))
+        return drawn
+
+    backend = get_backend("cuda")
+    out = {"size": f"{cfg.name or 'toy'} {cfg.n_layers} layers T={T0}->{T1}", "through": through, "ok": True}
+    for gemm in ("numba", "cublas"):
+        backend.gemm = gemm
+        backend.release()
+        gc.collect()
+        on_screen = forward(cfg, weights, tokens[:T0], backend="cuda", check_memory=False)
+        draw(on_screen, T0)
+        rows = []
+        for T in range(T0 + 1, T1 + 1):
+            misses = backend.pool.misses
+            t0 = time.perf_counter()
+            trace = forward(cfg, weights, tokens[:T], backend="cuda", check_memory=False, reuse=on_screen)
+            drawn = draw(trace, T)
+            ms = (time.perf_counter() - t0) * 1e3
+            rows.append({"T": T, "ms": ms, "reused_rows": trace.reused_rows, "copied_bytes": trace.copied_bytes,
+                         "drawn_bytes": drawn, "new_device_buffers": backend.pool.misses - misses})
+            on_screen = trace                                               # the runner keeps the one on screen
+        full_ms = []
+        for _ in range(3 if not SIMULATOR else 1):
+            t0 = time.perf_counter()
+            full = forward(cfg, weights, tokens, backend="cuda", check_memory=False)
+            draw(full, T1)
+            full_ms.append((time.perf_counter() - t0) * 1e3)
+            del full
+        later = rows[1:]
+        res = {"appends": rows, "append_median_ms": statistics.median(r["ms"] for r in rows),
+               "full_pass_median_ms": statistics.median(full_ms),
+               "new_device_buffers_after_the_first_append": sum(r["new_device_buffers"] for r in later),
+               "worst_copied_over_drawn": max(r["copied_bytes"] / max(r["drawn_bytes"], 1) for r in rows)}
+        res["append_vs_full"] = res["append_median_ms"] / res["full_pass_median_ms"]
+        out[gemm] = res
+        out["ok"] = (out["ok"] and all(r["reused_rows"] == r["T"] - 1 for r in rows)
+                     and res["worst_copied_over_drawn"] <= 1.5)
+        print(f"    {gemm:<8} append {res['append_median_ms']:8.2f} ms vs full {res['full_pass_median_ms']:8.2f} ms, "
+              f"copied/drawn <= {res['worst_copied_over_drawn']:.2f}, new buffers after the first append: "
+              f"{res['new_device_buffers_after_the_first_append']}")
+        del on_screen, trace
+        backend.release()
+    return out
+
+
 def memory_stage(args) -> dict:
     """What one pass holds on the device, and that a dropped Trace's buffers are reused."""
     import gc
@@ -658,6 +748,7 @@ def main(args) -> int:
     report.stage("copies", copies, args, need_s=0 if SIMULATOR else 10)
     report.stage("station_latency", station_latency, args, need_s=0 if SIMULATOR else 30)
     report.stage("incremental", incremental, args, need_s=0 if SIMULATOR else 30)
+    report.stage("app_path", app_path, args, need_s=0 if SIMULATOR else 30)
     report.stage("memory", memory_stage, args, need_s=0 if SIMULATOR else 15)
     if not args.skip_gpt3:
         report.stage("gpt3_block", gpt3_block, args, need_s=0 if SIMULATOR else 90)

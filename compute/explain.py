@@ -21,10 +21,10 @@ def weighted_terms(trace: Trace, layer: int, head: int, query: int) -> tuple[np.
 
     Returns terms [T, d_head] (row j is pattern[h, i, j] * v[j, h // groups]) and z_i [d_head].
     """
-    p = trace["pattern", layer][head, query]                              # [T]
-    v = trace["v", layer][:, kv_head(trace, head)]                        # [T, d_head]
+    p = trace.read("pattern", layer, head=head, rows=query)               # [T]
+    v = trace.read("v", layer, head=kv_head(trace, head))                 # [T, d_head]
     terms = p[:, None] * v                                                # [T, d_head]
-    return terms, trace["z", layer][query, head]                          # [T, d_head], [d_head]
+    return terms, trace.read("z", layer, head=head, rows=query)           # [T, d_head], [d_head]
 
 
 def row_entropy(p: np.ndarray) -> float:
@@ -69,7 +69,7 @@ def projection_trace(trace: Trace, weights, name: str, layer: int, head: int, ro
         raise ValueError(f"projection_trace explains q, k or v, not {name!r}")
     letter = name.upper()
     h = head if name == "q" else kv_head(trace, head)                     # k, v: the shared K/V head
-    left = np.asarray(trace["ln1_out", layer][row], dtype=np.float64)     # [d_model]
+    left = np.asarray(trace.read("ln1_out", layer, rows=row), dtype=np.float64)   # [d_model]
     right = np.asarray(weights[f"blocks.{layer}.attn.W_{letter}"][h][:, col], dtype=np.float64)  # [d_model]
     products = left * right                                               # [d_model]
     bias_name = f"blocks.{layer}.attn.b_{letter}"
@@ -77,7 +77,7 @@ def projection_trace(trace: Trace, weights, name: str, layer: int, head: int, ro
     return DotTrace(name=name, layer=layer, head=h, row=row, col=col,
                     left_name=f"ln1_out[{row}]", right_name=f"W_{letter}[{h}][:, {col}]",
                     left=left, right=right, products=products, running=np.cumsum(products), bias=bias,
-                    total=float(products.sum()) + bias, cell=float(trace[name, layer][row, h, col]))
+                    total=float(products.sum()) + bias, cell=float(trace.read(name, layer, head=h, rows=row)[col]))
 
 
 def score_trace(trace: Trace, layer: int, head: int, row: int, col: int) -> DotTrace:
@@ -86,17 +86,18 @@ def score_trace(trace: Trace, layer: int, head: int, row: int, col: int) -> DotT
     cfg = trace.cfg
     q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
     g = kv_head(trace, head)
-    left = np.asarray(trace[q_name, layer][row, head], dtype=np.float64)  # [d_head]
-    right = np.asarray(trace[k_name, layer][col, g], dtype=np.float64)    # [d_head]
+    left = np.asarray(trace.read(q_name, layer, head=head, rows=row), dtype=np.float64)   # [d_head]
+    right = np.asarray(trace.read(k_name, layer, head=g, rows=col), dtype=np.float64)    # [d_head]
+    cell = {name: float(trace.read(name, layer, head=head, rows=row, cols=col))
+            for name in ("attn_scores_raw", "attn_scores", "pattern")}          # three numbers of the cell
     products = left * right                                               # [d_head]
     total = float(products.sum())
     scale = 1.0 / float(np.sqrt(cfg.d_head)) if cfg.scale_scores else 1.0
     return DotTrace(name="attn_scores", layer=layer, head=head, row=row, col=col,
                     left_name=f"{q_name}[{row}, {head}]", right_name=f"{k_name}[{col}, {g}]", left=left, right=right,
                     products=products, running=np.cumsum(products), bias=0.0, total=total,
-                    cell=float(trace["attn_scores_raw", layer][head, row, col]), scale=scale,
-                    scaled=total * scale, masked=bool(np.isneginf(trace["attn_scores", layer][head, row, col])),
-                    probability=float(trace["pattern", layer][head, row, col]))
+                    cell=cell["attn_scores_raw"], scale=scale, scaled=total * scale,
+                    masked=bool(np.isneginf(cell["attn_scores"])), probability=cell["pattern"])
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ class RowSummary:
 
 
 def row_summary(trace: Trace, layer: int, head: int, query: int) -> RowSummary:
-    p = np.asarray(trace["pattern", layer][head, query], dtype=np.float64)   # [T]
+    p = np.asarray(trace.read("pattern", layer, head=head, rows=query), dtype=np.float64)   # [T]
     return RowSummary(top_key=int(np.argmax(p)), top_weight=float(p.max()), entropy=row_entropy(p))
 
 

@@ -105,7 +105,7 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
     if backend == "auto" and chosen.name == "cpu" and _NUMPY_FIRST.is_set() and _pass_macs(cfg, T) <= NUMPY_FIRST_MACS:
         chosen = get_backend("reference")          # the kernels are still compiling: numpy draws it
     if check_memory:
-        memory.check(cfg, T, chosen.dtype, include_weights=False, lazy_scores=chosen.lazy_scores)
+        check_budget(chosen, cfg, T)
     rows = reusable_rows(reuse, cfg, weights, ids, mask, chosen) if reuse is not None else 0
     try:
         if rows:
@@ -117,13 +117,26 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
             raise
         notice = f"CUDA failed ({exc}); computed on the CPU instead"
         chosen = get_backend("cpu")
+        if check_memory:
+            memory.check(cfg, T, chosen.dtype, include_weights=False, lazy_scores=chosen.lazy_scores)  # the host holds it
         result = chosen.run(cfg, weights, ids, mask)
     timing = dict(result.timing_ms)
     timing["forward"] = (time.perf_counter() - t0) * 1e3
     return Trace(cfg=cfg, tokens=ids, backend=chosen.name, backend_label=chosen.label(),
                  dtype=chosen.dtype, timing_ms=timing, _arrays=result.arrays,
                  _logits_fn=result.logits_fn, notice=notice, weights_uid=weights.uid,
-                 reused_rows=result.reused_rows, attn_mask=mask)
+                 reused_rows=result.reused_rows, attn_mask=mask, _copied_fn=result.copied_fn)
+
+
+def check_budget(backend: Backend, cfg: Config, T: int, include_weights: bool = False) -> None:
+    """ConfigError when a pass at T fits nowhere it could run. Its Trace lives where the backend
+    keeps it: the host's RAM (its budget, compute.memory), or a GPU's memory for the cuda backend
+    (`Backend.memory_budget`), whose values reach the host only as views read them; a pass the GPU
+    cannot hold runs on the CPU (with a notice), so it must then fit the host."""
+    device = backend.memory_budget()
+    if device is not None and memory.estimate(cfg, T, backend.dtype, lazy_scores=backend.lazy_scores).compute <= device:
+        return
+    memory.check(cfg, T, backend.dtype, include_weights=include_weights, lazy_scores=backend.lazy_scores)
 
 
 def reusable_rows(previous: Trace, cfg: Config, weights: Weights, ids: np.ndarray, mask: np.ndarray | None,

@@ -197,8 +197,11 @@ def _largest_fit(lo: int, hi: int, fits) -> int:
 
 
 def check(cfg: Config, T: int, dtype: np.dtype | type = np.float32, *,
-          include_weights: bool, budget: int | None = None, lazy_scores: bool = True) -> MemoryEstimate:
-    """The estimate, or ConfigError with it in GiB and the layers/tokens that would fit."""
+          include_weights: bool, budget: int | None = None, lazy_scores: bool = True,
+          source: Message | None = None) -> MemoryEstimate:
+    """The estimate, or ConfigError with it in GiB and the layers/tokens that would fit. `budget`
+    (with `source`, where it comes from): another budget than the host's, a GPU's memory say.
+    `lazy_scores`: the backend makes the score maps when they are read (estimate)."""
     fixed_budget = budget is not None
     budget = budget_bytes() if budget is None else budget
 
@@ -234,7 +237,7 @@ def check(cfg: Config, T: int, dtype: np.dtype | type = np.float32, *,
     value = cfg.n_layers if field == "n_layers" else f"{T} tokens"
     sizes = (f"{np.dtype(dtype).name}, " + (f"T={T}, " if T else "")
              + f"{cfg.n_layers} layer{'s' if cfg.n_layers != 1 else ''}")
-    source = Message(QT_TR_NOOP("given")) if fixed_budget else budget_message()
+    source = (source or Message(QT_TR_NOOP("given"))) if fixed_budget else budget_message()
     reason = Message(QT_TR_NOOP("needs an estimated {need} GiB ({sizes}), over the memory budget of {budget} GiB "
                                 "({source}); {hints}"), need=Number(need(est) / GIB, ".2f"), sizes=sizes,
                      budget=Number(budget / GIB, ".2f"), source=source, hints=tuple(hints))

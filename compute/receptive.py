@@ -78,7 +78,8 @@ def sink_shares(trace: Trace, position: int = 0) -> np.ndarray:
     if T <= position + 1:
         return out
     for layer in range(cfg.n_layers):
-        column = np.asarray(trace["pattern", layer][:, position + 1:, position], np.float64)   # [H, T − p − 1]
+        column = np.asarray(trace.read("pattern", layer, rows=slice(position + 1, None), cols=position),
+                            np.float64)                                       # [H, T − p − 1]
         out[layer] = column.mean(axis=1)                                      # [H]
     return out
 

@@ -111,8 +111,8 @@ def pair_view(trace: Trace, layer: int, head: int, query: int, key: int) -> Pair
         raise KeyError(learned_reason(cfg))
     r, theta = cfg.rotary_dim, cfg.rope_theta
     g = int(head) // cfg.n_groups
-    q_vec = np.asarray(trace["q", layer][query, head], np.float64)           # [d_head]
-    k_vec = np.asarray(trace["k", layer][key, g], np.float64)                # [d_head]
+    q_vec = np.asarray(trace.read("q", layer, head=head, rows=query), np.float64)   # [d_head]
+    k_vec = np.asarray(trace.read("k", layer, head=g, rows=key), np.float64)        # [d_head]
     freq = frequencies(r, theta)                                              # [P]
     angle_q, angle_k = query * freq, key * freq                               # [P] each
     q, k = pairs(q_vec, r), pairs(k_vec, r)                                   # [P, 2] each

@@ -9,7 +9,7 @@ multi-query attention, MQA).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -44,17 +44,23 @@ class Group:
     heads: tuple[int, ...]            # the query heads of the group
     k: np.ndarray                     # [T, d_head] the shared keys (after RoPE when the model has it)
     scores: np.ndarray                # [len(heads), T, T] attn_scores of each (−inf where masked)
-    pattern: np.ndarray               # [len(heads), T, T]
+    trace: Trace = field(repr=False)
+
+    @property
+    def pattern(self) -> np.ndarray:
+        """[len(heads), T, T] each head's pattern (read when asked: the page draws the scores)."""
+        return np.stack([self.trace.read("pattern", self.layer, head=h) for h in self.heads])
 
 
 def group(trace: Trace, layer: int, head: int) -> Group:
-    """The group of query head `head` in `layer`, read from the Trace."""
+    """The group of query head `head` in `layer`, read from the Trace (one head at a time)."""
     cfg = trace.cfg
     heads = group_of(cfg, head)
     key_name = "rot_k" if cfg.positions == "rope" else "k"
     g = int(head) // cfg.n_groups
-    return Group(layer=layer, kv_head=g, heads=heads, k=trace[key_name, layer][:, g],
-                 scores=trace["attn_scores", layer][list(heads)], pattern=trace["pattern", layer][list(heads)])
+    scores = np.stack([trace.read("attn_scores", layer, head=h) for h in heads])   # [len(heads), T, T]
+    return Group(layer=layer, kv_head=g, heads=heads, k=trace.read(key_name, layer, head=g), scores=scores,
+                 trace=trace)
 
 
 @dataclass(frozen=True)

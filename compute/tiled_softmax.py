@@ -132,9 +132,9 @@ def tiled_run(trace: Trace, layer: int, head: int, query: int, tile: int) -> Til
     rows = (start, min(start + tile, T))
     g = int(head) // cfg.n_groups
     q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
-    q = np.asarray(trace[q_name, layer][rows[0]:rows[1], head], np.float64)   # [B_r, d_head]
-    K = np.asarray(trace[k_name, layer][:, g], np.float64)                    # [T, d_head]
-    V = np.asarray(trace["v", layer][:, g], np.float64)                       # [T, d_head]
+    q = np.asarray(trace.read(q_name, layer, head=head, rows=slice(*rows)), np.float64)   # [B_r, d_head]
+    K = np.asarray(trace.read(k_name, layer, head=g), np.float64)                       # [T, d_head]
+    V = np.asarray(trace.read("v", layer, head=g), np.float64)                          # [T, d_head]
     allowed = allowed_pairs(T, cfg.causal, trace.attn_mask, cfg.window(layer))[rows[0]:rows[1]]   # [B_r, T]
     scale = 1.0 / np.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
     steps, skipped = tiled_attention(q, K, V, allowed, scale, tile)

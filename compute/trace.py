@@ -15,6 +15,11 @@ from .names import ALL_GLOBAL_NAMES, ALL_LAYER_NAMES, global_names, layer_names,
 Key = str | tuple[str, int]
 # Single rows of logits a Trace keeps once computed (logits_rows), at most this many.
 LOGIT_ROWS_KEPT = 8
+# Cuts of values a Trace keeps once read (Trace.read: a hovered query's row, a head), at most this many.
+READS_KEPT = 64
+# Which axis `head` cuts in Trace.read (the others: rows are axis 0, or axis 1 of a [n_heads, T, T] map).
+HEAD_AXIS = {"attn_scores_raw": 0, "attn_scores_scaled": 0, "attn_scores": 0, "pattern": 0,
+             "q": 1, "k": 1, "v": 1, "rot_q": 1, "rot_k": 1, "z": 1, "result": 1}
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,8 @@ class Lazy:
     dtype: np.dtype = np.dtype(np.float32)
     # part(i) makes just value[i] (one head's T×T map of [n_heads, T, T]) without the whole: Trace.part
     part: Callable[[int], np.ndarray] | None = None
+    # read(index) makes just value[index] (a tuple of ints and slices: a head, some rows): Trace.read
+    read: Callable[[tuple], np.ndarray] | None = None
 
     @property
     def nbytes(self) -> int:
@@ -60,6 +67,7 @@ class Trace:
     complete: bool = True                            # False: the part a backend published early
     reused_rows: int = 0                             # leading rows taken from an earlier Trace (forward reuse=)
     attn_mask: np.ndarray | None = field(default=None, repr=False)   # the extra mask it was computed with
+    _copied_fn: Callable[[], int] | None = field(default=None, repr=False)   # device -> host bytes so far
     _lazy: dict = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -151,6 +159,60 @@ class Trace:
                 self._lazy[("part", key, index)] = made
             return self._lazy[("part", key, index)]
 
+    def read(self, name: str, layer: int | None = None, head: int | None = None, rows: Any = None,
+             cols: Any = None) -> np.ndarray:
+        """What a view draws of a value, read-only: `trace[name, layer]` cut to one `head` (axis 0 of
+        a [n_heads, T, T] map, axis 1 of [T, n, d_head]: HEAD_AXIS), to `rows` (an int, a slice
+        or a list of positions; the query rows: axis 0, or axis 1 of a map) and, for a map, to
+        `cols` (keys: an int or a slice). A value still on a device copies only that cut (kept:
+        READS_KEPT), so a view of one head's row of a T×T map moves 4·T bytes, not the layer's
+        maps. Whole-model names take no layer and no head."""
+        if layer is not None and isinstance(layer, (int, np.integer)) and not isinstance(layer, bool) and layer < 0:
+            layer = int(layer) + self.n_layers
+        whole = (lambda: self[name]) if layer is None else (lambda: self[name, layer])   # noqa: E731
+        key = name if layer is None else (name, int(layer) if isinstance(layer, (int, np.integer)) else layer)
+        head_axis = HEAD_AXIS.get(name)
+        if head is not None and head_axis is None:
+            raise KeyError(f"{name!r} has no heads to choose from")
+        if cols is not None and head_axis != 0:
+            raise KeyError(f"{name!r} is no [n_heads, T, T] map: it has no key columns to choose")
+        value = self._arrays.get(key) if key != "logits" else None
+        if not isinstance(value, Lazy):
+            return whole()[_cut(head_axis, head, rows, cols)]
+        rows_axis = 1 if head_axis == 0 else 0
+        index = _cut(head_axis, _whole_index(head, value.shape[head_axis]) if head is not None else None,
+                     _rows_index(rows, value.shape[rows_axis]),
+                     _rows_index(cols, value.shape[2]) if cols is not None else None)
+        if value.read is None or key in self._lazy:
+            return whole()[index]
+        part = ("part", key, index[0]) if head_axis == 0 and isinstance(index[0], int) else None
+        if part in self._lazy:
+            return self._lazy[part][index[1:]]
+        cached = ("read", key, tuple((i.start, i.stop) if isinstance(i, slice) else
+                                     tuple(i.tolist()) if isinstance(i, np.ndarray) else i for i in index))
+        with self._lock:
+            if cached not in self._lazy:
+                made = value.read(index)
+                made.setflags(write=False)
+                reads = [k for k in self._lazy if isinstance(k, tuple) and k[0] == "read"]
+                for old in reads[:max(0, len(reads) + 1 - READS_KEPT)]:
+                    del self._lazy[old]                          # the oldest cuts go first
+                self._lazy[cached] = made
+            return self._lazy[cached]
+
+    def forbidden(self, layer: int, rows: Any = None) -> np.ndarray:
+        """[T, T] bool (or those rows): where the mask forbids query i key j (attn_scores is −∞
+        there), from the config, the layer's window and the extra mask alone: nothing is read."""
+        from .backends.base import allowed_pairs
+
+        return ~allowed_pairs(self.T, self.cfg.causal, self.attn_mask, self.cfg.window(layer))[
+            slice(None) if rows is None else rows]
+
+    @property
+    def copied_bytes(self) -> int:
+        """Bytes its backend has copied device -> host for this pass so far (0 off a device)."""
+        return int(self._copied_fn()) if self._copied_fn is not None else 0
+
     def is_ready(self, name: str, layer: int | None = None) -> bool:
         """Whether reading the value costs nothing more (it is not a Lazy still to be made)."""
         key = name if layer is None else (name, layer)
@@ -226,6 +288,39 @@ class Trace:
     def summary(self) -> str:
         total = self.timing_ms.get("total", float("nan"))
         return f"{self.backend_label} · {total:.1f} ms · T={self.T} · {self.dtype}"
+
+
+def _whole_index(i: Any, n: int) -> int:
+    """One position of an axis of length n (negative from the end), checked."""
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -n <= i < n:
+        raise IndexError(f"index {i!r} outside 0..{n - 1}")
+    return int(i) % n
+
+
+def _rows_index(rows: Any, n: int) -> int | slice | np.ndarray:
+    """`rows` of Trace.read as an int, a step-1 slice, or (positions not in one run) an array."""
+    if rows is None:
+        return slice(0, n)
+    if isinstance(rows, slice):
+        start, stop, step = rows.indices(n)
+        return slice(start, max(start, stop)) if step == 1 else np.arange(start, stop, step)
+    if isinstance(rows, (int, np.integer)) and not isinstance(rows, bool):
+        return _whole_index(rows, n)
+    picked = np.array([_whole_index(int(r), n) for r in np.atleast_1d(rows)], np.int64)   # [R]
+    if picked.size and np.array_equal(picked, np.arange(picked[0], picked[0] + picked.size)):
+        return slice(int(picked[0]), int(picked[0]) + picked.size)
+    return picked
+
+
+def _cut(head_axis: int | None, head: Any, rows: Any, cols: Any = None) -> tuple:
+    """The index of Trace.read: (head, rows[, cols]) for a map, (rows, head) for [T, n, d], (rows,) else."""
+    rows = slice(None) if rows is None else rows
+    if head_axis is None:
+        return (rows,)
+    head = slice(None) if head is None else head
+    if head_axis == 0:
+        return (head, rows) if cols is None else (head, rows, cols)
+    return (rows, head)
 
 
 def _unknown(name: Any, cfg: Config) -> str:

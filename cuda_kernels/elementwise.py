@@ -115,6 +115,17 @@ def add(a, b, out):
             out[t, c] = a[t, c] + b[t, c]
 
 
+@kernel
+def gather(src, out):
+    """out[t, c] = src[t, c]: a strided view (one head src[:, h] of [T, n, d]) packed for the bus."""
+    T, d = out.shape
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, d, dc):
+            out[t, c] = src[t, c]
+
+
 # -- launch helpers --------------------------------------------------------------------------------
 def _grid(T: int, d: int):
     """(grid, block) for a [T, d] output: one thread per element up to MAX_BLOCKS."""
@@ -149,3 +160,7 @@ def launch_sum_heads_residual(result, b_O, resid_pre, attn_out, resid_mid, strea
 
 def launch_add(a, b, out, stream=0):
     add[(*_grid(*out.shape), stream)](a, b, out)
+
+
+def launch_gather(src, out, stream=0):
+    gather[(*_grid(*out.shape), stream)](src, out)

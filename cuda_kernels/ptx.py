@@ -53,6 +53,7 @@ SIGNATURES = {
     "sum_heads": (elementwise.sum_heads, (_a(3), _a(1), _a(2))),
     "sum_heads_residual": (elementwise.sum_heads_residual, (_a(3), _a(1), _a(2), _a(2), _a(2))),
     "add": (elementwise.add, (_a(2), _a(2), _a(2))),
+    "gather": (elementwise.gather, (types.Array(types.float32, 2, "A"), _a(2))),   # a strided view in
 }
 PRODUCTS = ("project_qkv", "scores", "weighted_sum", "head_results", "matmul_bias", "unembed")
 _F64_OP = re.compile(r"^\s*(?:@%p\d+\s+)?(?:add|sub|mul|fma|div|sqrt|rcp|ex2|lg2|max|min|cvt)\S*\.f64\b",

@@ -210,7 +210,8 @@ def rope_views(result, sel) -> PageViews:
                "to <b>{score:.5g}</b> = attn_scores_raw[{h}, {i}, {j}] (the model: {model:.5g}); ÷ √d_head → "
                "{scaled:.4g}", drift=drift, swing=np.ptp(moved), i=i, qi=html.escape(labels[i]), j=j,
                kj=html.escape(labels[j]), h=h, g=v.kv_head, L=L, theta=cfg.rope_theta, r=v.rotary_dim,
-               dh=v.d_head, score=v.score, model=float(t["attn_scores_raw", L][h, i, j]), scaled=v.score * v.scale)
+               dh=v.d_head, score=v.score, model=float(t.read("attn_scores_raw", L, head=h, rows=i, cols=j)),
+               scaled=v.score * v.scale)
             + (tr(" — the mask forbids this key (j &gt; i)") if masked else "") + tr(". Every arrow keeps its length."))
     return PageViews("rope", (Item(scores, 0, 0, roles=QK), Item(pairs_chart(v), 0, 1, colspan=2),
                               Item(contrib, 1, 0), Item(angle, 1, 1), Item(move, 1, 2)),
@@ -366,7 +367,7 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
     t, cfg, labels = result.trace, result.inputs.config, tuple(result.labels)
     L, h, i, T = sel.layer, sel.head, sel.query, t.T
     W = default_window(cfg, sel, T)
-    scaled = t["attn_scores_scaled", L][h]                                    # [T, T]
+    scaled = t.read("attn_scores_scaled", L, head=h)                          # [T, T]
     own = cfg.window(L)
     dense, band = receptive.band_pattern(scaled, None, cfg.causal), receptive.band_pattern(scaled, W, cfg.causal)
     top = pattern_levels(np.maximum(dense, band))
@@ -397,10 +398,10 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
         items.append(Item(Panel("sink_share_without_first", _t("without it: on “{w}”", w=labels[1]),
                                 shares2, layer_rows, head_cols, "", tr("head"), kind="sequential", levels=(0.0, 1.0)),
                           1, 1))
-        P2 = t2["pattern", L][h]
+        P2 = t2.read("pattern", L, head=h)
         items.append(Item(Panel("pattern_without_first", _t("pattern without “{w}”", w=labels[0]), P2, labels[1:],
                                 labels[1:], tr("query i"), tr("key j"), kind="sequential",
-                                masked=np.isneginf(t2["attn_scores", L][h]), levels=pattern_levels(P2), masked_text=""),
+                                masked=t2.forbidden(L), levels=pattern_levels(P2), masked_text=""),
                           1, 2, colspan=2, roles=QK, row_offset=1))
         after = _t(" Without “{w}” the new first token takes <b>{share:.0%}</b> on average (uniform: {u:.0%}).",
                    w=html.escape(labels[0]), share=shares2.mean(), u=receptive.uniform_share(T - 1))
@@ -450,7 +451,7 @@ def tiled_views(result, sel) -> PageViews:
              else _t("scores of queries {a}…{b}: before the first tile", a=a, b=b - 1))
     scores = Panel("attn_scores", title, run.scores, rows, labels, tr("query i"), tr("key j"), masked=forbidden)
     running = run.pattern_after(n)
-    pattern_rows = np.asarray(t["pattern", L][h, a:b], np.float64)            # the model's, materialised
+    pattern_rows = np.asarray(t.read("pattern", L, head=h, rows=slice(a, b)), np.float64)   # the model's
     diff = running - pattern_rows
     seen = np.isfinite(diff)
     worst = float(np.abs(diff[seen]).max()) if seen.any() else 0.0
@@ -501,7 +502,7 @@ def tiled_views(result, sel) -> PageViews:
              Item(memory, 2, 0, colspan=3))
     final = run.pattern_after(N) - pattern_rows                               # after every tile
     final_worst = float(np.abs(final).max()) if N else 0.0
-    z_rows = np.asarray(t["z", L][a:b, h], np.float64)
+    z_rows = np.asarray(t.read("z", L, head=h, rows=slice(a, b)), np.float64)
     z_diff = float(np.abs(run.output_after(N) - z_rows).max()) if N else 0.0
     Bc = run.tile
     text = (_t("After step {n} of {N} the running rows differ from the pattern by up to {d:.1e}", n=n, N=N, d=worst)
@@ -557,7 +558,7 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
     condition = condition_of(sel, cfg)
     if extra is None and compute_missing:
         extra = side_b(result, condition)
-    sA, pA = t["attn_scores", L][h], t["pattern", L][h]
+    sA, pA = t.read("attn_scores", L, head=h), t.read("pattern", L, head=h)
     a_items = [Panel("attn_scores/A", f"A: attn_scores[{h}]", sA, labels, labels, tr("query i"), tr("key j"),
                      masked=np.isneginf(sA)),
                Panel("pattern/A", f"A: pattern[{h}]", pA, labels, labels, tr("query i"), tr("key j"), kind="sequential",
@@ -572,7 +573,7 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
     tb, e = extra.trace, extra.edited
     hb = e.head if e.head is not None else min(h, e.cfg.n_heads - 1)
     labels_b = tuple(result.token_label(int(x)) for x in e.tokens)
-    sB, pB = tb["attn_scores", L][hb], tb["pattern", L][hb]
+    sB, pB = tb.read("attn_scores", L, head=hb), tb.read("pattern", L, head=hb)
     s_levels = symmetric_levels(sA, sB)
     p_levels = pattern_levels(np.maximum(pA, pB))
     ds, ds_undefined = ab.difference(sA, sB)

@@ -354,10 +354,8 @@ class HeadLens(Station):
         data = {}
         for tag, (layer, head) in (("A", (la, ha)), ("B", (lb, hb))):
             g = kv_head(result.inputs.config, head)                   # k, v: the K/V head this head reads
-            data[f"k_{tag}"] = t["k", layer][:, g]
-            data[f"v_{tag}"] = t["v", layer][:, g]
-            data[f"pattern_{tag}"] = t["pattern", layer][head]
-            data[f"result_{tag}"] = t["result", layer][:, head]
+            for name in ("k", "v", "pattern", "result"):              # one head each (Trace.read)
+                data[f"{name}_{tag}"] = t.read(name, layer, head=g if name in "kv" else head)
         return data
 
     def draw(self, result, sel, d):
@@ -372,14 +370,14 @@ class HeadLens(Station):
         cols = {"k": _idx(cfg.d_head), "v": _idx(cfg.d_head), "pattern": labels, "result": _idx(cfg.d_model)}
         for name, (a, b, diff) in self.rows.items():
             A, B = d[f"{name}_A"], d[f"{name}_B"]
-            masked = np.isneginf(result.trace["attn_scores", la][ha]) if name == "pattern" else None
+            masked = result.trace.forbidden(la) if name == "pattern" else None
             levels = (0.0, 1.0) if name == "pattern" else _sym(A, B)      # one scale for A and B
             kv = name in ("k", "v") and cfg.n_kv_heads < cfg.n_heads
             for mp, layer, head in ((a, la, ha), (b, lb, hb)):
                 mp.set_title(tr("{name} · layer {layer} head {head}").format(name=name, layer=layer, head=head)
                              + (tr(" (K/V head {g})").format(g=kv_head(cfg, head)) if kv else ""))
             if name == "pattern":              # each head's own mask; their difference has both
-                masked_b = np.isneginf(result.trace["attn_scores", lb][hb])
+                masked_b = result.trace.forbidden(lb)
                 masked_d = masked | masked_b
             else:
                 masked_b = masked_d = None
@@ -434,9 +432,9 @@ class MaskView(Station):
 
     def content(self, result, sel):
         t, L, h = result.trace, sel.layer, sel.head
-        data = {"pattern": t["pattern", L][h], "forbidden": np.isneginf(t["attn_scores", L][h])}
+        data = {"pattern": t.read("pattern", L, head=h), "forbidden": t.forbidden(L)}
         if self.unmasked is not None and self.unmasked.request_id == result.request_id:
-            data["pattern_unmasked"] = self.unmasked.trace["pattern", L][h]
+            data["pattern_unmasked"] = self.unmasked.trace.read("pattern", L, head=h)
             data.update(explain.mask_shares(data["pattern_unmasked"]))
         return data
 

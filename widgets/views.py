@@ -164,28 +164,30 @@ def panel(name: str, result, sel) -> Panel:
                   "v": f"v[:, {g}] = ln1_out · W_V[{g}]{ab('b_V')}", "z": f"z[:, {h}] = pattern · v",
                   "rot_q": f"rot_q[:, {h}] = RoPE(q)", "rot_k": f"rot_k[:, {g}] = RoPE(k)"}
         head = g if name in ("k", "v", "rot_k") else h                     # k, v: [T, n_kv_heads, d_head]
-        return Panel(name, titles[name], t[name, L][:, head], cols=dh, col_axis="d_head", **tok)
+        return Panel(name, titles[name], t.read(name, L, head=head), cols=dh, col_axis="d_head", **tok)
     if name == "result":
-        return Panel(name, f"result[:, {h}] = z_{h} · W_O[{h}]", t[name, L][:, h], cols=dm, col_axis="d_model", **tok)
+        return Panel(name, f"result[:, {h}] = z_{h} · W_O[{h}]", t.read(name, L, head=h), cols=dm, col_axis="d_model",
+                     **tok)
     if name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern"):
-        # One head's map: a GPU Trace copies just that head to the host (Trace.part), not all of them.
-        forbidden = np.isneginf(t.part("attn_scores", L, h))
+        # One head's map: a GPU Trace copies just that head to the host (Trace.read), not all of them;
+        # where the mask forbids is known without reading anything (Trace.forbidden).
+        forbidden = t.forbidden(L)
         qk = dict(rows=labels, cols=labels, row_axis=tr("query i"), col_axis=tr("key j"))
         if name == "attn_scores_raw":
             title = "attn_scores_raw = rot_q·rot_kᵀ" if cfg.positions == "rope" else "attn_scores_raw = q·kᵀ"
-            return Panel(name, title, t.part(name, L, h), **qk)
+            return Panel(name, title, t.read(name, L, head=h), **qk)
         if name == "attn_scores_scaled":
             title = (f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
                      else tr("attn_scores_scaled (scaling off)"))
-            return Panel(name, title, t.part(name, L, h), **qk)
+            return Panel(name, title, t.read(name, L, head=h), **qk)
         if name == "attn_scores":
             window = cfg.window(L)
             title = (tr("attn_scores (no mask)") if not cfg.causal and window is None else
                      tr("attn_scores (masked: −∞, window {window})").format(window=window) if window is not None
                      else tr("attn_scores (masked: −∞)"))
-            return Panel(name, title, t.part(name, L, h), masked=forbidden, **qk)
+            return Panel(name, title, t.read(name, L, head=h), masked=forbidden, **qk)
         # Masked cells stay blank: the hatching says it, a wall of "0" only hides the real weights.
-        values = t.part(name, L, h)
+        values = t.read(name, L, head=h)
         return Panel(name, "pattern = softmax(attn_scores)", values, kind=view_kind(name), masked=forbidden,
                      levels=pattern_levels(values), masked_text="", **qk)
     if name in ("W_Q", "W_K", "W_V"):
@@ -215,20 +217,22 @@ def panel(name: str, result, sel) -> Panel:
     if name in ("scores_row", "pattern_row"):  # one query's row of attn_scores / pattern (the softmax)
         i = sel.query
         word = labels[i] if labels else ""
-        scores = t["attn_scores", L][h, i]                                  # [T]
-        forbidden = np.isneginf(scores)[None, :]                            # [1, T]
+        scores = t.read("attn_scores", L, head=h, rows=i)                   # [T]
+        forbidden = t.forbidden(L, rows=i)[None, :]                         # [1, T]
         row = dict(rows=(f"i={i} {word}",), cols=labels, col_axis=tr("key j"), masked=forbidden)
         if name == "scores_row":
             return Panel("attn_scores", tr("attn_scores[{h}, {i}, :] — query “{word}”").format(h=h, i=i, word=word),
                          scores[None, :], **row)
         return Panel("pattern", tr("pattern[{h}, {i}, :] = softmax (row sums to 1)").format(h=h, i=i),
-                     t["pattern", L][h, i][None, :], kind=view_kind(name), levels=(0.0, 1.0), masked_text="", **row)
+                     t.read("pattern", L, head=h, rows=i)[None, :], kind=view_kind(name), levels=(0.0, 1.0),
+                     masked_text="", **row)
     if name in ("pattern_col", "terms", "z_row"):     # the weighted sum of v for one query
         i = sel.query
         word = labels[i] if labels else ""
         terms, z = explain.weighted_terms(t, L, h, i)                       # [T, d_head], [d_head]
         if name == "pattern_col":
-            return Panel("pattern", f"pattern[{h}, {i}, j]", t["pattern", L][h, i][:, None], labels, ("p",),
+            return Panel("pattern", f"pattern[{h}, {i}, j]", t.read("pattern", L, head=h, rows=i)[:, None], labels,
+                         ("p",),
                          row_axis=tr("key j"), kind=view_kind(name), levels=(0.0, 1.0))
         if name == "terms":
             return Panel("terms", f"pattern[{h}, {i}, j] · v[j, {g}]", terms, labels, dh, col_axis="d_head")
@@ -499,7 +503,7 @@ def share_levels(panels: list[Panel], names: tuple[str, ...]) -> list[Panel]:
 
 def masked_keys(result, sel) -> np.ndarray:
     """The keys j the selected query may not see (−∞ in its attn_scores row) [T]."""
-    return np.isneginf(result.trace["attn_scores", sel.layer][sel.head, sel.query])
+    return result.trace.forbidden(sel.layer, rows=sel.query)
 
 
 def mask_keys(p: Panel, result, sel) -> Panel:

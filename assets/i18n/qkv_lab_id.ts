@@ -514,6 +514,10 @@
         <translation>hitung {compute} ms{rows} · render {render} ms</translation>
     </message>
     <message>
+        <source>{bytes} copied from the GPU</source>
+        <translation>{bytes} disalin dari GPU</translation>
+    </message>
+    <message>
         <source>recomputed rows {first}..{last}</source>
         <translation>baris {first}..{last} dihitung ulang</translation>
     </message>

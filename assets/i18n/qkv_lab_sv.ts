@@ -515,6 +515,10 @@
         <translation>beräkning {compute} ms{rows} · ritning {render} ms</translation>
     </message>
     <message>
+        <source>{bytes} copied from the GPU</source>
+        <translation>{bytes} kopierat från GPU:n</translation>
+    </message>
+    <message>
         <source>recomputed rows {first}..{last}</source>
         <translation>omräknade rader {first}..{last}</translation>
     </message>

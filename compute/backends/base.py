@@ -26,6 +26,7 @@ class BackendOutput:
     logits_fn: Callable[[np.ndarray | slice], np.ndarray]
     timing_ms: dict[str, float] = field(default_factory=dict)
     reused_rows: int = 0                         # rows taken from the previous Trace (see Reuse)
+    copied_fn: Callable[[], int] | None = None   # bytes copied device -> host so far (a device backend)
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,11 @@ class Backend(ABC):
 
     def label(self) -> str:
         return self.name
+
+    def memory_budget(self) -> int | None:
+        """Bytes a pass's Trace may take where that is not the host's RAM (a GPU's memory), or None:
+        the host's budget (compute.memory) applies."""
+        return None
 
     def warm_up(self) -> None:  # noqa: B027 - optional hook: most backends have nothing to compile
         """Compile or load whatever the first real run would otherwise wait for."""

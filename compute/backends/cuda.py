@@ -4,14 +4,18 @@ Residency. A pass computes every layer into device buffers of its own (`_DeviceR
 its Trace with `Lazy` values: reading `trace[name, layer]` copies that one array to the host
 (into pinned memory, on a copy stream of its own, waiting only for the stage that made it), once;
 `trace.part(name, layer, h)` copies one head of a [n_heads, T, T] map (4 MB of the 50 MB at
-andrea-120m, T=1024). Exports asking for every name get every name. The copy is made once per
+andrea-120m, T=1024), and `trace.read(name, layer, head=, rows=, cols=)` any cut a view draws (a
+strided one, such as a head of [T, n, d], packed on the device first: `fetch_index`). Every copy is
+counted (`copied_bytes`, Trace.copied_bytes). Exports asking for every name get every name. The copy is made once per
 run and shared by every Trace of it (the early partial Trace and the final one get the same
 arrays).
 
 Lifetime. A run's buffers belong to it while its Trace (or any Lazy of it) lives: a new pass
 never writes a buffer a Trace on screen may still read. They come from a `DevicePool` that hands a
 buffer out again only when nothing but the pool holds it, so a dropped Trace's memory is reused
-by the next pass of the same size without cudaMalloc. Bounded: when a new pass does not fit in
+by the next pass of the same size without cudaMalloc. Buffers are flat and sized for T rounded up
+(`bucket_rows`), each value the start of one, so the next T's pass fits in them too: typing a token
+allocates nothing after the first append. Bounded: when a new pass does not fit in
 the GPU's free memory (plus the pool's free buffers), the oldest live runs are spilled (every
 value not yet copied goes to the host, then their device buffers are free) before the pass is
 refused as out of GPU memory.
@@ -25,12 +29,17 @@ chooses) takes cuBLAS when torch has CUDA here.
 Incremental passes (forward(..., reuse=trace), as on the cpu backend): when the tokens share their
 first p ids with a cuda Trace's, the new run's buffers get that Trace's rows < p of every
 per-position value by a device-to-device copy (q, k, v and their rotations included: the keys
-< p are the earlier ones), or from its host copies where that run was spilled; every row-wise
+< p are the earlier ones; on the cuBLAS path one batched copy for every buffer), or from its host
+copies where that run was spilled; every row-wise
 stage (norms, the q/k/v product, RoPE, z's share through W_O, the heads' sum, the MLP, the
-residuals, the final norm) runs on rows >= p only. The [H, T, T] maps and z are made for every
-row (one kernel each, the same as a full pass: on a GPU they are a small part of a block's work,
-and the earlier rows' scores need the new keys' columns anyway). The result is a normal Trace
-of one run. Deleting the last token recomputes the last row (a kernel has at least one row).
+residuals, the final norm) runs on rows >= p only. On the cuBLAS path the [H, T, T] maps and z
+are made for rows >= p only too (the causal mask, the window and the extra mask given as one
+explicit [n, T] mask), and rows < p of a head's maps (the new keys' columns included) are made
+from the run's own q and k when a view reads that head (`make_map_rows`, as the cpu backend's
+lazy maps): an appended token costs the device ~4 % of a full pass at T = 24 (counted in
+tests/cuda_kernels/test_reuse.py). The numba path makes the maps and z for every row (its
+kernels are square). The result is a normal Trace of one run. Deleting the last token
+recomputes the last row (a kernel has at least one row).
 
 Early results: the layers are enqueued at once; then, layer by layer, as its attention half is
 done on the GPU, `compute.progress.publish` hands it out (as the cpu backend does).
@@ -68,13 +77,13 @@ from ..names import attention_names, global_names, layer_names, mlp_names, trace
 from ..trace import Lazy
 from ..weights import Weights
 from . import nvidia_gpu_present
-from .base import Backend, BackendOutput, BackendUnavailable, Reuse, Stopwatch
+from .base import Backend, BackendOutput, BackendUnavailable, Reuse, Stopwatch, allowed_pairs
 from .pool import BufferPool
 
 INSTALL = pip_command("install -r requirements-gpu.txt")
 NO_GPU = Message(QT_TR_NOOP("no NVIDIA GPU here: the cpu backend computes everything"))
-
-
+# requirements-gpu.txt installs CUDA 13 (numba-cuda[cu13], torch 2.13's CUDA build): a driver for it.
+NEEDS_CUDA, NEEDS_DRIVER = (13, 0), 580
 GEMM_PATHS = ("auto", "numba", "cublas")
 # Per-layer results with a device buffer of their own (z_concat is z's memory, resid_pre is the
 # previous layer's resid_post); which of them a model has: buffered_names.
@@ -101,6 +110,27 @@ def cuda_errors() -> tuple[type[BaseException], ...]:
     return (NumbaError, MemoryError, *sorted(found, key=lambda c: c.__name__))
 
 
+def driver_cuda_version() -> tuple[int, int] | None:
+    """The CUDA version the installed NVIDIA driver supports, e.g. (12, 4); None if unknown."""
+    try:
+        from numba.cuda.cudadrv import driver
+
+        version = driver.driver.get_version()
+        return int(version[0]), int(version[1])
+    except Exception:  # noqa: BLE001 - no driver, or one numba cannot ask: other checks say why
+        return None
+
+
+def driver_too_old(version: tuple[int, int] | None = None) -> str | None:
+    """Why CUDA cannot run when the driver is older than CUDA 13 needs (no pip command fixes that)."""
+    version = driver_cuda_version() if version is None else version
+    if version is None or tuple(version) >= NEEDS_CUDA:
+        return None
+    return Message(QT_TR_NOOP("the NVIDIA driver supports CUDA {version}, and CUDA {needs} needs driver {driver} or "
+                              "newer: update the NVIDIA driver (installing packages does not help)"),
+                   version=f"{version[0]}.{version[1]}", needs=NEEDS_CUDA[0], driver=NEEDS_DRIVER)
+
+
 def describe_failure(exc: BaseException) -> str:
     """A one-line reason for the notice: 'out of GPU memory (...)' or 'CudaAPIError: ...'."""
     text = " ".join(str(exc).split())[:300]
@@ -111,12 +141,12 @@ def describe_failure(exc: BaseException) -> str:
 
 # -- device memory ------------------------------------------------------------------------------------
 class _Buf:
-    """One device buffer of the pool, and its torch view (the cuBLAS path; made once)."""
+    """One flat device buffer of the pool (a pass sees its start as each value's shape)."""
 
-    __slots__ = ("d", "t")
+    __slots__ = ("d",)
 
     def __init__(self, d):
-        self.d, self.t = d, None
+        self.d = d
 
 
 def _alone_count() -> int | None:
@@ -127,31 +157,49 @@ def _alone_count() -> int | None:
     return alone if sys.getrefcount(probe[0]) == alone + 1 else None
 
 
+def bucket_rows(T: int, n_ctx: int) -> int:
+    """The T a pass's buffers are made for: T rounded up in steps of 8, or of T's power of two / 8
+    (at most 12.5 % more rows), never past n_ctx. Typing a token then finds the buffers of the pass
+    before last free and big enough: no cudaMalloc (and no cuMemFree, which synchronises) per key."""
+    step = max(8, 1 << max(0, T.bit_length() - 4))
+    return max(T, min(n_ctx, -(-T // step) * step))
+
+
 class DevicePool:
-    """float32 device buffers by shape. A buffer is handed out again only when the pool's own list
-    is its last reference: a live run (and so a Trace on screen) keeps its buffers out of reuse."""
+    """Flat float32 device buffers by size (elements). A buffer is handed out again only when the
+    pool's own list is its last reference: a live run (and so a Trace on screen) keeps its buffers
+    out of reuse. Where the interpreter does not count references the way this relies on
+    (`_alone_count` is None) the pool keeps nothing: every buffer is the run's alone and goes back to
+    the driver with it (as the host pool switches itself off), instead of being held for ever."""
 
     def __init__(self) -> None:
-        self._bufs: dict[tuple[int, ...], list[_Buf]] = {}
+        self._bufs: dict[int, list[_Buf]] = {}
         self._lock = threading.Lock()
         self._alone = _alone_count()
-        self.hits = self.misses = 0
+        self.hits = self.misses = 0                  # misses: cudaMalloc calls (what a test counts)
+
+    @property
+    def enabled(self) -> bool:
+        return self._alone is not None
 
     def _free(self, bufs: list[_Buf], i: int) -> bool:
         return self._alone is not None and sys.getrefcount(bufs[i]) == self._alone
 
-    def take(self, shape: tuple[int, ...], count: int) -> list[_Buf]:
-        """`count` buffers of `shape`: free ones first, then new ones (cudaMalloc)."""
-        shape = tuple(int(n) for n in shape)
+    def take(self, size: int, count: int) -> list[_Buf]:
+        """`count` buffers of `size` elements: free ones first, then new ones (cudaMalloc)."""
+        size = int(size)
         with self._lock:
-            bufs = self._bufs.setdefault(shape, [])
+            bufs = self._bufs.setdefault(size, []) if self.enabled else []
             got = self._scan(bufs, count)
             self.hits += len(got)
             while len(got) < count:
-                buf = _Buf(cuda.device_array(shape, np.float32))
-                bufs.append(buf)
+                buf = _Buf(cuda.device_array(size, np.float32))
+                if self.enabled:
+                    bufs.append(buf)
                 got.append(buf)
                 self.misses += 1
+            if not bufs:
+                self._bufs.pop(size, None)
             return got
 
     def _scan(self, bufs: list[_Buf], count: int) -> list[_Buf]:
@@ -164,11 +212,11 @@ class DevicePool:
         return got
 
     def trim(self, keep: Counter | None = None) -> None:
-        """Give free buffers back to the driver, all but `keep[shape]` of each shape."""
+        """Give free buffers back to the driver, all but `keep[size]` of each size."""
         keep = keep or Counter()
         with self._lock:
-            for shape, bufs in list(self._bufs.items()):
-                spare = keep.get(shape, 0)
+            for size, bufs in list(self._bufs.items()):
+                spare = keep.get(size, 0)
                 i = 0
                 while i < len(bufs):
                     if self._free(bufs, i):
@@ -179,26 +227,28 @@ class DevicePool:
                             continue
                     i += 1
                 if not bufs:
-                    del self._bufs[shape]
+                    del self._bufs[size]
 
     def held_bytes(self) -> int:
         with self._lock:
-            return sum(4 * math.prod(s) * len(b) for s, b in self._bufs.items())
+            return sum(4 * size * len(b) for size, b in self._bufs.items())
 
     def free_bytes(self) -> int:
         with self._lock:
-            return sum(4 * math.prod(s) for s, bufs in self._bufs.items()
+            return sum(4 * size for size, bufs in self._bufs.items()
                        for i in range(len(bufs)) if self._free(bufs, i))
 
 
 class _Slot:
-    """One device buffer of a run and, once copied, its host copy (keys that share memory share
-    the slot: resid_pre of layer l + 1 is resid_post of layer l)."""
+    """One device buffer of a run seen as a value's shape and, once copied, its host copy (keys
+    that share memory share the slot: resid_pre of layer l + 1 is resid_post of layer l)."""
 
-    __slots__ = ("buf", "shape", "ready", "host", "parts")
+    __slots__ = ("buf", "d", "t", "shape", "ready", "host", "parts")
 
     def __init__(self, buf: _Buf, shape, ready=None):
         self.buf, self.shape, self.ready = buf, tuple(shape), ready
+        self.d = buf.d[:math.prod(self.shape)].reshape(self.shape)    # the buffer's start as [shape]
+        self.t = None                                                 # its torch view (cuBLAS path)
         self.host: np.ndarray | None = None
         self.parts: dict[int, np.ndarray] = {}
 
@@ -211,32 +261,60 @@ class _DeviceRun:
         self.slots: dict = {}                            # key -> _Slot
         self._lock = threading.Lock()
         self.spilled = False
-        self.copied_bytes = 0                            # what crossed the bus so far
+        self.copied_bytes = 0                            # what crossed the bus so far (device -> host)
         self._views: dict = {}                           # (key, shape) -> reshaped host copy (z_concat)
+        # An incremental pass on the cuBLAS path makes the [H, T, T] maps for rows >= p only; rows < p
+        # of a head are made from this run's q and k when a view reads that head (as the cpu backend's
+        # lazy maps): layer -> p, and layer -> the heads made so far.
+        self.attn_mask: np.ndarray | None = None
+        self.pending_maps: dict[int, int] = {}
+        self.made_heads: dict[int, set] = {}
+        self._allowed: dict = {}
 
     # -- building ------------------------------------------------------------------------------
-    def allocate(self, wanted: dict) -> None:
-        """Take a buffer for each key of `wanted` {key: shape} from the pool."""
-        by_shape: dict[tuple, list] = {}
-        for key, shape in wanted.items():
-            by_shape.setdefault(tuple(shape), []).append(key)
-        for shape, keys in by_shape.items():
-            for key, buf in zip(keys, self.backend.pool.take(shape, len(keys)), strict=True):
-                self.slots[key] = _Slot(buf, shape)
+    def allocate(self, wanted: dict, sizes: dict) -> None:
+        """Take a buffer of `sizes[key]` elements for each key of `wanted` {key: shape} from the pool."""
+        by_size: dict[int, list] = {}
+        for key in wanted:
+            by_size.setdefault(sizes[key], []).append(key)
+        for size, keys in by_size.items():
+            for key, buf in zip(keys, self.backend.pool.take(size, len(keys)), strict=True):
+                self.slots[key] = _Slot(buf, wanted[key])
 
     def alias(self, key, same_as) -> None:
         self.slots[key] = self.slots[same_as]
 
     def d(self, key):
         """The device array of `key`."""
-        return self.slots[key].buf.d
+        return self.slots[key].d
 
     def t(self, key):
-        """The torch view of `key`'s device array (the cuBLAS path), made once per buffer."""
-        buf = self.slots[key].buf
-        if buf.t is None:
-            buf.t = self.backend.blas.view(buf.d)
-        return buf.t
+        """The torch view of `key`'s device array (the cuBLAS path), made once per run."""
+        slot = self.slots[key]
+        if slot.t is None:
+            slot.t = self.backend.blas.view(slot.d)
+        return slot.t
+
+    def allowed(self, layer: int, rows: slice, stream=0):
+        """[n, T] bool on the device: which keys the queries `rows` may see in `layer` (causal, its
+        window, the extra mask): the maps of some rows are made with it as an explicit mask."""
+        window = self.cfg.window(layer)
+        key = (window, rows.start, rows.stop)
+        if key not in self._allowed:
+            allowed = allowed_pairs(self.T, self.cfg.causal, self.attn_mask, window)[rows]   # [n, T]
+            self._allowed[key] = cuda.to_device(np.ascontiguousarray(allowed), stream=stream)
+        return self._allowed[key]
+
+    def _make_heads(self, key, heads) -> None:
+        """Rows < p of `heads` of an incremental run's maps, if this key is such a map and not made yet."""
+        if key[0] not in _HEAD_MAPS or len(key) != 2 or key[1] not in self.pending_maps:
+            return
+        layer = key[1]
+        made = self.made_heads.setdefault(layer, set())
+        todo = [h for h in heads if h not in made]
+        if todo:
+            self.backend.make_map_rows(self, layer, self.pending_maps[layer], todo)
+            made.update(todo)
 
     def mark_ready(self, keys, event) -> None:
         for key in keys:
@@ -246,15 +324,20 @@ class _DeviceRun:
         return sum(4 * math.prod(s.shape) for s in {id(s): s for s in self.slots.values()}.values())
 
     # -- to the host ----------------------------------------------------------------------------
+    def _copy(self, src, ready) -> np.ndarray:
+        """src (a device array or view) on the host, counted."""
+        host = self.backend.pinned.empty(src.shape)
+        self.backend.copy_to_host(src, host, ready)
+        self.copied_bytes += host.nbytes
+        return host
+
     def fetch(self, key) -> np.ndarray:
         """The whole value of `key` on the host (copied once, then the same array)."""
         slot = self.slots[key]
         with self._lock:
             if slot.host is None:
-                host = self.backend.pinned.empty(slot.shape)
-                self.backend.copy_to_host(slot.buf.d, host, slot.ready)
-                self.copied_bytes += host.nbytes
-                slot.host, slot.parts = host, {}
+                self._make_heads(key, range(self.cfg.n_heads))
+                slot.host, slot.parts = self._copy(slot.d, slot.ready), {}
             return slot.host
 
     def fetch_reshaped(self, key, shape) -> np.ndarray:
@@ -270,27 +353,57 @@ class _DeviceRun:
             if slot.host is not None:
                 return slot.host[index]
             if index not in slot.parts:
-                host = self.backend.pinned.empty(slot.shape[1:])
-                self.backend.copy_to_host(slot.buf.d[index], host, slot.ready)
-                self.copied_bytes += host.nbytes
-                slot.parts[index] = host
+                self._make_heads(key, [index])
+                slot.parts[index] = self._copy(slot.d[index], slot.ready)
             return slot.parts[index]
+
+    def fetch_index(self, key, index: tuple) -> np.ndarray:
+        """value[index] of `key` (Trace.read: ints and step-1 slices, or an array of rows) on the
+        host, copying only that cut: a strided one (a head of [T, n, d]) is packed on the device
+        first; rows that are not one run are copied as the run that spans them, then picked."""
+        slot = self.slots[key]
+        picks = next((i for i, x in enumerate(index) if isinstance(x, np.ndarray)), None)
+        if picks is not None:
+            rows = index[picks]
+            span = (*index[:picks], slice(int(rows.min()), int(rows.max()) + 1), *index[picks + 1:])
+            lead = [slice(None) for x in index[:picks] if not isinstance(x, int)]   # axes the span kept
+            return np.ascontiguousarray(self.fetch_index(key, span)[(*lead, rows - rows.min())])
+        with self._lock:
+            if slot.host is not None:
+                return slot.host[index]
+            if isinstance(index[0], int) and index[0] in slot.parts:
+                return slot.parts[index[0]][index[1:]]
+            heads = range(self.cfg.n_heads)
+            self._make_heads(key, [index[0]] if isinstance(index[0], int) else heads[index[0]])
+            if len(index) == len(slot.shape) and all(isinstance(x, int) for x in index):   # one number
+                cell = (*index[:-1], slice(index[-1], index[-1] + 1))
+                return self._copy(slot.d[cell], slot.ready).reshape(())
+            src = slot.d[index]
+            one = next((i for i, x in enumerate(index) if isinstance(x, int)), None)
+            if src.ndim == 1 and not src.is_c_contiguous() and one is not None:
+                # A strided line (a key's column of one head): packed as the [1, n] cut around it.
+                wider = (*index[:one], slice(index[one], index[one] + 1), *index[one + 1:])
+                return self._copy(slot.d[wider], slot.ready).reshape(src.shape)
+            return self._copy(src, slot.ready)
 
     def spill(self) -> None:
         """Copy every value not yet on the host (pageable memory), then let the device buffers go."""
         with self._lock:
+            for key in self.slots:
+                self._make_heads(key, range(self.cfg.n_heads))          # every row of every map first
             for slot in {id(s): s for s in self.slots.values()}.values():
                 if slot.host is None:
                     host = np.empty(slot.shape, np.float32)
-                    self.backend.copy_to_host(slot.buf.d, host, slot.ready)
+                    self.backend.copy_to_host(slot.d, host, slot.ready)
                     self.copied_bytes += host.nbytes
                     slot.host, slot.parts = host, {}
-                slot.buf = None
+                slot.buf = slot.d = slot.t = None
             self.spilled = True
 
     def lazy(self, key, shape) -> Lazy:
         part = partial(self.fetch_part, key) if key[0] in _HEAD_MAPS else None
-        return Lazy(make=partial(self.fetch, key), shape=tuple(shape), part=part)
+        return Lazy(make=partial(self.fetch, key), shape=tuple(shape), part=part,
+                    read=partial(self.fetch_index, key))
 
 
 def _pinned_empty(shape, dtype):
@@ -365,9 +478,15 @@ def run_shapes(cfg: Config, T: int) -> dict:
     return wanted
 
 
+def run_sizes(cfg: Config, T: int) -> dict:
+    """{key: elements} of every device buffer of one pass: each as big as at bucket_rows(T), so the
+    same buffers serve the next T's too."""
+    return {key: math.prod(s) for key, s in run_shapes(cfg, bucket_rows(T, max(cfg.n_ctx, T))).items()}
+
+
 def run_bytes(cfg: Config, T: int) -> int:
-    """Device memory of one pass's buffers."""
-    return sum(4 * math.prod(s) for s in run_shapes(cfg, T).values())
+    """Device memory of one pass's buffers (at bucket_rows(T))."""
+    return sum(4 * n for n in run_sizes(cfg, T).values())
 
 
 def weights_bytes(cfg: Config) -> int:
@@ -425,8 +544,11 @@ class CudaBackend(Backend):
                     return False, Message(QT_TR_NOOP("NVIDIA's CUDA compiler library (NVVM) is missing: {command}"),
                                           command=INSTALL)
                 return False, Message(QT_TR_NOOP("no CUDA GPU found"))
+            old = driver_too_old()
+            if old:
+                return False, old
         except Exception as exc:  # noqa: BLE001 - whatever breaks the probe, CUDA is not usable
-            return False, f"CUDA cannot be initialised ({exc}): {INSTALL}"
+            return False, driver_too_old() or f"CUDA cannot be initialised ({exc}): {INSTALL}"
         try:
             a = cuda.to_device(np.ones((1, 2), np.float32))
             out = cuda.device_array((1, 2), np.float32)
@@ -434,7 +556,8 @@ class CudaBackend(Backend):
             if not np.array_equal(out.copy_to_host(), np.full((1, 2), 2.0, np.float32)):
                 return False, "a test kernel gave a wrong result on this GPU"
         except Exception as exc:  # noqa: BLE001 - NVVM, NVRTC, nvJitLink or the driver said no
-            return False, f"a test kernel did not compile or run ({describe_failure(exc)}): {INSTALL}"
+            failed = f"a test kernel did not compile or run ({describe_failure(exc)}): {INSTALL}"
+            return False, driver_too_old() or failed
         return True, ""
 
     def on_real_gpu(self) -> bool:
@@ -522,6 +645,20 @@ class CudaBackend(Backend):
         return {"weights": cfg_bytes, "live_runs": held - free, "free_pool": free,
                 "live_run_count": len(self.live_runs())}
 
+    def memory_budget(self) -> int | None:
+        """What a pass's Trace may take on the GPU: its free memory plus the pool's buffers (free
+        ones, and live runs' that spill to the host to make room); None under the simulator, whose
+        "device" is the host's memory."""
+        if self.device_budget is not None:
+            return self.device_budget - self.device_bytes()["weights"]
+        if SIMULATOR or not self.available()[0]:
+            return None
+        try:
+            free = cuda.current_context().get_memory_info()[0]
+        except Exception:  # noqa: BLE001 - no number: the host's budget applies
+            return None
+        return int(free + self.pool.held_bytes())
+
     def live_runs(self) -> list[_DeviceRun]:
         runs = [r() for r in self._runs]
         return [r for r in runs if r is not None and not r.spilled]
@@ -563,25 +700,34 @@ class CudaBackend(Backend):
             self.spills += 1
 
     def _new_run(self, cfg: Config, T: int) -> _DeviceRun:
-        wanted = run_shapes(cfg, T)
-        self.pool.trim(Counter(tuple(s) for s in wanted.values()))   # free buffers of other sizes go
+        wanted, sizes = run_shapes(cfg, T), run_sizes(cfg, T)
+        self.pool.trim(Counter(sizes.values()))      # free buffers of other sizes go
         self._make_room(run_bytes(cfg, T), f"one pass at T={T} ({cfg.n_layers} layers)")
         run = _DeviceRun(self, cfg, T)
-        run.allocate(wanted)
+        run.allocate(wanted, sizes)
         self._runs = [r for r in self._runs if r() is not None] + [weakref.ref(run)]
         return run
 
     def copy_to_host(self, src, dst: np.ndarray, ready) -> None:
-        """Device -> host on the copy stream, after the event `ready` (the stage that made `src`)."""
+        """Device -> host on the copy stream, after the event `ready` (the stage that made `src`); a
+        strided `src` (one head of [T, n, d]) is packed on the device first, so only it crosses."""
         with self._copy_lock:
+            stream = 0
+            if not SIMULATOR:
+                if getattr(self, "_copy_stream", None) is None:
+                    self._copy_stream = cuda.stream()
+                stream = self._copy_stream
+                if ready is not None:
+                    ready.wait(stream)
+            if not src.is_c_contiguous():
+                if src.ndim != 2:
+                    raise ValueError(f"a strided copy of {src.ndim} dimensions")   # Trace.read makes 2
+                packed = cuda.device_array(src.shape, np.float32, stream=stream)  # [R, d]
+                EW.launch_gather(src, packed, stream=stream)
+                src = packed
             if SIMULATOR:
                 src.copy_to_host(dst)
                 return
-            if getattr(self, "_copy_stream", None) is None:
-                self._copy_stream = cuda.stream()
-            stream = self._copy_stream
-            if ready is not None:
-                ready.wait(stream)
             src.copy_to_host(dst, stream=stream)
             stream.synchronize()
 
@@ -602,7 +748,8 @@ class CudaBackend(Backend):
             except self._errors as exc:
                 self.release()
                 raise BackendUnavailable(describe_failure(exc)) from exc
-        return BackendOutput(arrays, self._logits_fn(cfg, weights, run), timing, reused_rows=p)
+        return BackendOutput(arrays, self._logits_fn(cfg, weights, run), timing, reused_rows=p,
+                             copied_fn=lambda: run.copied_bytes)
 
     def run_device(self, cfg: Config, weights: Weights, tokens, attn_mask=None) -> _DeviceRun:
         """Every kernel of a forward pass with nothing copied back (what benchmarks time): the run,
@@ -619,6 +766,7 @@ class CudaBackend(Backend):
         uploads = self.uploads
         dw = self._device_weights(cfg, weights)
         run = self._new_run(cfg, T)
+        run.attn_mask = attn_mask
         if self.uploads != uploads:
             watch.lap("upload")
         blas = self.gemm_path() == "cublas"
@@ -747,14 +895,41 @@ class CudaBackend(Backend):
             EW.launch_rope(r("q"), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=s)   # [n, H, d_head]
             EW.launch_rope(r("k"), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=s)   # [n, KV, d_head]
             q, k = t("rot_q"), t("rot_k")                                   # the scores use the rotated ones
-        blas.scores(q, k, t("attn_scores_raw"))                             # [H, T, T] q·kᵀ (every row)
         scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
-        R.launch_scale_mask_softmax(d("attn_scores_raw"), cfg.causal, mask, has_mask, scale, window,
-                                    d("attn_scores_scaled"), d("attn_scores"), d("pattern"), stream=s)  # [H, T, T] x3
+        if p:   # rows >= p only, the causal mask, the window and the extra mask as one explicit mask
+            blas.scores(q[p:], k, t("attn_scores_raw")[:, p:])             # [H, n, T] q·kᵀ
+            R.launch_scale_mask_softmax(d("attn_scores_raw")[:, p:], False, run.allowed(layer, slice(p, None), s),
+                                        True, scale, 0, d("attn_scores_scaled")[:, p:], d("attn_scores")[:, p:],
+                                        d("pattern")[:, p:], stream=s)      # [H, n, T] x3
+            run.pending_maps[layer] = p                                     # rows < p: when a view reads a head
+        else:
+            blas.scores(q, k, t("attn_scores_raw"))                         # [H, T, T] q·kᵀ (every row)
+            R.launch_scale_mask_softmax(d("attn_scores_raw"), cfg.causal, mask, has_mask, scale, window,
+                                        d("attn_scores_scaled"), d("attn_scores"), d("pattern"), stream=s)  # x3
         blas.weighted_sum(t("pattern")[:, p:], t("v"), t("z")[p:])          # [n, H, d_head]
         blas.head_results(t("z")[p:], W["attn.W_O"], t("result")[p:])       # [n, H, d_model]
         EW.launch_sum_heads_residual(r("result"), blk["attn.b_O"], r("resid_pre"), r("attn_out"), r("resid_mid"),
                                      stream=s)                              # [n, d_model] x2
+
+    def make_map_rows(self, run: _DeviceRun, layer: int, p: int, heads) -> None:
+        """Rows < p of the four maps of `heads` in an incremental cuBLAS run's `layer`, from its own q and
+        k (rows < p copied from the earlier run, the new keys computed): what a full pass writes there."""
+        cfg, blas = run.cfg, self.blas
+        q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+        q, k = run.t((q_name, layer)), run.t((k_name, layer))              # [T, H, dh], [T, KV, dh]
+        raw, d = run.t(("attn_scores_raw", layer)), (lambda name: run.d((name, layer)))   # noqa: E731
+        scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
+        with blas.fp32():
+            s = blas.numba_stream
+            allowed = run.allowed(layer, slice(0, p), s)                    # [p, T]
+            for h in heads:
+                g = h // cfg.n_groups
+                blas.scores(q[:p, h:h + 1], k[:, g:g + 1], raw[h:h + 1, :p])    # [1, p, T] q_h·k_gᵀ
+                R.launch_scale_mask_softmax(d("attn_scores_raw")[h:h + 1, :p], False, allowed, True, scale, 0,
+                                            d("attn_scores_scaled")[h:h + 1, :p], d("attn_scores")[h:h + 1, :p],
+                                            d("pattern")[h:h + 1, :p], stream=s)   # [1, p, T] x3
+            if blas.on_device:
+                blas.stream.synchronize()                                   # before the copy stream reads them
 
     def _mlp_blas(self, cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask,
                   stream, p: int = 0) -> None:
@@ -778,28 +953,39 @@ class CudaBackend(Backend):
 
     def _logits_fn(self, cfg: Config, weights: Weights, run: _DeviceRun):
         unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
+        key = ("ln_final_out",)
 
         def logits_fn(rows):
-            x = np.ascontiguousarray(run.fetch(("ln_final_out",))[rows])    # [R, d_model]
-            if x.shape[0] == 0:
+            picked = np.arange(run.T)[rows]                                 # [R] positions
+            if picked.size == 0:
                 return np.zeros((0, cfg.d_vocab), np.float32)               # [0, d_vocab]
             # On the device only when it is free and still holds these weights: a view asking for
             # an old trace's logits must neither wait for a running forward pass nor evict the
-            # weights it uses (one row, the common request, is cheap on the CPU anyway).
+            # weights it uses (one row, the common request, is cheap on the CPU anyway). There the
+            # rows of ln_final_out are read where they are: only the logits cross the bus.
             if self._lock.acquire(blocking=False):
                 try:
+                    slot = run.slots[key]
                     if self._weights is not None and self._weights.uid == weights.uid:
                         dw = self._weights
+                        a, b = int(picked[0]), int(picked[-1]) + 1
+                        if slot.d is not None and np.array_equal(picked, np.arange(a, b)):
+                            x = slot.d[a:b]                                 # [R, d_model] on the device
+                        else:
+                            x = cuda.to_device(run.fetch_index(key, (picked,)))   # [R, d_model]
                         logits = cuda.device_array((x.shape[0], cfg.d_vocab), np.float32)  # [R, d_vocab]
                         if dw.W_U is None:
-                            P.launch_unembed(cuda.to_device(x), dw.W_E, logits)           # x @ W_Eᵀ (tied)
+                            P.launch_unembed(x, dw.W_E, logits)                            # x @ W_Eᵀ (tied)
                         else:
-                            P.launch_matmul_bias(cuda.to_device(x), dw.W_U, dw.no_bias_vocab, logits)
-                        return logits.copy_to_host()                        # [R, d_vocab]
+                            P.launch_matmul_bias(x, dw.W_U, dw.no_bias_vocab, logits)
+                        host = logits.copy_to_host()                        # [R, d_vocab]
+                        run.copied_bytes += host.nbytes
+                        return host
                 except (BackendUnavailable, *self._errors):
                     pass
                 finally:
                     self._lock.release()
+            x = np.ascontiguousarray(run.fetch_index(key, (picked,)))      # [R, d_model]
             return x @ unembed                                              # [R, d_vocab] on the CPU
 
         return logits_fn
@@ -818,24 +1004,31 @@ def _device_run_of(backend: CudaBackend, trace) -> _DeviceRun | None:
 
 def _copy_leading_rows(run: _DeviceRun, trace, p: int, stream) -> None:
     """Rows < p of every row-wise buffer of `run` from the Trace `trace` reuses: device to device
-    from its run's buffers, or from the host (a spilled run's copies, or the Trace's values). The
-    [H, T, T] maps are made whole by the pass; ln_final's statistics are scratch (not in a Trace)."""
+    from its run's buffers (on the cuBLAS path one batched copy for them all), or from the host (a
+    spilled run's copies, or the Trace's values). The [H, T, T] maps are the pass's own (every row,
+    or rows >= p and a head's earlier rows on demand); ln_final's statistics are scratch."""
     before = _device_run_of(run.backend, trace)
     seen = set()
+    on_device = []                                                          # keys copied device to device
     for key, slot in run.slots.items():
         if id(slot) in seen or key[0] in _HEAD_MAPS or key[0].startswith("ln_final_stat"):
             continue
         seen.add(id(slot))
-        dst = slot.buf.d[:p]                                                # [p, ...]
+        dst = slot.d[:p]                                                    # [p, ...]
         old = before.slots.get(key) if before is not None else None
-        if old is not None and old.buf is not None:
-            dst.copy_to_device(old.buf.d[:p], stream=stream)                # device to device
+        if old is not None and old.d is not None:
+            on_device.append(key)
             continue
         if old is not None and old.host is not None:
             host = old.host[:p]                                             # a spilled run's copy
         else:
             host = trace[key[0] if len(key) == 1 else key][:p]              # the Trace's value
         dst.copy_to_device(np.ascontiguousarray(host, np.float32), stream=stream)
+    if on_device and run.backend.gemm_path() == "cublas":                   # one launch for every buffer
+        run.backend.blas.copy_all([run.t(key)[:p] for key in on_device], [before.t(key)[:p] for key in on_device])
+        return
+    for key in on_device:
+        run.d(key)[:p].copy_to_device(before.d(key)[:p], stream=stream)     # device to device
 
 
 def _wait(event) -> None:

@@ -8,7 +8,11 @@ Trace layout asks: q/k/v [T, n, d_head] seen head-major as [n, T, d_head], z and
 (cuBLAS takes the row stride as its leading dimension; no transposed copies).
 
 Numbers: float32 products, never TF32 (`fp32()` holds torch's switches off during a pass), so the
-Trace matches the float64 reference as closely as the numba path does.
+Trace matches the float64 reference as closely as the numba path does. The switches are the
+process's (the training page runs torch on another thread at the same time): passes count
+themselves in under a lock, the first one in turns TF32 off, the last one out puts back what it
+found, so overlapping passes never restore each other's setting, and another thread's products
+meanwhile run in strict float32 (slower, never wrong).
 
 Streams: one torch stream; numba launches on the same stream (`numba_stream`), so kernels and
 products run in order without host synchronisation. Under numba's CUDA simulator the device
@@ -20,12 +24,33 @@ and in the modules the import contract names (pyproject.toml).
 """
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 
 import torch
 from numba import cuda
 
 from cuda_kernels import SIMULATOR
+
+_TF32_LOCK = threading.Lock()
+_tf32 = {"passes": 0, "saved": None}        # passes inside fp32() now; the switches found by the first
+
+
+@contextmanager
+def no_tf32():
+    """TF32 off for as long as any pass is inside (thread-safe; nested and overlapping passes too)."""
+    with _TF32_LOCK:
+        if _tf32["passes"] == 0:
+            _tf32["saved"] = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+            torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+        _tf32["passes"] += 1
+    try:
+        yield
+    finally:
+        with _TF32_LOCK:
+            _tf32["passes"] -= 1
+            if _tf32["passes"] == 0:
+                torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = _tf32["saved"]
 
 
 def why_not() -> str | None:
@@ -59,16 +84,21 @@ class TorchProducts:
     @contextmanager
     def fp32(self):
         """Strict float32 products (no TF32) on this path's stream, for the length of a pass."""
-        matmul, conv = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
-        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
-        try:
+        with no_tf32():
             if self.on_device:
                 with torch.cuda.stream(self.stream):
                     yield
             else:
                 yield
-        finally:
-            torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = matmul, conv
+
+    def copy_all(self, dsts, srcs) -> None:
+        """dst = src for every pair (an incremental pass's reused rows), in one batched launch on this
+        path's stream (torch's multi-tensor copy) instead of one copy per buffer."""
+        if self.on_device:
+            with torch.cuda.stream(self.stream):
+                torch._foreach_copy_(dsts, srcs)
+        else:
+            torch._foreach_copy_(dsts, srcs)
 
     # -- the products, each a Trace equation ----------------------------------------------------------
     @staticmethod

@@ -29,7 +29,8 @@ def pytest_collection_modifyitems(config, items):
         if not str(item.fspath).startswith(here):
             continue
         if not SIMULATOR and not ON_GPU:
-            item.add_marker(pytest.mark.skip(reason="no GPU, and numba was imported before the "
-                                              "simulator could be switched on (run this folder alone)"))
+            why = ("no GPU here (NUMBA_ENABLE_CUDASIM=0)" if os.environ.get("NUMBA_ENABLE_CUDASIM") == "0" else
+                   "no GPU, and numba was imported before the simulator could be switched on (run this folder alone)")
+            item.add_marker(pytest.mark.skip(reason=why))
         elif item.get_closest_marker("gpu") is not None and not ON_GPU:   # the marker, not a path with "gpu" in it
             item.add_marker(pytest.mark.skip(reason="larger sizes: needs a real GPU"))

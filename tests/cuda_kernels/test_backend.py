@@ -1,7 +1,10 @@
 """The whole `cuda` backend against `reference` for every Trace name, its device state and its fallback.
 
 Under the simulator the models are small (every CUDA thread is a Python thread); the `gpu`
-tests repeat the comparison at real sizes on a real GPU.
+tests repeat the comparison at real sizes on a real GPU. Every test runs on both product paths,
+`numba` and `cublas` (QKV_CUDA_GEMM; under the simulator torch runs on the CPU on the simulator's
+memory, compute/backends/cuda_blas.py), so a GPU with CUDA torch, whose default is cuBLAS, runs
+what the simulator ran.
 """
 from __future__ import annotations
 
@@ -21,12 +24,34 @@ from compute import (
 )
 from compute.backends import cuda as cuda_backend
 from cuda_kernels import SIMULATOR
-from cuda_kernels import products as P
+from cuda_kernels import elementwise as EW
 from tests.compute.helpers import assert_trace_matches, random_config
 
 from .helpers import TOL
 
 gpu = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True, params=["numba", "cublas"])
+def gemm_path(request):
+    """Each test on both product paths (set on the backend itself, not with monkeypatch: the
+    fallback tests undo their own patches mid-test)."""
+    backend = get_backend("cuda")
+    if request.param == "cublas":
+        from compute.backends.cuda_blas import why_not
+
+        if why_not():
+            pytest.skip(f"the cuBLAS path cannot run here: {why_not()}")
+    before, backend.gemm = backend.gemm, request.param
+    assert backend.gemm_path() == request.param
+    yield request.param
+    backend.gemm = before
+
+
+# A launcher both product paths call (the numba path's product kernels and the cuBLAS path's
+# torch calls differ; the heads' sum with the residual is one numba kernel on either): a test
+# that breaks a launch breaks it here.
+SHARED_LAUNCHER = "launch_sum_heads_residual"
 
 
 def _inputs(rng, cfg, T, bias_std=0.3):
@@ -151,11 +176,15 @@ def test_a_cuda_failure_falls_back_to_the_cpu_with_a_notice(rng, monkeypatch, fa
     error = (MemoryError("CUDA_ERROR_OUT_OF_MEMORY") if failure == "memory"
              else next(e for e in errors if e.__name__ == "CudaSupportError")("launch failed: driver gone"))
 
+    calls = []
+
     def broken(*args, **kwargs):
+        calls.append(args)
         raise error
 
-    monkeypatch.setattr(P, "launch_scores", broken)
+    monkeypatch.setattr(EW, SHARED_LAUNCHER, broken)
     trace = forward(cfg, weights, tokens, backend="cuda")
+    assert calls, "the broken launcher was never called"
     assert trace.backend == "cpu"
     assert "CUDA failed" in trace.notice and "CPU" in trace.notice
     assert ("out of GPU memory" if failure == "memory" else "driver gone") in trace.notice
@@ -166,7 +195,7 @@ def test_a_cuda_failure_falls_back_to_the_cpu_with_a_notice(rng, monkeypatch, fa
 def test_a_bug_is_not_hidden_as_a_fallback(rng, monkeypatch):
     cfg = Config(d_model=4, n_heads=1, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
     weights, tokens = _inputs(rng, cfg, T=3)
-    monkeypatch.setattr(P, "launch_scores", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(EW, SHARED_LAUNCHER, lambda *a, **k: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         forward(cfg, weights, tokens, backend="cuda")
 
@@ -276,3 +305,26 @@ def test_the_backend_line_says_why_cuda_is_not_used(monkeypatch):
     assert "cannot be loaded" in backends.cuda_unused_reason()
     monkeypatch.setattr(backends, "cuda_unsupported_here", lambda: "macOS runs the cpu backend")
     assert backends.cuda_unused_reason() is None                            # that line says it already
+
+
+# -- honest limits ---------------------------------------------------------------------------------
+def test_a_cuda_trace_is_held_to_the_gpus_memory_not_the_hosts(monkeypatch):
+    """Its values stay on the device; the host's budget applies only when the pass falls back to the CPU."""
+    from compute import ConfigError
+
+    backend = get_backend("cuda")
+    cfg = Config(d_model=4, n_heads=1, d_head=2, n_ctx=4, d_vocab=5, n_layers=1)
+    weights = Weights.random(cfg, 0)
+    monkeypatch.setenv("QKV_LAB_MEMORY_BUDGET_GIB", "0.0000001")           # ~100 bytes of host RAM
+    monkeypatch.setattr(backend, "device_budget", 1 << 30)
+    trace = forward(cfg, weights, [1, 2, 3], backend="cuda")
+    assert trace.backend == "cuda", trace.notice
+    monkeypatch.setattr(backend, "device_budget", 1000)                    # nor on the GPU: the CPU must hold it
+    with pytest.raises(ConfigError, match="memory budget"):
+        forward(cfg, weights, [1, 2, 3], backend="cuda")
+
+
+def test_an_old_driver_is_named_as_the_reason():
+    why = cuda_backend.driver_too_old((12, 4))
+    assert "CUDA 12.4" in why and "580" in why and "pip install" not in why
+    assert cuda_backend.driver_too_old((13, 0)) is None and cuda_backend.driver_too_old((13, 1)) is None

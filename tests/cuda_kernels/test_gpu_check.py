@@ -39,7 +39,7 @@ def test_every_stage_runs_and_is_written_as_it_finishes(tmp_path):
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     data = json.loads(out.read_text())
     expected = ["provenance", "numba_correct", "registers", "cublas_correct", "block_timing", "copies",
-                "station_latency", "incremental", "memory", "gpt3_block", "summary"]
+                "station_latency", "incremental", "app_path", "memory", "gpt3_block", "summary"]
     assert data["order"] == expected                                    # numba's checks before torch's
     for name in expected:
         assert data["stages"][name]["ok"], (name, data["stages"][name])
@@ -56,6 +56,10 @@ def test_every_stage_runs_and_is_written_as_it_finishes(tmp_path):
     assert data["stages"]["summary"]["result"]["correct_numba"] is True
     for gemm in ("numba", "cublas"):                                      # forward(..., reuse=) on the device
         assert data["stages"]["incremental"]["result"][gemm]["append"]["reused_rows"] == 7
+        typed = data["stages"]["app_path"]["result"][gemm]                # the app's own path, T growing
+        assert [r["reused_rows"] for r in typed["appends"]] == [5, 6, 7]
+        assert typed["new_device_buffers_after_the_first_append"] == 0
+        assert typed["worst_copied_over_drawn"] <= 1.5
 
 
 def test_a_failing_stage_is_recorded_and_the_rest_still_run(tmp_path):

@@ -179,3 +179,81 @@ def test_cublas_path_with_shared_kv_heads_windows_and_masks(rng, cublas, case):
     assert got.backend == "cuda", got.notice
     assert_trace_matches(got, forward(cfg, weights, tokens, backend="reference", attn_mask=mask), TOL)
     assert cublas.gemm_path() == "cublas" and "W_Q2" in cublas._weights.blocks[0]
+
+
+# -- what crosses the bus: only what a view draws ----------------------------------------------------
+def test_read_copies_only_the_cut_a_view_draws(rng, backend):
+    cfg = _cfg(n_heads=3)
+    weights = Weights.random(cfg, seed=int(rng.integers(1 << 30)))
+    T = 7
+    tokens = rng.integers(0, cfg.d_vocab, T)
+    got = forward(cfg, weights, tokens, backend="cuda")
+    ref = forward(cfg, weights, tokens, backend="reference")
+    assert got.copied_bytes == 0 == _run_of(got).copied_bytes
+    row = got.read("pattern", 1, head=2, rows=3)                            # [T]: one query's row
+    np.testing.assert_allclose(row, ref["pattern", 1][2, 3], atol=1e-6)
+    assert got.copied_bytes == T * 4 and not row.flags.writeable
+    assert got.read("pattern", 1, head=2, rows=3) is row                    # kept: no second copy
+    share = got.read("result", 0, head=1)                                   # [T, d_model]: strided, packed
+    np.testing.assert_allclose(share, ref["result", 0][:, 1], atol=1e-5)
+    assert got.copied_bytes == T * 4 + share.nbytes
+    rows = got.read("q", -1, rows=[4, 1])                                   # not one run: the span 1..4
+    np.testing.assert_allclose(rows, ref["q", 1][[4, 1]], atol=1e-5)
+    assert got.copied_bytes == T * 4 + share.nbytes + 4 * got["q", 1][0].nbytes
+    before = got.copied_bytes
+    np.testing.assert_allclose(got.logits_rows([5]), ref["logits"][[5]], atol=1e-5)
+    assert got.copied_bytes == before + cfg.d_vocab * 4                     # the logits, not ln_final_out
+    head = got.part("pattern", 0, 0)
+    assert got.read("pattern", 0, head=0, rows=slice(2, 4)).base is not None or \
+        np.array_equal(got.read("pattern", 0, head=0, rows=slice(2, 4)), head[2:4])
+    whole = got["z", 0]                                                     # once whole, reads cost nothing
+    copied = got.copied_bytes
+    np.testing.assert_array_equal(got.read("z", 0, head=1, rows=2), whole[2, 1])
+    assert got.copied_bytes == copied
+    copied = got.copied_bytes
+    cell = got.read("attn_scores_raw", 1, head=0, rows=5, cols=2)            # one number (the dot trace)
+    np.testing.assert_allclose(cell, ref["attn_scores_raw", 1][0, 5, 2], atol=1e-5)
+    keys = got.read("pattern", 1, rows=6, cols=0)                           # [n_heads]: key 0's share, a column
+    np.testing.assert_allclose(keys, ref["pattern", 1][:, 6, 0], atol=1e-6)
+    np.testing.assert_allclose(got.read("ln1_mean", 0, rows=2), ref["ln1_mean", 0][2], atol=1e-5)
+    assert got.copied_bytes == copied + 4 + 3 * 4 + 4
+    with pytest.raises(KeyError, match="no heads"):
+        got.read("ln1_out", 0, head=0)
+    with pytest.raises(IndexError, match="outside"):
+        got.read("pattern", 0, head=3)
+
+
+def test_an_append_allocates_no_device_buffer_after_the_first(rng, backend):
+    """Typing: each pass's buffers are sized for bucket_rows(T); the pass before last's are free and fit."""
+    cfg = _cfg(n_ctx=16)
+    weights = Weights.random(cfg, seed=int(rng.integers(1 << 30)))
+    tokens = rng.integers(0, cfg.d_vocab, 8)
+    assert cuda_backend.bucket_rows(5, 16) == 8 and cuda_backend.bucket_rows(1000, 4096) == 1024
+    assert cuda_backend.bucket_rows(1025, 4096) == 1152 and cuda_backend.bucket_rows(9, 10) == 10
+    on_screen = forward(cfg, weights, tokens[:5], backend="cuda")
+    gc.collect()
+    misses = []
+    for T in range(6, 9):                                                   # as the runner: the Trace on screen lives
+        on_screen = forward(cfg, weights, tokens[:T], backend="cuda", reuse=on_screen)
+        assert on_screen.reused_rows == T - 1
+        gc.collect()
+        misses.append(backend.pool.misses)
+    assert misses[0] == misses[-1], f"cudaMalloc per append: {misses}"
+    assert_trace_matches(on_screen, forward(cfg, weights, tokens, backend="reference"), TOL)
+
+
+def test_the_device_pool_keeps_nothing_when_reference_counts_cannot_be_trusted(rng, backend, monkeypatch):
+    pool = cuda_backend.DevicePool()
+    pool._alone = None                                                      # calibration failed
+    assert not pool.enabled
+    first = pool.take(10, 2)
+    del first
+    pool.take(10, 2)
+    assert pool.misses == 4 and pool.held_bytes() == 0                      # nothing held: freed with its run
+    monkeypatch.setattr(backend, "pool", pool)
+    cfg = _cfg(n_layers=1)
+    weights = Weights.random(cfg, seed=int(rng.integers(1 << 30)))
+    tokens = rng.integers(0, cfg.d_vocab, 5)
+    got = forward(cfg, weights, tokens, backend="cuda")
+    assert got.backend == "cuda" and pool.held_bytes() == 0
+    assert_trace_matches(got, forward(cfg, weights, tokens, backend="reference"), TOL)

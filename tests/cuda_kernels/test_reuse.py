@@ -128,3 +128,70 @@ def test_an_attn_mask_and_what_cannot_be_reused(backend):
     _assert_same(again, forward(flipped, w, [1, 2, 3, 4, 5, 6], backend="cpu"), TOL)
     cpu = forward(cfg, w, [1, 2, 3, 4, 5, 6], backend="cpu")                # another backend's Trace: full
     assert forward(cfg, w, [1, 2, 3, 4, 5, 6, 8], backend="cuda", reuse=cpu).reused_rows == 0
+
+
+# What each launcher writes (argument positions): the device work of a pass, counted as the elements
+# its kernels and products write.
+def _outputs():
+    from compute.backends.cuda_blas import TorchProducts
+    from cuda_kernels import elementwise as EW
+    from cuda_kernels import products as P
+    from cuda_kernels import rows as R
+
+    return {R: {"launch_layer_norm": (3, 4, 5), "launch_rms_norm": (2, 3), "launch_softmax_rows": (2,),
+                "launch_scale_mask_softmax": (6, 7, 8)},
+            EW: {"launch_embed": (3, 4), "launch_rope": (3,), "launch_silu_gate": (2,), "launch_gelu": (1,),
+                 "launch_sum_heads_residual": (3, 4), "launch_add": (2,)},
+            P: {"launch_project_qkv": (3, 4, 5), "launch_scores": (6, 7, 8), "launch_weighted_sum": (3,),
+                "launch_head_results": (2,), "launch_matmul_bias": (3,)},
+            TorchProducts: {"linear": (3,), "scores": (2,), "weighted_sum": (2,), "head_results": (2,)}}
+
+
+def _count_work(monkeypatch) -> dict:
+    import math
+
+    work = {"elements": 0}
+    for owner, launchers in _outputs().items():
+        for name, outs in launchers.items():
+            real = getattr(owner, name)
+
+            def counted(*args, _real=real, _outs=outs, **kwargs):
+                work["elements"] += sum(math.prod(args[i].shape) for i in _outs if i < len(args))
+                return _real(*args, **kwargs)
+
+            monkeypatch.setattr(owner, name, staticmethod(counted) if isinstance(owner, type) else counted)
+    return work
+
+
+def test_an_appended_token_costs_the_device_under_a_tenth_of_a_full_pass(monkeypatch):
+    """cuBLAS path: every stage on the new row only, the maps' rows < p made for a head when a view reads it."""
+    from compute.backends.cuda_blas import why_not
+
+    if why_not():
+        pytest.skip(why_not())
+    backend = get_backend("cuda")
+    monkeypatch.setattr(backend, "gemm", "cublas")
+    cfg = _cfg(False, n_ctx=32)
+    w = Weights.random(cfg, seed=8, bias_std=0.3)
+    tokens = np.random.default_rng(8).integers(0, cfg.d_vocab, 24)
+    prev = forward(cfg, w, tokens[:-1], backend="cuda")
+    work = _count_work(monkeypatch)
+    full = forward(cfg, w, tokens, backend="cuda")
+    full_work, work["elements"] = work["elements"], 0
+    from compute.backends.cuda_blas import TorchProducts
+
+    batches = []
+    real_copy = TorchProducts.copy_all
+    monkeypatch.setattr(TorchProducts, "copy_all", lambda self, d, s: batches.append(len(d)) or real_copy(self, d, s))
+    inc = forward(cfg, w, tokens, backend="cuda", reuse=prev)
+    assert inc.reused_rows == 23 and inc.backend == "cuda"
+    row_wise = {id(s) for k, s in cuda_backend._device_run_of(backend, inc).slots.items()
+                if k[0] not in cuda_backend._HEAD_MAPS and not k[0].startswith("ln_final_stat")}
+    assert batches == [len(row_wise)]                                       # one batched copy of the reused rows
+    assert 0 < work["elements"] < 0.10 * full_work, (work["elements"], full_work)
+    work["elements"] = 0
+    head = inc.read("pattern", 1, head=1)                                  # the viewed head: its rows < p now
+    run = cuda_backend._device_run_of(backend, inc)
+    assert run.made_heads == {1: {1}} and 0 < work["elements"] <= 4 * 23 * 24 + 23 * 24
+    np.testing.assert_allclose(head, full["pattern", 1][1], atol=SAME)
+    _assert_same(inc, full, SAME)                                           # every head, when asked
