@@ -117,8 +117,8 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
             raise
         notice = f"CUDA failed ({exc}); computed on the CPU instead"
         chosen = get_backend("cpu")
-        if check_memory:
-            memory.check(cfg, T, chosen.dtype, include_weights=False, lazy_scores=chosen.lazy_scores)  # the host holds it
+        if check_memory:                                                  # the host holds this one
+            memory.check(cfg, T, chosen.dtype, include_weights=False, lazy_scores=chosen.lazy_scores)
         result = chosen.run(cfg, weights, ids, mask)
     timing = dict(result.timing_ms)
     timing["forward"] = (time.perf_counter() - t0) * 1e3
