@@ -2860,6 +2860,10 @@
         <translation>tidak ada GPU NVIDIA di sini: backend cpu menghitung semuanya</translation>
     </message>
     <message>
+        <source>the NVIDIA driver supports CUDA {version}, and CUDA {needs} needs driver {driver} or newer: update the NVIDIA driver (installing packages does not help)</source>
+        <translation>driver NVIDIA mendukung CUDA {version}, sedangkan CUDA {needs} memerlukan driver {driver} atau lebih baru: perbarui driver NVIDIA (memasang paket tidak membantu)</translation>
+    </message>
+    <message>
         <source>numba-cuda is not installed: {command}</source>
         <translation>numba-cuda belum terpasang: {command}</translation>
     </message>

@@ -2880,6 +2880,10 @@
         <translation>ingen NVIDIA-GPU här: cpu-backend räknar allt</translation>
     </message>
     <message>
+        <source>the NVIDIA driver supports CUDA {version}, and CUDA {needs} needs driver {driver} or newer: update the NVIDIA driver (installing packages does not help)</source>
+        <translation>NVIDIA-drivrutinen stöder CUDA {version}, och CUDA {needs} kräver drivrutin {driver} eller nyare: uppdatera NVIDIA-drivrutinen (att installera paket hjälper inte)</translation>
+    </message>
+    <message>
         <source>numba-cuda is not installed: {command}</source>
         <translation>numba-cuda är inte installerat: {command}</translation>
     </message>
