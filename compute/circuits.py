@@ -235,7 +235,8 @@ def run_intervened(cfg: Config, weights: Weights, ids: np.ndarray, mask: np.ndar
     edits: dict[tuple[str, int], list[Intervention]] = {}
     for iv in interventions:
         edits.setdefault((iv.name, int(iv.layer)), []).append(iv)
-    values, resid = layers_from(cfg, weights, dtype, resid, first, mask, edits)
+    with _one_blas_thread():
+        values, resid = layers_from(cfg, weights, dtype, resid, first, mask, edits)
     arrays.update(values)
     ln_final_out = norm(cfg, resid, _w(weights, "ln_final.w", dtype), _w(weights, "ln_final.b", dtype))["out"]
     arrays["ln_final_out"] = ln_final_out                                        # [T, d_model]
@@ -249,28 +250,87 @@ def run_intervened(cfg: Config, weights: Weights, ids: np.ndarray, mask: np.ndar
                                        "total": (t2 - t0) * 1e3}, reused)
 
 
+_BLAS = []
+
+
+def _one_blas_thread():
+    """BLAS on this thread only while the intervened layers run: at a prompt's length its products are
+    small, and OpenBLAS's pool, spinning after each, cost 3x here (as the cpu backend found)."""
+    if not _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
 def _w(weights: Weights, name: str, dtype) -> np.ndarray | None:
     return weights[name].astype(dtype, copy=False) if name in weights else None
 
 
 def layers_from(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first: int, mask: np.ndarray | None,
                 edits: dict) -> tuple[dict, np.ndarray]:
-    """Layers `first`..L-1 from resid_pre of `first`, every value by (name, layer), each name's
-    interventions (`edits[(name, layer)]`) applied right after it is computed; and the last resid_post."""
-    T, H, dh = resid.shape[0], cfg.n_heads, cfg.d_head
+    """Layers `first`..L-1 from resid_pre of `first` [T, d_model], every value by (name, layer), each
+    name's interventions (`edits[(name, layer)]`) applied right after it is computed; and the last resid_post."""
     names = layer_names(cfg)
-    scale = 1.0 / np.sqrt(dh) if cfg.scale_scores else 1.0
+    out: dict = {}
+
+    def hook(name: str, layer: int, x: np.ndarray) -> np.ndarray:            # x [1, ...]
+        ivs = edits.get((name, layer), ())
+        return replaced(x[0], ivs[0], dtype)[None] if len(ivs) == 1 else (
+            _chain(x[0], ivs, dtype)[None] if ivs else x)
+
+    def keep(layer: int, values: dict) -> None:
+        for key, value in layer_values(layer, values, names).items():
+            out[key] = np.ascontiguousarray(value[0], dtype=dtype)               # drop B = 1
+
+    resid = block_layers(cfg, weights, dtype, resid[None], first, mask, hook, keep)
+    return out, resid[0]
+
+
+def _chain(x: np.ndarray, ivs, dtype) -> np.ndarray:
+    for iv in ivs:
+        x = replaced(x, iv, dtype)
+    return x
+
+
+_FUSED: dict = {}
+
+
+def _fused(weights: Weights, layer: int, name: str, dtype) -> np.ndarray:
+    """W_Q, W_K or W_V [heads, d_model, d_head] as one [d_model, heads·d_head] matrix (kept per weights)."""
+    key = (weights.uid, layer, name, np.dtype(dtype).str)
+    if key not in _FUSED:
+        if len(_FUSED) > 512 or any(k[0] != weights.uid for k in list(_FUSED)[:1]):
+            _FUSED.clear()                                                        # one set of weights at a time
+        W = weights[f"blocks.{layer}.{name}"].astype(dtype, copy=False)         # [n, d_model, dh]
+        _FUSED[key] = np.ascontiguousarray(W.transpose(1, 0, 2).reshape(W.shape[1], -1))   # [d_model, n·dh]
+    return _FUSED[key]
+
+
+def norm_batched(cfg: Config, x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> dict:
+    """The config's norm over the last axis of x [..., d]: {"mean", "var", "out"} or {"scale", "out"}."""
+    if cfg.norm == "rmsnorm":
+        scale = np.sqrt((x ** 2).mean(axis=-1) + cfg.norm_eps)                   # [...]
+        return {"scale": scale, "out": x / scale[..., None] * w}                  # [..., d]
+    mean = x.mean(axis=-1)                                                        # [...]
+    var = ((x - mean[..., None]) ** 2).mean(axis=-1)                              # [...]
+    out = (x - mean[..., None]) / np.sqrt(var[..., None] + cfg.norm_eps) * w     # [..., d]
+    return {"mean": mean, "var": var, "out": out if b is None else out + b}
+
+
+def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first: int, mask: np.ndarray | None,
+                 hook: Callable, keep: Callable | None = None) -> np.ndarray:
+    """Layers `first`..L-1 on a batch of passes, resid [B, T, d_model] (resid_pre of `first`): the block's
+    equations with `hook(name, layer, x [B, ...]) -> x` after each name, `keep(layer, locals)` at each
+    layer's end (None: nothing kept). Returns the last resid_post [B, T, d_model]."""
+    B, T, dm = resid.shape
+    H, KV, dh = cfg.n_heads, cfg.n_kv_heads, cfg.d_head
+    scale = dtype.type(1.0 / np.sqrt(dh) if cfg.scale_scores else 1.0)
     kv_of = np.arange(H) // cfg.n_groups                                         # [H] K/V head of each query head
     if cfg.positions == "rope":
         cos, sin = (a.astype(dtype) for a in rope_angles(T, cfg.rotary_dim, cfg.rope_theta))  # [T, r/2] each
-    out: dict = {}
     for layer in range(first, cfg.n_layers):
         progress.report(f"layer {layer}", (layer + 1 - first) / max(cfg.n_layers - first, 1))
-
-        def hook(name: str, x: np.ndarray, layer=layer) -> np.ndarray:
-            for iv in edits.get((name, layer), ()):
-                x = replaced(x, iv, dtype)
-            return x
 
         def W(name: str, layer=layer) -> np.ndarray | None:
             return _w(weights, f"blocks.{layer}.{name}", dtype)
@@ -278,48 +338,62 @@ def layers_from(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first: 
         def plus(x: np.ndarray, b: np.ndarray | None) -> np.ndarray:
             return x if b is None else x + b
 
-        def heads(x: np.ndarray, Wm: np.ndarray) -> np.ndarray:
-            return np.matmul(x[None], Wm).transpose(1, 0, 2)                     # [T, heads, dh]
+        def proj(x: np.ndarray, name: str, n: int, layer=layer) -> np.ndarray:
+            y = x.reshape(B * T, dm) @ _fused(weights, layer, name, dtype)        # [B·T, n·dh]
+            return y.reshape(B, T, n, dh)                                         # [B, T, n, dh]
+
+        def h(name: str, x: np.ndarray, layer=layer) -> np.ndarray:
+            return hook(name, layer, x)
 
         allowed = allowed_pairs(T, cfg.causal, mask, cfg.window(layer))          # [T, T]
-        resid_pre = hook("resid_pre", resid)                                     # [T, d_model]
-        n1 = norm(cfg, resid_pre, W("ln1.w"), W("ln1.b"))
-        ln1_mean, ln1_var, ln1_scale = n1.get("mean"), n1.get("var"), n1.get("scale")   # [T] each
-        ln1_out = hook("ln1_out", n1["out"])                                     # [T, d_model]
-        q = hook("q", plus(heads(ln1_out, W("attn.W_Q")), W("attn.b_Q")))        # [T, H, dh]
-        k = hook("k", plus(heads(ln1_out, W("attn.W_K")), W("attn.b_K")))        # [T, KV, dh]
-        v = hook("v", plus(heads(ln1_out, W("attn.W_V")), W("attn.b_V")))        # [T, KV, dh]
+        resid_pre = h("resid_pre", resid)                                        # [B, T, d_model]
+        n1 = norm_batched(cfg, resid_pre, W("ln1.w"), W("ln1.b"))
+        ln1_mean, ln1_var, ln1_scale = n1.get("mean"), n1.get("var"), n1.get("scale")   # [B, T] each
+        ln1_out = h("ln1_out", n1["out"])                                        # [B, T, d_model]
+        q = h("q", plus(proj(ln1_out, "attn.W_Q", H), W("attn.b_Q")))            # [B, T, H, dh]
+        k = h("k", plus(proj(ln1_out, "attn.W_K", KV), W("attn.b_K")))           # [B, T, KV, dh]
+        v = h("v", plus(proj(ln1_out, "attn.W_V", KV), W("attn.b_V")))           # [B, T, KV, dh]
         if cfg.positions == "rope":
-            rot_q, rot_k = hook("rot_q", rope(q, cos, sin)), hook("rot_k", rope(k, cos, sin))  # [T, H|KV, dh]
+            rot_q, rot_k = h("rot_q", rope(q, cos, sin)), h("rot_k", rope(k, cos, sin))   # [B, T, H|KV, dh]
             q_pos, k_pos = rot_q, rot_k
         else:
             q_pos, k_pos = q, k
-        k_h, v_h = k_pos[:, kv_of], v[:, kv_of]                                  # [T, H, dh] each head's K and V
-        attn_scores_raw = hook("attn_scores_raw", q_pos.transpose(1, 0, 2) @ k_h.transpose(1, 2, 0))  # [H, T, T]
-        attn_scores_scaled = hook("attn_scores_scaled", attn_scores_raw * dtype.type(scale))           # [H, T, T]
-        attn_scores = hook("attn_scores", np.where(allowed, attn_scores_scaled, -np.inf).astype(dtype))  # [H, T, T]
-        pattern = hook("pattern", softmax_rows(attn_scores))                     # [H, T, T]
-        z = hook("z", (pattern @ v_h.transpose(1, 0, 2)).transpose(1, 0, 2))     # [T, H, dh]  sum_j p_ij v_j
-        z_concat = z.reshape(T, H * dh)                                          # [T, H*dh]
-        result = hook("result", np.matmul(z.transpose(1, 0, 2), W("attn.W_O")).transpose(1, 0, 2))  # [T, H, d_model]
-        attn_out = hook("attn_out", plus(result.sum(axis=1), W("attn.b_O")))     # [T, d_model]
-        resid_mid = hook("resid_mid", resid_pre + attn_out)                      # [T, d_model]
-        n2 = norm(cfg, resid_mid, W("ln2.w"), W("ln2.b"))
-        ln2_mean, ln2_var, ln2_scale = n2.get("mean"), n2.get("var"), n2.get("scale")   # [T] each
-        ln2_out = hook("ln2_out", n2["out"])                                     # [T, d_model]
+        k_h, v_h = k_pos[:, :, kv_of], v[:, :, kv_of]                            # [B, T, H, dh] each head's K, V
+        attn_scores_raw = h("attn_scores_raw", q_pos.transpose(0, 2, 1, 3) @ k_h.transpose(0, 2, 3, 1))  # [B, H, T, T]
+        attn_scores_scaled = h("attn_scores_scaled", attn_scores_raw * scale)   # [B, H, T, T]
+        attn_scores = h("attn_scores", np.where(allowed, attn_scores_scaled, dtype.type(-np.inf)))   # [B, H, T, T]
+        pattern = h("pattern", softmax_rows(attn_scores))                        # [B, H, T, T]
+        z = h("z", (pattern @ v_h.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3))  # [B, T, H, dh]  sum_j p_ij v_j
+        z_concat = z.reshape(B, T, H * dh)                                       # [B, T, H*dh]
+        result = h("result", np.matmul(z.transpose(0, 2, 1, 3), W("attn.W_O")).transpose(0, 2, 1, 3))  # [B,T,H,d]
+        attn_out = h("attn_out", plus(result.sum(axis=2), W("attn.b_O")))        # [B, T, d_model]
+        resid_mid = h("resid_mid", resid_pre + attn_out)                         # [B, T, d_model]
+        n2 = norm_batched(cfg, resid_mid, W("ln2.w"), W("ln2.b"))
+        ln2_mean, ln2_var, ln2_scale = n2.get("mean"), n2.get("var"), n2.get("scale")   # [B, T] each
+        ln2_out = h("ln2_out", n2["out"])                                        # [B, T, d_model]
         if cfg.mlp == "swiglu":
-            mlp_pre = hook("mlp_pre", plus(ln2_out @ W("mlp.W_gate"), W("mlp.b_gate")))          # [T, d_mlp] gate
-            mlp_pre_linear = hook("mlp_pre_linear", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in")))  # [T, d_mlp] up
-            mlp_post = hook("mlp_post", silu(mlp_pre) * mlp_pre_linear)         # [T, d_mlp]
+            mlp_pre = h("mlp_pre", plus(ln2_out @ W("mlp.W_gate"), W("mlp.b_gate")))          # [B, T, d_mlp] gate
+            mlp_pre_linear = h("mlp_pre_linear", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in")))  # [B, T, d_mlp] up
+            mlp_post = h("mlp_post", silu(mlp_pre) * mlp_pre_linear)            # [B, T, d_mlp]
         else:
-            mlp_pre = hook("mlp_pre", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in")))   # [T, d_mlp]
-            mlp_post = hook("mlp_post", gelu(mlp_pre))                           # [T, d_mlp]
-        mlp_out = hook("mlp_out", plus(mlp_post @ W("mlp.W_out"), W("mlp.b_out")))    # [T, d_model]
-        resid_post = hook("resid_post", resid_mid + mlp_out)                     # [T, d_model]
+            mlp_pre = h("mlp_pre", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in")))   # [B, T, d_mlp]
+            mlp_post = h("mlp_post", gelu(mlp_pre))                              # [B, T, d_mlp]
+        mlp_out = h("mlp_out", plus(mlp_post @ W("mlp.W_out"), W("mlp.b_out")))  # [B, T, d_model]
+        resid_post = h("resid_post", resid_mid + mlp_out)                        # [B, T, d_model]
         resid = resid_post
-        values = layer_values(layer, locals(), names)
-        out.update({key: np.ascontiguousarray(value, dtype=dtype) for key, value in values.items()})
-    return out, resid
+        if keep is not None:
+            keep(layer, locals())
+    return resid
+
+
+def batched_metric(cfg: Config, weights: Weights, dtype, resid: np.ndarray, base: np.ndarray, first: int,
+                   mask: np.ndarray | None, hook: Callable, direction: np.ndarray) -> np.ndarray:
+    """For B passes (resid_pre of `first`: `base` [T, d_model] for each, changed by `hook`), the last
+    position's ln_final_out · `direction` [d_model] (a logit difference: W_U[:, a] − W_U[:, b]). [B]."""
+    with _one_blas_thread():
+        x = block_layers(cfg, weights, dtype, resid, first, mask, hook)          # [B, T, d_model]
+    last = norm_batched(cfg, x[:, -1], _w(weights, "ln_final.w", dtype), _w(weights, "ln_final.b", dtype))["out"]
+    return last.astype(np.float64) @ direction                                    # [B]
 
 
 # -- weights a Trace was computed with (the readouts below need the final norm and the unembedding) ------

@@ -12,12 +12,13 @@ from . import progress
 from .circuits import (
     HeadScores,
     InterventionError,
-    Patch,
     PatchingRun,
     PatchMetric,
     _token,
+    batched_metric,
     head_scores,
     repeated_tokens,
+    unembed_column,
 )
 from .config import Config
 from .forward import forward
@@ -38,9 +39,10 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
              on_cell: Callable[[str, int, int, float], None] | None = None,
              cancelled: Callable[[], bool] | None = None) -> PatchingRun:
     """Activation patching (denoising): each head's z, and resid_pre at each position, of every layer
-    taken from the clean pass into the corrupted one; each patch at layer l reuses the corrupted
-    pass's layers before l. `on_cell(kind, layer, index, restored)` after each cell ("heads" or
-    "positions"); `cancelled()` true stops it with compute.progress.Cancelled."""
+    taken from the clean pass into the corrupted one. The patches of one layer run as one batch from
+    that layer on (every layer before it is the corrupted pass's, reused); a cell is exactly
+    forward(corrupted, interventions=[Patch(...)]) read at the metric. `on_cell(kind, layer, index,
+    restored)` after each cell ("heads" or "positions"); `cancelled()` true stops it (Cancelled)."""
     t0 = time.perf_counter()
     clean_ids, corr_ids = cfg.validate_tokens(clean_tokens), cfg.validate_tokens(corrupted_tokens)
     if len(clean_ids) != len(corr_ids):
@@ -55,25 +57,44 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
     clean = forward(cfg, weights, clean_ids, backend)
     corrupted = forward(cfg, weights, corr_ids, backend)
     m_clean, m_corr = metric(clean), metric(corrupted)
-    L, H, T = cfg.n_layers, cfg.n_heads, len(corr_ids)
+    L, H, T, dm = cfg.n_layers, cfg.n_heads, len(corr_ids), cfg.d_model
     heads_map, pos_map = np.full((L, H), np.nan), np.full((L, T), np.nan)
     gap = m_clean - m_corr
+    dtype = np.dtype(corrupted.dtype)
+    direction = unembed_column(cfg, weights, metric.answer) - unembed_column(cfg, weights, metric.wrong)  # [d_model]
 
-    def cell(kind: str, layer: int, index: int, iv) -> None:
+    def run(kind: str, layer: int, name: str, put) -> None:
         if cancelled is not None and cancelled():
             raise progress.Cancelled("patching cancelled")
-        patched = forward(cfg, weights, corr_ids, backend, interventions=[iv], reuse=corrupted)
-        value = (metric(patched) - m_corr) / gap if gap != 0 else float("nan")
-        (heads_map if kind == "heads" else pos_map)[layer, index] = value
-        if on_cell is not None:
-            on_cell(kind, layer, index, value)
+        n = H if kind == "heads" else T
+        base = np.asarray(corrupted["resid_pre", layer], dtype=dtype)             # [T, d_model]
+        resid = np.ascontiguousarray(np.broadcast_to(base, (n, T, dm)))           # [n, T, d_model]
 
-    if "heads" in kinds:
-        for layer in range(L):
-            for h in range(H):
-                cell("heads", layer, h, Patch("z", layer, clean, head=h))
-    if "positions" in kinds:
-        for layer in range(L):
-            for p in range(T):
-                cell("positions", layer, p, Patch("resid_pre", layer, clean, positions=[p]))
+        def hook(at: str, lyr: int, x: np.ndarray) -> np.ndarray:
+            if at != name or lyr != layer:
+                return x
+            x = x.copy()
+            put(x)
+            return x
+        values = batched_metric(cfg, weights, dtype, resid, base, layer, None, hook, direction)   # [n]
+        for index, value in enumerate(values):
+            restored = (float(value) - m_corr) / gap if gap != 0 else float("nan")
+            (heads_map if kind == "heads" else pos_map)[layer, index] = restored
+            if on_cell is not None:
+                on_cell(kind, layer, index, restored)
+
+    for layer in range(L) if "heads" in kinds else ():
+        z = np.asarray(clean["z", layer], dtype=dtype)                            # [T, H, dh]
+
+        def put_heads(x, z=z) -> None:                                            # x [H, T, H, dh]: batch b, head b
+            for b in range(H):
+                x[b, :, b] = z[:, b]
+        run("heads", layer, "z", put_heads)
+    for layer in range(L) if "positions" in kinds else ():
+        r = np.asarray(clean["resid_pre", layer], dtype=dtype)                    # [T, d_model]
+
+        def put_positions(x, r=r) -> None:                                        # x [T, T, d_model]: batch b, row b
+            for b in range(T):
+                x[b, b] = r[b]
+        run("positions", layer, "resid_pre", put_positions)
     return PatchingRun(clean_ids, corr_ids, metric, m_clean, m_corr, heads_map, pos_map, time.perf_counter() - t0)
