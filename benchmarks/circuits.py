@@ -65,7 +65,8 @@ def main(argv=None) -> None:
            "patching_heads_s": statistics.median(ours), "without_reuse_s": statistics.median(peer),
            "ratio": statistics.median(ours) / statistics.median(peer),
            "patching_positions_s": statistics.median(positions), "positions": cfg.n_layers * len(clean_ids),
-           "peer_sampled_every_n_layers": SAMPLE, "runs": {"heads": ours, "without_reuse": peer, "positions": positions},
+           "peer_sampled_every_n_layers": SAMPLE,
+           "runs": {"heads": ours, "without_reuse": peer, "positions": positions},
            "clean_metric": run.clean_metric, "corrupted_metric": run.corrupted_metric,
            "most_restoring_head": [int(best[0]), int(best[1]), float(run.heads[best])],
            "date": datetime.date.today().isoformat(), "machine": machine()}
