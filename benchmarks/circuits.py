@@ -21,8 +21,8 @@ from compute.patching import patching
 
 from .compute import machine
 
-CLEAN = "When Mary and John went to the store after school, John gave a drink to"
-CORRUPTED = "When Mary and John went to the store after school, Mary gave a drink to"
+CLEAN = "When Mary and John went to the store after school on a sunny day, John gave a drink to"
+CORRUPTED = "When Mary and John went to the store after school on a sunny day, Mary gave a drink to"
 
 
 SAMPLE = 5                                          # the peer runs every 5th layer's heads, scaled to all
@@ -56,6 +56,7 @@ def main(argv=None) -> None:
     for _ in range(args.repeat):                     # ours and the peer alternate
         run = patching(cfg, w, clean_ids, corr_ids, answer, wrong, args.backend, kinds=("heads",))
         ours.append(run.seconds)
+        print(f"patching 270 heads: {run.seconds:.2f} s", flush=True)
         peer.append(heads_without_reuse(cfg, w, clean_ids, corr_ids, metric, args.backend))
         positions.append(patching(cfg, w, clean_ids, corr_ids, answer, wrong, args.backend,
                                   kinds=("positions",)).seconds)

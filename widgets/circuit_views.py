@@ -164,10 +164,12 @@ def lens_views(result, sel, extra=None, compute_missing: bool = False) -> PageVi
 
 
 # -- the score taken apart -------------------------------------------------------------------------------------
-def key_of(sel, T: int) -> int:
-    """The key j the decomposition explains: the selected key, else the query's own position."""
-    j = sel.key if sel.key is not None else sel.query
-    return min(max(j, 0), max(sel.query, 0), max(T - 1, 0))
+def key_of(sel, trace) -> int:
+    """The key j the decomposition explains: the selected key (up to the query), else the key the head
+    attends to most from the query."""
+    if sel.key is not None:
+        return min(max(sel.key, 0), max(sel.query, 0))
+    return int(np.argmax(trace.part("pattern", sel.layer, sel.head)[sel.query]))
 
 
 def _source_chart(name: str, title: str, sources, values: np.ndarray) -> Chart:
@@ -182,7 +184,7 @@ def _source_chart(name: str, title: str, sources, values: np.ndarray) -> Chart:
 def score_views(result, sel, extra=None, compute_missing: bool = False) -> PageViews:
     t, cfg = result.trace, result.inputs.config
     layer, head, i = sel.layer, sel.head, sel.query
-    j = key_of(sel, t.T)
+    j = key_of(sel, t)
     parts = circuits.score_parts(t, layer, head, i, j, result.weights)
     if parts.by_pair is not None:
         y, what = parts.by_pair, tr("frequency pair (d, d + r/2)")

@@ -55,3 +55,26 @@ def test_knocked_out_heads_are_kept_in_a_session(state):
         data["inputs"]["ablated"] = bad
         with pytest.raises(SessionError, match=match):
             parse_session(json.dumps(data))
+
+
+def test_a_click_on_the_knockout_map_knocks_the_head_out_in_the_window(qtbot, window):
+    from tests.app.conftest import wait_render
+
+    win = window
+    win.state.select(station="knockout")
+    page = win.stations["knockout"]
+    qtbot.waitUntil(page.isVisible, timeout=5000)
+    page._refresh()
+    qtbot.waitUntil(lambda: "dla" in page.widgets, timeout=30_000)
+    wait_render(qtbot, win, lambda: page._on_click(page.widgets["dla"], (1, 0), None))
+    assert win.state.inputs.ablated == ((1, 0),)
+    qtbot.waitUntil(lambda: page.views is not None and not page.views.waiting and "→" in page.text.text(),
+                    timeout=30_000)
+    assert page.reset.isEnabled()
+    wait_render(qtbot, win, win.state.undo_stack.undo)
+    assert win.state.inputs.ablated == ()
+    win.state.select(station="head_finder")
+    finder = win.stations["head_finder"]
+    qtbot.waitUntil(lambda: finder.views is not None and not finder.views.waiting, timeout=60_000)
+    finder._on_click(finder.widgets["finder_induction"], (1, 1), None)
+    assert (win.state.selection.station, win.state.selection.layer, win.state.selection.head) == ("scores", 1, 1)
