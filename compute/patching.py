@@ -63,10 +63,9 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
     dtype = np.dtype(corrupted.dtype)
     direction = unembed_column(cfg, weights, metric.answer) - unembed_column(cfg, weights, metric.wrong)  # [d_model]
 
-    def run(kind: str, layer: int, name: str, put) -> None:
+    def run(kind: str, layer: int, name: str, put, n: int, cells) -> None:
         if cancelled is not None and cancelled():
             raise progress.Cancelled("patching cancelled")
-        n = H if kind == "heads" else T
         base = np.asarray(corrupted["resid_pre", layer], dtype=dtype)             # [T, d_model]
         resid = np.ascontiguousarray(np.broadcast_to(base, (n, T, dm)))           # [n, T, d_model]
 
@@ -77,7 +76,7 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
             put(x)
             return x
         values = batched_metric(cfg, weights, dtype, resid, base, layer, None, hook, direction)   # [n]
-        for index, value in enumerate(values):
+        for index, value in zip(cells, values, strict=True):
             restored = (float(value) - m_corr) / gap if gap != 0 else float("nan")
             (heads_map if kind == "heads" else pos_map)[layer, index] = restored
             if on_cell is not None:
@@ -89,12 +88,20 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
         def put_heads(x, z=z) -> None:                                            # x [H, T, H, dh]: batch b, head b
             for b in range(H):
                 x[b, :, b] = z[:, b]
-        run("heads", layer, "z", put_heads)
+        run("heads", layer, "z", put_heads, H, range(H))
     for layer in range(L) if "positions" in kinds else ():
         r = np.asarray(clean["resid_pre", layer], dtype=dtype)                    # [T, d_model]
+        # A row the two passes share (every row before the first differing token: causal) patches nothing.
+        rows = np.flatnonzero((r != np.asarray(corrupted["resid_pre", layer], dtype=dtype)).any(axis=1))   # [n]
+        for p in sorted(set(range(T)) - set(rows.tolist())):
+            pos_map[layer, p] = 0.0
+            if on_cell is not None:
+                on_cell("positions", layer, p, 0.0)
+        if not rows.size:
+            continue
 
-        def put_positions(x, r=r) -> None:                                        # x [T, T, d_model]: batch b, row b
-            for b in range(T):
-                x[b, b] = r[b]
-        run("positions", layer, "resid_pre", put_positions)
+        def put_positions(x, r=r, rows=rows) -> None:                  # x [n, T, d_model]: batch b, row rows[b]
+            for b, p in enumerate(rows):
+                x[b, p] = r[p]
+        run("positions", layer, "resid_pre", put_positions, len(rows), rows.tolist())
     return PatchingRun(clean_ids, corr_ids, metric, m_clean, m_corr, heads_map, pos_map, time.perf_counter() - t0)

@@ -105,13 +105,13 @@ def knockout_views(result, sel, extra: Clean | None = None, compute_missing: boo
     target = int(np.argmax(before))                                               # the intact model's prediction
     att = circuits.logit_attribution(t, target, i, result.weights)
     L, H = cfg.n_layers, cfg.n_heads
-    levels = symmetric_levels(att.heads, att.mlps)
+    levels = symmetric_levels(att.heads)                     # the heads' own scale: the last MLP dwarfs them
     word = html.escape(_label(result, target))
     items = [Item(Panel("dla", _t("each head's share of logit “{w}”", w=_label(result, target)), att.heads,
                         tuple(idx_labels(L)), tuple(idx_labels(H)), tr("layer"), tr("head"), levels=levels),
                   0, 0, boxes=_boxes(ablated)),
              Item(Panel("dla_mlp", tr("MLP"), att.mlps[:, None], tuple(idx_labels(L)), ("mlp",), "", "",
-                        levels=levels), 0, 1, colorbar=False)]
+                        levels=symmetric_levels(att.mlps)), 0, 1, colorbar=False)]
     p_now, p_before = _softmax_at(row, target), _softmax_at(before, target)
     top_now = int(np.argmax(row))
     text = _t("Query i = {i}: the model predicts “{w}” (p = {p:.3f}, logit {lg:.2f}). Heads {heads:.2f} + MLPs "

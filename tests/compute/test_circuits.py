@@ -307,6 +307,9 @@ def test_patching_restores_where_the_prompts_differ_and_cells_equal_single_patch
     one = forward(cfg, weights, OTHER, "cpu", interventions=[Patch("z", 2, clean, head=3)])
     value = run.restored(run.metric(one))
     assert run.heads[2, 3] == pytest.approx(value, abs=1e-4)
+    for p in (differ[0], T - 1):                                  # a position cell is the pass with that patch
+        one = forward(cfg, weights, OTHER, "cpu", interventions=[Patch("resid_pre", 1, clean, positions=[p])])
+        assert run.positions[1, p] == pytest.approx(run.restored(run.metric(one)), abs=1e-4)
 
 
 def test_patching_cancels_and_refuses_prompts_of_other_lengths(llama):
