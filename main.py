@@ -172,6 +172,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--station", default=None, help="station to show first")
     ap.add_argument("--layer", type=int, default=None, help="layer to show first")
     ap.add_argument("--head", type=int, default=None, help="head to show first")
+    ap.add_argument("--ablate", metavar="L.H,...", default=None, help="knock these heads out (z = 0), e.g. 16.0,18.6")
     ap.add_argument("--query", type=int, default=None, help="query position to show first (default: the last)")
     ap.add_argument("--session", metavar="FILE", help="open this .qkvlab session")
     ap.add_argument("--clean", action="store_true", help="start clean: do not reopen the last session")
@@ -449,6 +450,11 @@ def build_window(args: argparse.Namespace, settings, err=None):
                 return fail(2, layer_problem("--layer", value, state.inputs) if name == "layer"
                             else f"--head {value}: this model has heads 0..{limit - 1}")
             state.select(**{name: value})
+    if args.ablate:
+        for pair in args.ablate.split(","):
+            layer, _, head = pair.strip().partition(".")
+            if not (layer.isdigit() and head.isdigit()) or not state.toggle_ablation(int(layer), int(head)):
+                return fail(2, f"--ablate {pair.strip()!r}: give heads as layer.head (e.g. 16.0) inside the model")
     if args.query is not None:
         T = len(state.inputs.tokens)
         if not 0 <= args.query < T:

@@ -14,6 +14,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from compute import ConfigError, WeightsError, explain, forward, kvcache, memory, shared_kv, source_map, sqrt_dk
+from widgets.circuit_views import clean_of, found_of
 from widgets.i18n import error_text, message, num, tr
 from widgets.instrument_views import Side, condition_of, side_b, without_first
 
@@ -102,6 +103,8 @@ class Instruments(QObject):
     calibrated = Signal(str, int, int, bool)  # outcome html, correct, total, can keep the change
     withoutFirstReady = Signal(object)      # widgets.instrument_views.WithoutFirst: the run without token 0
     abReady = Signal(object)                # widgets.instrument_views.Side: A/B's side B
+    cleanReady = Signal(object)             # widgets.circuit_views.Clean: the pass without knocked-out heads
+    foundReady = Signal(object)             # widgets.circuit_views.Found: the head finder's scores
 
     def __init__(self, state: LabState, parent: QObject | None = None):
         super().__init__(parent)
@@ -118,6 +121,9 @@ class Instruments(QObject):
         self.total = 0
         self._pending = None                # calibrator experiment waiting for its side B
         self._without_for = None            # request id the run without the first token was asked for
+        self._clean_for = None              # request id the pass without knocked-out heads was asked for
+        self._found_for = None              # weights uid the head finder was asked for
+        self._found = None                  # widgets.circuit_views.Found, the latest
         self._b_for = None                  # (request id, condition) side B was asked for
         self.side: Side | None = None       # the newest side B
         state.resultChanged.connect(self._on_result)
@@ -332,6 +338,31 @@ class Instruments(QObject):
             self.request_without_first()
         elif station == "ab":
             self.request_b()
+        elif station == "knockout":
+            self.request_clean()
+        elif station == "head_finder":
+            self.request_found()
+
+    def request_clean(self) -> None:
+        """The pass without the knocked-out heads (once per result that has some)."""
+        result = self.state.result
+        if result is None or not result.inputs.ablated or self._clean_for == result.request_id:
+            return
+        self._clean_for = result.request_id
+        self.background.run(("clean", result.request_id), lambda: clean_of(result))
+
+    def request_found(self) -> None:
+        """The head finder's scores (once per weights)."""
+        result = self.state.result
+        if result is None:
+            return
+        if self._found is not None and self._found.weights_uid == result.weights.uid:
+            self.foundReady.emit(self._found)
+            return
+        if self._found_for == result.weights.uid:
+            return
+        self._found_for = result.weights.uid
+        self.background.run(("found", result.weights.uid), lambda: found_of(result))
 
     def request_without_first(self) -> None:
         result = self.state.result
@@ -437,6 +468,17 @@ class Instruments(QObject):
             if self._b_for == tag[1]:                  # the newest asked for: others are stale
                 self._side_ready(value)
             return
+        if kind in ("clean", "found") and error is None:
+            current = self.state.result
+            if kind == "found":
+                self._found = value
+                if current is not None and current.weights.uid == tag[1]:
+                    self.foundReady.emit(value)
+            elif current is not None and current.request_id == tag[1]:
+                self.cleanReady.emit(value)
+            return
+        if kind == "found":
+            self._found_for = None                       # failed: it may be asked for again
         if kind == "without_first":
             current = self.state.result
             if error is None and value is not None and current is not None and current.request_id == tag[1]:

@@ -29,6 +29,7 @@ from compute.backends import cuda_unsupported_here, cuda_unused_reason
 from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
 from widgets.block_map import BlockMap
 from widgets.calibrator import CalibratorPanel
+from widgets.circuit_pages import CIRCUIT_CLASSES
 from widgets.controls import Controls
 from widgets.i18n import QT_TR_NOOP, message, num, tr
 from widgets.instruments import CODE_FONT_PT, CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
         self.stations["head_lens"] = HeadLens()
         self.stations["mask"] = MaskView()
         self.stations.update({cls.key: cls() for cls in MODERN_CLASSES})    # RoPE, GQA, windows, tiled, A/B
+        self.stations.update({cls.key: cls() for cls in CIRCUIT_CLASSES})   # knockout, lens, score parts, finder
         self.sqrt_lab = SqrtDkLab(sqrt_dk.D_K_STOPS)
         self.kv_view = KVCacheView()
         self.pages = dict(self.stations, sqrt_dk=self.sqrt_lab, kv_cache=self.kv_view)
@@ -518,6 +520,12 @@ class MainWindow(QMainWindow):
         page["ab"].keepRequested.connect(ins.keep_ab)
         ins.withoutFirstReady.connect(page["windows"].set_extra)
         ins.abReady.connect(page["ab"].set_extra)
+        # circuits: a click on a layer × head map knocks that head out (undoable) or opens it
+        page["knockout"].headClicked.connect(s.toggle_ablation)
+        page["knockout"].resetRequested.connect(s.clear_ablations)
+        page["head_finder"].headClicked.connect(lambda la, h: s.select(layer=la, head=h, station="scores"))
+        ins.cleanReady.connect(page["knockout"].set_extra)
+        ins.foundReady.connect(page["head_finder"].set_extra)
 
     def _on_lock(self, _flag: bool = False) -> None:
         """While training runs, the history is frozen (the views show the live weights): Undo and

@@ -186,7 +186,8 @@ class Runner(QObject):
                                     early if early_layer is not None else None):
                 weights = cached_weights(self._weights, inputs, self.registry)
                 new_rows -= reused_rows(reuse, inputs, weights)
-                trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend, reuse=reuse)
+                trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend, reuse=reuse,
+                                interventions=inputs.interventions())
             make_ahead(trace, warm)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self.failed.emit(request_id, *failure(exc))
@@ -258,7 +259,8 @@ class SyncRunner(QObject):
         t0 = time.perf_counter()
         try:
             weights = cached_weights(self._weights, inputs, self.registry)
-            trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend, reuse=reuse)
+            trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend, reuse=reuse,
+                            interventions=inputs.interventions())
             make_ahead(trace, warm)
         except Exception as exc:  # noqa: BLE001 - as the threaded runner does
             self.failed.emit(request_id, *failure(exc))

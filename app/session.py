@@ -194,6 +194,7 @@ def session_dict(inputs: Inputs, selection, labels=None, base_dir=None) -> dict[
             "text": " ".join(labels) if labels is not None else "",
             "backend": inputs.backend,
             "weights": weights_reference(inputs, base_dir),
+            **({"ablated": [[int(la), int(h)] for la, h in inputs.ablated]} if inputs.ablated else {}),
         },
         "selection": {f: getattr(sel, f) for f in SELECTION_FIELDS},
         "colours": {f: getattr(sel, f) for f in COLOUR_FIELDS},
@@ -385,7 +386,9 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
             field="inputs.backend", value=repr(backend), choices=", ".join(BACKEND_NAMES)))
     checks: list[tuple[str, str, str]] = []
     weights, seed = _weights(inp.get("weights", {"kind": "random", "seed": 0}), 0, base_dir, warnings, checks)
-    inputs = Inputs(config=config, tokens=ids, preset=preset, seed=seed, weights=weights, backend=backend)
+    ablated = _ablated(inp.get("ablated", []), config)
+    inputs = Inputs(config=config, tokens=ids, preset=preset, seed=seed, weights=weights, backend=backend,
+                    ablated=ablated)
 
     sel = _need(data, "selection", dict, "session") if "selection" in data else {}
     colours = _need(data, "colours", dict, "session") if "colours" in data else {}
@@ -568,3 +571,15 @@ def _size(path: str) -> int:
         return sum(c.stat().st_size for c in p.iterdir() if c.is_file()) if p.is_dir() else p.stat().st_size
     except OSError:
         return 0
+
+
+def _ablated(value: Any, config) -> tuple[tuple[int, int], ...]:
+    """inputs.ablated: the knocked-out heads as [[layer, head], ...], each inside the model."""
+    if not isinstance(value, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in p)
+            for p in value):
+        raise SessionError(tr("inputs.ablated must be a list of [layer, head] pairs"))
+    for la, h in value:
+        if not (0 <= la < config.n_layers and 0 <= h < config.n_heads):
+            raise SessionError(tr("inputs.ablated: there is no head {head} in layer {layer}").format(head=h, layer=la))
+    return tuple(sorted({(la, h) for la, h in value}))

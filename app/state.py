@@ -400,6 +400,22 @@ class LabState(QObject):
         """Show inputs without an undo step (live training updates); push_inputs ends it."""
         self._apply(dataclasses.replace(self._inputs, **changes))
 
+    def toggle_ablation(self, layer: int, head: int) -> bool:
+        """Knock head `head` of layer `layer` out (its z = 0), or put it back: one undoable step."""
+        cfg, pair = self._inputs.config, (int(layer), int(head))
+        if not (0 <= pair[0] < cfg.n_layers and 0 <= pair[1] < cfg.n_heads):
+            self.message.emit("error", tr("There is no head {head} in layer {layer}.").format(head=head, layer=layer))
+            return False
+        now = self._inputs.ablated
+        if pair in now:
+            return self.edit(tr("Put head {layer}.{head} back").format(layer=layer, head=head),
+                             ablated=tuple(p for p in now if p != pair))
+        return self.edit(tr("Knock head {layer}.{head} out").format(layer=layer, head=head),
+                         ablated=tuple(sorted(now + (pair,))))
+
+    def clear_ablations(self) -> bool:
+        return self.edit(tr("Put every head back"), ablated=())
+
     def set_backend(self, backend: str) -> bool:
         return self.edit(tr("Backend {backend}").format(backend=backend), backend=backend)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from compute import (
     PRESETS,
+    Ablate,
     Config,
     Weights,
     WeightsError,
@@ -80,6 +81,14 @@ class Inputs:
     def words_from(self) -> str:
         """The weights name whose tokenizer labels these tokens."""
         return self.vocabulary or self.weights
+
+    ablated: tuple[tuple[int, int], ...] = ()      # heads knocked out (z = 0): (layer, head), compute.Ablate
+
+    def interventions(self) -> tuple | None:
+        """The knocked-out heads as compute.Ablate (those the config has), or None."""
+        c = self.config
+        kept = tuple(Ablate(la, h) for la, h in self.ablated if 0 <= la < c.n_layers and 0 <= h < c.n_heads)
+        return kept or None
 
     def weights_key(self) -> tuple:
         c = self.config
@@ -203,5 +212,6 @@ def compute_result(inputs: Inputs, registry: dict | None = None, request_id: int
     t0 = time.perf_counter()
     registry = {} if registry is None else registry
     weights = make_weights(inputs, registry)
-    trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend)
+    trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend,
+                    interventions=inputs.interventions())
     return make_result(request_id, inputs, trace, weights, tokenizer_for(inputs.words_from(), registry), t0)

@@ -24,6 +24,7 @@ from .checkpoint import (
     trained_toy_info,
     trained_toy_weights,
 )
+from .circuits import Ablate, InterventionError, Patch, head_attribution, logit_attribution, logit_lens
 from .config import LIMITS, PRESET_NOTES, PRESETS, Config, ConfigError
 from .forward import forward, resolve_backend, warm_up
 from .generate import Prediction, generate, next_token_probs, top_predictions
@@ -51,7 +52,8 @@ __all__ = [
     "register_backend", "resolve_backend", "toy_tokenizer", "trace_shape", "warm_up", "weight_shapes",
     "Checkpoint", "CheckpointInfo", "real_models", "CheckpointError", "CheckpointTokenizer",
     "checkpoint_config", "load_checkpoint", "trained_toy_info",
-    "trained_toy_weights", "Prediction", "generate", "next_token_probs", "top_predictions",
+    "trained_toy_weights", "Ablate", "Patch", "InterventionError", "head_attribution", "logit_attribution",
+    "logit_lens", "Prediction", "generate", "next_token_probs", "top_predictions",
 ]  # the _TORCH_NAMES are left out so that `from compute import *` stays free of torch
 
 

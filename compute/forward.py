@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import memory
+from . import circuits, memory
 from .backends import (
     Backend,
     BackendUnavailable,
@@ -70,7 +70,8 @@ def _pass_macs(cfg: Config, T: int) -> float:
 
 
 def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *,
-            attn_mask: Any = None, check_memory: bool = True, reuse: Trace | None = None) -> Trace:
+            attn_mask: Any = None, check_memory: bool = True, reuse: Trace | None = None,
+            interventions: Any = None) -> Trace:
     """Every intermediate of the model on `tokens` (docs/ARCHITECTURE.md section 4) as a read-only Trace.
 
     `attn_mask` ([T, T] bool, True = query i may attend to key j) is applied on top of the causal
@@ -80,6 +81,9 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
     `reuse`: an earlier Trace (the one on screen). Where it allows (`reusable_rows`), a backend that
     supports it computes only the rows after the tokens' common prefix; the result is the same
     Trace a full pass gives, and `trace.reused_rows` says how many rows were taken.
+
+    `interventions`: compute.Ablate / compute.Patch (compute/circuits.py); the layers before the first
+    intervened one come from `reuse` when it is a Trace of the same tokens (`trace.reused_layers`).
     """
     memory.give_back_freed_memory()            # pages of dropped weights and Traces (cheap, see memory.py)
     t0 = time.perf_counter()
@@ -106,6 +110,9 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
         chosen = get_backend("reference")          # the kernels are still compiling: numpy draws it
     if check_memory:
         check_budget(chosen, cfg, T)
+    circuits.remember_weights(weights)
+    if interventions is not None and len(edits := circuits.check_interventions(cfg, T, interventions)):
+        return _intervened(cfg, weights, ids, mask, chosen, notice, edits, reuse, t0)
     rows = reusable_rows(reuse, cfg, weights, ids, mask, chosen) if reuse is not None else 0
     try:
         if rows:
@@ -139,6 +146,22 @@ def check_budget(backend: Backend, cfg: Config, T: int, include_weights: bool = 
     memory.check(cfg, T, backend.dtype, include_weights=include_weights, lazy_scores=backend.lazy_scores)
 
 
+def _intervened(cfg, weights, ids, mask, chosen, notice, edits, reuse, t0) -> Trace:
+    """A pass with interventions (compute/circuits.py): the layers before the first intervened one
+    from `reuse` when it fits, else from this backend's clean pass; the rest recomputed."""
+    first = circuits.first_layer(edits)
+    base = reuse if reuse is not None and circuits.base_usable(reuse, cfg, weights, ids, mask, chosen.name,
+                                                              first) else None
+    step = circuits.run_intervened(cfg, weights, ids, mask, chosen, edits, base,
+                                   clean=lambda: forward(cfg, weights, ids, chosen.name, attn_mask=mask,
+                                                         check_memory=False))
+    timing = dict(step.timing_ms)
+    timing["forward"] = (time.perf_counter() - t0) * 1e3
+    return Trace(cfg=cfg, tokens=ids, backend=chosen.name, backend_label=chosen.label(), dtype=chosen.dtype,
+                 timing_ms=timing, _arrays=step.arrays, _logits_fn=step.logits_fn, notice=notice,
+                 weights_uid=weights.uid, attn_mask=mask, interventions=edits, reused_layers=step.reused_layers)
+
+
 def reusable_rows(previous: Trace, cfg: Config, weights: Weights, ids: np.ndarray, mask: np.ndarray | None,
                   backend: Backend) -> int:
     """How many leading rows of `previous` a pass on `ids` may take unchanged (0: none; a full pass).
@@ -147,6 +170,7 @@ def reusable_rows(previous: Trace, cfg: Config, weights: Weights, ids: np.ndarra
     field, flags included), the same weights and backend, a complete previous Trace, and the same
     extra mask on those rows; then the tokens' common prefix."""
     if (not backend.supports_reuse or not cfg.causal or not isinstance(previous, Trace) or not previous.complete
+            or previous.interventions
             or previous.cfg != cfg or previous.weights_uid != weights.uid or previous.backend != backend.name):
         return 0
     old = previous.tokens

@@ -49,6 +49,15 @@ PAGE_TABLE: tuple[Page, ...] = (
     Page("tiled_softmax", QT_TRANSLATE_NOOP("Page", "The tiled softmax"), QT_TRANSLATE_NOOP("PageShort", "Tiled"),
          kind="instrument"),
     Page("ab", QT_TRANSLATE_NOOP("Page", "A/B"), QT_TRANSLATE_NOOP("PageShort", "A/B"), kind="instrument"),
+    # circuits (compute/circuits.py; widgets/circuit_views.py)
+    Page("knockout", QT_TRANSLATE_NOOP("Page", "Knock heads out"), QT_TRANSLATE_NOOP("PageShort", "Knockout"),
+         kind="instrument", layer=False, head=False),
+    Page("logit_lens", QT_TRANSLATE_NOOP("Page", "Logit lens"), QT_TRANSLATE_NOOP("PageShort", "Lens"),
+         kind="instrument", layer=False, head=False),
+    Page("score_parts", QT_TRANSLATE_NOOP("Page", "Why this key: the score taken apart"),
+         QT_TRANSLATE_NOOP("PageShort", "Why this key"), kind="instrument"),
+    Page("head_finder", QT_TRANSLATE_NOOP("Page", "Head finder"), QT_TRANSLATE_NOOP("PageShort", "Head finder"),
+         kind="instrument", layer=False, head=False),
 )
 PAGE: dict[str, Page] = {p.key: p for p in PAGE_TABLE}
 STATIONS: tuple[str, ...] = tuple(p.key for p in PAGE_TABLE if p.kind == "station")

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from . import circuits
 from .config import Config, ConfigError
 from .names import layer_values, weight_shapes
 from .trace import Trace
@@ -110,9 +111,10 @@ class TorchModel(nn.Module):
 
     # -- the model -----------------------------------------------------------------------------
     def forward(self, tokens: torch.Tensor, attn_mask: torch.Tensor | None = None,
-                cache: dict | None = None) -> torch.Tensor:
+                cache: dict | None = None, edit=None) -> torch.Tensor:
         """logits [B, T, d_vocab] for token ids [B, T]. With `cache` (a dict), every intermediate
-        is stored under its Trace name, batched: (name, layer) -> [B, ...]."""
+        is stored under its Trace name, batched: (name, layer) -> [B, ...]. `edit(name, layer, x)`,
+        where given, may replace each value right after it is computed (interventions: circuits.py)."""
         cfg = self.cfg
         B, T = tokens.shape
         H, dh = cfg.n_heads, cfg.d_head
@@ -132,25 +134,28 @@ class TorchModel(nn.Module):
 
         for layer, blk in enumerate(self.blocks):
             a = blk.attn
-            resid_pre = resid                                                       # [B, T, d_model]
+            h = (lambda name, x, layer=layer: edit(name, layer, x)) if edit else (lambda name, x: x)
+            resid_pre = h("resid_pre", resid)                                      # [B, T, d_model]
             ln1_mean, ln1_var, ln1_out = layer_norm(resid_pre, blk.ln1.w, blk.ln1.b)  # [B,T], [B,T], [B,T,d]
-            q = torch.einsum("btd,hde->bthe", ln1_out, a.W_Q) + a.b_Q               # [B, T, H, dh]
-            k = torch.einsum("btd,hde->bthe", ln1_out, a.W_K) + a.b_K               # [B, T, H, dh]
-            v = torch.einsum("btd,hde->bthe", ln1_out, a.W_V) + a.b_V               # [B, T, H, dh]
-            attn_scores_raw = torch.einsum("bihe,bjhe->bhij", q, k)                 # [B, H, T, T] q_i . k_j
-            attn_scores_scaled = attn_scores_raw * scale                            # [B, H, T, T]
-            attn_scores = attn_scores_scaled.masked_fill(~allowed, float("-inf"))  # [B, H, T, T]
-            pattern = softmax_rows(attn_scores, allowed)                            # [B, H, T, T]
-            z = torch.einsum("bhij,bjhe->bihe", pattern, v)                         # [B, T, H, dh] sum_j p_ij v_j
+            ln1_out = h("ln1_out", ln1_out)
+            q = h("q", torch.einsum("btd,hde->bthe", ln1_out, a.W_Q) + a.b_Q)       # [B, T, H, dh]
+            k = h("k", torch.einsum("btd,hde->bthe", ln1_out, a.W_K) + a.b_K)       # [B, T, H, dh]
+            v = h("v", torch.einsum("btd,hde->bthe", ln1_out, a.W_V) + a.b_V)       # [B, T, H, dh]
+            attn_scores_raw = h("attn_scores_raw", torch.einsum("bihe,bjhe->bhij", q, k))   # [B, H, T, T] q_i . k_j
+            attn_scores_scaled = h("attn_scores_scaled", attn_scores_raw * scale)  # [B, H, T, T]
+            attn_scores = h("attn_scores", attn_scores_scaled.masked_fill(~allowed, float("-inf")))  # [B, H, T, T]
+            pattern = h("pattern", softmax_rows(attn_scores, allowed))              # [B, H, T, T]
+            z = h("z", torch.einsum("bhij,bjhe->bihe", pattern, v))                 # [B, T, H, dh] sum_j p_ij v_j
             z_concat = z.reshape(B, T, H * dh)                                      # [B, T, H*dh]
-            result = torch.einsum("bthe,hed->bthd", z, a.W_O)                       # [B, T, H, d_model]
-            attn_out = result.sum(dim=2) + a.b_O                                    # [B, T, d_model]
-            resid_mid = resid_pre + attn_out                                        # [B, T, d_model]
+            result = h("result", torch.einsum("bthe,hed->bthd", z, a.W_O))          # [B, T, H, d_model]
+            attn_out = h("attn_out", result.sum(dim=2) + a.b_O)                     # [B, T, d_model]
+            resid_mid = h("resid_mid", resid_pre + attn_out)                        # [B, T, d_model]
             ln2_mean, ln2_var, ln2_out = layer_norm(resid_mid, blk.ln2.w, blk.ln2.b)  # [B,T], [B,T], [B,T,d]
-            mlp_pre = ln2_out @ blk.mlp.W_in + blk.mlp.b_in                         # [B, T, d_mlp]
-            mlp_post = gelu(mlp_pre)                                                # [B, T, d_mlp]
-            mlp_out = mlp_post @ blk.mlp.W_out + blk.mlp.b_out                      # [B, T, d_model]
-            resid_post = resid_mid + mlp_out                                        # [B, T, d_model]
+            ln2_out = h("ln2_out", ln2_out)
+            mlp_pre = h("mlp_pre", ln2_out @ blk.mlp.W_in + blk.mlp.b_in)           # [B, T, d_mlp]
+            mlp_post = h("mlp_post", gelu(mlp_pre))                                 # [B, T, d_mlp]
+            mlp_out = h("mlp_out", mlp_post @ blk.mlp.W_out + blk.mlp.b_out)        # [B, T, d_model]
+            resid_post = h("resid_post", resid_mid + mlp_out)                       # [B, T, d_model]
             resid = resid_post
             if keep:
                 cache.update(layer_values(layer, locals()))
@@ -163,9 +168,10 @@ class TorchModel(nn.Module):
 
 
 def torch_trace(cfg: Config, weights: Weights, tokens: Any, attn_mask: Any = None,
-                dtype: torch.dtype = torch.float64) -> Trace:
+                dtype: torch.dtype = torch.float64, interventions: Any = None) -> Trace:
     """Run the torch model on one sequence and wrap every intermediate in a Trace
-    (backend "torch"), so it can be compared name by name with the `reference` backend."""
+    (backend "torch"), so it can be compared name by name with the `reference` backend.
+    `interventions` (compute.Ablate / Patch) replace values as in `forward`."""
     t0 = time.perf_counter()
     ids = cfg.validate_tokens(tokens)                                               # [T]
     T = len(ids)
@@ -176,12 +182,21 @@ def torch_trace(cfg: Config, weights: Weights, tokens: Any, attn_mask: Any = Non
             raise ConfigError("attn_mask", f"shape {tuple(mask.shape)}", f"must have shape (T, T) = ({T}, {T})")
     model = TorchModel.from_weights(cfg, weights, dtype)
     cache: dict = {}
+    edits = circuits.check_interventions(cfg, T, interventions) if interventions is not None else ()
+    np_dtype = np.dtype(str(dtype).removeprefix("torch."))
+
+    def edit(name: str, layer: int, x: torch.Tensor) -> torch.Tensor:
+        for iv in edits:
+            if iv.name == name and iv.layer == layer:
+                x = torch.from_numpy(circuits.replaced(x[0].numpy(), iv, np_dtype))[None]
+        return x
+
     with torch.no_grad():
-        model(torch.as_tensor(np.array(ids)).reshape(1, T), mask, cache)
+        model(torch.as_tensor(np.array(ids)).reshape(1, T), mask, cache, edit if edits else None)
     arrays = {key: value[0].detach().numpy().copy() for key, value in cache.items()}  # drop B = 1
     logits = arrays.pop("logits")                                                   # [T, d_vocab]
     arrays["tokens"] = ids
     return Trace(cfg=cfg, tokens=ids, backend="torch", backend_label=f"torch {torch.__version__} ({dtype})",
                  dtype=np.dtype(str(dtype).removeprefix("torch.")),
                  timing_ms={"total": (time.perf_counter() - t0) * 1e3}, _arrays=arrays,
-                 _logits_fn=lambda rows: logits[rows], weights_uid=weights.uid)
+                 _logits_fn=lambda rows: logits[rows], weights_uid=weights.uid, interventions=edits)

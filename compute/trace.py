@@ -68,6 +68,8 @@ class Trace:
     reused_rows: int = 0                             # leading rows taken from an earlier Trace (forward reuse=)
     attn_mask: np.ndarray | None = field(default=None, repr=False)   # the extra mask it was computed with
     _copied_fn: Callable[[], int] | None = field(default=None, repr=False)   # device -> host bytes so far
+    interventions: tuple = ()                        # compute.Ablate / Patch it was computed with (circuits.py)
+    reused_layers: int = 0                           # leading layers taken from an earlier Trace (interventions)
     _lazy: dict = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

@@ -728,6 +728,22 @@
         <translation>Pakai bobot {source}</translation>
     </message>
     <message>
+        <source>There is no head {head} in layer {layer}.</source>
+        <translation>Tidak ada head {head} di lapisan {layer}.</translation>
+    </message>
+    <message>
+        <source>Put head {layer}.{head} back</source>
+        <translation>Kembalikan head {layer}.{head}</translation>
+    </message>
+    <message>
+        <source>Knock head {layer}.{head} out</source>
+        <translation>Matikan head {layer}.{head}</translation>
+    </message>
+    <message>
+        <source>Put every head back</source>
+        <translation>Kembalikan semua head</translation>
+    </message>
+    <message>
         <source>Backend {backend}</source>
         <translation>Backend {backend}</translation>
     </message>
@@ -934,12 +950,124 @@
         <translation>seed bobot</translation>
     </message>
     <message>
+        <source>the pass without the knocked-out heads</source>
+        <translation>lintasan tanpa head yang dimatikan</translation>
+    </message>
+    <message>
+        <source>each head&apos;s share of logit “{w}”</source>
+        <translation>bagian tiap head dari logit “{w}”</translation>
+    </message>
+    <message>
         <source>layer</source>
         <translation>lapisan</translation>
     </message>
     <message>
         <source>head</source>
         <translation>head</translation>
+    </message>
+    <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>Query i = {i}: the model predicts “{w}” (p = {p:.3f}, logit {lg:.2f}). Heads {heads:.2f} + MLPs {mlps:.2f} + embedding and biases {rest:.2f} = {total:.2f} = the logit. Click a head to knock it out (z = 0); click again to put it back (Edit ▸ Undo too).</source>
+        <translation>Query i = {i}: model memprediksi “{w}” (p = {p:.3f}, logit {lg:.2f}). Head {heads:.2f} + MLP {mlps:.2f} + embedding dan bias {rest:.2f} = {total:.2f} = logitnya. Klik sebuah head untuk mematikannya (z = 0); klik lagi untuk mengembalikannya (juga Edit ▸ Urungkan).</translation>
+    </message>
+    <message>
+        <source>Knocked out: {names}. p(“{w}”) {p0:.3f} → {p1:.3f} ({dp:+.3f}), logit {l0:.2f} → {l1:.2f} ({dl:+.2f}); the prediction is now “{now}”.</source>
+        <translation>Dimatikan: {names}. p(“{w}”) {p0:.3f} → {p1:.3f} ({dp:+.3f}), logit {l0:.2f} → {l1:.2f} ({dl:+.2f}); prediksinya sekarang “{now}”.</translation>
+    </message>
+    <message>
+        <source>Knocked out: {names}. Computing the pass without them…</source>
+        <translation>Dimatikan: {names}. Menghitung lintasan tanpa mereka…</translation>
+    </message>
+    <message>
+        <source>embed</source>
+        <translation>embedding</translation>
+    </message>
+    <message>
+        <source>p after each layer, query i = {i}</source>
+        <translation>p setelah tiap lapisan, query i = {i}</translation>
+    </message>
+    <message>
+        <source>after layer</source>
+        <translation>setelah lapisan</translation>
+    </message>
+    <message>
+        <source>p(“{w}”) by layer</source>
+        <translation>p(“{w}”) per lapisan</translation>
+    </message>
+    <message>
+        <source>the embedding</source>
+        <translation>embedding</translation>
+    </message>
+    <message>
+        <source>layer {L}</source>
+        <translation>lapisan {L}</translation>
+    </message>
+    <message>
+        <source>The residual stream at query i = {i}, through the final norm and the unembedding after every layer. “{w}” (the prediction, p = {p:.3f}) is the top token from {where} on.</source>
+        <translation>Aliran residual pada query i = {i}, melalui norma akhir dan unembedding setelah tiap lapisan. “{w}” (prediksinya, p = {p:.3f}) menjadi token teratas mulai dari {where}.</translation>
+    </message>
+    <message>
+        <source>share of q·k</source>
+        <translation>bagian dari q·k</translation>
+    </message>
+    <message>
+        <source>frequency pair (d, d + r/2)</source>
+        <translation>pasangan frekuensi (d, d + r/2)</translation>
+    </message>
+    <message>
+        <source>dimension d</source>
+        <translation>dimensi d</translation>
+    </message>
+    <message>
+        <source>q_i·k_j by {what}</source>
+        <translation>q_i·k_j per {what}</translation>
+    </message>
+    <message>
+        <source>who wrote k_j (j = {j})</source>
+        <translation>siapa menulis k_j (j = {j})</translation>
+    </message>
+    <message>
+        <source>who wrote q_i (i = {i})</source>
+        <translation>siapa menulis q_i (i = {i})</translation>
+    </message>
+    <message>
+        <source>Head {L}.{h}, query i = {i} “{wi}”, key j = {j} “{wj}”: q_i·k_j = {s:.3f} (× {scale:.3f} = the scaled score). It is the sum of the bars above, and of the bars of each source chart: the residual stream that built k_j, split into the embedding, each earlier head&apos;s output, each earlier MLP and the biases (the norm&apos;s scale held fixed). The largest share of the key: &lt;b&gt;{kbest}&lt;/b&gt; ({kv:.2f}); of the query: &lt;b&gt;{qbest}&lt;/b&gt; ({qv:.2f}).</source>
+        <translation>Head {L}.{h}, query i = {i} “{wi}”, key j = {j} “{wj}”: q_i·k_j = {s:.3f} (× {scale:.3f} = skor terskala). Ini jumlah batang di atas, dan batang tiap diagram sumber: aliran residual yang membangun k_j, dipecah menjadi embedding, keluaran tiap head sebelumnya, tiap MLP sebelumnya dan bias (skala norma ditahan tetap). Bagian terbesar dari key: &lt;b&gt;{kbest}&lt;/b&gt; ({kv:.2f}); dari query: &lt;b&gt;{qbest}&lt;/b&gt; ({qv:.2f}).</translation>
+    </message>
+    <message>
+        <source>induction</source>
+        <translation>induksi</translation>
+    </message>
+    <message>
+        <source>previous token</source>
+        <translation>token sebelumnya</translation>
+    </message>
+    <message>
+        <source>sink (position 0)</source>
+        <translation>sink (posisi 0)</translation>
+    </message>
+    <message>
+        <source>duplicate token</source>
+        <translation>token duplikat</translation>
+    </message>
+    <message>
+        <source>Running the model on a random sequence repeated…</source>
+        <translation>Menjalankan model pada deret acak yang diulang…</translation>
+    </message>
+    <message>
+        <source>the head finder&apos;s pass</source>
+        <translation>lintasan pencari head</translation>
+    </message>
+    <message>
+        <source>{what}: best {L}.{h}</source>
+        <translation>{what}: terbaik {L}.{h}</translation>
+    </message>
+    <message>
+        <source>On a random sequence of {n} tokens repeated once ({T} tokens): an &lt;b&gt;induction&lt;/b&gt; head looks, from a token&apos;s second copy, at the token that followed its first copy; a &lt;b&gt;previous-token&lt;/b&gt; head at the token before. The strongest here: induction {il}.{ih} ({iv:.2f}), previous token {pl}.{ph} ({pv:.2f}). Click a head to open it.</source>
+        <translation>Pada deret acak {n} token yang diulang sekali ({T} token): head &lt;b&gt;induksi&lt;/b&gt; melihat, dari salinan kedua sebuah token, ke token yang mengikuti salinan pertamanya; head &lt;b&gt;token sebelumnya&lt;/b&gt; ke token sebelumnya. Terkuat di sini: induksi {il}.{ih} ({iv:.2f}), token sebelumnya {pl}.{ph} ({pv:.2f}). Klik sebuah head untuk membukanya.</translation>
     </message>
     <message>
         <source>backend</source>
@@ -1152,6 +1280,22 @@
     <message>
         <source>A/B: the scores and pattern under two conditions, and B − A</source>
         <translation>A/B: skor dan pola dalam dua kondisi, serta B − A</translation>
+    </message>
+    <message>
+        <source>knock heads out: each head&apos;s and MLP&apos;s share of the predicted token&apos;s logit</source>
+        <translation>matikan head: bagian tiap head dan MLP dari logit token yang diprediksi</translation>
+    </message>
+    <message>
+        <source>the logit lens: the prediction&apos;s probability after every layer</source>
+        <translation>lensa logit: probabilitas prediksi setelah tiap lapisan</translation>
+    </message>
+    <message>
+        <source>why this key: q·k by frequency pair and by the source that wrote q and k</source>
+        <translation>mengapa key ini: q·k per pasangan frekuensi dan per sumber yang menulis q dan k</translation>
+    </message>
+    <message>
+        <source>the head finder: induction, previous-token, sink and duplicate scores per head</source>
+        <translation>pencari head: skor induksi, token sebelumnya, sink dan duplikat per head</translation>
     </message>
     <message>
         <source>station: {panels}</source>
@@ -2776,6 +2920,14 @@
         <translation>Memeriksa sha256 bobot ({size}) di latar belakang…</translation>
     </message>
     <message>
+        <source>inputs.ablated must be a list of [layer, head] pairs</source>
+        <translation>inputs.ablated harus berupa daftar pasangan [lapisan, head]</translation>
+    </message>
+    <message>
+        <source>inputs.ablated: there is no head {head} in layer {layer}</source>
+        <translation>inputs.ablated: tidak ada head {head} di lapisan {layer}</translation>
+    </message>
+    <message>
         <source>these weights existed only in memory (made by training here, not saved to a file); use Model › Save weights to keep trained weights</source>
         <translation>bobot ini hanya ada di memori (dibuat lewat pelatihan di sini, tidak disimpan ke berkas); pakai Model › Simpan bobot untuk menyimpan bobot terlatih</translation>
     </message>
@@ -3160,6 +3312,22 @@
         <source>A/B</source>
         <translation>A/B</translation>
     </message>
+    <message>
+        <source>Knock heads out</source>
+        <translation>Matikan head</translation>
+    </message>
+    <message>
+        <source>Logit lens</source>
+        <translation>Lensa logit</translation>
+    </message>
+    <message>
+        <source>Why this key: the score taken apart</source>
+        <translation>Mengapa key ini: skor diurai</translation>
+    </message>
+    <message>
+        <source>Head finder</source>
+        <translation>Pencari head</translation>
+    </message>
 </context>
 <context>
     <name>PageShort</name>
@@ -3230,6 +3398,22 @@
     <message>
         <source>A/B</source>
         <translation>A/B</translation>
+    </message>
+    <message>
+        <source>Knockout</source>
+        <translation>Matikan</translation>
+    </message>
+    <message>
+        <source>Lens</source>
+        <translation>Lensa</translation>
+    </message>
+    <message>
+        <source>Why this key</source>
+        <translation>Mengapa key ini</translation>
+    </message>
+    <message>
+        <source>Head finder</source>
+        <translation>Pencari head</translation>
     </message>
 </context>
 <context>

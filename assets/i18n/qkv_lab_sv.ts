@@ -732,6 +732,22 @@
         <translation>Använd vikterna {source}</translation>
     </message>
     <message>
+        <source>There is no head {head} in layer {layer}.</source>
+        <translation>Det finns inget huvud {head} i lager {layer}.</translation>
+    </message>
+    <message>
+        <source>Put head {layer}.{head} back</source>
+        <translation>Sätt tillbaka huvud {layer}.{head}</translation>
+    </message>
+    <message>
+        <source>Knock head {layer}.{head} out</source>
+        <translation>Slå ut huvud {layer}.{head}</translation>
+    </message>
+    <message>
+        <source>Put every head back</source>
+        <translation>Sätt tillbaka alla huvuden</translation>
+    </message>
+    <message>
         <source>Backend {backend}</source>
         <translation>Backend {backend}</translation>
     </message>
@@ -943,12 +959,124 @@
         <translation>viktfrö</translation>
     </message>
     <message>
+        <source>the pass without the knocked-out heads</source>
+        <translation>körningen utan de utslagna huvudena</translation>
+    </message>
+    <message>
+        <source>each head&apos;s share of logit “{w}”</source>
+        <translation>varje huvuds andel av logit “{w}”</translation>
+    </message>
+    <message>
         <source>layer</source>
         <translation>lager</translation>
     </message>
     <message>
         <source>head</source>
         <translation>head</translation>
+    </message>
+    <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>Query i = {i}: the model predicts “{w}” (p = {p:.3f}, logit {lg:.2f}). Heads {heads:.2f} + MLPs {mlps:.2f} + embedding and biases {rest:.2f} = {total:.2f} = the logit. Click a head to knock it out (z = 0); click again to put it back (Edit ▸ Undo too).</source>
+        <translation>Fråga i = {i}: modellen förutsäger “{w}” (p = {p:.3f}, logit {lg:.2f}). Huvuden {heads:.2f} + MLP:er {mlps:.2f} + inbäddning och bias {rest:.2f} = {total:.2f} = logiten. Klicka på ett huvud för att slå ut det (z = 0); klicka igen för att sätta tillbaka det (även Redigera ▸ Ångra).</translation>
+    </message>
+    <message>
+        <source>Knocked out: {names}. p(“{w}”) {p0:.3f} → {p1:.3f} ({dp:+.3f}), logit {l0:.2f} → {l1:.2f} ({dl:+.2f}); the prediction is now “{now}”.</source>
+        <translation>Utslagna: {names}. p(“{w}”) {p0:.3f} → {p1:.3f} ({dp:+.3f}), logit {l0:.2f} → {l1:.2f} ({dl:+.2f}); förutsägelsen är nu “{now}”.</translation>
+    </message>
+    <message>
+        <source>Knocked out: {names}. Computing the pass without them…</source>
+        <translation>Utslagna: {names}. Beräknar körningen utan dem…</translation>
+    </message>
+    <message>
+        <source>embed</source>
+        <translation>inbäddning</translation>
+    </message>
+    <message>
+        <source>p after each layer, query i = {i}</source>
+        <translation>p efter varje lager, fråga i = {i}</translation>
+    </message>
+    <message>
+        <source>after layer</source>
+        <translation>efter lager</translation>
+    </message>
+    <message>
+        <source>p(“{w}”) by layer</source>
+        <translation>p(“{w}”) per lager</translation>
+    </message>
+    <message>
+        <source>the embedding</source>
+        <translation>inbäddningen</translation>
+    </message>
+    <message>
+        <source>layer {L}</source>
+        <translation>lager {L}</translation>
+    </message>
+    <message>
+        <source>The residual stream at query i = {i}, through the final norm and the unembedding after every layer. “{w}” (the prediction, p = {p:.3f}) is the top token from {where} on.</source>
+        <translation>Residualströmmen vid fråga i = {i}, genom den sista normen och avinbäddningen efter varje lager. “{w}” (förutsägelsen, p = {p:.3f}) är den översta token från och med {where}.</translation>
+    </message>
+    <message>
+        <source>share of q·k</source>
+        <translation>andel av q·k</translation>
+    </message>
+    <message>
+        <source>frequency pair (d, d + r/2)</source>
+        <translation>frekvenspar (d, d + r/2)</translation>
+    </message>
+    <message>
+        <source>dimension d</source>
+        <translation>dimensionen d</translation>
+    </message>
+    <message>
+        <source>q_i·k_j by {what}</source>
+        <translation>q_i·k_j per {what}</translation>
+    </message>
+    <message>
+        <source>who wrote k_j (j = {j})</source>
+        <translation>vem skrev k_j (j = {j})</translation>
+    </message>
+    <message>
+        <source>who wrote q_i (i = {i})</source>
+        <translation>vem skrev q_i (i = {i})</translation>
+    </message>
+    <message>
+        <source>Head {L}.{h}, query i = {i} “{wi}”, key j = {j} “{wj}”: q_i·k_j = {s:.3f} (× {scale:.3f} = the scaled score). It is the sum of the bars above, and of the bars of each source chart: the residual stream that built k_j, split into the embedding, each earlier head&apos;s output, each earlier MLP and the biases (the norm&apos;s scale held fixed). The largest share of the key: &lt;b&gt;{kbest}&lt;/b&gt; ({kv:.2f}); of the query: &lt;b&gt;{qbest}&lt;/b&gt; ({qv:.2f}).</source>
+        <translation>Huvud {L}.{h}, fråga i = {i} “{wi}”, nyckel j = {j} “{wj}”: q_i·k_j = {s:.3f} (× {scale:.3f} = den skalade poängen). Den är summan av staplarna ovan, och av staplarna i varje källdiagram: residualströmmen som byggde k_j, delad i inbäddningen, varje tidigare huvuds utdata, varje tidigare MLP och biasen (normens skala hållen fast). Största andelen av nyckeln: &lt;b&gt;{kbest}&lt;/b&gt; ({kv:.2f}); av frågan: &lt;b&gt;{qbest}&lt;/b&gt; ({qv:.2f}).</translation>
+    </message>
+    <message>
+        <source>induction</source>
+        <translation>induktion</translation>
+    </message>
+    <message>
+        <source>previous token</source>
+        <translation>föregående token</translation>
+    </message>
+    <message>
+        <source>sink (position 0)</source>
+        <translation>sänka (position 0)</translation>
+    </message>
+    <message>
+        <source>duplicate token</source>
+        <translation>dubblettoken</translation>
+    </message>
+    <message>
+        <source>Running the model on a random sequence repeated…</source>
+        <translation>Kör modellen på en upprepad slumpmässig följd…</translation>
+    </message>
+    <message>
+        <source>the head finder&apos;s pass</source>
+        <translation>huvudsökarens körning</translation>
+    </message>
+    <message>
+        <source>{what}: best {L}.{h}</source>
+        <translation>{what}: bäst {L}.{h}</translation>
+    </message>
+    <message>
+        <source>On a random sequence of {n} tokens repeated once ({T} tokens): an &lt;b&gt;induction&lt;/b&gt; head looks, from a token&apos;s second copy, at the token that followed its first copy; a &lt;b&gt;previous-token&lt;/b&gt; head at the token before. The strongest here: induction {il}.{ih} ({iv:.2f}), previous token {pl}.{ph} ({pv:.2f}). Click a head to open it.</source>
+        <translation>På en slumpmässig följd av {n} tokens upprepad en gång ({T} tokens): ett &lt;b&gt;induktionshuvud&lt;/b&gt; tittar, från en tokens andra kopia, på den token som följde dess första kopia; ett &lt;b&gt;föregående-token&lt;/b&gt;-huvud på token före. Starkast här: induktion {il}.{ih} ({iv:.2f}), föregående token {pl}.{ph} ({pv:.2f}). Klicka på ett huvud för att öppna det.</translation>
     </message>
     <message>
         <source>backend</source>
@@ -1161,6 +1289,22 @@
     <message>
         <source>A/B: the scores and pattern under two conditions, and B − A</source>
         <translation>A/B: poäng och mönster under två villkor, och B − A</translation>
+    </message>
+    <message>
+        <source>knock heads out: each head&apos;s and MLP&apos;s share of the predicted token&apos;s logit</source>
+        <translation>slå ut huvuden: varje huvuds och MLP:s andel av den förutsagda tokens logit</translation>
+    </message>
+    <message>
+        <source>the logit lens: the prediction&apos;s probability after every layer</source>
+        <translation>logitlinsen: förutsägelsens sannolikhet efter varje lager</translation>
+    </message>
+    <message>
+        <source>why this key: q·k by frequency pair and by the source that wrote q and k</source>
+        <translation>varför denna nyckel: q·k per frekvenspar och per källan som skrev q och k</translation>
+    </message>
+    <message>
+        <source>the head finder: induction, previous-token, sink and duplicate scores per head</source>
+        <translation>huvudsökaren: induktions-, föregående-token-, sänk- och dubblettpoäng per huvud</translation>
     </message>
     <message>
         <source>station: {panels}</source>
@@ -2796,6 +2940,14 @@
         <translation>Kontrollerar viktenas sha256 ({size}) i bakgrunden…</translation>
     </message>
     <message>
+        <source>inputs.ablated must be a list of [layer, head] pairs</source>
+        <translation>inputs.ablated måste vara en lista av par [lager, huvud]</translation>
+    </message>
+    <message>
+        <source>inputs.ablated: there is no head {head} in layer {layer}</source>
+        <translation>inputs.ablated: det finns inget huvud {head} i lager {layer}</translation>
+    </message>
+    <message>
         <source>these weights existed only in memory (made by training here, not saved to a file); use Model › Save weights to keep trained weights</source>
         <translation>de här vikterna fanns bara i minnet (gjorda genom träning här, inte sparade till en fil); använd Modell › Spara vikter för att behålla tränade vikter</translation>
     </message>
@@ -3180,6 +3332,22 @@
         <source>A/B</source>
         <translation>A/B</translation>
     </message>
+    <message>
+        <source>Knock heads out</source>
+        <translation>Slå ut huvuden</translation>
+    </message>
+    <message>
+        <source>Logit lens</source>
+        <translation>Logitlins</translation>
+    </message>
+    <message>
+        <source>Why this key: the score taken apart</source>
+        <translation>Varför denna nyckel: poängen isärplockad</translation>
+    </message>
+    <message>
+        <source>Head finder</source>
+        <translation>Huvudsökare</translation>
+    </message>
 </context>
 <context>
     <name>PageShort</name>
@@ -3250,6 +3418,22 @@
     <message>
         <source>A/B</source>
         <translation>A/B</translation>
+    </message>
+    <message>
+        <source>Knockout</source>
+        <translation>Utslagning</translation>
+    </message>
+    <message>
+        <source>Lens</source>
+        <translation>Lins</translation>
+    </message>
+    <message>
+        <source>Why this key</source>
+        <translation>Varför nyckeln</translation>
+    </message>
+    <message>
+        <source>Head finder</source>
+        <translation>Huvudsökare</translation>
     </message>
 </context>
 <context>
