@@ -456,6 +456,7 @@ class MainWindow(QMainWindow):
         c.seedChanged.connect(s.set_seed)
         c.backendChosen.connect(s.set_backend)
         c.lockScalesChanged.connect(lambda on: s.select(lock_scales=on))
+        c.fullRangeChanged.connect(lambda on: s.select(full_range=on))
         c.showValuesChanged.connect(lambda on: s.select(show_values=on))
         self.station_bar.chosen.connect(self._go_to)
         self.block_map.chosen.connect(self._go_to)
@@ -465,6 +466,7 @@ class MainWindow(QMainWindow):
             station.hovered.connect(lambda pair: s.select(hover=pair))
             station.clicked.connect(self._on_cell_clicked)
             station.traced.connect(self._on_traced)
+            station.rangeToggled.connect(lambda: s.select(full_range=not s.selection.full_range))
         # instruments
         ins = self.instruments
         self.stations["head_lens"].headsChosen.connect(lambda la, ha, lb, hb: s.select(lens=((la, ha), (lb, hb))))

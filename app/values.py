@@ -106,6 +106,7 @@ class Selection:
     station: str = "scores"
     lock_scales: bool = False
     show_values: bool = True
+    full_range: bool = False                    # colour scales to the largest value (else outliers are clipped)
     trace: tuple | None = None                  # dot-product trace: (name, row, col) in layer/head
     lens: tuple = ((0, 1), (1, 1))              # head lens: (layer, head) of A and of B (clamped)
     d_k: int = 64                               # the sqrt(d_k) lab's d_k

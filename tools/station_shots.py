@@ -33,6 +33,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--preset", default="toy")
+    ap.add_argument("--model", help="smollm2-135m (the packaged real model), a Hugging Face folder or a .gguf file")
     ap.add_argument("--size", default="1440x900")
     ap.add_argument("--tokens")
     ap.add_argument("--stations", default="")
@@ -55,10 +56,19 @@ def main() -> int:
     from compute import safe_io
 
     state = LabState()
-    if args.preset != "toy":
-        state.load_preset(args.preset)
-    if args.tokens:
-        state.set_text(args.tokens)
+    if args.model:                                     # opened as app/model_actions.py opens a checkpoint
+        from compute import load_checkpoint, real_models
+        cfg, weights, tokenizer = (real_models.load(args.model) if args.model in real_models.MODELS
+                                   else load_checkpoint(args.model))
+        name = state.register_weights(weights, tokenizer, args.model, name=f"real:{args.model}")
+        ids = tokenizer.encode(args.tokens or "The cat sat on the mat. The cat sat on the mat.")
+        state.edit("Open model", config=cfg, tokens=tuple(ids), weights=name, preset="custom")
+        args.preset = Path(args.model).name
+    else:
+        if args.preset != "toy":
+            state.load_preset(args.preset)
+        if args.tokens:
+            state.set_text(args.tokens)
     w, h = (int(x) for x in args.size.split("x"))
     win = MainWindow(state)                            # preferences in memory: never the user's
     win.resize(w, h)

@@ -75,6 +75,7 @@ class Controls(Retranslate, QWidget):
     weightsChosen = Signal(str)                 # "trained" | "random"
     backendChosen = Signal(str)
     lockScalesChanged = Signal(bool)
+    fullRangeChanged = Signal(bool)
     showValuesChanged = Signal(bool)
 
     def __init__(self, presets: list[str], backends: list[str], parent: QWidget | None = None):
@@ -155,6 +156,9 @@ class Controls(Retranslate, QWidget):
         self.lock = QCheckBox()
         self.lock.toggled.connect(lambda on: None if self._updating else self.lockScalesChanged.emit(on))
         vform.addRow(self.lock)
+        self.full_range = QCheckBox()
+        self.full_range.toggled.connect(lambda on: None if self._updating else self.fullRangeChanged.emit(on))
+        vform.addRow(self.full_range)
         self.values = QCheckBox()
         self.values.setChecked(True)
         self.values.toggled.connect(lambda on: None if self._updating else self.showValuesChanged.emit(on))
@@ -205,6 +209,9 @@ class Controls(Retranslate, QWidget):
         self.lock.setToolTip(tr("the panels a lesson compares always share a scale (raw, scaled and masked scores; "
                                 "v → p·v → z; the residual adds); this puts the rest of a station's activations on "
                                 "it too"))
+        self.full_range.setText(tr("full colour range (outliers set it)"))
+        self.full_range.setToolTip(tr("off: a few massive values (a real model's outlier dimensions) are clipped, "
+                                      "marked ▲ and named under their panel, so the rest keep their colours"))
         self.values.setText(tr("numbers in cells (where they fit)"))
         self.backend.setToolTip(tr("auto: the GPU when one is present, else the CPU"))
         if self._inputs is not None:
@@ -291,6 +298,7 @@ class Controls(Retranslate, QWidget):
             _set_value(self.layer, selection.layer)
             _set_value(self.head, selection.head)
             self.lock.setChecked(selection.lock_scales)
+            self.full_range.setChecked(selection.full_range)
             self.values.setChecked(selection.show_values)
         finally:
             self._updating = False

@@ -401,6 +401,7 @@ class FigureWidget(pg.GraphicsLayoutWidget):
                         masked_text=one.masked_text, row_ticks=one.row_ticks, col_ticks=one.col_ticks,
                         stairs=False)
             mp.set_message(one.missing)               # a name this model lacks: why, in its place
+            mp.set_clipped(one.clipped, one.caption)  # outliers beyond a robust scale: marked and named
             _crisp(mp)
             for name, (x, y, w, h) in spec.boxes:
                 if name == one.name:

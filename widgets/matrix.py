@@ -694,6 +694,14 @@ class MatrixPlot:
         self.outline.setZValue(8)
         self.outline.setVisible(False)
         self.plot.addItem(self.outline)
+        # Cells a robust colour scale clips (widgets/views.py robust_levels): marked, named below.
+        self.clip_marks = pg.ScatterPlotItem(pxMode=True, symbol="t1", size=9)
+        self.clip_marks.setZValue(12)
+        self.plot.addItem(self.clip_marks)
+        self.caption = pg.LabelItem("", justify="left")
+        self.caption.setVisible(False)
+        self.caption_text = ""
+        self.clipped: np.ndarray | None = None
         self.trace_name: str | None = None             # set when a click may explain a cell
         self.values: np.ndarray | None = None          # what is shown (exact numbers, for tooltips)
         self.masked: np.ndarray | None = None
@@ -779,6 +787,8 @@ class MatrixPlot:
             axis.setTextPen(pal.foreground)
             if tick_font is not None:
                 axis.setStyle(tickFont=tick_font)
+                if self.values is not None:
+                    self._bar_ends()                  # the ends' room at the new size
         self.text.masked_colour = QColor(pal.muted)
         bg = QColor(pal.background)
         bg.setAlpha(200)
@@ -845,6 +855,7 @@ class MatrixPlot:
             self.image.setRect(QRectF(-0.5, -0.5, cols, rows))           # full-matrix coordinates
         if self.bar is not None:
             self.bar.setLevels(self.levels)
+            self._bar_ends()
         self.hatch.setRect(QRectF(-0.5, -0.5, cols, rows) if masked is not None and masked.any() else QRectF())
         for item in (self.stairs, self.stairs_hatch):
             item.setPath(stairs if stairs is not None else QPainterPath())
@@ -855,6 +866,53 @@ class MatrixPlot:
             self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
             self._axes_key = (rows, cols)
         self._update_text()
+
+    def set_clipped(self, cells: np.ndarray | None, caption: str = "") -> None:
+        """Mark the cells the colour scale clips [n, 2] (row, col) and say so under the panel
+        (`caption`; "" takes it away). A click on the caption asks for the full range."""
+        self.clipped = None if cells is None or not len(cells) else np.asarray(cells)
+        if self.clipped is None:
+            self.clip_marks.setData([], [])
+        else:
+            pen = pg.mkPen(self.palette.background, width=1.5)
+            self.clip_marks.setData(x=self.clipped[:, 1].astype(float), y=self.clipped[:, 0].astype(float),
+                                    pen=pen, brush=pg.mkBrush(self.palette.foreground))
+        if caption == self.caption_text:
+            return
+        self.caption_text = caption
+        lay = self.plot.layout
+        if caption:
+            if self.caption not in [lay.itemAt(k) for k in range(lay.count())]:
+                lay.addItem(self.caption, 4, 0, 1, lay.columnCount())
+                self.caption.setMinimumWidth(0)
+            self.caption.setVisible(True)
+            self.fit_caption()
+        elif self.caption.isVisible():
+            self.caption.setVisible(False)
+            lay.removeItem(self.caption)
+
+    def fit_caption(self) -> None:
+        """The caption in the axis type's size, smaller (to 65 %) or cut short (…) to fit its panel."""
+        if not self.caption_text:
+            return
+        size = getattr(self, "_label_pt", None) or 9.0
+        room = max(40.0, self.plot.geometry().width() - 8)
+        font = QFont()
+        text = self.caption_text
+        for scale in (0.9, 0.8, 0.7, 0.65):
+            font.setPointSizeF(size * scale)
+            if metrics_for(font).horizontalAdvance(text) <= room:
+                break
+        else:
+            text = metrics_for(font).elidedText(text, Qt.TextElideMode.ElideRight, room)
+        key = (text, f"{size * scale:.1f}pt", self.palette.foreground)
+        if key != getattr(self, "_captioned", None):
+            self._captioned = key
+            self.caption.setText(text, size=key[1], color=self.palette.foreground)
+            self.caption.setMinimumWidth(0)
+            self.caption._sizeHint[Qt.SizeHint.MinimumSize] = (0, self.caption._sizeHint[Qt.SizeHint.MinimumSize][1])
+            self.caption.updateGeometry()
+        self.caption.setToolTip(self.caption_text)
 
     def set_message(self, text: str | None) -> None:
         """Say `text` in place of the matrix (a name this model does not have: set_data an empty
@@ -900,6 +958,28 @@ class MatrixPlot:
         black, white = QColor("#000000"), QColor("#ffffff")
         colours = [[black if d else white for d in row] for row in dark_text]
         self.text.set_values(v, colours, self.masked, self.masked_text)
+
+    def _bar_ends(self) -> None:
+        """The colour bar prints its ends (and 0 between them for a signed scale), so a scale of
+        ±23,989 never reads as a bar with one "0"."""
+        lo, hi = self.levels
+        if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+            return
+        decimals = decimals_for(np.array([lo, hi]))
+        eps = 1e-6 * (hi - lo)                        # just inside: an end tick on the edge counts as outside
+        ticks = [(hi - eps, format_value(hi, decimals)), (lo + eps, format_value(lo, decimals))]
+        if lo < 0 < hi:
+            ticks.insert(1, (0.0, "0"))
+        axis = self.bar.getAxis("right")
+        font = axis.style["tickFont"] or QFont()
+        key = (ticks, font.pointSizeF())
+        if getattr(axis, "_ends", None) != key:
+            axis._ends = key
+            axis.setStyle(hideOverlappingLabels=False)
+            axis.setTicks([ticks])
+            # pyqtgraph drops a label wider than the axis: make room for the widest end
+            widest = max(metrics_for(font).horizontalAdvance(text) for _v, text in ticks)
+            axis.setWidth(math.ceil(widest + axis.style["tickTextOffset"][0] + 8))
 
     def set_show_values(self, on: bool) -> None:
         self.show_values = on

@@ -61,6 +61,7 @@ class Station(Retranslate, QWidget):
     hovered = Signal(object)            # (query|None, key|None) or None
     clicked = Signal(object)            # (query|None, key|None)
     traced = Signal(object)             # (name, row, col): explain this cell (dot-product trace)
+    rangeToggled = Signal()             # a click on a clipped panel's caption: the full colour range (or back)
     key = ""                            # a compute.stations.PAGE key: its title, its view
 
     def __init__(self, palette: Palette = LIGHT, parent: QWidget | None = None):
@@ -96,6 +97,7 @@ class Station(Retranslate, QWidget):
         self.build()
         self._lean_axes()
         connect_mouse(self.canvas, lambda: self.plots, self._on_hover, self._on_click)
+        self.canvas.scene().sigMouseClicked.connect(self._on_caption_click)
         self.canvas.resized.connect(self.fit)
 
     def _lean_axes(self) -> None:
@@ -208,6 +210,7 @@ class Station(Retranslate, QWidget):
                     row_ticks=p.row_ticks, col_ticks=p.col_ticks)
         mp.set_message(p.missing)                     # a name this model lacks: why, never old data
         mp.set_outline(p.outline)
+        mp.set_clipped(p.clipped, p.caption)          # outliers beyond a robust scale: marked and named
 
     # -- layout: the arrangement, square T×T cells, one number size per shape ---------------------------
     def fit(self) -> None:
@@ -238,6 +241,7 @@ class Station(Retranslate, QWidget):
                 self._fit_key = key()                # as laid out: unchanged next time, nothing to do
             for mp in plots:
                 mp.fit_title()
+                mp.fit_caption()
             self.harmonise_numbers()
         finally:
             self._fitting = False
@@ -446,7 +450,8 @@ class Station(Retranslate, QWidget):
 
     # -- updates -----------------------------------------------------------------------------------
     def _data_key(self, result, sel) -> tuple:
-        return (id(result), sel.layer, sel.head, sel.query, sel.lock_scales, sel.show_values)
+        return (id(result), sel.layer, sel.head, sel.query, sel.lock_scales, sel.show_values,
+                getattr(sel, "full_range", False))
 
     @staticmethod
     def _fits(result, sel) -> bool:
@@ -619,6 +624,12 @@ class Station(Retranslate, QWidget):
         QToolTip.showText(QCursor.pos(), mp.describe(*cell), self.canvas)
         pair = self._roles_to_pair(mp, cell)
         self.hovered.emit(pair if pair != (None, None) else None)
+
+    def _on_caption_click(self, event) -> None:
+        pos = event.scenePos()
+        if any(mp.caption_text and mp.caption.isVisible() and mp.caption.sceneBoundingRect().contains(pos)
+               for mp in self.plots):
+            self.rangeToggled.emit()
 
     def _on_click(self, mp, cell, event) -> None:
         pair = self._roles_to_pair(mp, cell)

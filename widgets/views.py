@@ -25,7 +25,7 @@ from compute import Config, explain
 from compute.names import missing_message, missing_weight_message
 
 from .i18n import QT_TR_NOOP, message, num, tr
-from .matrix import idx_labels, symmetric_levels
+from .matrix import idx_labels, symmetric_levels  # noqa: F401 - instrument_views imports it from here
 
 ALIASES = {"ln1": "ln1_out", "ln2": "ln2_out"}
 # Views of values in 0…1 or ≥ 0 (a sequential colour map); every other view is signed (diverging).
@@ -65,6 +65,8 @@ class Panel:
     col_ticks: tuple[str, ...] | None = None
     missing: str = ""                          # why this model has no such name (then values are empty)
     outline: tuple[int, int, int, int] | None = None   # a block to outline: (row, col, rows, cols)
+    clipped: np.ndarray | None = None          # [n, 2] (row, col) of cells beyond `levels` (the largest first)
+    caption: str = ""                          # what the scale clips ("d_model 507 reaches 23,989 …; clipped")
 
 
 def _idx(n: int) -> tuple[str, ...]:
@@ -449,7 +451,9 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("result", 1, 0, attr="res"),
         Slot("attn_out", 1, 1, attr="out"),
         Slot("resid_mid", 1, 2, attr="mid"),
-    ), shared=(("result", "attn_out", "resid_pre", "resid_mid"),),
+    # A head's share and their sum on one scale, the stream before and after on another: a real
+    # model's residual stream is ~100x attn_out (one colour scale, 'lock', puts all on one).
+    ), shared=(("result", "attn_out"), ("resid_pre", "resid_mid")),
         locked=(("z_concat", "result", "attn_out", "resid_pre", "resid_mid"),),
         shapes="z_concat: [T, n_heads·d_head] = [{T}, {d_concat}] · W_O: [n_heads·d_head, d_model] = "
                "[{d_concat}, {d_model}]"),
@@ -460,7 +464,7 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("mlp_post", 0, 2, attr="post"),
         Slot("mlp_out", 1, 0, attr="out"),
         Slot("resid_post", 1, 1, attr="resid"),
-    ), shared=(("mlp_pre", "mlp_post"), ("mlp_out", "resid_post")),
+    ), shared=(("mlp_pre", "mlp_post"),),
         locked=(("ln2_out", "mlp_out", "resid_post"),),
         shapes=QT_TR_NOOP("mlp_pre: [T, d_mlp] = [{T}, {d_mlp}] · logits via {unembed}"),
         family={"swiglu": dict(
@@ -474,7 +478,7 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
                    Slot("W_out", 1, 0, roles=(None, None), attr="wout"),
                    Slot("mlp_out", 1, 1, attr="out"),
                    Slot("resid_post", 1, 2, attr="resid", title="resid_post")),
-            shared=(("mlp_pre", "mlp_pre_linear"), ("mlp_out", "resid_post")), panel_size=(330, 320),
+            shared=(("mlp_pre", "mlp_pre_linear"),), panel_size=(330, 320),
             layouts=(),
             shapes=QT_TR_NOOP("mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · "
                    "W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}"))}),
@@ -492,13 +496,97 @@ def station_view(key: str, cfg: Config) -> StationView:
     return dataclasses.replace(view, slots=tuple(s for s in view.slots if meets(cfg, s.when)), family={})
 
 
-def share_levels(panels: list[Panel], names: tuple[str, ...]) -> list[Panel]:
-    """One colour scale for the named panels (so their colours compare)."""
-    chosen = [p for p in panels if p.name in names and not p.missing]
-    if not chosen:
-        return panels
-    levels = symmetric_levels(*(p.values for p in chosen))
-    return [dataclasses.replace(p, levels=levels) if p.name in names and not p.missing else p for p in panels]
+# Robust colour scales. A real model's residual stream carries a few massive activations (SmolLM2:
+# dimension 507 reaches ~24,000 where the rest stay below ~250): a scale set by them leaves every
+# other cell white. A value is an outlier when it exceeds OUTLIER_FACTOR times a typical large
+# value (the 99th percentile of |x|; the median for short vectors such as ln1_scale); the scale
+# then ends at the largest value that is not one, and the outliers are clipped, marked and named.
+OUTLIER_FACTOR = 4.0
+SHORT_FACTOR = 6.0             # a vector of 8 to 200 values (one per token): times its median
+MARKED = 64                    # at most this many clipped cells are marked (the largest)
+
+
+def robust_max(*arrays: np.ndarray) -> tuple[float, float, float]:
+    """(the scale's end, the largest |value|, the outliers' threshold) over the finite values of `arrays`; the two are
+    equal when nothing is an outlier. With outliers, a long array's scale ends at its 99th
+    percentile of |x| (the 1 % above it saturate: a massive first-token row would still pale the
+    rest), a short one's at its largest value that is not an outlier."""
+    finite = [np.abs(a[np.isfinite(a)]).ravel() for a in arrays if np.size(a)]
+    a = np.concatenate(finite) if finite else np.zeros(0)                  # [n]
+    if a.size == 0:
+        return 0.0, 0.0, 0.0
+    top = float(a.max())
+    vector = all(min(np.shape(x)[-2:] or (1,)) == 1 for x in arrays) and a.size >= 8   # ln1_scale [T, 1]
+    if a.size >= 200:
+        typical, factor = float(np.quantile(a, 0.99)), OUTLIER_FACTOR
+    elif vector:
+        typical, factor = float(np.median(a)), SHORT_FACTOR
+    else:
+        return top, top, top                           # a small matrix (the toy's): its full range
+    cut = factor * typical
+    if typical <= 0 or top <= cut:
+        return top, top, top
+    return (typical if a.size >= 200 else float(a[a <= cut].max())), top, cut
+
+
+def _clip(p: Panel, levels: tuple[float, float], cut: float) -> Panel:
+    """`p` on `levels`, its outliers (|x| > cut) listed (largest first) for marking, and what it
+    clips named in a caption."""
+    values = np.asarray(p.values, np.float64)                              # [rows, cols]
+    with np.errstate(invalid="ignore"):
+        beyond = np.isfinite(values) & ((values > levels[1]) | (values < levels[0]))   # [rows, cols]
+    if p.masked is not None and p.masked.shape == values.shape:
+        beyond &= ~p.masked
+    if not beyond.any():
+        return dataclasses.replace(p, levels=levels)
+    cells = np.argwhere(beyond)                                            # [n, 2]
+    size = np.abs(values[beyond])                                          # [n]
+    order = np.argsort(-size, kind="stable")
+    cells, size = cells[order], size[order]
+    i, j = (int(x) for x in cells[0])
+    row = p.rows[i] if i < len(p.rows) else str(i)
+    where = (row if values.shape[1] == 1 else
+             tr("{axis} {j} at “{row}”").format(axis=p.col_axis or tr("column"), j=j, row=row.strip() or row))
+    caption = tr("▲ {where} = {value} · %n clipped beyond ±{end}", "", len(cells)).format(
+        where=where, value=_big(float(values[i, j])), end=_big(levels[1]))
+    return dataclasses.replace(p, levels=levels, clipped=cells[size > cut][:MARKED], caption=caption)
+
+
+def _big(v: float) -> str:
+    return (num(v, ",.0f") if abs(v) >= 100 else num(v, ".3g")).replace("-", "−")
+
+
+def robust_levels(panels: list[Panel], names: tuple[str, ...] | None = None, full: bool = False) -> list[Panel]:
+    """One colour scale for the named panels (so their colours compare; None: each panel its
+    own), robust to outliers unless `full`: see OUTLIER_FACTOR. Panels whose levels are fixed
+    (the pattern's 0…1) keep them."""
+    groups = [[p for p in panels if p.name in names and not p.missing]] if names is not None else \
+        [[p] for p in panels if not p.missing and p.levels is None and p.values.size]
+    out = {}
+    for group in groups:
+        if not group:
+            continue
+        sequential = all(p.kind == "sequential" and np.nanmin(p.values, initial=0.0) >= 0 for p in group)
+        end, top, cut = robust_max(*(p.values for p in group))
+        if names is None and end == top:
+            continue                                   # nothing clipped: the plot's own full range
+        shown = top if full else end
+        levels = (0.0, shown if shown > 0 else 1.0) if sequential else ((-shown, shown) if shown > 0 else (-1.0, 1.0))
+        for p in group:
+            if end == top:
+                out[id(p)] = dataclasses.replace(p, levels=levels)
+            elif full:
+                out[id(p)] = dataclasses.replace(p, levels=levels, caption=tr(
+                    "full range ±{top}: outliers set the scale (click: clip at ±{end})").format(
+                    top=_big(top), end=_big(end)))
+            else:
+                out[id(p)] = _clip(p, levels, cut)
+    return [out.get(id(p), p) for p in panels]
+
+
+def share_levels(panels: list[Panel], names: tuple[str, ...], full: bool = False) -> list[Panel]:
+    """One colour scale for the named panels (so their colours compare), robust to outliers."""
+    return robust_levels(panels, names, full)
 
 
 def masked_keys(result, sel) -> np.ndarray:
@@ -525,9 +613,10 @@ def station_panels(key: str, result, sel) -> list[Panel]:
         if slot.keys_masked and not p.missing:
             p = mask_keys(p, result, sel)
         panels.append(p)
+    full = getattr(sel, "full_range", False)
     for group in view.shared + (view.locked if sel.lock_scales else ()):
-        panels = share_levels(panels, group)
-    return panels
+        panels = share_levels(panels, group, full)
+    return robust_levels(panels, full=full)
 
 
 def window_words(cfg: Config, layer: int, query: int, T: int) -> str:
@@ -593,4 +682,5 @@ def block_map_panels(result, sel) -> list[Panel]:
     panels = [dataclasses.replace(panel(node.view, result, sel), name=f"{k}:{node.view}", title=tr(node.label))
               for k, node in enumerate(BLOCK_MAP)]
     stream = tuple(p.name for p, node in zip(panels, BLOCK_MAP, strict=True) if node.stream)
-    return share_levels(panels, stream)
+    full = getattr(sel, "full_range", False)
+    return robust_levels(share_levels(panels, stream, full), full=full)

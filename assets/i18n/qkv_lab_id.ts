@@ -1142,6 +1142,14 @@
         <translation>panel yang dibandingkan dalam pelajaran selalu berbagi skala (skor mentah, terskala, dan ter-mask; v → p·v → z; penjumlahan residual); ini juga menaruh aktivasi lain di stasiun itu pada skala yang sama</translation>
     </message>
     <message>
+        <source>full colour range (outliers set it)</source>
+        <translation>rentang warna penuh (pencilan menentukannya)</translation>
+    </message>
+    <message>
+        <source>off: a few massive values (a real model&apos;s outlier dimensions) are clipped, marked ▲ and named under their panel, so the rest keep their colours</source>
+        <translation>mati: beberapa nilai raksasa (dimensi pencilan model nyata) dipotong, ditandai ▲ dan disebut di bawah panelnya, sehingga sisanya tetap berwarna</translation>
+    </message>
+    <message>
         <source>numbers in cells (where they fit)</source>
         <translation>angka di sel (jika muat)</translation>
     </message>
@@ -2084,6 +2092,24 @@
     <message>
         <source>mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}</source>
         <translation>mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits lewat {unembed}</translation>
+    </message>
+    <message>
+        <source>{axis} {j} at “{row}”</source>
+        <translation>{axis} {j} pada “{row}”</translation>
+    </message>
+    <message>
+        <source>column</source>
+        <translation>kolom</translation>
+    </message>
+    <message numerus="yes">
+        <source>▲ {where} = {value} · %n clipped beyond ±{end}</source>
+        <translation>
+            <numerusform>▲ {where} = {value} · %n dipotong di luar ±{end}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>full range ±{top}: outliers set the scale (click: clip at ±{end})</source>
+        <translation>rentang penuh ±{top}: pencilan menentukan skala (klik: potong di ±{end})</translation>
     </message>
     <message>
         <source>query i = {i} sees every earlier key (the window is not full yet)</source>

@@ -1151,6 +1151,14 @@
         <translation>panelerna en lektion jämför delar alltid skala (råa, skalade och maskade poäng; v → p·v → z; residualadditionerna); det här lägger resten av stationens aktiveringar på samma skala</translation>
     </message>
     <message>
+        <source>full colour range (outliers set it)</source>
+        <translation>hela färgskalan (extremvärden sätter den)</translation>
+    </message>
+    <message>
+        <source>off: a few massive values (a real model&apos;s outlier dimensions) are clipped, marked ▲ and named under their panel, so the rest keep their colours</source>
+        <translation>av: några få enorma värden (en riktig modells extremdimensioner) klipps, markeras ▲ och nämns under sin panel, så att resten behåller sina färger</translation>
+    </message>
+    <message>
         <source>numbers in cells (where they fit)</source>
         <translation>tal i cellerna (där de får plats)</translation>
     </message>
@@ -2103,6 +2111,25 @@
     <message>
         <source>mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}</source>
         <translation>mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}</translation>
+    </message>
+    <message>
+        <source>{axis} {j} at “{row}”</source>
+        <translation>{axis} {j} vid ”{row}”</translation>
+    </message>
+    <message>
+        <source>column</source>
+        <translation>kolumn</translation>
+    </message>
+    <message numerus="yes">
+        <source>▲ {where} = {value} · %n clipped beyond ±{end}</source>
+        <translation>
+            <numerusform>▲ {where} = {value} · %n klippt bortom ±{end}</numerusform>
+            <numerusform>▲ {where} = {value} · %n klippta bortom ±{end}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>full range ±{top}: outliers set the scale (click: clip at ±{end})</source>
+        <translation>hela skalan ±{top}: extremvärden sätter skalan (klick: klipp vid ±{end})</translation>
     </message>
     <message>
         <source>query i = {i} sees every earlier key (the window is not full yet)</source>

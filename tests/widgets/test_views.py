@@ -105,7 +105,8 @@ def test_a_station_draws_exactly_its_panels(qtbot, result, key):
     ("scores", ("attn_scores_raw", "attn_scores_scaled", "attn_scores")),     # ÷√d_head shows as paler
     ("weighted_sum", ("v", "terms", "z")),                                     # v → p·v → z
     ("embeddings", ("embed", "pos_embed", "resid_pre")),
-    ("heads", ("result", "attn_out", "resid_pre", "resid_mid")),               # the residual add
+    ("heads", ("result", "attn_out")),                                         # a head's share of the sum
+    ("heads", ("resid_pre", "resid_mid")),                                     # the stream before and after
 ])
 def test_the_panels_a_lesson_compares_share_one_scale_by_default(result, key, group):
     for sel in SELECTIONS:

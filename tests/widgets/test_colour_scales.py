@@ -1,0 +1,123 @@
+"""Robust colour scales (widgets/views.py robust_levels): a real model's outlier dimension must not
+blank the residual stream. The scale ends at a high percentile, the clipped outliers are marked
+and named under their panel, one click gives the full range, and colour bars print their ends."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from app.values import Selection
+from widgets.matrix import MatrixPlot
+from widgets.stations import STATION_CLASSES
+from widgets.views import Panel, robust_levels, robust_max, station_panels
+
+from .test_views import CONFIGS, make_result
+
+RESIDUAL = {"layernorm": ("resid_pre", "ln1_out", "ln1_scale"),
+            "heads": ("result", "attn_out", "resid_pre", "resid_mid"),
+            "mlp": ("mlp_out", "resid_post")}
+
+
+def _lit(p: Panel) -> float:
+    """The fraction of a panel's cells drawn with at least 10 % of the scale's colour (not white)."""
+    end = max(abs(p.levels[0]), abs(p.levels[1])) if p.levels else float(np.abs(p.values).max())
+    v = np.abs(p.values[np.isfinite(p.values)])
+    return float((v >= 0.1 * end).mean())
+
+
+def test_one_outlier_dimension_does_not_set_the_scale():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(20, 576)).astype(np.float32)                   # [T, d_model]
+    x[:, 507] = 1500.0                                                  # the model's outlier dimension
+    x[0, 507] = 24_000.0
+    end, top, cut = robust_max(x)
+    assert top == 24_000.0 and end < 5.0 < cut < 1500.0                  # the 99th percentile, not the outlier
+    p = Panel("resid_pre", "resid_pre", x, tuple(f"t{i}" for i in range(20)), tuple(map(str, range(576))),
+              col_axis="d_model")
+    (q,) = robust_levels([p])
+    assert q.levels == (-end, end)
+    assert "d_model 507" in q.caption and "24,000" in q.caption and "clipped" in q.caption
+    assert q.clipped is not None and tuple(q.clipped[0]) == (0, 507)   # the largest first, marked
+    assert set(q.clipped[:, 1]) == {507}                                 # only the outliers are marked
+    (full,) = robust_levels([p], full=True)
+    assert full.levels == (-top, top) and full.clipped is None and "full range" in full.caption
+
+
+def test_without_outliers_a_panel_keeps_its_full_range():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(60, 576))
+    p = Panel("resid_pre", "resid_pre", x, (), ())
+    assert robust_levels([p]) == [p]                                     # the plot's own full range
+    end, top, _cut = robust_max(x)
+    assert end == top == float(np.abs(x).max())
+
+
+def test_a_short_vector_with_one_huge_token_is_clipped_to_the_rest():
+    scale = np.array([1006.7, 7.9, 6.8, 7.1, 6.7, 7.7, 8.3, 6.6, 7.2, 6.5])[:, None]   # ln1_scale [T, 1]
+    p = Panel("ln1_scale", "ln1_scale", scale, tuple(f"t{i}" for i in range(10)), ("scale",), kind="sequential")
+    (q,) = robust_levels([p])
+    assert q.levels == (0.0, pytest.approx(8.3)) and q.caption.startswith("▲ t0 = 1,007")
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_the_toy_models_look_as_before(name):
+    """Small toy matrices are never clipped: every station's scales are the full range."""
+    result = make_result(CONFIGS[name])
+    for key in ("embeddings", "layernorm", "projections", "scores", "weighted_sum", "heads", "mlp"):
+        for p in station_panels(key, result, Selection(layer=1, head=1, query=5)):
+            assert p.clipped is None and p.caption == "", (key, p.name)
+            if p.levels is not None and not p.missing:                # nothing beyond the scale
+                v = p.values[np.isfinite(p.values)]
+                assert p.levels[0] <= v.min() + 1e-6 and v.max() <= p.levels[1] + 1e-6, (key, p.name)
+
+
+@pytest.mark.parametrize("T", [20, 60])
+@pytest.mark.parametrize("layer", [3, 15, 29])
+def test_smollm2_residual_panels_are_not_blank(smol, T, layer):
+    """The lecturer's complaint, in numbers: on SmolLM2 the residual panels were white (one value
+    set the scale). Now most of their cells carry colour, and the outlier is named."""
+    result = smol(T)
+    sel = Selection(layer=layer, head=0, query=T - 1)
+    for key, names in RESIDUAL.items():
+        panels = {p.name: p for p in station_panels(key, result, sel)}
+        for name in names:
+            p = panels[name]
+            top = float(np.abs(p.values).max())
+            before = float((np.abs(p.values) >= 0.1 * top).mean())        # the old scale: the largest value
+            assert _lit(p) >= min(0.2, 3 * before) or before > 0.2, (key, name, _lit(p), before)
+            if p.caption:
+                assert "clipped" in p.caption and p.levels[1] < top
+    stream = {p.name: p for p in station_panels("heads", result, sel)}["resid_pre"]
+    assert "d_model 507" in stream.caption                               # SmolLM2's massive dimension
+    full = {p.name: p for p in station_panels("heads", result, dataclasses.replace(sel, full_range=True))}
+    assert full["resid_pre"].levels[1] == pytest.approx(float(np.abs(stream.values).max()))
+
+
+def test_colour_bars_print_their_ends(canvas):
+    mp = MatrixPlot(canvas.ci, 0, 0, "x")
+    mp.set_data(np.array([[-3.0, 1.0], [2.0, 120.0]]), ["a", "b"], ["a", "b"])
+    mp.apply_style(font_pt=15)                                           # presentation type: still room
+    ticks = [t for level in mp.bar.getAxis("right")._tickLevels for t in level]
+    assert [text for _v, text in ticks] == ["120", "0", "-120"]
+    assert mp.bar.getAxis("right").minimumWidth() >= 30                  # room for "-120" at 15 pt
+
+
+def test_a_click_on_the_caption_asks_for_the_full_range(qtbot, smol):
+    station = next(cls for cls in STATION_CLASSES if cls.key == "heads")()
+    qtbot.addWidget(station)
+    station.resize(1280, 700)
+    station.show()
+    qtbot.waitExposed(station)
+    station.show_result(smol(20), Selection(layer=15, head=0, query=19, station="heads"))
+    pre = station.pre
+    assert pre.caption_text and pre.caption.isVisible() and len(pre.clipped)
+    from PySide6.QtCore import QPointF
+
+    class Click:
+        def scenePos(self):
+            return pre.caption.sceneBoundingRect().center()
+    with qtbot.waitSignal(station.rangeToggled, timeout=1000):
+        station._on_caption_click(Click())
+    assert isinstance(pre.caption.sceneBoundingRect().center(), QPointF)
