@@ -125,51 +125,56 @@ def _forbidden(i, j, causal, window):
 
 
 @kernel
-def scores(q, k, causal, mask, has_mask, scale_scores, groups, window, attn_scores_raw, attn_scores_scaled,
-           attn_scores):
+def scores(q, k, causal, mask, has_mask, scale_scores, groups, window, first_row, attn_scores_raw,
+           attn_scores_scaled, attn_scores):
     """raw[h, i, j] = q[i, h]·k[j, h // groups]; scaled = raw / sqrt(d_head); masked = scaled or -inf (j forbidden)."""
     # Forbidden: j > i when causal, outside the window, mask[i, j] False when has_mask. Every raw
-    # score is computed, the forbidden ones too: the Trace shows them all.
+    # score is computed, the forbidden ones too: the Trace shows them all. The queries are the
+    # positions first_row .. first_row + n - 1 (an incremental pass's new rows; 0 .. T - 1 in a full
+    # pass): row i of q and of the maps is position first_row + i, which the masks are about.
     h = cuda.blockIdx.z
-    T, _, d_head = q.shape
+    n, _, d_head = q.shape
+    T = k.shape[0]                                              # keys
     acc = cuda.local.array((REG, REG), float32)
-    _tile_product(q[:, h, :], k[:, h // groups, :], B_TRANSPOSED, 0, d_head, acc)   # q_h @ k_gᵀ: [T, T]
+    _tile_product(q[:, h, :], k[:, h // groups, :], B_TRANSPOSED, 0, d_head, acc)   # q_h @ k_gᵀ: [n, T]
     scale = float32(1.0) / math.sqrt(float32(d_head)) if scale_scores else float32(1.0)
     for r in range(REG):
         for c in range(REG):
             i, j = _output_index(r, c)
-            if i < T and j < T:
+            if i < n and j < T:
                 raw = acc[r, c]
                 scaled = raw * scale                            # ÷ sqrt(d_head)
                 attn_scores_raw[h, i, j] = raw
                 attn_scores_scaled[h, i, j] = scaled
-                attn_scores[h, i, j] = NEG_INF if _forbidden(i, j, causal, window) else scaled
+                attn_scores[h, i, j] = NEG_INF if _forbidden(first_row + i, j, causal, window) else scaled
     if has_mask:                               # the extra mask: a pass of its own keeps acc in registers
         for r in range(REG):
             for c in range(REG):
                 i, j = _output_index(r, c)
-                if i < T and j < T and not mask[i, j]:
+                if i < n and j < T and not mask[first_row + i, j]:
                     attn_scores[h, i, j] = NEG_INF
 
 
 @kernel
-def weighted_sum(pattern, v, causal, groups, window, z):
+def weighted_sum(pattern, v, causal, groups, window, first_row, z):
     """z[i, h, e] = Σ_j pattern[h, i, j] · v[j, h // groups, e]: each head's mix of values, in z_concat's layout."""
-    # z is [T, n_heads, d_head], so z_concat [T, n_heads·d_head] is the same memory.
+    # z is [T, n_heads, d_head], so z_concat [T, n_heads·d_head] is the same memory. Rows i of
+    # pattern and z are the positions first_row + i (an incremental pass's new rows; 0.. in a full one).
     h = cuda.blockIdx.z
-    T, _, d_head = v.shape
-    row0 = cuda.blockIdx.y * BLOCK
+    n, _, d_head = z.shape
+    T = v.shape[0]                                              # keys
+    row0 = first_row + cuda.blockIdx.y * BLOCK                  # the block's first position
     row_end = row0 + BLOCK
     # Causal: rows < row_end attend to no key >= row_end, so those tiles of the pattern are 0;
     # a window W: rows >= row0 attend to no key <= row0 - W either.
     k_end = min(T, row_end) if causal else (min(T, row_end - 1 + window) if window > 0 else T)
     k_begin = max(0, row0 - window + 1) if window > 0 else 0
     acc = cuda.local.array((REG, REG), float32)
-    _tile_product(pattern[h], v[:, h // groups, :], B_AS_IS, k_begin, k_end, acc)   # pattern_h @ v_g: [T, d_head]
+    _tile_product(pattern[h], v[:, h // groups, :], B_AS_IS, k_begin, k_end, acc)   # pattern_h @ v_g: [n, d_head]
     for r in range(REG):
         for c in range(REG):
             i, e = _output_index(r, c)
-            if i < T and e < d_head:
+            if i < n and e < d_head:
                 z[i, h, e] = acc[r, c]
 
 
@@ -227,15 +232,18 @@ def launch_project_qkv(ln1_out, W_QKV, b_QKV, q, k, v, stream=0):
     project_qkv[(*_grid(T, d_head, W_QKV.shape[0]), stream)](ln1_out, W_QKV, b_QKV, q, k, v)
 
 
-def launch_scores(q, k, causal, mask, has_mask, scale_scores, raw, scaled, masked, window=0, stream=0):
-    T, H, _ = q.shape
+def launch_scores(q, k, causal, mask, has_mask, scale_scores, raw, scaled, masked, window=0, stream=0, first_row=0):
+    """q [n, H, d_head] the queries at positions first_row.., k [T, KV, d_head]: maps [H, n, T] (mask [T, T])."""
+    n, H, _ = q.shape
     groups = H // k.shape[1]
-    scores[(*_grid(T, T, H), stream)](q, k, causal, mask, has_mask, scale_scores, groups, window, raw, scaled, masked)
+    scores[(*_grid(n, k.shape[0], H), stream)](q, k, causal, mask, has_mask, scale_scores, groups, window,
+                                               first_row, raw, scaled, masked)
 
 
-def launch_weighted_sum(pattern, v, causal, z, window=0, stream=0):
-    T, H, d_head = z.shape
-    weighted_sum[(*_grid(T, d_head, H), stream)](pattern, v, causal, H // v.shape[1], window, z)
+def launch_weighted_sum(pattern, v, causal, z, window=0, stream=0, first_row=0):
+    """pattern [H, n, T] and z [n, H, d_head] of the positions first_row..; v [T, KV, d_head]."""
+    n, H, d_head = z.shape
+    weighted_sum[(*_grid(n, d_head, H), stream)](pattern, v, causal, H // v.shape[1], window, first_row, z)
 
 
 def launch_head_results(z, W_O, result, stream=0):

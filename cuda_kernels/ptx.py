@@ -30,20 +30,25 @@ def _a(ndim: int, dtype=types.float32):
     return types.Array(dtype, ndim, "C")
 
 
+def _v(ndim: int, dtype=types.float32):
+    """A strided view (layout "A"), such as rows p.. of every head of a map."""
+    return types.Array(dtype, ndim, "A")
+
+
 _b = types.boolean
 # kernel name -> (kernel, argument types as the CUDA backend passes them)
 _i = types.int64
 _f = types.float32
 SIGNATURES = {
     "project_qkv": (products.project_qkv, (_a(2), _a(3), _a(2), _a(3), _a(3), _a(3))),
-    "scores": (products.scores, (_a(3), _a(3), _b, _a(2, types.boolean), _b, _b, _i, _i, _a(3), _a(3), _a(3))),
-    "weighted_sum": (products.weighted_sum, (_a(3), _a(3), _b, _i, _i, _a(3))),
+    "scores": (products.scores, (_a(3), _a(3), _b, _a(2, types.boolean), _b, _b, _i, _i, _i, _a(3), _a(3), _a(3))),
+    "weighted_sum": (products.weighted_sum, (_a(3), _a(3), _b, _i, _i, _i, _a(3))),
     "head_results": (products.head_results, (_a(3), _a(3), _a(3))),
     "matmul_bias": (products.matmul_bias, (_a(2), _a(2), _a(1), _a(2))),
     "unembed": (products.unembed, (_a(2), _a(2), _a(2))),
     "layer_norm": (rows.layer_norm, (_a(2), _a(1), _a(1), _f, _a(1), _a(1), _a(2))),
     "rms_norm": (rows.rms_norm, (_a(2), _a(1), _f, _a(1), _a(2))),
-    "softmax_rows": (rows.softmax_rows, (_a(3), _b, _i, _a(3))),
+    "softmax_rows": (rows.softmax_rows, (_a(3), _b, _i, _i, _a(3))),
     "scale_mask_softmax": (rows.scale_mask_softmax, (_a(3), _b, _a(2, types.boolean), _b, _f, _i, _a(3), _a(3),
                                                      _a(3))),
     "embed": (elementwise.embed, (_a(1, types.int64), _a(2), _a(2), _b, _a(2), _a(2))),
@@ -53,9 +58,20 @@ SIGNATURES = {
     "sum_heads": (elementwise.sum_heads, (_a(3), _a(1), _a(2))),
     "sum_heads_residual": (elementwise.sum_heads_residual, (_a(3), _a(1), _a(2), _a(2), _a(2))),
     "add": (elementwise.add, (_a(2), _a(2), _a(2))),
-    "gather": (elementwise.gather, (types.Array(types.float32, 2, "A"), _a(2))),   # a strided view in
+    "gather": (elementwise.gather, (_v(2), _a(2))),   # a strided view in
+    # An incremental pass hands the map kernels strided views, which numba compiles apart: rows >= p
+    # of the maps ([:, p:] of [H, T, T]), and for a viewed head's rows < p its q and k ([:p, h:h + 1]).
+    "scores_rows": (products.scores, (_a(3), _a(3), _b, _a(2, types.boolean), _b, _b, _i, _i, _i, _v(3), _v(3),
+                                      _v(3))),
+    "scores_head": (products.scores, (_v(3), _v(3), _b, _a(2, types.boolean), _b, _b, _i, _i, _i, _a(3), _a(3),
+                                      _a(3))),
+    "softmax_rows_rows": (rows.softmax_rows, (_v(3), _b, _i, _i, _v(3))),
+    "weighted_sum_rows": (products.weighted_sum, (_v(3), _a(3), _b, _i, _i, _i, _a(3))),
+    "scale_mask_softmax_rows": (rows.scale_mask_softmax, (_v(3), _b, _a(2, types.boolean), _b, _f, _i, _v(3),
+                                                          _v(3), _v(3))),
 }
-PRODUCTS = ("project_qkv", "scores", "weighted_sum", "head_results", "matmul_bias", "unembed")
+PRODUCTS = ("project_qkv", "scores", "weighted_sum", "head_results", "matmul_bias", "unembed", "scores_rows",
+            "scores_head", "weighted_sum_rows")
 _F64_OP = re.compile(r"^\s*(?:@%p\d+\s+)?(?:add|sub|mul|fma|div|sqrt|rcp|ex2|lg2|max|min|cvt)\S*\.f64\b",
                      re.M)
 _LOCAL = re.compile(r"\b(?:ld|st)\.local\b")

@@ -108,24 +108,26 @@ def rms_norm(x, w, eps, scale, out):
 
 
 @kernel
-def softmax_rows(attn_scores, causal, window, pattern):
+def softmax_rows(attn_scores, causal, window, first_row, pattern):
     """pattern[h, i, j] = exp(s_ij - max_j s_ij) / Σ_j exp(s_ij - max_j s_ij), s = attn_scores[h]."""
     # A row with no allowed key (all -inf) is all zeros, as in PyTorch's SDPA. Keys outside
     # [lo, limit) (after i when causal; W or more away with a window W) are never exponentiated,
-    # and are written as exact zeros.
+    # and are written as exact zeros. Row i is position first_row + i (an incremental pass's new
+    # rows; 0.. in a full pass): the limits are that position's.
     i, h = cuda.blockIdx.x, cuda.blockIdx.y
-    T = attn_scores.shape[2]
-    if i >= T:
+    n, T = attn_scores.shape[1], attn_scores.shape[2]
+    if i >= n:
         return
     tid = cuda.threadIdx.x
     maxima = cuda.shared.array(ROW_THREADS, float32)                   # per-thread max
     sums = cuda.shared.array(ROW_THREADS, float32)                     # per-thread Σ exp
-    limit = i + 1 if causal else T         # keys >= limit are masked by causality
+    at = first_row + i                     # the query's position
+    limit = at + 1 if causal else T        # keys >= limit are masked by causality
     lo = 0
     if window > 0:                         # and keys outside the window
-        lo = max(i - window + 1, 0)
+        lo = max(at - window + 1, 0)
         if not causal:
-            limit = min(i + window, T)
+            limit = min(at + window, T)
     m = NEG_INF
     for j in range(lo + tid, limit, ROW_THREADS):
         m = max(m, attn_scores[h, i, j])
@@ -200,9 +202,10 @@ def launch_rms_norm(x, w, scale, out, eps, stream=0):
     rms_norm[x.shape[0], ROW_THREADS, stream](x, w, np.float32(eps), scale, out)
 
 
-def launch_softmax_rows(attn_scores, causal, pattern, window=0, stream=0):
-    H, T, _ = attn_scores.shape
-    softmax_rows[(T, H), ROW_THREADS, stream](attn_scores, causal, window, pattern)
+def launch_softmax_rows(attn_scores, causal, pattern, window=0, stream=0, first_row=0):
+    """attn_scores and pattern [H, n, T]: the rows of the positions first_row.."""
+    H, n, _ = attn_scores.shape
+    softmax_rows[(n, H), ROW_THREADS, stream](attn_scores, causal, window, first_row, pattern)
 
 
 def launch_scale_mask_softmax(raw, causal, mask, has_mask, scale, window, scaled, masked, pattern, stream=0):

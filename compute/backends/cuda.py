@@ -29,17 +29,18 @@ chooses) takes cuBLAS when torch has CUDA here.
 Incremental passes (forward(..., reuse=trace), as on the cpu backend): when the tokens share their
 first p ids with a cuda Trace's, the new run's buffers get that Trace's rows < p of every
 per-position value by a device-to-device copy (q, k, v and their rotations included: the keys
-< p are the earlier ones; on the cuBLAS path one batched copy for every buffer), or from its host
+< p are the earlier ones; on the cuBLAS path one batched copy for every buffer, on the numba
+path one copy per buffer), or from its host
 copies where that run was spilled; every row-wise
 stage (norms, the q/k/v product, RoPE, z's share through W_O, the heads' sum, the MLP, the
-residuals, the final norm) runs on rows >= p only. On the cuBLAS path the [H, T, T] maps and z
-are made for rows >= p only too (the causal mask, the window and the extra mask given as one
-explicit [n, T] mask), and rows < p of a head's maps (the new keys' columns included) are made
+residuals, the final norm) runs on rows >= p only. The [H, T, T] maps and z are made for rows
+>= p only too (on the cuBLAS path the causal mask, the window and the extra mask given as one
+explicit [n, T] mask; on the numba path its kernels launched on the rows p.. with `first_row=p`,
+masking by position), and rows < p of a head's maps (the new keys' columns included) are made
 from the run's own q and k when a view reads that head (`make_map_rows`, as the cpu backend's
-lazy maps): an appended token costs the device ~4 % of a full pass at T = 24 (counted in
-tests/cuda_kernels/test_reuse.py). The numba path makes the maps and z for every row (its
-kernels are square). The result is a normal Trace of one run. Deleting the last token
-recomputes the last row (a kernel has at least one row).
+lazy maps): an appended token costs the device ~4 % of a full pass at T = 24 on either path
+(counted in tests/cuda_kernels/test_reuse.py; 62-70 % before on the numba path). The result is a
+normal Trace of one run. Deleting the last token recomputes the last row (a kernel has at least one row).
 
 Early results: the layers are enqueued at once; then, layer by layer, as its attention half is
 done on the GPU, `compute.progress.publish` hands it out (as the cpu backend does).
@@ -263,10 +264,12 @@ class _DeviceRun:
         self.spilled = False
         self.copied_bytes = 0                            # what crossed the bus so far (device -> host)
         self._views: dict = {}                           # (key, shape) -> reshaped host copy (z_concat)
-        # An incremental pass on the cuBLAS path makes the [H, T, T] maps for rows >= p only; rows < p
+        # An incremental pass makes the [H, T, T] maps for rows >= p only; rows < p
         # of a head are made from this run's q and k when a view reads that head (as the cpu backend's
         # lazy maps): layer -> p, and layer -> the heads made so far.
         self.attn_mask: np.ndarray | None = None
+        self.mask_d = None                               # attn_mask on the device ([1, 1] if none)
+        self.gemm = "numba"                              # the product path the pass took
         self.pending_maps: dict[int, int] = {}
         self.made_heads: dict[int, set] = {}
         self._allowed: dict = {}
@@ -770,12 +773,14 @@ class CudaBackend(Backend):
         if self.uploads != uploads:
             watch.lap("upload")
         blas = self.gemm_path() == "cublas"
+        run.gemm = "cublas" if blas else "numba"
         stream = self._stream()
         sim = SIMULATOR
         event = (lambda: None) if sim else cuda.event
         tokens_d = cuda.to_device(tokens, stream=stream)                    # [T] int64
         has_mask = attn_mask is not None
         mask_d = cuda.to_device(attn_mask if has_mask else np.ones((1, 1), np.bool_), stream=stream)  # [T, T]
+        run.mask_d = mask_d                                                 # for a head's rows < p, later
         learned = cfg.positions == "learned"
         if not learned:
             run.alias(("resid_pre", 0), ("embed",))
@@ -832,7 +837,8 @@ class CudaBackend(Backend):
     @staticmethod
     def _attention(cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask, stream,
                    p: int = 0) -> None:
-        """resid_pre -> resid_mid with the numba product kernels (row-wise stages on rows >= p; n = T - p)."""
+        """resid_pre -> resid_mid with the numba product kernels, rows >= p (n = T - p): the row-wise
+        stages, the maps' rows and z; rows < p of a head's maps are made when a view reads it."""
         blk, s = dw.blocks[layer], stream
         d = lambda name: run.d((name, layer))                               # noqa: E731
         r = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
@@ -846,10 +852,14 @@ class CudaBackend(Backend):
             EW.launch_rope(r("q"), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=s)   # [n, H, d_head]
             EW.launch_rope(r("k"), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=s)   # [n, KV, d_head]
             q, k = d("rot_q"), d("rot_k")                                   # the scores use the rotated ones
-        P.launch_scores(q, k, cfg.causal, mask, has_mask, cfg.scale_scores, d("attn_scores_raw"),
-                        d("attn_scores_scaled"), d("attn_scores"), window, stream=s)   # [H, T, T] x3 (every row)
-        R.launch_softmax_rows(d("attn_scores"), cfg.causal, d("pattern"), window, stream=s)   # [H, T, T]
-        P.launch_weighted_sum(d("pattern"), d("v"), cfg.causal, d("z"), window, stream=s)    # [T, H, d_head]
+        m = lambda name: run.d((name, layer))[:, p:]                        # noqa: E731 - a map's rows >= p
+        # The queries p.. against every key; the kernels mask by position (row i is position p + i).
+        P.launch_scores(q[p:], k, cfg.causal, mask, has_mask, cfg.scale_scores, m("attn_scores_raw"),
+                        m("attn_scores_scaled"), m("attn_scores"), window, stream=s, first_row=p)   # [H, n, T] x3
+        R.launch_softmax_rows(m("attn_scores"), cfg.causal, m("pattern"), window, stream=s, first_row=p)  # [H, n, T]
+        P.launch_weighted_sum(m("pattern"), d("v"), cfg.causal, r("z"), window, stream=s, first_row=p)  # [n, H, d_head]
+        if p:
+            run.pending_maps[layer] = p                                     # rows < p: when a view reads a head
         P.launch_head_results(r("z"), blk["attn.W_O"], r("result"), stream=s)              # [n, H, d_model]
         EW.launch_sum_heads_residual(r("result"), blk["attn.b_O"], r("resid_pre"), r("attn_out"), r("resid_mid"),
                                      stream=s)                              # [n, d_model] x2
@@ -912,8 +922,11 @@ class CudaBackend(Backend):
                                      stream=s)                              # [n, d_model] x2
 
     def make_map_rows(self, run: _DeviceRun, layer: int, p: int, heads) -> None:
-        """Rows < p of the four maps of `heads` in an incremental cuBLAS run's `layer`, from its own q and
-        k (rows < p copied from the earlier run, the new keys computed): what a full pass writes there."""
+        """Rows < p of the four maps of `heads` in an incremental run's `layer`, from its own q and k
+        (rows < p copied from the earlier run, the new keys computed): what a full pass writes there."""
+        if run.gemm == "numba":
+            self._make_map_rows_numba(run, layer, p, heads)
+            return
         cfg, blas = run.cfg, self.blas
         q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
         q, k = run.t((q_name, layer)), run.t((k_name, layer))              # [T, H, dh], [T, KV, dh]
@@ -930,6 +943,23 @@ class CudaBackend(Backend):
                                             d("pattern")[h:h + 1, :p], stream=s)   # [1, p, T] x3
             if blas.on_device:
                 blas.stream.synchronize()                                   # before the copy stream reads them
+
+    def _make_map_rows_numba(self, run: _DeviceRun, layer: int, p: int, heads) -> None:
+        """make_map_rows on the numba path: the pass's own kernels on one head's rows < p (positions 0..)."""
+        cfg = run.cfg
+        q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+        q, k = run.d((q_name, layer)), run.d((k_name, layer))              # [T, H, dh], [T, KV, dh]
+        m = lambda name, h: run.d((name, layer))[h:h + 1, :p]               # noqa: E731 - [1, p, T] of head h
+        window = cfg.window(layer) or 0
+        s = self._streams if self._streams is not None else self._stream()   # the numba pass's stream
+        for h in heads:
+            g = h // cfg.n_groups
+            P.launch_scores(q[:p, h:h + 1], k[:, g:g + 1], cfg.causal, run.mask_d, run.attn_mask is not None,
+                            cfg.scale_scores, m("attn_scores_raw", h), m("attn_scores_scaled", h),
+                            m("attn_scores", h), window, stream=s)         # [1, p, T] x3 q_h·k_gᵀ
+            R.launch_softmax_rows(m("attn_scores", h), cfg.causal, m("pattern", h), window, stream=s)   # [1, p, T]
+        if not SIMULATOR:
+            s.synchronize()                                                 # before the copy stream reads them
 
     def _mlp_blas(self, cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask,
                   stream, p: int = 0) -> None:

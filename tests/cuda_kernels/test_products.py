@@ -173,3 +173,29 @@ def test_causal_weighted_sum_really_skips_tiles_above_the_diagonal(rng):
     rows = np.arange(T)
     keys_seen = np.minimum(T, (rows // P.BLOCK + 1) * P.BLOCK)             # keys up to the block's end
     np.testing.assert_array_equal(z[:, 0, 0], keys_seen)
+
+
+@pytest.mark.parametrize("causal, window, with_mask", [(True, 0, False), (True, 3, True), (False, 4, False)])
+def test_the_later_rows_alone_mask_by_position(rng, tiles, causal, window, with_mask):
+    """An incremental pass launches the scores and z for rows p.. only (views [:, p:] of the maps, the
+    queries p.., first_row=p): the same numbers as those rows of a full launch, the masks by position."""
+    T, H, KV, d_head, p = 13, 4, 2, 3, 9
+    q, k, v = rand(rng, T, H, d_head), rand(rng, T, KV, d_head), rand(rng, T, KV, d_head)
+    mask = rng.random((T, T)) < 0.7
+    mask_d = dev(mask if with_mask else np.ones((1, 1), bool))
+    full = [empty(H, T, T) for _ in range(3)]                               # raw, scaled, masked
+    P.launch_scores(dev(q), dev(k), causal, mask_d, with_mask, True, *full, window)
+    part = [empty(H, T, T) for _ in range(3)]
+    P.launch_scores(dev(q)[p:], dev(k), causal, mask_d, with_mask, True, *(a[:, p:] for a in part), window,
+                    first_row=p)                                            # [H, T - p, T] x3
+    for a, b in zip(part, full, strict=True):
+        np.testing.assert_array_equal(a.copy_to_host()[:, p:], b.copy_to_host()[:, p:])
+    allowed = _allowed(T, causal, window, mask if with_mask else None)
+    wrong = np.where(_allowed(T, causal, window)[:T - p], f64(full[1].copy_to_host())[:, p:], -np.inf)   # rows from 0
+    check(part[2].copy_to_host()[:, p:], np.where(allowed, f64(full[1].copy_to_host()), -np.inf)[:, p:], wrong=wrong)
+    pattern = softmax_rows(np.where(allowed, f64(full[1].copy_to_host()), -np.inf)).astype(np.float32)   # [H, T, T]
+    z, z_part = empty(T, H, d_head), empty(T, H, d_head)
+    P.launch_weighted_sum(dev(pattern), dev(v), causal, z, window)
+    P.launch_weighted_sum(dev(pattern)[:, p:], dev(v), causal, z_part[p:], window, first_row=p)   # [T - p, H, d_head]
+    np.testing.assert_array_equal(z_part.copy_to_host()[p:], z.copy_to_host()[p:])
+    check(z_part.copy_to_host()[p:], np.einsum("hij,jhe->ihe", f64(pattern), f64(v)[:, np.arange(H) // 2])[p:])

@@ -70,7 +70,11 @@ def test_edits_equal_a_fresh_full_pass(backend, llama, monkeypatch):
         inc = forward(cfg, w, new, backend="cuda", reuse=prev)
         assert inc.backend == "cuda", inc.notice
         assert inc.reused_rows == p                  # deleting the last token recomputes the last row
-        _assert_same(inc, forward(cfg, w, new, backend="cuda"), SAME)
+        fresh = forward(cfg, w, new, backend="cuda")
+        h = cfg.n_heads - 1                          # one head first: its rows < p made alone (GQA, window)
+        for name in ("attn_scores", "pattern"):
+            assert max_scaled_error(inc.read(name, 1, head=h), fresh[name, 1][h]) <= SAME, name
+        _assert_same(inc, fresh, SAME)
         cpu_inc = forward(cfg, w, new, backend="cpu", reuse=cpu_prev)
         _assert_same(inc, cpu_inc, TOL)
         np.testing.assert_allclose(inc.logits_rows([-1]), cpu_inc.logits_rows([-1]), rtol=1e-5, atol=1e-5)
@@ -163,35 +167,38 @@ def _count_work(monkeypatch) -> dict:
     return work
 
 
-def test_an_appended_token_costs_the_device_under_a_tenth_of_a_full_pass(monkeypatch):
-    """cuBLAS path: every stage on the new row only, the maps' rows < p made for a head when a view reads it."""
-    from compute.backends.cuda_blas import why_not
+@pytest.mark.parametrize("path,llama", [("numba", False), ("numba", True), ("cublas", False)])
+def test_an_appended_token_costs_the_device_under_a_tenth_of_a_full_pass(monkeypatch, path, llama):
+    """Both paths: every stage on the new row only, the maps' rows < p made for a head when a view reads
+    it (on the numba path the pass's own kernels, the masks by position: GQA, RoPE and a window too)."""
+    from compute.backends.cuda_blas import TorchProducts, why_not
 
-    if why_not():
+    if path == "cublas" and why_not():
         pytest.skip(why_not())
     backend = get_backend("cuda")
-    monkeypatch.setattr(backend, "gemm", "cublas")
-    cfg = _cfg(False, n_ctx=32)
+    monkeypatch.setattr(backend, "gemm", path)
+    cfg = _cfg(llama, n_ctx=32)
     w = Weights.random(cfg, seed=8, bias_std=0.3)
     tokens = np.random.default_rng(8).integers(0, cfg.d_vocab, 24)
     prev = forward(cfg, w, tokens[:-1], backend="cuda")
     work = _count_work(monkeypatch)
     full = forward(cfg, w, tokens, backend="cuda")
     full_work, work["elements"] = work["elements"], 0
-    from compute.backends.cuda_blas import TorchProducts
-
     batches = []
     real_copy = TorchProducts.copy_all
     monkeypatch.setattr(TorchProducts, "copy_all", lambda self, d, s: batches.append(len(d)) or real_copy(self, d, s))
     inc = forward(cfg, w, tokens, backend="cuda", reuse=prev)
     assert inc.reused_rows == 23 and inc.backend == "cuda"
-    row_wise = {id(s) for k, s in cuda_backend._device_run_of(backend, inc).slots.items()
-                if k[0] not in cuda_backend._HEAD_MAPS and not k[0].startswith("ln_final_stat")}
-    assert batches == [len(row_wise)]                                       # one batched copy of the reused rows
+    run = cuda_backend._device_run_of(backend, inc)
+    assert run.gemm == path and run.pending_maps == {0: 23, 1: 23}
+    if path == "cublas":
+        row_wise = {id(s) for k, s in run.slots.items()
+                    if k[0] not in cuda_backend._HEAD_MAPS and not k[0].startswith("ln_final_stat")}
+        assert batches == [len(row_wise)]                                   # one batched copy of the reused rows
     assert 0 < work["elements"] < 0.10 * full_work, (work["elements"], full_work)
     work["elements"] = 0
-    head = inc.read("pattern", 1, head=1)                                  # the viewed head: its rows < p now
-    run = cuda_backend._device_run_of(backend, inc)
-    assert run.made_heads == {1: {1}} and 0 < work["elements"] <= 4 * 23 * 24 + 23 * 24
-    np.testing.assert_allclose(head, full["pattern", 1][1], atol=SAME)
+    h = cfg.n_heads - 1                                                     # GQA: the last group's keys
+    head = inc.read("pattern", 1, head=h)                                  # the viewed head: its rows < p now
+    assert run.made_heads == {1: {h}} and 0 < work["elements"] <= 4 * 23 * 24 + 23 * 24
+    np.testing.assert_allclose(head, full["pattern", 1][h], atol=SAME)
     _assert_same(inc, full, SAME)                                           # every head, when asked

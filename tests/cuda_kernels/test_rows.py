@@ -140,3 +140,18 @@ def test_scale_mask_softmax(rng, row_threads, causal, window, with_mask, scale):
     assert (got[:, ~allowed] == 0).all()
     if with_mask:
         assert (got[:, 4] == 0).all()                                       # fully masked row: zeros
+
+
+@pytest.mark.parametrize("causal, window", [(True, 0), (True, 3), (False, 4)])
+def test_softmax_of_the_later_rows_alone(rng, row_threads, causal, window):
+    """Rows p.. alone (a view [:, p:], first_row=p): the limits are those rows' positions."""
+    H, T, p = 2, 11, 7
+    s = rand(rng, H, T, T, scale=3.0)                                      # finite everywhere
+    full, part = empty(H, T, T), empty(H, T, T)
+    R.launch_softmax_rows(dev(s), causal, full, window)
+    R.launch_softmax_rows(dev(s)[:, p:], causal, part[:, p:], window, first_row=p)
+    got = part.copy_to_host()[:, p:]
+    np.testing.assert_array_equal(got, full.copy_to_host()[:, p:])
+    i, j = np.arange(p, T)[:, None], np.arange(T)[None, :]
+    allowed = ((j <= i) if causal else np.ones((T - p, T), bool)) & ((np.abs(i - j) < window) if window else True)
+    assert (got[:, ~allowed] == 0).all() and not (got[:, allowed] == 0).any()
