@@ -25,7 +25,7 @@ from .views import Panel
 
 CIRCUIT_PAGES: tuple[str, ...] = ("knockout", "logit_lens", "score_parts", "head_finder")
 LENS_K = 8                                     # tokens the lens follows (the final top k)
-TOP_SOURCES = 12                               # sources shown in the score's source charts
+TOP_SOURCES = 8                                # sources shown in the score's source charts
 
 FORMULAS = {
     "knockout": "logit_t = Σ_l Σ_h result_lh·(w/σ)·W_U[:, t] + Σ_l mlp_out_l·(w/σ)·W_U[:, t] + rest;&nbsp; "
