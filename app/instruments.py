@@ -430,6 +430,8 @@ class Instruments(QObject):
             ok = s.move_token(*value)
         elif change == "weights":
             ok = s.set_weights("trained") if value == "trained" else s.set_seed(int(value))
+        elif change == "knock_out":
+            ok = (tuple(value) in inputs.ablated) or s.toggle_ablation(*value)
         else:                                               # another head: a view, not an edit
             s.select(head=int(value))
             ok = True

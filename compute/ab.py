@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import memory
+from .circuits import Ablate
 from .config import Config, ConfigError
 from .forward import forward
 from .i18n import QT_TR_NOOP, Message, Number
@@ -22,7 +23,7 @@ from .trace import Trace
 from .weights import Weights
 
 CHANGES: tuple[str, ...] = ("mask_off", "scaling_off", "d_head_x4", "rope_theta", "n_kv_heads", "move_token",
-                            "weights", "head")
+                            "weights", "head", "knock_out")
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Edited:
     tokens: tuple[int, ...]
     head: int | None                  # the head B shows (None: the same as A)
     note: str
+    interventions: tuple = ()         # compute.Ablate of a knocked-out head (change 'knock_out')
 
 
 def default_condition(change: str, cfg: Config, head: int = 0, query: int = 0) -> tuple:
@@ -49,6 +51,8 @@ def default_condition(change: str, cfg: Config, head: int = 0, query: int = 0) -
         return (change, 1)
     if change == "head":
         return (change, (int(head) + 1) % cfg.n_heads)
+    if change == "knock_out":
+        return (change, (0, int(head) % cfg.n_heads))
     if change not in CHANGES:
         raise ConfigError("change", change, f"must be one of {', '.join(CHANGES)}")
     return (change, None)
@@ -108,6 +112,14 @@ def edit(cfg: Config, weights: Weights, tokens, condition: tuple, seed: int = 0,
             raise ConfigError("head", h, Message(QT_TR_NOOP("this model has heads 0..{last}"),
                                                  last=str(cfg.n_heads - 1)))
         return Edited(cfg, weights, tokens, h, Message(QT_TR_NOOP("head {h} of the same pass"), h=str(h)))
+    if change == "knock_out":
+        layer, h = (int(v) for v in value)
+        if not (0 <= layer < cfg.n_layers and 0 <= h < cfg.n_heads):
+            raise ConfigError("knock_out", value, Message(QT_TR_NOOP("this model has layers 0..{layers} and heads "
+                                                                     "0..{heads}"), layers=str(cfg.n_layers - 1),
+                                                          heads=str(cfg.n_heads - 1)))
+        return Edited(cfg, weights, tokens, None, Message(QT_TR_NOOP("head {layer}.{h} knocked out (z = 0)"),
+                                                          layer=str(layer), h=str(h)), (Ablate(layer, h),))
     raise ConfigError("change", change, f"must be one of {', '.join(CHANGES)}")
 
 
@@ -119,7 +131,7 @@ def run(cfg: Config, weights: Weights, tokens, condition: tuple, backend: str = 
     if condition[0] == "head" and a is not None:
         return b, a
     memory.check(b.cfg, len(b.tokens), include_weights=b.weights is not weights)
-    return b, forward(b.cfg, b.weights, b.tokens, backend=backend)
+    return b, forward(b.cfg, b.weights, b.tokens, backend=backend, interventions=b.interventions or None)
 
 
 def difference(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -25,7 +25,7 @@ from .views import Panel
 
 CIRCUIT_PAGES: tuple[str, ...] = ("knockout", "logit_lens", "score_parts", "head_finder")
 LENS_K = 8                                     # tokens the lens follows (the final top k)
-TOP_SOURCES = 12                               # sources shown in the score's source charts
+TOP_SOURCES = 8                                # sources shown in the score's source charts
 
 FORMULAS = {
     "knockout": "logit_t = Σ_l Σ_h result_lh·(w/σ)·W_U[:, t] + Σ_l mlp_out_l·(w/σ)·W_U[:, t] + rest;&nbsp; "
@@ -76,7 +76,9 @@ def found_of(result) -> Found:
 
 
 def _label(result, token: int) -> str:
-    return str(result.token_label(int(token)))
+    """A token's text, whitespace made visible (a newline or spaces alone would be a blank label)."""
+    text = str(result.token_label(int(token)))
+    return text if text.strip() else (text.replace("\n", "\\n").replace("\t", "\\t").replace(" ", "␣") or "∅")
 
 
 def _boxes(pairs) -> tuple[tuple[float, float, float, float], ...]:
@@ -149,7 +151,8 @@ def lens_views(result, sel, extra=None, compute_missing: bool = False) -> PageVi
     items = [Item(Panel("lens", _t("p after each layer, query i = {i}", i=i), probs[:, final], rows, cols,
                         tr("after layer"), tr("token"), kind="sequential", levels=(0.0, 1.0)), 0, 0)]
     x = np.arange(len(rows), dtype=np.float64)
-    ticks = tuple((float(n), r) for n, r in enumerate(rows) if n % 5 == 0 or n == len(rows) - 1)
+    last = len(rows) - 1
+    ticks = tuple((float(n), r) for n, r in enumerate(rows) if n in (0, last) or (n > 1 and (n - 1) % 5 == 0))
     items.append(Item(Chart("lens_rank", _t("p(“{w}”) by layer", w=cols[0]),
                             (Series("", x, probs[:, final[0]], style="bars", colour="accent", width=0.7),),
                             x_axis=tr("after layer"), y_axis="p", y_range=(0.0, 1.0), legend=False,

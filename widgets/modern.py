@@ -448,6 +448,7 @@ CHANGE_TITLES = {
     "move_token": QT_TR_NOOP("the query's token moved"),
     "weights": QT_TR_NOOP("other weights"),
     "head": QT_TR_NOOP("another head"),
+    "knock_out": QT_TR_NOOP("a head knocked out"),
 }
 
 
@@ -515,6 +516,8 @@ class ABView(ModernPage):
                 options.append((tr("the trained toy weights"), "trained"))
         elif change == "head":
             options = [(tr("head {h}").format(h=h), h) for h in range(cfg.n_heads)]
+        elif change == "knock_out":
+            options = [(f"{la}.{h}", (la, h)) for la in range(cfg.n_layers) for h in range(cfg.n_heads)]
         self.value.blockSignals(True)
         self.value.clear()
         for text, data in options:

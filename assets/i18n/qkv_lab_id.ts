@@ -2736,6 +2736,10 @@
         <translation>head lain</translation>
     </message>
     <message>
+        <source>a head knocked out</source>
+        <translation>sebuah head dimatikan</translation>
+    </message>
+    <message>
         <source>B = A with</source>
         <translation>B = A dengan</translation>
     </message>
@@ -3016,6 +3020,14 @@
     <message>
         <source>head {h} of the same pass</source>
         <translation>head {h} dari pass yang sama</translation>
+    </message>
+    <message>
+        <source>this model has layers 0..{layers} and heads 0..{heads}</source>
+        <translation>model ini punya lapisan 0..{layers} dan head 0..{heads}</translation>
+    </message>
+    <message>
+        <source>head {layer}.{h} knocked out (z = 0)</source>
+        <translation>head {layer}.{h} dimatikan (z = 0)</translation>
     </message>
     <message>
         <source>This model has learned positions: no RoPE, nothing is rotated. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] gives each position a vector that is added to the token&apos;s embedding before the first block (pos_embed = W_pos[:T]); q and k then carry content and absolute position mixed in one vector, and no position past n_ctx = {n_ctx} has a row.</source>

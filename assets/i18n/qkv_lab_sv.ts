@@ -2756,6 +2756,10 @@
         <translation>en annan head</translation>
     </message>
     <message>
+        <source>a head knocked out</source>
+        <translation>ett huvud utslaget</translation>
+    </message>
+    <message>
         <source>B = A with</source>
         <translation>B = A med</translation>
     </message>
@@ -3037,6 +3041,14 @@
     <message>
         <source>head {h} of the same pass</source>
         <translation>head {h} i samma körning</translation>
+    </message>
+    <message>
+        <source>this model has layers 0..{layers} and heads 0..{heads}</source>
+        <translation>denna modell har lager 0..{layers} och huvuden 0..{heads}</translation>
+    </message>
+    <message>
+        <source>head {layer}.{h} knocked out (z = 0)</source>
+        <translation>huvud {layer}.{h} utslaget (z = 0)</translation>
     </message>
     <message>
         <source>This model has learned positions: no RoPE, nothing is rotated. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] gives each position a vector that is added to the token&apos;s embedding before the first block (pos_embed = W_pos[:T]); q and k then carry content and absolute position mixed in one vector, and no position past n_ctx = {n_ctx} has a row.</source>

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from compute import PRESETS, Config, ConfigError, Weights, ab, forward, kvcache, receptive, rope_lab, shared_kv
+from compute import PRESETS, Ablate, Config, ConfigError, Weights, ab, forward, kvcache, receptive, rope_lab, shared_kv
 from compute import tiled_softmax as tiled
 
 ROPE = Config(d_model=16, n_heads=4, n_kv_heads=2, d_head=8, n_ctx=32, d_vocab=16, n_layers=2, norm="rmsnorm",
@@ -234,9 +234,11 @@ def test_b_is_a_fresh_forward_of_the_edited_inputs(change, rope_model):
         "move_token": lambda: (cfg, w, [TOKENS[7]] + TOKENS[:7] + TOKENS[8:]),
         "weights": lambda: (cfg, Weights.random(cfg, 1), TOKENS),
         "head": lambda: (cfg, w, TOKENS),
+        "knock_out": lambda: (cfg, w, TOKENS),
     }[change]
     c2, w2, t2 = independent()
-    fresh = forward(c2, w2, t2, backend="reference")
+    fresh = forward(c2, w2, t2, backend="reference",
+                    interventions=[Ablate(0, 1)] if change == "knock_out" else None)
     if change == "head":
         assert tb is trace and b.head == 2
         return
