@@ -128,6 +128,8 @@ class FileActions(QObject):
 
     def _sync_language_menu(self) -> None:
         choice = self.settings.language
+        if language.current() != language.resolve(choice):
+            choice = language.current()                # `--lang sv` for this run: Svenska is what is on screen
         for act in self.language_group.actions():
             code = act.data()
             if not code:

@@ -120,7 +120,7 @@ class Runner(QObject):
 
     # -- worker thread ---------------------------------------------------------------------------
     def _loop(self) -> None:
-        from compute.backends.cpu import lower_priority
+        from compute.backends.blas import lower_priority
 
         lower_priority(COMPUTE_NICE)                       # the UI thread first when it wakes
         while True:

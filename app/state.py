@@ -87,7 +87,7 @@ class LabState(QObject):
 
     def __init__(self, runner=None, parent: QObject | None = None):
         super().__init__(parent)
-        from compute.backends.cpu import keep_blas_single_threaded
+        from compute.backends.blas import keep_blas_single_threaded
 
         keep_blas_single_threaded()                   # views' own products must not wake BLAS's pool
         self.undo_stack = QUndoStack(self)

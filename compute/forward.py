@@ -105,9 +105,11 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
         if mask.dtype != np.bool_:
             raise ConfigError("attn_mask", f"dtype {mask.dtype}", "must be boolean (True = may attend)")
         mask = np.ascontiguousarray(mask)                                   # [T, T]
-    chosen, notice = resolve_backend(backend)
-    if backend == "auto" and chosen.name == "cpu" and _NUMPY_FIRST.is_set() and _pass_macs(cfg, T) <= NUMPY_FIRST_MACS:
-        chosen = get_backend("reference")          # the kernels are still compiling: numpy draws it
+    if (backend == "auto" and _NUMPY_FIRST.is_set() and _pass_macs(cfg, T) <= NUMPY_FIRST_MACS
+            and "cuda" not in loaded_backends() and not nvidia_gpu_present()):
+        chosen, notice = get_backend("reference"), None   # the cpu kernels are still compiling: numpy draws it
+    else:
+        chosen, notice = resolve_backend(backend)
     if check_memory:
         check_budget(chosen, cfg, T)
     circuits.remember_weights(weights)

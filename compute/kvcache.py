@@ -120,6 +120,11 @@ class CacheSize:
         from .memory import bytes_message as fmt_bytes
 
         kind = {2: "fp16", 4: "float32", 1: "8-bit"}.get(self.itemsize, f"{self.itemsize}-byte")
+        if self.mha_bytes_full_context == self.bytes_full_context and self.mha_bytes_per_token == self.bytes_per_token:
+            return Message(QT_TR_NOOP("K/V cache ({kind}): {token} per token, {full} at the full context of {n_ctx} "
+                                      "(every head keeps its own K and V, as in multi-head attention)"),
+                           kind=kind, token=fmt_bytes(self.bytes_per_token), full=fmt_bytes(self.bytes_full_context),
+                           n_ctx=self.n_ctx)
         return Message(QT_TR_NOOP("K/V cache ({kind}): {token} per token, {full} at the full context of {n_ctx}; "
                                   "multi-head attention would need {mha_token} and {mha_full} ({ratio}× and "
                                   "{ratio_full}× more)"),

@@ -10,7 +10,7 @@ import inspect
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .backends import cpu, cpu_kernels, reference
+from .backends import reference
 from .stations import STATIONS
 
 WINDOW = 14   # lines shown either side of the key line for long functions
@@ -23,28 +23,35 @@ def _py(fn):
 
 
 # backend -> station -> (function, marker): the marker is part of the one line doing the key step.
-_MAP = {
-    "reference": {
-        "embeddings": (reference.ReferenceBackend.run, 'resid = embed + pos_embed'),
-        "layernorm": (reference.layer_norm, "out = (x - mean[:, None]) / np.sqrt(var[:, None] + eps)"),
-        "projections": (reference.ReferenceBackend.run, 'q = plus(np.einsum("td,hde->the", ln1_out'),
-        "scores": (reference.ReferenceBackend.run, "attn_scores_scaled = attn_scores_raw * scale"),
-        "softmax": (reference.softmax_rows, "e = np.exp(scores - row_max)"),
-        "weighted_sum": (reference.ReferenceBackend.run, "z = (pattern @ v_h.transpose(1, 0, 2))"),
-        "heads": (reference.ReferenceBackend.run, 'attn_out = plus(result.sum(axis=1)'),
-        "mlp": (reference.gelu, "return 0.5 * x * (1.0 + np.tanh("),
-    },
-    "cpu": {
-        "embeddings": (cpu_kernels.embed_rows, "out[c] = x + pos[c]"),
-        "layernorm": (cpu_kernels.layer_norm, "out[t, c] = (x[t, c] - mean32) * inv32 * w[c] + b[c]"),
-        "projections": (cpu.ln1_qkv_rows, "np.matmul(ln1_out[r0:r1], W_QKV"),
-        "scores": (cpu_kernels.scale_mask_softmax, "# scaled score (no extra mask)"),
-        "softmax": (cpu_kernels.scale_mask_softmax, "e = exp32(ms[j] - row_max)"),
-        "weighted_sum": (cpu.attention_blocks, "np.matmul(pattern[h, s0:s1, first:keys], vh[g, first:keys]"),
-        "heads": (cpu.attention_blocks, "np.matmul(z[r0:r1, h], W_O[h]"),
-        "mlp": (cpu.mlp_rows, "K.bias_gelu.serial(mlp_pre[r0:r1]"),
-    },
-}
+# Made on first use: the cpu backend's module imports numba, which the first paint does not need.
+@lru_cache(maxsize=1)
+def _source_map() -> dict:
+    from .backends import cpu, cpu_kernels
+
+    return {
+        "reference": {
+            "embeddings": (reference.ReferenceBackend.run, 'resid = embed + pos_embed'),
+            "layernorm": (reference.layer_norm, "out = (x - mean[:, None]) / np.sqrt(var[:, None] + eps)"),
+            "projections": (reference.ReferenceBackend.run, 'q = plus(np.einsum("td,hde->the", ln1_out'),
+            "scores": (reference.ReferenceBackend.run, "attn_scores_scaled = attn_scores_raw * scale"),
+            "softmax": (reference.softmax_rows, "e = np.exp(scores - row_max)"),
+            "weighted_sum": (reference.ReferenceBackend.run, "z = (pattern @ v_h.transpose(1, 0, 2))"),
+            "heads": (reference.ReferenceBackend.run, 'attn_out = plus(result.sum(axis=1)'),
+            "mlp": (reference.gelu, "return 0.5 * x * (1.0 + np.tanh("),
+        },
+        "cpu": {
+            "embeddings": (cpu_kernels.embed_rows, "out[c] = x + pos[c]"),
+            "layernorm": (cpu_kernels.layer_norm, "out[t, c] = (x[t, c] - mean32) * inv32 * w[c] + b[c]"),
+            "projections": (cpu.ln1_qkv_rows, "np.matmul(ln1_out[r0:r1], W_QKV"),
+            "scores": (cpu_kernels.scale_mask_softmax, "# scaled score (no extra mask)"),
+            "softmax": (cpu_kernels.scale_mask_softmax, "e = exp32(ms[j] - row_max)"),
+            "weighted_sum": (cpu.attention_blocks, "np.matmul(pattern[h, s0:s1, first:keys], vh[g, first:keys]"),
+            "heads": (cpu.attention_blocks, "np.matmul(z[r0:r1, h], W_O[h]"),
+            "mlp": (cpu.mlp_rows, "K.bias_gelu.serial(mlp_pre[r0:r1]"),
+        },
+    }
+
+
 # The CUDA kernels' own map (cuda_kernels.source_map) is by kernel step; the step of each station.
 _CUDA_STEP = {"embeddings": "embeddings", "layernorm": "ln1", "projections": "projections", "scores": "scores",
               "softmax": "softmax", "weighted_sum": "weighted_sum", "heads": "heads_W_O", "mlp": "mlp"}
@@ -123,7 +130,7 @@ def station_source(backend: str, station: str, family: tuple[str, ...] = ()) -> 
     while the app runs."""
     if station not in STATIONS:
         raise KeyError(f"no station {station!r}; stations: {', '.join(STATIONS)}")
-    if backend not in ("cuda", *_MAP):
+    if backend not in ("cuda", "reference", "cpu"):
         raise KeyError(f"no source map for backend {backend!r}")
     if station not in mapped_stations(backend):
         raise KeyError(f"the code view has no entry for {station!r} on {backend} yet (compute/source_map.py)")
@@ -135,10 +142,10 @@ def station_source(backend: str, station: str, family: tuple[str, ...] = ()) -> 
 
         fn, marker = KERNEL_SOURCE[_CUDA_STEP[station]]
         return _view("cuda", station, fn, marker)
-    fn, marker = _MAP[backend][station]
+    fn, marker = _source_map()[backend][station]
     return _view(backend, station, fn, marker)
 
 
 def mapped_stations(backend: str) -> tuple[str, ...]:
     """The stations whose code the code view can show for `backend` (a new station may have none yet)."""
-    return tuple(s for s in STATIONS if s in (_CUDA_STEP if backend == "cuda" else _MAP.get(backend, {})))
+    return tuple(s for s in STATIONS if s in (_CUDA_STEP if backend == "cuda" else _source_map().get(backend, {})))

@@ -2228,6 +2228,10 @@
         <translation>Dimensi Mistral-7B (v0.1): 32 blok, 32 head query berbagi 8 head K/V berukuran 128, lebar 4.096, MLP SwiGLU 14.336, RoPE (theta 10.000), kosakata 32.000, konteks 32.768 dengan jendela geser 4.096 key di setiap lapisan. Hanya dimensinya, satu blok setiap kali.</translation>
     </message>
     <message>
+        <source>K/V cache ({kind}): {token} per token, {full} at the full context of {n_ctx} (every head keeps its own K and V, as in multi-head attention)</source>
+        <translation>Cache K/V ({kind}): {token} per token, {full} pada konteks penuh {n_ctx} (setiap head menyimpan K dan V sendiri, seperti multi-head attention)</translation>
+    </message>
+    <message>
         <source>K/V cache ({kind}): {token} per token, {full} at the full context of {n_ctx}; multi-head attention would need {mha_token} and {mha_full} ({ratio}× and {ratio_full}× more)</source>
         <translation>KV cache ({kind}): {token} per token, {full} pada konteks penuh {n_ctx}; multi-head attention akan butuh {mha_token} dan {mha_full} ({ratio}× dan {ratio_full}× lebih banyak)</translation>
     </message>

@@ -2248,6 +2248,10 @@
         <translation>Mistral-7B (v0.1):s dimensioner: 32 block, 32 query-headar som delar 8 K/V-headar à 128, bredd 4 096, SwiGLU-MLP på 14 336, RoPE (theta 10 000), vokabulär 32 000, kontext 32 768 med ett glidande fönster på 4 096 keys i varje lager. Bara dimensionerna, ett block i taget.</translation>
     </message>
     <message>
+        <source>K/V cache ({kind}): {token} per token, {full} at the full context of {n_ctx} (every head keeps its own K and V, as in multi-head attention)</source>
+        <translation>K/V-cache ({kind}): {token} per token, {full} vid hela kontexten {n_ctx} (varje huvud har sina egna K och V, som i multi-head attention)</translation>
+    </message>
+    <message>
         <source>K/V cache ({kind}): {token} per token, {full} at the full context of {n_ctx}; multi-head attention would need {mha_token} and {mha_full} ({ratio}× and {ratio_full}× more)</source>
         <translation>K/V-cache ({kind}): {token} per token, {full} vid full kontext på {n_ctx}; multi-head attention skulle behöva {mha_token} och {mha_full} ({ratio}× respektive {ratio_full}× mer)</translation>
     </message>

@@ -24,16 +24,12 @@ Idle threads sleep.
 """
 from __future__ import annotations
 
-import os
-import sys
 import threading
 import weakref
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache, partial
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from .. import memory, progress
 from ..config import Config
@@ -42,6 +38,14 @@ from ..trace import Lazy
 from ..weights import Weights
 from . import cpu_kernels as K
 from .base import Backend, BackendOutput, Reuse, Stopwatch
+from .blas import (  # noqa: F401 - where they were: the API (keep_blas_single_threaded, lower_priority), tests
+    _HELPER,
+    _N_SPLIT,
+    BLAS,
+    KERNEL_LOCK,
+    keep_blas_single_threaded,
+    lower_priority,
+)
 from .pool import BufferPool
 from .reference import rope_angles
 from .rows import Once, RowParts, leading_rows, rows_value
@@ -52,50 +56,9 @@ BLOCK_BYTES = 1 << 20
 PV_ROWS = 64
 # Row stages smaller than this many multiply-adds run on one thread (splitting costs ~50 us).
 SPLIT_MIN_MACS = 1 << 22
-# numba's parallel kernels are entered by one thread at a time (the app computes off-thread,
-# tests may too; not every numba threading layer is safe for concurrent entry).
-_KERNEL_LOCK = threading.RLock()
-_BLAS = ThreadpoolController()
-_N_SPLIT = max(1, min(2, os.cpu_count() or 1))
-_HELPER = ThreadPoolExecutor(max_workers=_N_SPLIT - 1, thread_name_prefix="qkv-blas") if _N_SPLIT > 1 else None
-
-
-def keep_blas_single_threaded() -> None:
-    """Limit OpenBLAS to one thread for the whole process (an application's choice, made by
-    app/). The forward pass splits its products over its own two threads; a BLAS call anywhere
-    else (a view computing a row of logits on the UI thread) would otherwise wake OpenBLAS's pool,
-    whose threads then spin on the cores the next forward needs (measured in the app: andrea-120m
-    T=256 took 53 ms with the MLP station shown, 27 ms with this)."""
-    global _GLOBAL_LIMIT
-    if _GLOBAL_LIMIT is not None:
-        return
-    with _KERNEL_LOCK:                                 # not while a forward holds its own limit
-        if _GLOBAL_LIMIT is None:
-            _GLOBAL_LIMIT = _BLAS.limit(limits=1, user_api="blas")
-
-
-_GLOBAL_LIMIT = None
-
-
-def lower_priority(nice: int) -> None:
-    """Run the calling thread and the helper thread at a lower CPU priority (Linux `nice`; a no-op
-    elsewhere). An application computing off its UI thread calls this from its worker: both cores
-    are then busy with the pass, and the UI thread must still get a core the moment it wakes.
-    Threads made later by these two (numba's pool) inherit the value."""
-    if not sys.platform.startswith("linux"):
-        return
-
-    def lower() -> None:
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
-        except (OSError, AttributeError):
-            pass
-
-    lower()
-    if _HELPER is not None:
-        _HELPER.submit(lower).result()
-
-
+# numba's kernels are entered one thread at a time; the BLAS controller (compute/backends/blas.py).
+_KERNEL_LOCK = KERNEL_LOCK
+_BLAS = BLAS
 class _Stopped(Exception):
     """The other half of a row-split step was cancelled: stop at the next checkpoint."""
 

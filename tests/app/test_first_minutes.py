@@ -274,3 +274,35 @@ def test_missing_xcb_libraries_are_named_with_their_packages_before_qt_aborts(tm
     env.pop("WAYLAND_DISPLAY", None)
     run = run_main("--clean", env=env, timeout=60)
     assert run.returncode == 2 and "libxcb-icccm4" in run.stderr and "core dumped" not in run.stderr
+
+
+# -- smaller things (issue 26, item 10) -----------------------------------------------------------------
+def test_help_lists_every_preset_and_the_whole_family(capsys):
+    from compute import PRESETS
+
+    with pytest.raises(SystemExit):
+        main.parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(name in text for name in PRESETS) and "LLaMA" in text and "a GPT-2 block" not in text
+
+
+def test_a_kv_cache_as_large_as_multi_head_attention_says_so_not_1x_more():
+    from compute import PRESETS, kvcache
+
+    text = kvcache.cache_size(PRESETS["andrea-120m"]).describe()
+    assert "1× and 1× more" not in text and "multi-head attention" in text
+    assert "× more" in kvcache.cache_size(PRESETS["smollm2-135m"]).describe()    # shared K/V heads: the ratio
+
+
+def test_lang_sv_checks_svenska_in_the_menu_not_follow_the_system(qtbot, window):
+    from app import language
+
+    try:
+        language.install("sv")
+        window.file_actions._sync_language_menu()
+        checked = [a.data() for a in window.file_actions.language_group.actions() if a.isChecked()]
+        assert checked == ["sv"]
+    finally:
+        language.install("en")
+
+

@@ -51,3 +51,28 @@ def test_numpy_first_takes_small_auto_passes_only(numpy_first_off):
     assert _pass_macs(PRESETS["andrea-120m"], 1024) > NUMPY_FIRST_MACS           # waits for the kernels
     numpy_first(False)
     assert forward(cfg, w, [1, 2, 3], backend="auto").backend == "cpu"
+
+
+def test_the_first_paint_imports_no_numba():
+    """numba (and the kernels' module) load in the background, not before the first paint: the
+    window, LabState, the runner and the numpy pass need none of it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys\n"
+            "from PySide6.QtCore import QTimer\nfrom PySide6.QtWidgets import QApplication\n"
+            "app = QApplication([])\n"
+            "from app.main_window import MainWindow\nfrom app.state import LabState\n"
+            "from compute.forward import numpy_first\n"
+            "numpy_first(True)\n"
+            "s = LabState(); w = MainWindow(s); w.show()\n"
+            "w.rendered.connect(lambda ms: app.quit())\n"
+            "s.start(); QTimer.singleShot(60000, app.quit); app.exec()\n"
+            "print('numba' in sys.modules, s.result.trace.backend)\n"
+            "s.runner.shutdown()\n")
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert run.stdout.split()[-2:] == ["False", "reference"], run.stdout + run.stderr[-2000:]
