@@ -805,6 +805,7 @@ class MatrixPlot:
         bg.setAlpha(200)
         self.text.masked_background = bg
         set_title(self.plot, self.name, pal.foreground, self.title_size)
+        self._titled = (self.name, self.title_size)     # the next fit_title fits it again
         self._update_text()
 
     # -- data ----------------------------------------------------------------------------------
@@ -1055,7 +1056,8 @@ class MatrixPlot:
             lay.setColumnFixedWidth(4, 0)
         self._bar_placed = on
         self.bar.setVisible(on and not getattr(self, "_message_text", None))
-        set_title(self.plot, self.name, self.palette.foreground, self.title_size)   # re-centred
+        shown = getattr(self, "_titled", None) or (self.name, self.title_size)
+        set_title(self.plot, shown[0], self.palette.foreground, shown[1])   # re-centred, as fitted
 
     def set_outline(self, rect: tuple[int, int, int, int] | None) -> None:
         """Outline a block of cells (row, col, rows, cols), e.g. the selected head's; None: none."""

@@ -188,7 +188,7 @@ class StationBar(Retranslate, QToolBar):
     def _play_text(self) -> None:
         on = self.play.isChecked()
         if getattr(self, "compact", False):               # a projector: symbols, the words in the tooltip
-            self.play.setText("⏸" if on else "⏵")
+            self.play.setText("‖" if on else "▷")
         else:
             self.play.setText(tr("Pause") if on else tr("Play"))
 
