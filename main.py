@@ -196,7 +196,11 @@ def export_parser():
     source = ap.add_mutually_exclusive_group()
     source.add_argument("--preset", choices=list(PRESETS), help="model preset (default toy)")
     source.add_argument("--session", metavar="FILE", help="a .qkvlab session: tokens, config, weights, selection")
-    ap.add_argument("--tokens", metavar="TEXT", help="the sentence (toy vocabulary words)")
+    source.add_argument("--model", metavar="PATH|NAME", help="open a Hugging Face folder or a .gguf file, or "
+                                                          "smollm2-135m (the packaged real model), as the window's "
+                                                          "--model; --tokens go through its own tokenizer")
+    ap.add_argument("--tokens", metavar="TEXT", help="the sentence (toy vocabulary words, or the --model's own "
+                                                     "tokenizer)")
     ap.add_argument("--weights", metavar="SOURCE", help="random | trained | a .safetensors file | a checkpoint folder")
     ap.add_argument("--seed", type=int, help="random weights from this seed")
     ap.add_argument("--backend", choices=list(BACKEND_NAMES), help="compute backend (default auto)")
@@ -277,6 +281,7 @@ def export_main(argv: list[str]) -> int:
 
     # -- inputs and selection ----------------------------------------------------------------------
     selection = Selection()
+    registry = None
     if args.session:
         try:
             data = load_session(args.session)
@@ -289,6 +294,15 @@ def export_main(argv: list[str]) -> int:
                                                       if k in {f.name for f in dataclasses.fields(Selection)}})
         if view is None:
             view = selection.station if selection.station in STATIONS else "pattern"
+    elif args.model:
+        if args.weights is not None or args.seed is not None:
+            ap.error("--model brings its own weights: leave out --weights and --seed")
+        try:
+            inputs, registry, tokenizer = open_model(args.model)
+        except Exception as exc:  # noqa: BLE001 - a missing or broken model file is the user's to fix
+            from widgets.i18n import error_text
+
+            return fail(1, f"--model {args.model}: {error_text(exc)}")
     else:
         preset = args.preset or "toy"
         inputs = Inputs(config=preset_config(preset), tokens=preset_tokens(preset), preset=preset,
@@ -297,7 +311,7 @@ def export_main(argv: list[str]) -> int:
     changes = {}
     if args.tokens is not None:
         try:
-            changes["tokens"] = tuple(toy_tokenizer().encode(args.tokens))
+            changes["tokens"] = tuple((tokenizer if args.model else toy_tokenizer()).encode(args.tokens))
         except VocabularyError as exc:
             ap.error(f"--tokens: {exc}")
     if args.seed is not None:
@@ -341,7 +355,7 @@ def export_main(argv: list[str]) -> int:
     from widgets.i18n import error_text, tr
 
     try:
-        result = headless_result(inputs)
+        result = headless_result(inputs, registry)
     except Exception as exc:  # noqa: BLE001 - a weights file or backend problem is the user's to fix
         return fail(1, tr("could not compute: {why}").format(why=error_text(exc)))
     if result.notice:
@@ -356,6 +370,28 @@ def export_main(argv: list[str]) -> int:
     print(tr("wrote {path} ({what}; {preset}, layer {layer}, head {head}, T={T})").format(
         path=written, what=what, preset=inputs.preset, layer=selection.layer, head=selection.head, T=T))
     return 0
+
+
+def open_model(source: str):
+    """(Inputs, registry, tokenizer) for `qkv-lab export --model`: a real model's name
+    (compute.real_models) or a Hugging Face folder / .gguf file, opened as the window opens it,
+    on the model's own example text until --tokens says otherwise."""
+    from pathlib import Path
+
+    from app.values import Inputs, WeightsEntry
+    from compute import load_checkpoint, real_models
+
+    if source in real_models.MODELS:
+        real = real_models.MODELS[source]
+        cfg, weights, tokenizer = real_models.load(source)
+        name, label = (str(real.path.resolve()) if real.path is not None else f"real:{source}"), real.title
+    else:
+        path = Path(source).expanduser()
+        cfg, weights, tokenizer = load_checkpoint(path)
+        name, label = str(path.resolve()), path.name
+    tokens = tuple(tokenizer.encode("The cat sat on the mat. The cat sat on the mat."))
+    inputs = Inputs(config=cfg, tokens=tokens, preset="custom", weights=name)
+    return inputs, {name: WeightsEntry(weights, tokenizer, label)}, tokenizer
 
 
 LANGUAGE_CODES = ("en", "sv", "id")     # app/language.py: LANGUAGES (checked by tests/app/test_i18n.py)

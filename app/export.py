@@ -338,11 +338,12 @@ def export(result, sel, request: ExportRequest) -> Path:
 
 
 # -- headless results (the CLI) -------------------------------------------------------------------------
-def headless_result(inputs):
-    """Compute a LabResult synchronously, without LabState or a window (qkv-lab export)."""
+def headless_result(inputs, registry: dict | None = None):
+    """Compute a LabResult synchronously, without LabState or a window (qkv-lab export); weights
+    already in memory (`registry`, e.g. a model opened by --model) are used as they are."""
     from .values import compute_result
 
-    return compute_result(inputs)
+    return compute_result(inputs, registry)
 
 
 __all__ = ["DATA_FORMATS", "ExportError", "ExportRequest", "FIGURE_FORMATS", "FORMATS", "build_figure", "csv_text",

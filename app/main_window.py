@@ -339,6 +339,7 @@ class MainWindow(QMainWindow):
         else:
             column.insertWidget(1, bar)
         bar.set_floating(on)
+        self.station_bar.set_compact(on)              # nothing in the » overflow on a projector
         self._place_messages()
         font_pt = getattr(getattr(self, "file_actions", None), "appearance", None)
         self.code_view.set_font_pt(font_pt.font_pt if on and font_pt is not None else CODE_FONT_PT)

@@ -19,8 +19,9 @@ from PySide6.QtGui import QFont
 from .matrix import set_title
 from .theme import Palette
 
-# Colours of categories (groups of heads): the palette's two accents first, then Okabe–Ito.
-CATEGORY = ("#e8710a", "#1a73e8", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#0072b2")
+# Colours of categories (groups of heads): Okabe–Ito and neighbours, none near the query's orange
+# or the key's purple (a K/V group is neither).
+CATEGORY = ("#1a73e8", "#009e73", "#cc79a7", "#56b4e9", "#f0e442", "#0072b2", "#44aa99", "#999933")
 
 
 @dataclass(frozen=True)

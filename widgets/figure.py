@@ -237,7 +237,8 @@ def views_help(width: int = 100) -> str:
 
     single = textwrap.fill(", ".join(SINGLE_VIEWS) + " (aliases: ln1 = ln1_out, ln2 = ln2_out)", width,
                            initial_indent="  ", subsequent_indent="  ")
-    composed = "\n".join(f"  {name:<13}{text}" for name, (text, _) in COMPOSED_VIEWS.items())
+    pad = max(len(name) for name in COMPOSED_VIEWS) + 2                  # "tiled_softmax" and its words apart
+    composed = "\n".join(f"  {name:<{pad}}{text}" for name, (text, _) in COMPOSED_VIEWS.items())
     return ("single views (one matrix; --layer and --head pick it, e.g. pattern = pattern[layer][head]):\n"
             f"{single}\ncomposed figures (several panels; SVG/PDF/PNG only):\n{composed}")
 
@@ -438,6 +439,10 @@ class FigureWidget(pg.GraphicsLayoutWidget):
         spec = getattr(self, "spec", None)             # pyqtgraph resizes before __init__ ends
         if spec is not None and spec.flow:
             self._fit_thumbnails()
+        if spec is not None:
+            self.ci.layout.activate()
+            for mp in self.plots.values():
+                mp.fit_caption()                          # what a robust scale clips, at the panel's width
 
     def _fit_thumbnails(self) -> None:
         """Block-map thumbnails as square tiles of one size, within the height there is (the

@@ -29,6 +29,9 @@ from .i18n import QT_TR_NOOP, localise_number, message, num, tr
 from .views import Panel, idx_labels, panel, pattern_levels, symmetric_levels
 
 QK = ("query", "key")
+# Orange and purple mean query and key (widgets/theme.py): quantities that are neither (θ_d, the
+# running m and ℓ, bytes, the compared windows) take Okabe–Ito colours that no page uses for them.
+OTHER, OTHER2 = "#009e73", "#56b4e9"
 
 
 @dataclass(frozen=True)
@@ -185,13 +188,13 @@ def rope_views(result, sel) -> PageViews:
     d = np.arange(P, dtype=np.float64)
     contrib = Chart("contributions", f"Σ_d q_rot·k_rot = {num(v.score, '.4g')}"
                     + (_t(" (+ {rest:.3g} unrotated)", rest=v.rest) if v.rotary_dim < v.d_head else ""),
-                    (Series(tr("after RoPE"), d, v.contributions, style="bars", colour="accent", width=0.7),
+                    (Series(tr("after RoPE"), d, v.contributions, style="bars", colour=OTHER, width=0.7),
                      Series(tr("without RoPE"), d, v.unrotated, style="points", colour="muted", size=7)),
                     x_axis=tr("pair d"), y_axis="q_rot[d]·k_rot[d]")
     rel = np.abs(v.relative)
     angle = Chart("angles", tr("θ_d: radians per position"),
-                  (Series("θ_d", d, v.freq, style="bars", colour="accent2", width=0.7),)
-                  + ((Series("|i − j|·θ_d", d, rel, style="points", colour="accent", size=7),)
+                  (Series("θ_d", d, v.freq, style="bars", colour=OTHER, width=0.7),)
+                  + ((Series("|i − j|·θ_d", d, rel, style="points", colour=OTHER2, size=7),)
                      if i != j else ()), x_axis=tr("pair d (fast … slow)"), y_axis=tr("radians"), log_y=True)
     far = int(min(max(64, 4 * T), cfg.n_ctx))
     steps = np.arange(0, far + 1, dtype=np.float64)
@@ -199,8 +202,8 @@ def rope_views(result, sel) -> PageViews:
     moved = rope_lab.distance_scores(v, (i - j) + steps)                      # [n]
     drift = float(np.abs(shifted - v.score).max())
     move = Chart("move", tr("score when positions move by Δ"),
-                 (Series("i + Δ, j + Δ", steps, shifted, colour="accent2", width=2.5),
-                  Series(tr("only j − Δ"), steps, moved, colour="accent", width=1.6),
+                 (Series("i + Δ, j + Δ", steps, shifted, colour=OTHER2, width=2.5),
+                  Series(tr("only j − Δ"), steps, moved, colour=OTHER, width=1.6),
                   Series("", np.array([0.0]), np.array([v.score]), style="points", colour="foreground", size=9)),
                  x_axis=tr("Δ (positions)"), y_axis="q_rot·k_rot")
     masked = j > i and cfg.causal
@@ -264,7 +267,7 @@ def cache_chart(cfg, T: int, what_if: int) -> Chart:
     unit, size = next((u, b) for u, b in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("bytes", 1))
                       if full.max() >= b)
     mib = full / size
-    colours = tuple("accent" if n == what_if else "accent2" if n == cfg.n_kv_heads else "#dadce0" for n in choices)
+    colours = tuple(OTHER if n == what_if else OTHER2 if n == cfg.n_kv_heads else "#dadce0" for n in choices)
     m = shared_kv.cache_meter(cfg, T, what_if)
     return Chart("cache", _t("K/V cache at n_ctx = {n:,}, fp16: {ratio:.3g}× less than {H} heads", n=cfg.n_ctx,
                              ratio=m.ratio, H=cfg.n_heads),
@@ -352,8 +355,8 @@ def reach_chart(lay: dict, T: int, i: int, W: int) -> Chart:
     """How many positions query i can have read after each layer, for the three layouts."""
     x = np.arange(len(lay["every"]) + 1, dtype=np.float64)
     series = []
-    for key, label, colour, width in (("every", "W", "accent", 3.0),
-                                      ("alternating", tr("dense/W"), "accent2", 2.0),
+    for key, label, colour, width in (("every", "W", OTHER, 3.0),
+                                      ("alternating", tr("dense/W"), OTHER2, 2.0),
                                       ("model", tr("model"), "foreground", 1.5)):
         n = receptive.reach(lay[key], T, i).sum(axis=1).astype(np.float64)   # [L + 1]
         series.append(Series(label, x, n, colour=colour, width=width, dashed=key == "model"))
@@ -469,23 +472,23 @@ def tiled_views(result, sel) -> PageViews:
     step_ticks = tuple((float(s), str(int(s))) for s in steps) if N <= 16 else None
     m_chart = Chart("running", _t("query {i}, tile by tile", i=i),
                     (Series("rescale", steps[done], rescale[done], style="bars", colour="#b8bcc0", width=0.6),
-                     Series("m", steps[done], m[done], style="line", colour="accent", width=2.5),
-                     Series("", steps[done], m[done], style="points", colour="accent", size=9),
-                     Series("ℓ", steps[done], ell[done], style="line", colour="accent2", width=2.5),
-                     Series("", steps[done], ell[done], style="points", colour="accent2", size=9),
-                     Series("", steps[done], np.nan_to_num(m[done]) + gap, style="text", colour="accent", size=8,
+                     Series("m", steps[done], m[done], style="line", colour=OTHER, width=2.5),
+                     Series("", steps[done], m[done], style="points", colour=OTHER, size=9),
+                     Series("ℓ", steps[done], ell[done], style="line", colour=OTHER2, width=2.5),
+                     Series("", steps[done], ell[done], style="points", colour=OTHER2, size=9),
+                     Series("", steps[done], np.nan_to_num(m[done]) + gap, style="text", colour=OTHER, size=8,
                             texts=tuple(num(x, ".3g") for x in m[done])),
-                     Series("", steps[done], ell[done] - gap, style="text", colour="accent2", size=8,
+                     Series("", steps[done], ell[done] - gap, style="text", colour=OTHER2, size=8,
                             texts=tuple(num(x, ".3g") for x in ell[done]))),
                     x_axis=tr("step (tile)"), x_ticks=step_ticks, x_range=(0.4, N + 0.6),
                     y_range=(bottom - 2 * gap, top))
     tiled_bytes = np.cumsum([s.bytes_read + s.bytes_written for s in run.steps]).astype(np.float64) / 1024
     memory = Chart("memory", _t("memory traffic: tiled {tiled}, materialised {full}",
                                 tiled=fmt_bytes(run.bytes_tiled), full=fmt_bytes(run.bytes_materialised)),
-                   (Series("tiled, so far", steps, tiled_bytes, style="bars", colour="accent2", width=0.6,
-                           colours=tuple("accent2" if s <= n else "#dadce0" for s in steps)),
+                   (Series("tiled, so far", steps, tiled_bytes, style="bars", colour=OTHER2, width=0.6,
+                           colours=tuple(OTHER2 if s <= n else "#dadce0" for s in steps)),
                     Series("materialised", np.array([0.4, N + 0.6]),
-                           np.full(2, run.bytes_materialised / 1024), colour="accent", width=2.0, dashed=True)),
+                           np.full(2, run.bytes_materialised / 1024), colour=OTHER, width=2.0, dashed=True)),
                    x_axis=tr("step (tile)"), y_axis="KiB", x_range=(0.4, N + 0.6),
                    x_ticks=tuple((float(s), str(int(s))) for s in steps) if N <= 16 else None,
                    y_range=(0.0, max(run.bytes_materialised, run.bytes_tiled) / 1024 * 1.45))

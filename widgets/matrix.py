@@ -31,6 +31,7 @@ BAND_WIDTH = dict(BANDS)
 
 MAX_CELLS_FOR_VALUES = 1024
 MIN_NUMBER_PX = 10          # smaller cell numbers are not read: colours only
+PRESENT_NUMBER_PX = 12      # ... on a projector (then hover shows a cell's number)
 # Larger matrices are drawn from every k-th row/column (a 12288 × 12288 W_O would need 600 MB
 # of pixels); coordinates, highlights and tooltips stay in the full matrix's indices.
 MAX_DISPLAY = 2048
@@ -42,6 +43,7 @@ NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 500
 
 FULL_LABELS = 32          # up to this many cells every label is drawn (smaller, or turned, to fit)
 MIN_LABEL_PX = 6.0        # the smallest label type; below it labels thin out instead
+PRESENT_LABEL_PX = 14.0   # ... on a projector (type of 14 pt and more): read from the back row
 LABEL_GAP = 4.0           # px between a label and the axis line
 
 
@@ -84,6 +86,8 @@ class LabelAxis(pg.AxisItem):
         self.emphasis: int | None = None
         self.emphasis_colour = QColor("#e8710a")
         self.force_full = False                           # a station's trial: every label at the least size
+        self.min_px = MIN_LABEL_PX                        # the least type size before labels thin out
+        self.bare = False                                 # a thumbnail beside the lesson's main panel: no labels
         self.layout_: LabelLayout | None = None           # the layout drawn last (tests, tools)
         self._laid_for: tuple | None = None
         self.enableAutoSIPrefix(False)
@@ -154,7 +158,7 @@ class LabelAxis(pg.AxisItem):
         n = len(self.labels)
         lo, hi = sorted((lo, hi))
         base = self._base_px()
-        if n == 0 or length <= 0 or hi <= lo:
+        if n == 0 or length <= 0 or hi <= lo or self.bare:
             return LabelLayout(base, False, 1, ())
         pitch = length / (hi - lo)                          # px per cell
         visible = [i for i in range(n) if lo <= i <= hi]
@@ -165,7 +169,7 @@ class LabelAxis(pg.AxisItem):
         if len(visible) <= FULL_LABELS and not (self._describing and not vertical):
             fit = self._fit_all(pitch, base, vertical)
             if fit is None and self.force_full:
-                fit = (MIN_LABEL_PX, not vertical)
+                fit = (self.min_px, not vertical)
             if fit is not None:
                 px, turned = fit
                 return LabelLayout(px, turned, 1, tuple((i, self.labels[i], i == self.emphasis) for i in visible))
@@ -181,7 +185,7 @@ class LabelAxis(pg.AxisItem):
                 if widest * shrink + 4 <= pitch:
                     return base * shrink, False
         px = base
-        while px >= MIN_LABEL_PX:
+        while px >= self.min_px:
             if line(px) <= pitch:
                 return px, not vertical
             px -= 0.5
@@ -247,7 +251,7 @@ class LabelAxis(pg.AxisItem):
             return                                            # pyqtgraph's __init__ resizes us first
         lo, hi = self.range
         key = (lo, hi, self._along(), len(self.labels), id(self.labels), self.emphasis,
-               self._base_font().key(), self.force_full)
+               self._base_font().key(), self.force_full, self.bare, self.min_px)
         if key == self._laid_for:
             return
         self._laid_for = key
@@ -487,6 +491,7 @@ class CellText(pg.GraphicsObject):
         self._masked: np.ndarray | None = None
         self._colours: list[list[QColor]] = []
         self.max_px = 15                              # largest number size: the axis type's size
+        self.min_px = MIN_NUMBER_PX                   # smallest: below it the cells show colours only
         self.px_scale = 1.0                           # > 1 while a figure renders into a larger image
         self.number_px: float | None = None           # set by a station: one size for a group, 0 = none
         self.decimals_shown: int | None = None        # set by a station: fewer decimals in narrow cells
@@ -535,11 +540,11 @@ class CellText(pg.GraphicsObject):
             return None
         ps = self.px_scale
         px = float(int(min(self.max_px * ps, min(cell_w, cell_h) * 0.5)))
-        if px < MIN_NUMBER_PX * ps:
+        if px < self.min_px * ps:
             return None
         texts, _hidden = self.texts(decimals)
         widest = max((t for row in texts for t in row), key=len, default="")
-        while px >= MIN_NUMBER_PX * ps:
+        while px >= self.min_px * ps:
             font = QFont()
             font.setPixelSize(int(px))
             if metrics_for(font).horizontalAdvance(widest) <= cell_w * 0.9:
@@ -731,14 +736,19 @@ class MatrixPlot:
         size = float(self.title_size.rstrip("pt"))
         font = QFont()
         room = self.plot.geometry().width() - 8
-        for scale in (1.0, 0.9, 0.8, 0.7):
+        # Smaller, to 70 %; then an equation's left side alone ("attn_scores_raw"; the header has
+        # the rest), smaller again: never clipped.
+        short = self.name.split(" = ")[0] if " = " in self.name else self.name
+        for text, scale in ((self.name, 1.0), (self.name, 0.9), (self.name, 0.8), (self.name, 0.7), (short, 0.8),
+                            (short, 0.7), (short, 0.6)):
             font.setPointSizeF(size * scale)
-            if metrics_for(font).horizontalAdvance(self.name) <= room:
+            if metrics_for(font).horizontalAdvance(text) * 1.1 <= room:     # a margin: HTML sets it a little wider
                 break
         fitted = f"{size * scale:.1f}pt"
-        if (self.name, fitted) != getattr(self, "_titled", None):
-            self._titled = (self.name, fitted)
-            set_title(self.plot, self.name, self.palette.foreground, fitted)
+        self.shown_title = text
+        if (text, fitted) != getattr(self, "_titled", None):
+            self._titled = (text, fitted)
+            set_title(self.plot, text, self.palette.foreground, fitted)
 
     def set_title(self, text: str) -> None:
         if (text, self.title_size) == getattr(self, "_titled", None):
@@ -759,12 +769,15 @@ class MatrixPlot:
             tick_font.setPointSizeF(font_pt)
             self.title_size = f"{font_pt * 1.1:.1f}pt"
             self.text.max_px = round(font_pt * 96 / 72)          # numbers at most as large as the axis type
+            self.text.min_px = PRESENT_NUMBER_PX if font_pt >= 14 else MIN_NUMBER_PX
             self._label_pt = font_pt
         for side in ("left", "bottom"):
             axis = self.plot.getAxis(side)
             axis.setTextPen(pal.foreground)
             axis.setPen(pg.mkPen(pal.grid, width=line_scale))
             if tick_font is not None:
+                if isinstance(axis, LabelAxis):       # projector type: labels thin out rather than shrink
+                    axis.min_px = PRESENT_LABEL_PX if font_pt >= 14 else MIN_LABEL_PX
                 axis.setStyle(tickFont=tick_font)
             if axis.labelText:
                 style = dict(axis.labelStyle or {}, color=pal.muted)
@@ -794,6 +807,7 @@ class MatrixPlot:
         bg.setAlpha(200)
         self.text.masked_background = bg
         set_title(self.plot, self.name, pal.foreground, self.title_size)
+        self._titled = (self.name, self.title_size)     # the next fit_title fits it again
         self._update_text()
 
     # -- data ----------------------------------------------------------------------------------
@@ -1052,7 +1066,8 @@ class MatrixPlot:
             lay.setColumnFixedWidth(4, 0)
         self._bar_placed = on
         self.bar.setVisible(on and not getattr(self, "_message_text", None))
-        set_title(self.plot, self.name, self.palette.foreground, self.title_size)   # re-centred
+        shown = getattr(self, "_titled", None) or (self.name, self.title_size)
+        set_title(self.plot, shown[0], self.palette.foreground, shown[1])   # re-centred, as fitted
 
     def set_outline(self, rect: tuple[int, int, int, int] | None) -> None:
         """Outline a block of cells (row, col, rows, cols), e.g. the selected head's; None: none."""

@@ -155,7 +155,7 @@ class StationBar(Retranslate, QToolBar):
     def retranslate(self) -> None:
         self.prev.setToolTip(tr("previous station (Ctrl+Left)"))
         self.next.setToolTip(tr("next station (Ctrl+Right)"))
-        self.play.setText(tr("Pause") if self.play.isChecked() else tr("Play"))
+        self._play_text()
         self.play.setToolTip(tr("play through the stations (F5); F5 or Esc pauses"))
         self.speed.setToolTip(tr("time per station while playing"))
         for i in range(self.speed.count()):
@@ -179,11 +179,25 @@ class StationBar(Retranslate, QToolBar):
             self.speed.addItem(f"{seconds:g} s", seconds)
         self.speed.setCurrentIndex(1)
         self.speed.currentIndexChanged.connect(lambda i: self.speedChanged.emit(self.speed.currentData()))
-        self.addWidget(self.speed)
+        self.speed_action = self.addWidget(self.speed)
 
     def _play_toggled(self, on: bool) -> None:
-        self.play.setText(tr("Pause") if on else tr("Play"))
+        self._play_text()
         self.playToggled.emit(on)
+
+    def _play_text(self) -> None:
+        on = self.play.isChecked()
+        if getattr(self, "compact", False):               # a projector: symbols, the words in the tooltip
+            self.play.setText("‖" if on else "▷")
+        else:
+            self.play.setText(tr("Pause") if on else tr("Play"))
+
+    def set_compact(self, on: bool) -> None:
+        """Presentation mode: Play as a symbol and no speed box (set before the lecture; F5
+        plays), so at 1280 px nothing goes into the » overflow and no button moves."""
+        self.compact = on
+        self.speed_action.setVisible(not on)
+        self._play_text()
 
     def set_current(self, key: str) -> None:
         self.current = key

@@ -20,7 +20,17 @@ from compute.stations import PAGE
 
 from .axes import make_lean
 from .i18n import Retranslate, language, num, page_title, tr
-from .matrix import FULL_LABELS, MIN_NUMBER_PX, LabelAxis, MatrixPlot, connect_mouse, format_value, set_title
+from .matrix import (
+    FULL_LABELS,
+    MIN_LABEL_PX,
+    MIN_NUMBER_PX,
+    PRESENT_LABEL_PX,
+    LabelAxis,
+    MatrixPlot,
+    connect_mouse,
+    format_value,
+    set_title,
+)
 from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
 from .views import STATION_VIEWS, kv_head, kv_sharers, station_panels, station_shapes, station_view, view_kind
 
@@ -186,10 +196,29 @@ class Station(Retranslate, QWidget):
         # A row axis is named once per row of panels when its neighbours share it ("token").
         left = {r: p.row_axis for (row, col, rs, _cs), p in zip(places, panels, strict=True) if col == 0
                 for r in range(row, row + rs)}
+        thumbs = self.thumbnails()
         for (row, col, _rs, _cs), mp, p in zip(places, self.slot_plots, panels, strict=True):
-            mp.row_axis_shown = col == 0 or left.get(row) != p.row_axis
-            mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", p.col_axis)
+            mp.row_axis_shown = (col == 0 or left.get(row) != p.row_axis) and mp not in thumbs
+            mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", "" if mp in thumbs else p.col_axis)
+            for side in ("left", "bottom"):
+                axis = mp.plot.getAxis(side)
+                if isinstance(axis, LabelAxis) and axis.bare != (mp in thumbs):
+                    axis.bare = mp in thumbs
+                    axis._relayout()
         self._colour_bars(view, places)
+
+    def thumbnails(self) -> list[MatrixPlot]:
+        """On a projector, the panels beside the lesson's main one (a slot of less weight: the
+        scores beside the pattern) are drawn as thumbnails without tick labels: the main panel
+        takes the room and every label it draws stays large."""
+        view = self.view
+        if view is None or not self.slot_plots or len(view.slots) != len(self.slot_plots):
+            return []
+        axis = self.slot_plots[0].plot.getAxis("left")
+        if getattr(axis, "min_px", MIN_LABEL_PX) < PRESENT_LABEL_PX:
+            return []
+        top = max(slot.weight for slot in view.slots)
+        return [mp for slot, mp in zip(view.slots, self.slot_plots, strict=True) if slot.weight < top]
 
     def _colour_bars(self, view, places) -> None:
         """Panels on one shared scale need one colour bar per row: the rightmost one keeps it."""
@@ -242,9 +271,21 @@ class Station(Retranslate, QWidget):
             for mp in plots:
                 mp.fit_title()
                 mp.fit_caption()
+            if not self._all_square():                # a title that changed size moved the grid: once more
+                self._square_cells()
+                self._fit_key = key()
             self.harmonise_numbers()
         finally:
             self._fitting = False
+
+    def _all_square(self) -> bool:
+        for mp in self.plots:
+            if mp.square and mp.values is not None and mp.plot.isVisible():
+                vb = mp.plot.vb
+                (x0, x1), (y0, y1) = vb.viewRange()
+                if abs(vb.width() / max(x1 - x0, 1e-9) - vb.height() / max(y1 - y0, 1e-9)) >= 1.0:
+                    return False
+        return True
 
     def _choose_layout(self, view, size) -> None:
         """Try each arrangement this canvas allows and keep the one where the most panels can
@@ -274,14 +315,15 @@ class Station(Retranslate, QWidget):
         self._stretch(view.screen_layouts[index])
         self._apply_places()
 
-    def _legibility(self, view) -> tuple[float, float, float]:
+    def _legibility(self, view) -> tuple[float, float, float, float]:
         """(weight of the panels whose numbers fit, of those whose every label is drawn (up to 32
-        cells a side), weighted mean number size) as laid out now."""
-        readable = labelled = total = 0.0
+        cells a side), weighted mean number size, weighted mean cell size) as laid out now."""
+        readable = labelled = total = area = 0.0
         for slot, mp in zip(view.slots, self.slot_plots, strict=True):
             vb = mp.plot.vb
             (x0, x1), (y0, y1) = vb.viewRange()
             cell = (vb.width() / max(x1 - x0, 1e-9), vb.height() / max(y1 - y0, 1e-9))
+            area += slot.weight * min(cell)
             if mp.text._values is not None:          # the size its numbers would have, all decimals first
                 own, fewer = mp.text.fit_px(*cell), mp.text.fit_px(*cell, mp.text.fewer_decimals())
                 px = own or (0.8 * fewer if fewer else 0.0)
@@ -291,7 +333,8 @@ class Station(Retranslate, QWidget):
             axes = (mp.plot.getAxis("left"), mp.plot.getAxis("bottom"))
             labelled += slot.weight if all(len(a.labels) > FULL_LABELS or a.full_fits() for a in axes) else 0.0
             total += slot.weight * px
-        return readable, labelled, total / sum(s.weight for s in view.slots)
+        weight = sum(s.weight for s in view.slots)
+        return readable, labelled, total / weight, area / weight     # at last: the larger cells (the main panel's)
 
     def _settle(self) -> None:
         """Lay the canvas out now (axes re-measure their labels as they resize: a few rounds)."""

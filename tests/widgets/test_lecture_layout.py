@@ -1,0 +1,131 @@
+"""The stations in a lecture hall, in numbers: offscreen at a 1280 × 800 projector (presentation
+type, 15 pt) and at 1600 × 1000, for the toy and the real SmolLM2-135M at 20 and 60 tokens: the
+smallest tick label and cell number in pixels, no two labels of an axis overlapping, no title
+clipped, and how much of the canvas the lesson's main panel covers."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QFont
+
+from app.values import Selection
+from widgets.axes import metrics_for
+from widgets.matrix import LabelAxis, _label_line
+from widgets.stations import STATION_CLASSES
+from widgets.theme import LIGHT
+
+from .test_views import CONFIGS, make_result
+
+# (station size, type size): the station's area in a 1280 × 800 window in presentation mode, and a
+# 1600 × 1000 window with its docks.
+SIZES = {"present-1280": ((1272, 690), 15.0), "window-1600": ((1180, 800), 10.0)}
+STATIONS = ("embeddings", "layernorm", "projections", "scores", "softmax", "weighted_sum", "heads", "mlp")
+
+
+def _station(qtbot, key, size, font_pt):
+    st = next(cls for cls in STATION_CLASSES if cls.key == key)()
+    qtbot.addWidget(st)
+    st.resize(*size)
+    st.apply_style(LIGHT, sequential="blues", diverging="diverging", font_pt=font_pt,
+                   line_scale=2.0 if font_pt >= 14 else 1.0)
+    st.show()
+    qtbot.waitExposed(st)
+    return st
+
+
+def _labels(axis: LabelAxis):
+    """(px, [(start, end) along the axis of each drawn label]) as LabelAxis.paint draws them."""
+    layout = axis.layout_
+    if layout is None or not layout.items:
+        return None, []
+    r0, r1 = axis.range
+    length = axis._along()
+    plain = axis._font(layout.px)
+    spans = []
+    for i, text, bold in layout.items:
+        t = (i - r0) / (r1 - r0) * length
+        if axis.orientation in ("left", "right") or layout.turned:
+            half = _label_line(axis._font(layout.px, bold)) / 2
+        else:
+            half = metrics_for(axis._font(layout.px, bold)).horizontalAdvance(text) / 2
+        spans.append((t - half, t + half))
+    del plain
+    return layout.px, sorted(spans)
+
+
+def _measure(st):
+    """The smallest label px, overlaps, clipped titles and the smallest cell number px drawn."""
+    smallest, overlaps, clipped, numbers = 99.0, [], [], []
+    for mp in st.plots:
+        if mp.values is None or getattr(mp, "_message_text", None):
+            continue
+        for side in ("left", "bottom"):
+            axis = mp.plot.getAxis(side)
+            px, spans = _labels(axis)
+            if px is None:
+                continue
+            smallest = min(smallest, px)
+            overlaps += [(mp.name, side) for a, b in zip(spans, spans[1:], strict=False) if b[0] < a[1] - 0.5]
+        title = getattr(mp, "shown_title", mp.name)
+        font = QFont()
+        font.setPointSizeF(float(mp._titled[1].rstrip("pt")) if getattr(mp, "_titled", None) else 11.0)
+        if metrics_for(font).horizontalAdvance(title) > mp.plot.geometry().width():
+            clipped.append(title)
+        vb = mp.plot.vb
+        (x0, x1), (y0, y1) = vb.viewRange()
+        cell = (vb.width() / max(x1 - x0, 1e-9), vb.height() / max(y1 - y0, 1e-9))
+        if mp.text._values is not None and mp.text.number_px:
+            fit = mp.text.fit_px(*cell, mp.text.decimals_shown)
+            if fit:
+                numbers.append(min(fit, mp.text.number_px))
+    return smallest, overlaps, clipped, min(numbers, default=None)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return make_result(CONFIGS["llama"])
+
+
+def _results(smol, toy):
+    return {"toy": lambda: toy, "smollm2-20": lambda: smol(20), "smollm2-60": lambda: smol(60)}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("model", ["toy", "smollm2-20", "smollm2-60"])
+def test_every_station_is_legible(qtbot, smol, toy, model, size):
+    result = _results(smol, toy)[model]()
+    T = result.trace.T
+    (w, h), font_pt = SIZES[size]
+    present = font_pt >= 14
+    for key in STATIONS:
+        st = _station(qtbot, key, (w, h), font_pt)
+        st.show_result(result, Selection(layer=3 if model != "toy" else 1, head=0, query=T - 1, station=key))
+        st.fit()
+        smallest, overlaps, clipped, number = _measure(st)
+        assert not overlaps, (key, overlaps)                                   # never two labels on one spot
+        assert not clipped, (key, clipped)                                     # no title cut off
+        if present:
+            assert smallest >= 14, (key, smallest)                             # read from the back row
+            assert number is None or number >= 12, (key, number)               # or none: hover shows them
+        st.close()
+
+
+@pytest.mark.parametrize("T", [20, 60])
+def test_the_pattern_takes_the_projector(qtbot, smol, T):
+    """Scores on a projector: the pattern large (it was four ~150 px maps, 45 % of the canvas
+    empty), its labels at full size, the three score maps beside it as thumbnails."""
+    st = _station(qtbot, "scores", SIZES["present-1280"][0], 15.0)
+    st.show_result(smol(T), Selection(layer=3, head=0, query=T - 1, station="scores"))
+    st.fit()
+    canvas = st.canvas.viewport().size()
+    vb = st.pattern.plot.vb
+    covered = vb.width() * vb.height() / (canvas.width() * canvas.height())
+    assert covered >= 0.24, covered
+    assert min(vb.width(), vb.height()) >= 0.65 * canvas.height()
+    px, _spans = _labels(st.pattern.plot.getAxis("left"))
+    assert px >= 14
+    assert {mp.name for mp in st.thumbnails()} == {st.raw.name, st.scaled.name, st.masked.name}
+    assert all(not mp.plot.getAxis("left").drawn_labels() for mp in st.thumbnails())
+    assert st.pattern.plot.getAxis("left").emphasis == T - 1                 # the query always labelled
+    assert str(T - 1) in " ".join(st.pattern.plot.getAxis("left").drawn_labels()) or T <= 32
+    assert np.isfinite(covered)
