@@ -350,7 +350,7 @@ class _Fetch:
                 os.close(fd)
                 part = Path(other)
             _ACTIVE.add(part)
-        keep = True                                           # a cancelled or broken-off download resumes later
+        keep = part.name == f"{digest}.part"                 # a cancelled or broken-off download resumes later
         try:
             fd = os.open(part, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
             with os.fdopen(fd, "r+b") as out:
