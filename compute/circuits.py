@@ -481,12 +481,12 @@ def logit_attribution(trace: Any, token: int, position: int = -1, weights: Weigh
     t, i = _token(cfg, token), _position(trace, position)
     u = unembed_column(cfg, w, t)                                                 # [d_model]
     L = cfg.n_layers
-    f = final_norm_frozen(cfg, w, trace["resid_post", L - 1][i])
-    heads = np.stack([f(trace["result", layer][i].astype(np.float64)) @ u for layer in range(L)])   # [L, H]
-    mlps = np.array([f(trace["mlp_out", layer][i].astype(np.float64)) @ u for layer in range(L)])   # [L]
-    embed_part = trace["embed"][i].astype(np.float64)                             # [d_model]
+    f = final_norm_frozen(cfg, w, trace.read("resid_post", L - 1, rows=i))
+    heads = np.stack([f(trace.read("result", layer, rows=i).astype(np.float64)) @ u for layer in range(L)])   # [L, H]
+    mlps = np.array([f(trace.read("mlp_out", layer, rows=i).astype(np.float64)) @ u for layer in range(L)])   # [L]
+    embed_part = trace.read("embed", rows=i).astype(np.float64)                             # [d_model]
     if cfg.positions == "learned":
-        embed_part = embed_part + trace["pos_embed"][i]
+        embed_part = embed_part + trace.read("pos_embed", rows=i)
     embed = float(f(embed_part) @ u)
     b_O = sum((w[f"blocks.{layer}.attn.b_O"].astype(np.float64) for layer in range(L)
                if f"blocks.{layer}.attn.b_O" in w), np.zeros(cfg.d_model))        # [d_model]
@@ -517,7 +517,8 @@ def lens_logits(trace: Any, position: int = -1, weights: Weights | None = None) 
     cfg = trace.cfg
     w = weights_of(trace, weights)
     i = _position(trace, position)
-    rows = [trace["resid_pre", 0][i]] + [trace["resid_post", layer][i] for layer in range(cfg.n_layers)]
+    rows = [trace.read("resid_pre", 0, rows=i)] + [trace.read("resid_post", layer, rows=i)
+                                                  for layer in range(cfg.n_layers)]
     x = np.stack(rows).astype(np.float32)                                         # [L+1, d_model]
     out = norm(cfg, x, w["ln_final.w"], w["ln_final.b"] if "ln_final.b" in w else None)["out"]  # [L+1, d_model]
     unembed = w["embed.W_E"].T if cfg.tied_embeddings else w["unembed.W_U"]       # [d_model, d_vocab]
@@ -564,18 +565,18 @@ def residual_parts(trace: Any, layer: int, position: int, weights: Weights) -> t
     rows add up to resid_pre."""
     cfg = trace.cfg
     names, parts = ["embed"], []
-    e = trace["embed"][position].astype(np.float64)
+    e = trace.read("embed", rows=position).astype(np.float64)
     if cfg.positions == "learned":
-        e = e + trace["pos_embed"][position]
+        e = e + trace.read("pos_embed", rows=position)
     parts.append(e)
     bias = np.zeros(cfg.d_model)
     for src in range(layer):
-        result = trace["result", src][position].astype(np.float64)                # [H, d_model]
+        result = trace.read("result", src, rows=position).astype(np.float64)                # [H, d_model]
         for h in range(cfg.n_heads):
             names.append(f"L{src}H{h}")
             parts.append(result[h])
         names.append(f"MLP{src}")
-        parts.append(trace["mlp_out", src][position].astype(np.float64))
+        parts.append(trace.read("mlp_out", src, rows=position).astype(np.float64))
         if f"blocks.{src}.attn.b_O" in weights:
             bias = bias + weights[f"blocks.{src}.attn.b_O"]
     names.append("bias")
@@ -588,7 +589,7 @@ def _project(cfg: Config, weights: Weights, trace: Any, layer: int, position: in
     """Each residual part's share of q (which="Q", query head `head`) or k ("K", its K/V head) at
     `position`: the norm with its scale frozen, the projection, RoPE (a rotation: linear); the norm's
     bias and b_Q / b_K go to the last part ("bias"). [S, d_head]."""
-    x = trace["resid_pre", layer][position].astype(np.float64)                    # [d_model]
+    x = trace.read("resid_pre", layer, rows=position).astype(np.float64)                    # [d_model]
     p = f"blocks.{layer}."
     w = weights[p + "ln1.w"].astype(np.float64)
     if cfg.norm == "rmsnorm":
@@ -621,8 +622,9 @@ def score_parts(trace: Any, layer: int, head: int, query: int, key: int, weights
         raise InterventionError(f"head {head} does not exist; layer {layer} has heads 0..{cfg.n_heads - 1}")
     i, j = _position(trace, query), _position(trace, key)
     rope_on = cfg.positions == "rope"
-    q_vec = trace["rot_q" if rope_on else "q", layer][i, head].astype(np.float64)                 # [d_head]
-    k_vec = trace["rot_k" if rope_on else "k", layer][j, head // cfg.n_groups].astype(np.float64)  # [d_head]
+    q_vec = trace.read("rot_q" if rope_on else "q", layer, head=head, rows=i).astype(np.float64)  # [d_head]
+    kv = head // cfg.n_groups                                                     # its K/V head
+    k_vec = trace.read("rot_k" if rope_on else "k", layer, head=kv, rows=j).astype(np.float64)  # [d_head]
     by_dim = q_vec * k_vec                                                        # [d_head]
     by_pair = None
     if rope_on:
@@ -634,7 +636,8 @@ def score_parts(trace: Any, layer: int, head: int, query: int, key: int, weights
     k_parts = _project(cfg, w, trace, layer, j, k_parts_res, "K", head)           # [S, d_head]
     matrix = q_parts @ k_parts.T                                                  # [S, S]
     scale = 1.0 / np.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
-    return ScoreParts(layer, head, i, j, float(trace["attn_scores_raw", layer][head, i, j]), by_dim, by_pair,
+    return ScoreParts(layer, head, i, j, float(trace.read("attn_scores_raw", layer, head=head, rows=i, cols=j)),
+                      by_dim, by_pair,
                       names, k_parts @ q_vec, q_parts @ k_vec, matrix, scale)
 
 
