@@ -22,5 +22,8 @@ def test_the_gpu_run_script_runs_here_and_says_what_it_skipped(tmp_path):
     assert tests["tests"] > 100 and tests["failures"] == tests["errors"] == 0
     if not summary["gpu"]["found"]:
         assert tests["skipped"] == tests["tests"]
-        assert set(tests["skip_reasons"]) == {"no GPU here (NUMBA_ENABLE_CUDASIM=0)"}
+        # every kernel test skips for want of a GPU; the simulator's own fix skips off the simulator
+        assert "no GPU here (NUMBA_ENABLE_CUDASIM=0)" in tests["skip_reasons"]
+        assert set(tests["skip_reasons"]) <= {"no GPU here (NUMBA_ENABLE_CUDASIM=0)",
+                                              "a fix for numba's CUDA simulator"}
         assert "no GPU here" in summary["steps"]["gpu_check"]["skipped"]
