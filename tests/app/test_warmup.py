@@ -1,6 +1,7 @@
 """app/warmup.py: the first paint never waits for numba's JIT (issue 26)."""
 from __future__ import annotations
 
+import sys
 import threading
 
 import pytest
@@ -12,7 +13,12 @@ from compute.forward import NUMPY_FIRST_MACS, _pass_macs, numpy_first
 
 
 @pytest.fixture
-def numpy_first_off():
+def numpy_first_off(monkeypatch):
+    # numpy draws first only while no CUDA stack is loaded (an earlier test in this process may have
+    # loaded the cuda backend to ask it something): as at a fresh start
+    module = sys.modules[numpy_first.__module__]                 # compute.forward (the name is the function)
+    monkeypatch.setattr(module, "loaded_backends", lambda: ())
+    monkeypatch.setattr(module, "nvidia_gpu_present", lambda: False)
     yield
     numpy_first(False)
 
