@@ -374,7 +374,7 @@ def export_main(argv: list[str]) -> int:
 
 def open_model(source: str):
     """(Inputs, registry, tokenizer) for `qkv-lab export --model`: a real model's name
-    (compute.real_models) or a Hugging Face folder / .gguf file, opened as the window opens it,
+    (compute.loaders.real_models) or a Hugging Face folder / .gguf file, opened as the window opens it,
     on the model's own example text until --tokens says otherwise."""
     from pathlib import Path
 

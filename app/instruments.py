@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from compute import ConfigError, WeightsError, explain, forward, kvcache, memory, shared_kv, source_map, sqrt_dk
+from compute import ConfigError, WeightsError, forward, memory, source_map
+from compute.instruments import explain, kvcache, shared_kv, sqrt_dk
 from widgets.circuit_views import clean_of, found_of
 from widgets.i18n import error_text, message, num, tr
 from widgets.instrument_views import Side, condition_of, side_b, without_first
@@ -54,7 +55,7 @@ def sharpening(before, after) -> tuple[str, bool]:
 
 INSTRUMENT_SOURCES = {"sqrt_dk": "sqrt_dk", "kv_cache": "kvcache", "rope": "rope_lab", "shared_kv": "shared_kv",
                       "windows": "receptive", "tiled_softmax": "tiled_softmax", "ab": "ab"}
-# The calibrator's changes as A/B conditions (compute.ab); move_token and switch_head need the selection.
+# The calibrator's changes as A/B conditions (compute.instruments.ab); move_token and switch_head need the selection.
 CALIBRATOR_CONDITIONS = {"scaling_off": ("scaling_off", None), "d_head_x4": ("d_head_x4", None),
                          "mask_off": ("mask_off", None)}
 
@@ -99,7 +100,7 @@ class Instruments(QObject):
     unmaskedReady = Signal(object)          # LabResult computed with causal=False
     sqrtReady = Signal(object)              # namespace of sqrt(d_k) lab numbers
     sqrtComputing = Signal(int)             # d_k being measured (the lab says so meanwhile)
-    generationChanged = Signal(object)      # compute.kvcache.Generation or None
+    generationChanged = Signal(object)      # compute.instruments.kvcache.Generation or None
     calibrated = Signal(str, int, int, bool)  # outcome html, correct, total, can keep the change
     withoutFirstReady = Signal(object)      # widgets.instrument_views.WithoutFirst: the run without token 0
     abReady = Signal(object)                # widgets.instrument_views.Side: A/B's side B

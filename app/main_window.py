@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, ConfigError, memory, sqrt_dk
+from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, ConfigError, memory
 from compute.backends import cuda_unsupported_here, cuda_unused_reason
+from compute.instruments import sqrt_dk
 from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
 from widgets.block_map import BlockMap
 from widgets.calibrator import CalibratorPanel

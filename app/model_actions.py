@@ -294,7 +294,7 @@ class ModelActions(QObject):
 
     def open_now(self, source: str) -> bool:
         """Open a model on this thread (the command line's --model, before the window is shown): a
-        compute.real_models key or a path. False, with a message, if it cannot be opened."""
+        compute.loaders.real_models key or a path. False, with a message, if it cannot be opened."""
         key = source if source in real_models.MODELS else None
         model = real_models.MODELS[key] if key else None
         if model is not None and not model.available:

@@ -37,7 +37,7 @@ from compute import (
     progress,
 )
 from compute.forward import resolve_backend, reusable_rows
-from compute.kvcache import block_macs
+from compute.instruments.kvcache import block_macs
 from widgets.i18n import error_text, tr
 
 from .values import WeightsEntry, make_result, make_weights, tokenizer_for

@@ -137,7 +137,7 @@ def _hash_later(path: Path) -> None:
 
 def _trained_file() -> Path | None:
     try:
-        from compute import checkpoint
+        from compute.loaders import checkpoint
     except ImportError:
         return None
     return getattr(checkpoint, "TRAINED_TOY_FILE", None)

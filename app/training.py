@@ -1,4 +1,4 @@
-"""Training in the app: compute.training.train_toy on a worker thread, its snapshots shown live.
+"""Training in the app: compute.instruments.training.train_toy on a worker thread, its snapshots shown live.
 
 Each snapshot becomes the weights in use without an undo step (a preview), so the audience
 watches the pattern form; when the run ends, the whole run is one undo step from the weights
@@ -41,7 +41,7 @@ class Trainer(QObject):
         return self._thread is not None
 
     def start(self, seed: int, steps: int, every: int) -> bool:
-        from compute.training import TrainControl, train_toy  # torch loads only when training
+        from compute.instruments.training import TrainControl, train_toy  # torch loads only when training
 
         if self.running:
             return False

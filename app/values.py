@@ -118,7 +118,7 @@ class Selection:
     window: int | None = None                   # windows: the window W compared (None: the model's or T // 3)
     tile: int = 4                               # tiled softmax: B_r = B_c
     tile_step: int | None = None                # tiled softmax: steps done (None: all of them)
-    ab: tuple | None = None                     # A/B: the condition (change, value) of compute.ab
+    ab: tuple | None = None                     # A/B: the condition (change, value) of compute.instruments.ab
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ SEED_MAX = 2**31 - 1                      # the seed box's range (and numpy's fo
 
 
 def real_model_of(weights: str):
-    """The compute.real_models entry whose file these weights are (an Inputs.weights path), or None."""
+    """The compute.loaders.real_models entry whose file these weights are (an Inputs.weights path), or None."""
     for model in real_models.entries():
         path = model.path
         if path is not None and weights == str(path.resolve()):

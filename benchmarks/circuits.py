@@ -17,7 +17,7 @@ import numpy as np
 
 from compute import forward, real_models
 from compute.circuits import Patch, PatchMetric
-from compute.patching import patching
+from compute.instruments.patching import patching
 
 from .compute import machine
 

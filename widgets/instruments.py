@@ -1,6 +1,6 @@
 """Teaching instruments: the dot-product trace, the code view, the head lens, the sqrt(d_k) lab,
 the mask view and the KV-cache view. Like the stations they draw what app/ hands them (Trace
-values, or numbers app/ got from compute.explain, compute.sqrt_dk and compute.kvcache) and emit
+values, or numbers app/ got from compute.instruments: explain, sqrt_dk and kvcache) and emit
 intents; they compute nothing themselves."""
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from compute import explain
+from compute.instruments import explain
 
 from .i18n import Retranslate, num, page_title, tr
 from .matrix import LabelAxis, MatrixPlot, set_title
@@ -86,7 +86,7 @@ class TracePanel(Retranslate, QWidget):
         self.show_trace(self.dot)
 
     def show_trace(self, dot) -> None:
-        """`dot` is a compute.explain.DotTrace, or None to clear."""
+        """`dot` is a compute.instruments.explain.DotTrace, or None to clear."""
         self.dot = dot
         if dot is None:
             self.title.setText(tr("Click a cell of q, k or v (Q·K·V station) or a score (Scores station) to see the "
@@ -598,7 +598,7 @@ class SqrtDkLab(Retranslate, QWidget):
             self.slider.blockSignals(False)
 
     def show_numbers(self, n) -> None:
-        """n: a namespace with spread (compute.sqrt_dk.Spread), row (RowStats), grads (Gradients),
+        """n: a namespace with spread (compute.instruments.sqrt_dk.Spread), row (RowStats), grads (Gradients),
         curve [(d_k, std_raw, std_scaled)]; the closing line is sqrt_note(d_k)."""
         self.numbers = n
         d_k = n.spread.d_k
@@ -784,8 +784,8 @@ class KVCacheView(Retranslate, QWidget):
         self._apply_font(font_pt or 10.0)
 
     def show_generation(self, gen, labels, layer: int, head: int, note: str = "", sizes: str = "") -> None:
-        """gen: compute.kvcache.Generation or None; labels: token words of gen.tokens; sizes: the
-        cache's bytes beside multi-head attention's (compute.kvcache.cache_size(cfg).describe())."""
+        """gen: compute.instruments.kvcache.Generation or None; labels: token words of gen.tokens; sizes: the
+        cache's bytes beside multi-head attention's (compute.instruments.kvcache.cache_size(cfg).describe())."""
         self.state = gen
         self._shown = (gen, labels, layer, head, note, sizes)
         self.step.setEnabled(gen is not None)

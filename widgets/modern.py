@@ -10,8 +10,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox
 
-from compute import Config, ab, rope_lab, shared_kv
-from compute import tiled_softmax as tiled
+from compute import Config
+from compute.instruments import ab, rope_lab, shared_kv
+from compute.instruments import tiled_softmax as tiled
 
 from .charts import Chart, colour_of, draw_chart
 from .i18n import QT_TR_NOOP, language, num, tr
@@ -456,7 +457,7 @@ class ABView(ModernPage):
     """Two conditions side by side on shared colour scales, with B − A."""
 
     key = "ab"
-    conditionChosen = Signal(object)      # (change, value) of compute.ab
+    conditionChosen = Signal(object)      # (change, value) of compute.instruments.ab
     keepRequested = Signal()
 
     def build_controls(self) -> None:

@@ -1,7 +1,7 @@
 """The stations of a block, each a labelled set of views drawn from one LabResult + Selection.
 
 A station draws the panels widgets/views.py gives it (`station_panels`: the same panels its
-exported figure has); it never computes (derived numbers come from compute.explain via the views).
+exported figure has); it never computes (derived numbers come from compute.instruments.explain via the views).
 `content()` returns exactly the arrays a station shows, by their Trace names, so tests can check
 what a person sees. Most stations are heatmaps only and need no class of their own; the softmax
 row (bars), Heads·W_O (head dividers) and the MLP (the next-token bars) add to that.
@@ -14,8 +14,9 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QCursor, QFont
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
-from compute import Config, explain
-from compute.generate import top_predictions
+from compute import Config
+from compute.instruments import explain
+from compute.instruments.generate import top_predictions
 from compute.stations import PAGE
 
 from .axes import make_lean

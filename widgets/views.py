@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from compute import Config, explain
+from compute import Config
+from compute.instruments import explain
 from compute.names import missing_message, missing_weight_message
 
 from .i18n import QT_TR_NOOP, message, num, tr

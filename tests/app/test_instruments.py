@@ -263,7 +263,7 @@ def test_kv_cache_resets_when_the_weights_change(qtbot, window):
 def test_kv_cache_of_grouped_heads_and_a_window(qtbot, window):
     """GQA: the K/V head the query head reads, its bytes beside multi-head attention's; a window: a
     ring of its last W rows, each the real rot_k / v of its position."""
-    from compute import kvcache
+    from compute.instruments import kvcache
 
     win, s = window, window.state
     cfg = s.inputs.config.replace(n_heads=4, d_head=2, n_kv_heads=2, positions="rope", norm="rmsnorm",
@@ -306,7 +306,7 @@ def test_predict_says_unchanged_on_a_one_hot_row(qtbot, window):
 
 def test_predict_shows_enough_decimals_to_see_the_change():
     from app.instruments import sharpening
-    from compute.explain import RowSummary
+    from compute.instruments.explain import RowSummary
 
     text, sharper = sharpening(RowSummary(0, 0.9951, 0.031), RowSummary(0, 0.9983, 0.012))
     assert sharper and "0.995 → 0.998" in text and "sharper" in text        # not "1.00 → 1.00"

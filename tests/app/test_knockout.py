@@ -82,7 +82,7 @@ def test_a_click_on_the_knockout_map_knocks_the_head_out_in_the_window(qtbot, wi
 
 def test_ab_shows_a_head_knocked_out_and_keeps_it_as_the_labs_inputs(state):
     from app.instruments import Instruments
-    from compute import ab
+    from compute.instruments import ab
 
     ins = Instruments(state)
     cfg, w = state.inputs.config, state.result.weights

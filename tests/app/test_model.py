@@ -69,7 +69,7 @@ def test_training_in_the_app_updates_the_views_and_is_one_undo_step(qtbot, windo
     assert any(w.startswith("custom:") for w in during)                  # the views followed the training
     assert s.undo_stack.undoText().startswith("Train 200 steps")
     trained = s.result.weights
-    from compute.training import train_toy
+    from compute.instruments.training import train_toy
 
     again = train_toy(seed=0, steps=200, every=40)
     np.testing.assert_allclose(trained["blocks.1.attn.W_K"], again.weights["blocks.1.attn.W_K"], atol=1e-6)

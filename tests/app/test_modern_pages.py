@@ -7,7 +7,8 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 
-from compute import Config, Weights, forward, real_models, receptive
+from compute import Config, Weights, forward, real_models
+from compute.instruments import receptive
 
 from .conftest import wait_render
 

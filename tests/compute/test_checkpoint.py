@@ -26,7 +26,7 @@ from compute import (
     forward,
     load_checkpoint,
 )
-from compute.checkpoint import hf_shapes
+from compute.loaders.checkpoint import hf_shapes
 
 from .helpers import max_scaled_error
 
@@ -365,7 +365,7 @@ def test_random_corruptions_give_checkpoint_error_and_nothing_else(good):
 
 
 def test_labels_show_control_characters_as_symbols():
-    from compute.checkpoint import VISIBLE_CONTROLS
+    from compute.loaders.checkpoint import VISIBLE_CONTROLS
 
     assert "a\nb\tc\x00\r\x7f".translate(VISIBLE_CONTROLS) == "a⏎b⇥c␀␍␡"
     assert " the".translate(VISIBLE_CONTROLS) == " the"

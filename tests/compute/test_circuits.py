@@ -21,7 +21,7 @@ from compute.circuits import (
     score_parts,
 )
 from compute.forward import reusable_rows
-from compute.patching import find_heads, patching
+from compute.instruments.patching import find_heads, patching
 from compute.progress import Cancelled
 
 from .helpers import max_scaled_error

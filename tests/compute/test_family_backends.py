@@ -202,7 +202,7 @@ def test_window_with_an_extra_mask_and_fully_masked_rows(rng):
 
 
 def test_explain_follows_gqa_rope_and_missing_biases(rng):
-    from compute import explain
+    from compute.instruments import explain
 
     cfg = Config(d_model=12, n_heads=4, n_kv_heads=2, d_head=6, n_ctx=10, d_vocab=9, n_layers=1,
                  norm="rmsnorm", positions="rope", mlp="swiglu", attn_bias=False)

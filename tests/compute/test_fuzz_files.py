@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compute import CheckpointError, load_checkpoint
-from compute.loaded import TokenizeError
+from compute.loaders.loaded import TokenizeError
 
 from .test_checkpoint import make_checkpoint
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from compute import CheckpointError, forward, load_checkpoint, real_models
-from compute.gguf_file import load_gguf, permute_heads, unpermute_heads
+from compute.loaders.gguf_file import load_gguf, permute_heads, unpermute_heads
 
 from .gguf_files import byte_level_bpe, decode_k_quant, random_k_blocks, write_gguf
 from .helpers import max_scaled_error

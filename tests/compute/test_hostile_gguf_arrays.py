@@ -9,7 +9,7 @@ import struct
 import pytest
 
 from compute import CheckpointError, checkpoint_config, load_checkpoint, progress
-from compute.gguf_file import MAX_VOCAB, SCAN_STAGE
+from compute.loaders.gguf_file import MAX_VOCAB, SCAN_STAGE
 from compute.progress import Cancelled
 
 

@@ -44,7 +44,7 @@ def test_a_pipe_named_config_json_is_refused_without_blocking(tmp_path):
 
 
 def test_a_pipe_named_like_a_gguf_file_is_refused_without_blocking(tmp_path):
-    from compute.gguf_file import scan
+    from compute.loaders.gguf_file import scan
 
     os.mkfifo(tmp_path / "model.gguf")
     assert isinstance(_load_within(tmp_path / "model.gguf"), CheckpointError)          # the public way

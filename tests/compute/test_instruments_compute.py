@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from compute import PRESETS, Config, ConfigError, Weights, explain, forward, kvcache, sqrt_dk
+from compute import PRESETS, Config, ConfigError, Weights, forward
+from compute.instruments import explain, kvcache, sqrt_dk
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compute import PRESETS, Config, Weights, forward, kvcache
+from compute import PRESETS, Config, Weights, forward
+from compute.instruments import kvcache
 
 
 @pytest.mark.parametrize("windows", [None, (None, 3), (2, 4)])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from compute import CheckpointError, forward, load_checkpoint
-from compute.checkpoint import Checkpoint
+from compute.loaders.checkpoint import Checkpoint
 
 from .helpers import max_scaled_error
 from .hf_models import config_json, hf_forward, make_hf_model, save_hf_folder

@@ -7,8 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
-from compute import PRESETS, Ablate, Config, ConfigError, Weights, ab, forward, kvcache, receptive, rope_lab, shared_kv
-from compute import tiled_softmax as tiled
+from compute import PRESETS, Ablate, Config, ConfigError, Weights, forward
+from compute.instruments import ab, kvcache, receptive, rope_lab, shared_kv
+from compute.instruments import tiled_softmax as tiled
 
 ROPE = Config(d_model=16, n_heads=4, n_kv_heads=2, d_head=8, n_ctx=32, d_vocab=16, n_layers=2, norm="rmsnorm",
               positions="rope", rope_theta=100.0, mlp="swiglu", attn_bias=False, mlp_bias=False)

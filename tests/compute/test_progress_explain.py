@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compute import PRESETS, Cancelled, Config, Weights, explain, forward, progress
+from compute import PRESETS, Cancelled, Config, Weights, forward, progress
+from compute.instruments import explain
 
 
 @pytest.mark.parametrize("backend", ["reference", "cpu"])

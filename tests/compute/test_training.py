@@ -28,7 +28,7 @@ from compute import (
     trained_toy_info,
     trained_toy_weights,
 )
-from compute.training import (
+from compute.instruments.training import (
     EVAL_SEED,
     SHIPPED_SEED,
     SHIPPED_STEPS,

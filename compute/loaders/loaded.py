@@ -1,6 +1,6 @@
 """What loading a model gives back, whatever the file: the error, where the model came from, the
-(cfg, weights, tokenizer) triple and the tokenizer wrapper. compute.checkpoint (Hugging Face
-folders) and compute.gguf_file (GGUF files) both make these, so neither imports the other.
+(cfg, weights, tokenizer) triple and the tokenizer wrapper. compute.loaders.checkpoint (Hugging Face
+folders) and compute.loaders.gguf_file (GGUF files) both make these, so neither imports the other.
 """
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .config import Config, ConfigError
-from .i18n import QT_TR_NOOP, Message
-from .weights import Weights
+from ..config import Config, ConfigError
+from ..i18n import QT_TR_NOOP, Message
+from ..weights import Weights
 
 
 class CheckpointError(ValueError):

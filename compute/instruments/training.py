@@ -14,7 +14,7 @@ head). Because L varies, no fixed positional offset solves the task.
 
 Everything is deterministic from the seed (a torch Generator for the data, the initial weights from
 Weights.random(cfg, seed), a fixed torch thread count). Reproduce the shipped weights with
-    python -m compute.training --out assets/toy_trained.safetensors
+    python -m compute.instruments.training --out assets/toy_trained.safetensors
 """
 from __future__ import annotations
 
@@ -36,11 +36,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import memory, safe_io
-from .checkpoint import TRAINED_TOY_FILE
-from .config import PRESETS, Config, ConfigError
-from .torch_model import TorchModel
-from .weights import Weights
+from .. import memory, safe_io
+from ..config import PRESETS, Config, ConfigError
+from ..loaders.checkpoint import TRAINED_TOY_FILE
+from ..torch_model import TorchModel
+from ..weights import Weights
 
 EVAL_SEED = 20_261_101          # the held-out sequences' stream; training never uses it
 # The recipe of the shipped weights (assets/toy_trained.json). Whether a run finds the induction
@@ -445,7 +445,7 @@ def tensors_sha256(weights: Weights) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m compute.training", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m compute.instruments.training", description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(TRAINED_TOY_FILE), help="where to write the weights")
     parser.add_argument("--seed", type=int, default=SHIPPED_SEED)
     parser.add_argument("--steps", type=int, default=SHIPPED_STEPS)
@@ -462,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
     result.weights.save(out)
     info = {**result.record, "evaluation": ev.to_dict(), "weights_file": out.name,
             "tensors_sha256": tensors_sha256(result.weights),
-            "reproduce": f"python -m compute.training --out {args.out} --seed {args.seed} "
+            "reproduce": f"python -m compute.instruments.training --out {args.out} --seed {args.seed} "
                          f"--steps {args.steps} --threads {args.threads}"}
     safe_io.write_file(out.with_suffix(".json"), json.dumps(info, indent=2) + "\n")
     print(f"trained in {result.record['wall_s']:.1f} s; {ev.summary()}")

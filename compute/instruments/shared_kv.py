@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import Config
+from ..config import Config
+from ..trace import Trace
+from ..weights import Weights
 from .kvcache import cache_bytes
-from .trace import Trace
-from .weights import Weights
 
 
 def kv_of(cfg: Config) -> np.ndarray:

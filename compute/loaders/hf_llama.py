@@ -2,7 +2,7 @@
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/SmolLM2-135M")
 
-The same folder layout as GPT-2 (compute.checkpoint): `config.json`, `model.safetensors` or the
+The same folder layout as GPT-2 (compute.loaders.checkpoint): `config.json`, `model.safetensors` or the
 shards of `model.safetensors.index.json`, and `tokenizer.json`. nn.Linear stores weights as
 (out, in), so every matrix is transposed to our right-multiplied layout:
     model.embed_tokens.weight [d_vocab, d_model]          -> embed.W_E
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .config import Config, ConfigError
+from ..config import Config, ConfigError
 
 MODEL_TYPES = ("llama", "mistral", "qwen2")
 ARCHITECTURES = {"llama": ("LlamaForCausalLM", "LlamaModel"),

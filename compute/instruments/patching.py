@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from . import progress
-from .circuits import (
+from .. import progress
+from ..circuits import (
     HeadScores,
     InterventionError,
     PatchingRun,
@@ -20,9 +20,9 @@ from .circuits import (
     repeated_tokens,
     unembed_column,
 )
-from .config import Config
-from .forward import forward
-from .weights import Weights
+from ..config import Config
+from ..forward import forward
+from ..weights import Weights
 
 
 def find_heads(cfg: Config, weights: Weights, backend: str = "cpu", n: int = 20, seed: int = 0,

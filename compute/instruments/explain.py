@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .trace import Trace
+from ..trace import Trace
 
 
 def kv_head(trace: Trace, head: int) -> int:

@@ -4,7 +4,7 @@ change, computed by a fresh forward pass of the edited inputs (nothing of A is r
 A condition is a (change, value) pair, a plain hashable tuple so that it can sit in the view
 state. The changes: the causal mask on/off, the 1/√d_head scaling on/off, d_head × 4 (new shapes,
 so random weights from the seed), another RoPE θ, another number of K/V heads (the model's own K/V
-heads mean-pooled or copied: compute.shared_kv.pool_kv), one token moved, other weights (random
+heads mean-pooled or copied: compute.instruments.shared_kv.pool_kv), one token moved, other weights (random
 from a seed, or the trained toy weights), another head of the same pass.
 """
 from __future__ import annotations
@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import memory
-from .circuits import Ablate
-from .config import Config, ConfigError
-from .forward import forward
-from .i18n import QT_TR_NOOP, Message, Number
+from .. import memory
+from ..circuits import Ablate
+from ..config import Config, ConfigError
+from ..forward import forward
+from ..i18n import QT_TR_NOOP, Message, Number
+from ..trace import Trace
+from ..weights import Weights
 from .shared_kv import pool_kv
-from .trace import Trace
-from .weights import Weights
 
 CHANGES: tuple[str, ...] = ("mask_off", "scaling_off", "d_head_x4", "rope_theta", "n_kv_heads", "move_token",
                             "weights", "head", "knock_out")

@@ -8,7 +8,7 @@ BF16, Q8_0, Q4_0, Q4_1, Q4_K, Q5_K and Q6_K are dequantized to float32 by `gguf.
 numbers are then those of the quantized model (not of the float model it was made from).
 
 GGUF keeps HF's (out, in) layout, so the tensors are renamed to HF's and mapped by
-compute.hf_llama. One difference: llama.cpp's converter permutes the rows of every head of Q and K
+compute.loaders.hf_llama. One difference: llama.cpp's converter permutes the rows of every head of Q and K
 for a RoPE that rotates adjacent pairs (2i, 2i+1); our RoPE (HF's) rotates (i, i + d/2), so the
 rows are permuted back (`unpermute_heads`) for `llama` files. Qwen2 files use the NEOX (rotate_half)
 order already and are not permuted.
@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from . import safe_io
-from .config import Config, ConfigError
-from .i18n import QT_TR_NOOP
+from .. import safe_io
+from ..config import Config, ConfigError
+from ..i18n import QT_TR_NOOP
 from .loaded import Checkpoint, CheckpointError, CheckpointInfo, CheckpointTokenizer, stored_label
 
 ARCHITECTURES = ("llama", "qwen2")
@@ -123,7 +123,7 @@ def _scan(fh, size: int, path: Path):
     def skip_strings(count: int) -> None:
         """Past `count` strings (u64 length, bytes), read 1 MiB at a time; progress (and so Cancel)
         every 65,536 of them."""
-        from . import progress
+        from .. import progress
 
         at = fh.tell()
         start, window = at, b""
@@ -372,8 +372,9 @@ def unpermute_heads(w: np.ndarray, n_heads: int) -> np.ndarray:
 def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
     """A Checkpoint (cfg, weights, tokenizer; .info) from a GGUF file. `rope_pairs="as_stored"`
     skips the Q/K un-permutation (only to show what a wrong pairing does)."""
-    from . import hf_llama, memory, progress
-    from .weights import Weights, WeightsError
+    from .. import memory, progress
+    from ..weights import Weights, WeightsError
+    from . import hf_llama
 
     path = Path(path).expanduser()
     meta, infos, data_start = _scan_checked(path)

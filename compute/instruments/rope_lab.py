@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import Config
-from .i18n import QT_TR_NOOP, Message
-from .trace import Trace
+from ..config import Config
+from ..i18n import QT_TR_NOOP, Message
+from ..trace import Trace
 
 
 def frequencies(rotary_dim: int, theta: float) -> np.ndarray:

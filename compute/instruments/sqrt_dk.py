@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .backends.reference import softmax_rows
+from ..backends.reference import softmax_rows
 from .explain import row_entropy
 
 D_K_STOPS: tuple[int, ...] = (4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
