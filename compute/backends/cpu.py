@@ -33,6 +33,8 @@ import numpy as np
 
 from .. import memory, progress
 from ..config import Config
+from ..models.components import RMSNorm
+from ..models.functions import rope_angles
 from ..names import attention_names, mlp_names
 from ..trace import Lazy
 from ..weights import Weights
@@ -47,7 +49,6 @@ from .blas import (  # noqa: F401 - where they were: the API (keep_blas_single_t
     lower_priority,
 )
 from .pool import BufferPool
-from .reference import rope_angles
 from .rows import Once, RowParts, leading_rows, rows_value
 
 # Attention works on blocks of query rows whose scores take about this many bytes (L2-sized).
@@ -301,7 +302,7 @@ class KeyCache:
         for layer in range(L):
             have = min(self.valid[layer], p)
             if have < p:                                  # rows [have, p) from the Trace
-                k_name = "rot_k" if cfg.positions == "rope" else "k"
+                k_name = cfg.components.cached_key                 # rot_k with RoPE, else k
                 self.k[layer][:, have:p] = prev[k_name, layer][have:p].transpose(1, 0, 2)   # [KV, p-have, dh]
                 self.v[layer][:, have:p] = prev["v", layer][have:p].transpose(1, 0, 2)
                 copied += p - have
@@ -418,7 +419,7 @@ class CpuBackend(Backend):
             """The value of `key`: the earlier Trace's rows < p, then `rows` (this pass's, >= p)."""
             return rows_value(leading_rows(prev, key, p, axis) + (rows,), axis, new=new) if p else rows
 
-        W_pos = weights["pos_embed.W_pos"] if cfg.positions == "learned" else None
+        W_pos = weights["pos_embed.W_pos"] if cfg.components.positions.embeds else None
         embed, resid = embed_stage(weights["embed.W_E"], W_pos, tokens, p, new)    # [n, d_model] each
         out["embed"] = keep("embed", embed)
         if W_pos is not None:
@@ -462,7 +463,7 @@ class CpuBackend(Backend):
     def _score_maps(self, cfg: Config, out: dict, layer: int, mask, has_mask: bool, prev, p: int) -> dict:
         """The layer's three score maps, as Lazy values made from its q and k (rotated, with RoPE),
         and from the earlier Trace's maps where a view made them."""
-        q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+        q_name, k_name = cfg.components.score_inputs                       # rot_q, rot_k with RoPE
         q, k = made(out[q_name, layer]), made(out[k_name, layer])          # [T, H, dh], [T, KV, dh]
         scale = np.float32(1.0 / np.sqrt(cfg.d_head)) if cfg.scale_scores else np.float32(1.0)
         names = ("attn_scores_raw", "attn_scores_scaled", "attn_scores")
@@ -507,15 +508,16 @@ def embed_rows(W_E, tokens, pos_embed, embed, resid, r0, r1, checkpoint) -> None
 
 def norm_stats(cfg: Config, T: int) -> tuple[np.ndarray, ...]:
     """The per-token statistics a norm keeps: (mean, var) for LayerNorm, (scale,) for RMSNorm."""
-    return (np.empty(T, np.float32),) if cfg.norm == "rmsnorm" else (np.empty(T, np.float32), np.empty(T, np.float32))
+    return tuple(np.empty(T, np.float32) for _ in cfg.components.norm.stats)   # [T] each
 
 
 def norm_rows(cfg: Config, x, w, b, stats, out, r0, r1, checkpoint) -> None:
     """Rows r0:r1 of the config's norm: LayerNorm (stats = mean, var) or RMSNorm (stats = scale)."""
-    if cfg.norm == "rmsnorm":
-        K.rms_norm.serial(x[r0:r1], w, stats[0][r0:r1], out[r0:r1], cfg.norm_eps)     # [R, d_model]
+    norm = cfg.components.norm
+    if isinstance(norm, RMSNorm):
+        K.rms_norm.serial(x[r0:r1], w, stats[0][r0:r1], out[r0:r1], norm.eps)         # [R, d_model]
     else:
-        K.layer_norm.serial(x[r0:r1], w, b, stats[0][r0:r1], stats[1][r0:r1], out[r0:r1], cfg.norm_eps)
+        K.layer_norm.serial(x[r0:r1], w, b, stats[0][r0:r1], stats[1][r0:r1], out[r0:r1], norm.eps)
 
 
 def ln1_qkv_rows(cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, rot, r0, r1,
@@ -541,18 +543,16 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
     hd, kvd = H * dh, KV * dh
     f32 = np.float32
     scale = f32(1.0 / np.sqrt(dh)) if cfg.scale_scores else f32(1.0)
+    c = cfg.components
     stats = norm_stats(cfg, n)                                              # [n] each
-    if cfg.norm == "rmsnorm":
-        (ln1_scale,) = stats
-    else:
-        ln1_mean, ln1_var = stats
+    named = dict(zip(c.norm.stat_names("ln1"), stats, strict=True))         # ln1_mean, ln1_var | ln1_scale
     ln1_out = new((n, dm))                                                  # [n, d_model]
     qkv = new((n, hd + 2 * kvd))                                            # [n, (H+2KV)*dh]
     # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
     qh, kh, vh = new((H, n, dh)), new((KV, n, dh)), new((KV, n, dh))        # [H|KV, n, dh] each
     rot = None
-    if cfg.positions == "rope":
-        cos, sin = rope_tables(T, cfg.rotary_dim, cfg.rope_theta)            # [T, r/2] each
+    if c.positions.rotates:
+        cos, sin = rope_tables(T, c.positions.rotary_dim, c.positions.base)  # [T, r/2] each
         rot = (cos[p:], sin[p:], new((H, n, dh)), new((KV, n, dh)))          # rot_q, rot_k head-major
     by_rows(partial(ln1_qkv_rows, cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, rot),
             n, split=n * dm * (hd + 2 * kvd) >= SPLIT_MIN_MACS)
@@ -598,7 +598,7 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
     # attn_out = sum over heads + b_O; resid_mid = resid_pre + attn_out
     K.heads_sum_residual(parts[0], parts[-1], two, wb["attn.b_O"], resid_pre, attn_out, resid_mid)
     watch.lap("W_O")
-    ns = locals()
+    ns = {**locals(), **named}
     return {name: ns[name] for name in attention_names(cfg) if not name.startswith("attn_scores")}
 
 
@@ -607,7 +607,7 @@ def mlp_rows(cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_po
     """Rows r0:r1 on one thread: norm 2, the MLP (GELU: W_in, GELU; SwiGLU: W_gate and W_in,
     SiLU(gate) ⊙ up), W_out and the residual."""
     norm_rows(cfg, resid_mid, wb["ln2.w"], wb["ln2.b"], stats, ln2_out, r0, r1, checkpoint)
-    if cfg.mlp == "swiglu":
+    if cfg.components.mlp.gated:
         np.matmul(ln2_out[r0:r1], wb["mlp.W_gate"], out=mlp_pre[r0:r1])       # [R, d_mlp] gate (bias below)
         np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre_linear[r0:r1])  # [R, d_mlp] up
         K.bias_silu_gate.serial(mlp_pre[r0:r1], wb["mlp.b_gate"], mlp_pre_linear[r0:r1], wb["mlp.b_in"],
@@ -624,20 +624,18 @@ def mlp_rows(cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_po
 def mlp_half(cfg: Config, wb, resid_mid, new, watch: Stopwatch) -> dict:
     """One layer from resid_mid to resid_post: the mlp_names(cfg) values, by name."""
     T, dm, dmlp = len(resid_mid), cfg.d_model, cfg.d_mlp
+    c = cfg.components
     stats = norm_stats(cfg, T)                                              # [T] each
-    if cfg.norm == "rmsnorm":
-        (ln2_scale,) = stats
-    else:
-        ln2_mean, ln2_var = stats
+    named = dict(zip(c.norm.stat_names("ln2"), stats, strict=True))         # ln2_mean, ln2_var | ln2_scale
     ln2_out = new((T, dm))                                                  # [T, d_model]
     mlp_pre, mlp_post = new((T, dmlp)), new((T, dmlp))                      # [T, d_mlp] each
-    mlp_pre_linear = new((T, dmlp)) if cfg.mlp == "swiglu" else None        # [T, d_mlp] SwiGLU's up
+    mlp_pre_linear = new((T, dmlp)) if c.mlp.gated else None                # [T, d_mlp] SwiGLU's up
     mlp_out, resid_post = new((T, dm)), new((T, dm))                        # [T, d_model] each
     fraction = watch.fraction(0.5)
-    macs = T * dm * dmlp * (3 if cfg.mlp == "swiglu" else 2)
+    macs = c.mlp.macs(dm, dmlp, T)
     by_rows(partial(mlp_rows, cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out,
                     resid_post), T, split=macs >= SPLIT_MIN_MACS,
             checkpoint=partial(progress.report, "mlp", fraction))
     watch.lap("mlp")
-    ns = locals()
+    ns = {**locals(), **named}
     return {name: ns[name] for name in mlp_names(cfg)}

@@ -107,7 +107,7 @@ class PairView:
 def pair_view(trace: Trace, layer: int, head: int, query: int, key: int) -> PairView:
     """The pairs of q_i (head `head`) and k_j (its K/V head) before and after RoPE, from the Trace."""
     cfg = trace.cfg
-    if cfg.positions != "rope":
+    if not cfg.components.positions.rotates:
         raise KeyError(learned_reason(cfg))
     r, theta = cfg.rotary_dim, cfg.rope_theta
     g = int(head) // cfg.n_groups
