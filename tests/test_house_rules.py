@@ -39,6 +39,15 @@ def test_no_import_circle_anywhere():
             visit(module)
 
 
+def test_the_backends_never_call_back_into_forward():
+    """forward() runs a backend; a backend running forward() (its warm-up did) is a loop at run time
+    even where no module-level circle shows: compute.forward.warm_up drives those passes instead."""
+    graph = _graph()
+    backends = [m for m in graph.modules if m == "compute.backends" or m.startswith("compute.backends.")]
+    found = [m for m in backends if "compute.forward" in graph.find_modules_directly_imported_by(m)]
+    assert not found, f"modules of compute.backends importing compute.forward: {found}"
+
+
 # Documents that live outside the repository: a clean clone has none of them, so nothing in it may
 # send a reader there (docs/ARCHITECTURE.md leads; its sections carry the names and contracts).
 OUTSIDE = ("DESIGN.md", "STACK.md", "../shared", "shared/seeds")

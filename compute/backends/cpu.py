@@ -364,30 +364,28 @@ class CpuBackend(Backend):
             self._prepared.move_to_end(key)
             return self._prepared[key]
 
-    def warm_up(self) -> None:
-        """Compile (or load from numba's cache) every kernel, with the argument types a forward
-        pass gives them: a tiny pass, an incremental one, then the strided head views and parallel
-        builds that only larger passes use."""
-        from ..forward import forward
-        from ..trace import partial_trace
-        from . import get_backend
-
+    def warm_up_configs(self) -> tuple[Config, ...]:
+        """A GPT-2 and a LLaMA-family model (every component the kernels have), tiny."""
         gpt2 = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=1)
         llama = Config(d_model=8, n_heads=2, n_kv_heads=1, d_head=4, n_ctx=8, d_vocab=10, n_layers=2,
                        norm="rmsnorm", positions="rope", mlp="swiglu", attn_bias=False, mlp_bias=False,
                        tied_embeddings=False, windows=(None, 2))
-        for cfg in (gpt2, llama):
+        return gpt2, llama
+
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) every kernel, with the argument types a pass gives
+        them: a tiny pass, one with a listener for early results, then the strided head views and
+        parallel builds that only larger passes use. (compute.forward.warm_up adds an incremental
+        pass and the lazy maps, through forward: this module never imports it.)"""
+        from ..trace import partial_trace
+
+        for cfg in self.warm_up_configs():
             ids = cfg.validate_tokens(np.arange(4))                        # read-only, as forward gives them
             w = Weights.random(cfg, 0)
             self.run(cfg, w, ids, None)
             # With a listener for early results: published arrays turn read-only, a type of its own.
             with progress.reporting(None, lambda layer, arrays, cfg=cfg: partial_trace(cfg, arrays)):
                 self.run(cfg, w, ids, np.tri(4, dtype=np.bool_))
-            if get_backend(self.name) is self:                             # an incremental pass, and its maps
-                trace = forward(cfg, w, ids, backend=self.name)
-                trace = forward(cfg, w, [0, 1, 2, 3, 4], backend=self.name, reuse=trace)
-                for layer in range(cfg.n_layers):
-                    trace["attn_scores_scaled", layer], trace["attn_scores", layer]
         with _KERNEL_LOCK:
             heads = np.empty((2, 4, 2), np.float32)                       # [H=2, T=4, dh=2]
             K.bias_split_heads.serial(np.ones((2, 12), np.float32), np.ones(12, np.float32),
