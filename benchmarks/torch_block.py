@@ -70,7 +70,7 @@ def rope_tables(T: int, rotary_dim: int, theta: float, device="cpu", dtype=torch
 
 @torch.no_grad()
 def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=None, sin=None, window=None):
-    """One block of any model family (RMSNorm, RoPE, GQA, SwiGLU, a window) on resid_pre x
+    """One block of any model family (RMSNorm, QK-norm, RoPE, GQA, SwiGLU, a window) on resid_pre x
     [T, d_model], the way a PyTorch user writes it; every per-layer name as its own tensor."""
     T, d_model = x.shape
     H, dh = cfg.n_heads, cfg.d_head
@@ -93,6 +93,10 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
     k = plus(torch.einsum("td,hde->the", h, W["attn.W_K"]), "attn.b_K")                 # [T, KV, dh]
     v = plus(torch.einsum("td,hde->the", h, W["attn.W_V"]), "attn.b_V")                 # [T, KV, dh]
     out["q"], out["k"], out["v"] = q, k, v
+    if cfg.components.attention.qk_norm is not None:                                     # Qwen3: per head
+        eps = cfg.components.attention.qk_norm.eps
+        q = out["q_normed"] = q * torch.rsqrt(q.pow(2).mean(-1, keepdim=True) + eps) * W["attn.q_norm.w"]
+        k = out["k_normed"] = k * torch.rsqrt(k.pow(2).mean(-1, keepdim=True) + eps) * W["attn.k_norm.w"]
     if cfg.components.positions.rotates:
         half = cos.shape[1]
         c, s = cos[:, None, :], sin[:, None, :]

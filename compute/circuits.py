@@ -43,6 +43,7 @@ class InterventionError(ValueError):
 
 # Values with a head axis: name -> (axis of the heads, which heads: "q" = n_heads, "kv" = n_kv_heads).
 HEAD_AXIS = {"q": (1, "q"), "rot_q": (1, "q"), "k": (1, "kv"), "rot_k": (1, "kv"), "v": (1, "kv"),
+             "q_normed": (1, "q"), "k_normed": (1, "kv"),
              "attn_scores_raw": (0, "q"), "attn_scores_scaled": (0, "q"), "attn_scores": (0, "q"),
              "pattern": (0, "q"), "z": (1, "q"), "result": (1, "q")}
 # Statistics of a norm and the concatenated z are outputs only: what uses them is computed from
@@ -349,12 +350,14 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
         q = h("q", plus(proj(ln1_out, "attn.W_Q", H), W("attn.b_Q")))            # [B, T, H, dh]
         k = h("k", plus(proj(ln1_out, "attn.W_K", KV), W("attn.b_K")))           # [B, T, KV, dh]
         v = h("v", plus(proj(ln1_out, "attn.W_V", KV), W("attn.b_V")))           # [B, T, KV, dh]
+        q_pos, k_pos = q, k
+        if c.attention.qk_norm is not None:                                      # per head, over d_head
+            q_pos = q_normed = h("q_normed", c.attention.qk_norm.reference(q, W("attn.q_norm.w"))["out"])
+            k_pos = k_normed = h("k_normed", c.attention.qk_norm.reference(k, W("attn.k_norm.w"))["out"])
         if c.positions.rotates:
-            rot_q = h("rot_q", c.positions.rotate(q, cos, sin))                   # [B, T, H, dh]
-            rot_k = h("rot_k", c.positions.rotate(k, cos, sin))                   # [B, T, KV, dh]
+            rot_q = h("rot_q", c.positions.rotate(q_pos, cos, sin))               # [B, T, H, dh]
+            rot_k = h("rot_k", c.positions.rotate(k_pos, cos, sin))               # [B, T, KV, dh]
             q_pos, k_pos = rot_q, rot_k
-        else:
-            q_pos, k_pos = q, k
         k_h, v_h = k_pos[:, :, kv_of], v[:, :, kv_of]                            # [B, T, H, dh] each head's K, V
         attn_scores_raw = h("attn_scores_raw", q_pos.transpose(0, 2, 1, 3) @ k_h.transpose(0, 2, 3, 1))  # [B, H, T, T]
         attn_scores_scaled = h("attn_scores_scaled", attn_scores_raw * scale)   # [B, H, T, T]
@@ -592,6 +595,10 @@ def _project(cfg: Config, weights: Weights, trace: Any, layer: int, position: in
     out = normed @ weights[p + f"attn.W_{which}"][g].astype(np.float64)            # [S, d_head]
     if p + f"attn.b_{which}" in weights:
         out[-1] = out[-1] + weights[p + f"attn.b_{which}"][g]
+    qkn = cfg.components.attention.qk_norm
+    if qkn is not None:                                   # its scale frozen at this q (or k): linear in the parts
+        w_norm = weights[p + ("attn.q_norm.w" if which == "Q" else "attn.k_norm.w")].astype(np.float64)
+        out = qkn.frozen(out.sum(axis=0), w_norm)(out)                             # [S, d_head]
     pos = cfg.components.positions
     if pos.rotates:
         cos, sin = pos.angles(1, start=position)                                   # [1, r/2] this position's

@@ -39,7 +39,7 @@ MLPS = tuple(MLP_KINDS)
 FAMILY_DEFAULTS: dict[str, Any] = {
     "norm": "layernorm", "norm_eps": 1e-5, "positions": "learned", "rope_theta": 10000.0,
     "rotary_dim": None, "n_kv_heads": None, "mlp": "gelu", "tied_embeddings": True,
-    "attn_bias": True, "mlp_bias": True, "windows": None,
+    "attn_bias": True, "mlp_bias": True, "windows": None, "qk_norm": False,
 }
 
 
@@ -135,6 +135,7 @@ class Config:
     attn_bias: bool = True               # b_Q, b_K, b_V, b_O present
     mlp_bias: bool = True                # b_in, b_out (and b_gate) present
     windows: tuple[int | None, ...] | None = None   # per layer: None = dense, W = keys i-W < j <= i
+    qk_norm: bool = False                # per-head RMSNorm of q and k before RoPE (Qwen3): q_normed, k_normed
     name: str = field(default="custom", compare=False)
 
     def __init__(self, **fields: Any):
@@ -163,7 +164,7 @@ class Config:
         if self.d_mlp is None:
             set_(self, "d_mlp", min(4 * self.d_model, LIMITS["d_mlp"]))
         set_(self, "d_mlp", _as_size("d_mlp", self.d_mlp))
-        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias"):
+        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias", "qk_norm"):
             set_(self, fname, _as_flag(fname, getattr(self, fname)))
         if not isinstance(self.name, str):
             raise ConfigError("name", self.name, "must be text")
@@ -310,7 +311,8 @@ class Config:
         """Everything that decides which weights exist and their shapes (see compute.names)."""
         return (self.d_model, self.n_heads, self.d_head, self.d_vocab, self.n_layers, self.d_mlp,
                 self.n_kv_heads, self.norm, self.positions, self.mlp, self.tied_embeddings,
-                self.attn_bias, self.mlp_bias, self.n_ctx if self.components.positions.embeds else None)
+                self.attn_bias, self.mlp_bias, self.n_ctx if self.components.positions.embeds else None,
+                self.qk_norm)
 
     def same_shapes(self, other: Config) -> bool:
         """True when weights made for `other` fit this config: same sizes and the same family
@@ -321,7 +323,7 @@ class Config:
     def shape_differences(self, other: Config) -> list[str]:
         """'field: other's vs ours' for each field that makes `other`'s weights not fit this config."""
         fields = ("d_model", "n_heads", "d_head", "n_ctx", "d_vocab", "n_layers", "d_mlp", "n_kv_heads",
-                  "norm", "positions", "mlp", "tied_embeddings", "attn_bias", "mlp_bias")
+                  "norm", "positions", "mlp", "tied_embeddings", "attn_bias", "mlp_bias", "qk_norm")
         return [f"{f}: weights {getattr(other, f)} vs config {getattr(self, f)}" for f in fields
                 if getattr(self, f) != getattr(other, f)
                 and (f != "n_ctx" or self.components.positions.embeds or other.components.positions.embeds)]

@@ -19,11 +19,11 @@ LAYER_NAMES: tuple[str, ...] = (
     "z", "z_concat", "result", "attn_out", "resid_mid",
     "ln2_mean", "ln2_var", "ln2_out", "mlp_pre", "mlp_post", "mlp_out", "resid_post",
 )
-# Every per-layer name any model family has, in block order (RMSNorm's scale, RoPE's rotated q
-# and k, SwiGLU's linear branch are the additions).
+# Every per-layer name any model family has, in block order (RMSNorm's scale, QK-norm's normed q
+# and k, RoPE's rotated q and k, SwiGLU's linear branch are the additions).
 ALL_LAYER_NAMES: tuple[str, ...] = (
     "resid_pre", "ln1_mean", "ln1_var", "ln1_scale", "ln1_out",
-    "q", "k", "v", "rot_q", "rot_k",
+    "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k",
     "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern",
     "z", "z_concat", "result", "attn_out", "resid_mid",
     "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out",
@@ -55,6 +55,9 @@ def missing_message(name: str, cfg: Config) -> Message | None:
     if stat == "scale" and stat not in c.norm.stats:
         return Message(QT_TR_NOOP("{name}: this model uses LayerNorm; see {mean} and {var}"), name=name,
                        mean=f"{name[:3]}_mean", var=f"{name[:3]}_var")
+    if name in ("q_normed", "k_normed") and c.attention.qk_norm is None:
+        return Message(QT_TR_NOOP("{name}: this model has no QK-norm (q and k go to the scores as they are)"),
+                       name=name)
     if name in ("rot_q", "rot_k") and not c.positions.rotates:
         return Message(QT_TR_NOOP("{name}: this model has learned positions, no RoPE"), name=name)
     if name == "pos_embed" and not c.positions.embeds:
@@ -101,6 +104,7 @@ def trace_shape(name: str, cfg: Config, T: int) -> tuple[int, ...]:
         "logits": (T, cfg.d_vocab),
         "resid_pre": (T, dm), "ln1_mean": (T,), "ln1_var": (T,), "ln1_scale": (T,), "ln1_out": (T, dm),
         "q": (T, H, dh), "k": (T, KV, dh), "v": (T, KV, dh), "rot_q": (T, H, dh), "rot_k": (T, KV, dh),
+        "q_normed": (T, H, dh), "k_normed": (T, KV, dh),
         "attn_scores_raw": (H, T, T), "attn_scores_scaled": (H, T, T),
         "attn_scores": (H, T, T), "pattern": (H, T, T),
         "z": (T, H, dh), "z_concat": (T, H * dh), "result": (T, H, dm),
@@ -126,11 +130,13 @@ def block_weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
     dm, H, KV, dh, mlp = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_mlp
     c = cfg.components
     norm_bias, bias, mlp_bias, gated = c.norm.has_bias, c.attention.has_bias, c.mlp.has_bias, c.mlp.gated
+    qk = c.attention.qk_norm is not None
     block: dict[str, tuple[int, ...] | None] = {
         "ln1.w": (dm,), "ln1.b": (dm,) if norm_bias else None,
         "attn.W_Q": (H, dm, dh), "attn.W_K": (KV, dm, dh), "attn.W_V": (KV, dm, dh),
         "attn.b_Q": (H, dh) if bias else None, "attn.b_K": (KV, dh) if bias else None,
         "attn.b_V": (KV, dh) if bias else None,
+        "attn.q_norm.w": (dh,) if qk else None, "attn.k_norm.w": (dh,) if qk else None,
         "attn.W_O": (H, dh, dm), "attn.b_O": (dm,) if bias else None,
         "ln2.w": (dm,), "ln2.b": (dm,) if norm_bias else None,
         "mlp.W_gate": (dm, mlp) if gated else None, "mlp.b_gate": (mlp,) if gated and mlp_bias else None,
@@ -181,6 +187,8 @@ def missing_weight_message(name: str, cfg: Config) -> Message | None:
         return Message(QT_TR_NOOP("{name}: this model's attention has no biases (attn_bias=False)"), name=name)
     if short in ("mlp.b_in", "mlp.b_out", "mlp.b_gate") and not c.mlp.has_bias:
         return Message(QT_TR_NOOP("{name}: this model's MLP has no biases (mlp_bias=False)"), name=name)
+    if short in ("attn.q_norm.w", "attn.k_norm.w") and c.attention.qk_norm is None:
+        return Message(QT_TR_NOOP("{name}: this model has no QK-norm"), name=name)
     if short in ("mlp.W_gate", "mlp.b_gate") and not c.mlp.gated:
         return Message(QT_TR_NOOP("{name}: only a SwiGLU MLP has a gate; this one is GELU"), name=name)
     if name == "unembed.W_U" and c.tied_embeddings:

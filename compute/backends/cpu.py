@@ -518,13 +518,22 @@ def norm_rows(cfg: Config, x, w, b, stats, out, r0, r1, checkpoint) -> None:
         K.layer_norm.serial(x[r0:r1], w, b, stats[0][r0:r1], stats[1][r0:r1], out[r0:r1], norm.eps)
 
 
-def ln1_qkv_rows(cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, rot, r0, r1,
+def ln1_qkv_rows(cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, qkn, rot, r0, r1,
                  checkpoint) -> None:
-    """Rows r0:r1 on one thread: norm 1, the one fused q/k/v product, its bias and head split, and
-    with RoPE the rotation of q and k (`rot` = (cos, sin, rqh, rkh), cos and sin of these rows)."""
+    """Rows r0:r1 on one thread: norm 1, the one fused q/k/v product, its bias and head split, with a
+    QK-norm each head's RMSNorm of q and k (`qkn` = (qnh, knh, q_scale, k_scale)), and with RoPE the
+    rotation of q and k (`rot` = (cos, sin, rqh, rkh), cos and sin of these rows)."""
     norm_rows(cfg, resid_pre, wb["ln1.w"], wb["ln1.b"], stats, ln1_out, r0, r1, checkpoint)
     np.matmul(ln1_out[r0:r1], W_QKV, out=qkv[r0:r1])                       # [R, (H+2KV)*dh] one product
     K.bias_split_heads.serial(qkv[r0:r1], b_QKV, qh[:, r0:r1], kh[:, r0:r1], vh[:, r0:r1])  # + b_Q, b_K, b_V
+    if qkn is not None:
+        qnh, knh, q_scale, k_scale = qkn
+        eps = cfg.components.attention.qk_norm.eps
+        for h in range(qh.shape[0]):                                        # [R, dh] of head h, over d_head
+            K.rms_norm.serial(qh[h, r0:r1], wb["attn.q_norm.w"], q_scale[h, r0:r1], qnh[h, r0:r1], eps)
+        for g in range(kh.shape[0]):
+            K.rms_norm.serial(kh[g, r0:r1], wb["attn.k_norm.w"], k_scale[g, r0:r1], knh[g, r0:r1], eps)
+        qh, kh = qnh, knh                                                   # RoPE turns the normed ones
     if rot is not None:
         cos, sin, rqh, rkh = rot
         K.rope.serial(qh[:, r0:r1], cos[r0:r1], sin[r0:r1], rqh[:, r0:r1])   # [H, R, dh]  rot_q
@@ -548,20 +557,25 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
     qkv = new((n, hd + 2 * kvd))                                            # [n, (H+2KV)*dh]
     # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
     qh, kh, vh = new((H, n, dh)), new((KV, n, dh)), new((KV, n, dh))        # [H|KV, n, dh] each
+    qkn = None
+    if c.attention.qk_norm is not None:                                     # q_normed, k_normed head-major
+        qkn = (new((H, n, dh)), new((KV, n, dh)), np.empty((H, n), f32), np.empty((KV, n), f32))
     rot = None
     if c.positions.rotates:
         cos, sin = rope_tables(T, c.positions.rotary_dim, c.positions.base)  # [T, r/2] each
         rot = (cos[p:], sin[p:], new((H, n, dh)), new((KV, n, dh)))          # rot_q, rot_k head-major
-    by_rows(partial(ln1_qkv_rows, cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, rot),
+    by_rows(partial(ln1_qkv_rows, cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, qkn, rot),
             n, split=n * dm * (hd + 2 * kvd) >= SPLIT_MIN_MACS)
     q = qkv[:, :hd].reshape(n, H, dh)                                        # [n, H, dh] (view)
     k = qkv[:, hd:hd + kvd].reshape(n, KV, dh)                               # [n, KV, dh] (view)
     v = qkv[:, hd + kvd:].reshape(n, KV, dh)                                 # [n, KV, dh] (view)
+    q_heads, k_heads = qh, kh
+    if qkn is not None:
+        q_normed, k_normed = qkn[0].transpose(1, 0, 2), qkn[1].transpose(1, 0, 2)  # [n, H|KV, dh] (views)
+        q_heads, k_heads = qkn[0], qkn[1]
     if rot is not None:
         rot_q, rot_k = rot[2].transpose(1, 0, 2), rot[3].transpose(1, 0, 2)  # [n, H, dh], [n, KV, dh] (views)
         q_heads, k_heads = rot[2], rot[3]                                    # the scores use the rotated ones
-    else:
-        q_heads, k_heads = qh, kh
     K_all, V_all = keys.k[layer], keys.v[layer]                              # [KV, room, dh] each
     K_all[:, p:T], V_all[:, p:T] = k_heads, vh                               # this pass's keys and values
     watch.lap("qkv")

@@ -90,7 +90,7 @@ NEEDS_CUDA, NEEDS_DRIVER = (13, 0), 580
 GEMM_PATHS = ("auto", "numba", "cublas")
 # Per-layer results with a device buffer of their own (z_concat is z's memory, resid_pre is the
 # previous layer's resid_post); which of them a model has: buffered_names.
-_BUFFERED = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "rot_q", "rot_k",
+_BUFFERED = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k",
              "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern", "z", "result", "attn_out",
              "resid_mid", "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "mlp_pre", "mlp_pre_linear",
              "mlp_post", "mlp_out", "resid_post")
@@ -433,6 +433,8 @@ class _DeviceWeights:
             blk = {short: up(w[short]) for short in ("ln1.w", "attn.W_O", "ln2.w", "mlp.W_in", "mlp.W_out")}
             if cfg.components.mlp.gated:
                 blk["mlp.W_gate"] = up(w["mlp.W_gate"])                     # [d_model, d_mlp]
+            for short in cfg.components.attention.qk_norm_weight_names():   # QK-norm: [d_head] each
+                blk[short] = up(w[short])
             for short, n in (("ln1.b", dm), ("ln2.b", dm), ("attn.b_O", dm), ("mlp.b_in", cfg.d_mlp),
                              ("mlp.b_out", dm), ("mlp.b_gate", cfg.d_mlp)):
                 blk[short] = up(w[short] if short in w else zeros(n, np.float32))
@@ -846,11 +848,8 @@ class CudaBackend(Backend):
         _norm(cfg, r("resid_pre"), blk["ln1.w"], blk["ln1.b"],
               tuple(r(n) for n in cfg.components.norm.stat_names("ln1")), r("ln1_out"), s)   # [n, d_model]
         P.launch_project_qkv(r("ln1_out"), blk["W_QKV"], blk["b_QKV"], r("q"), r("k"), r("v"), stream=s)
-        q, k = d("q"), d("k")
-        if cfg.components.positions.rotates:
-            EW.launch_rope(r("q"), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=s)   # [n, H, d_head]
-            EW.launch_rope(r("k"), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=s)   # [n, KV, d_head]
-            q, k = d("rot_q"), d("rot_k")                                   # the scores use the rotated ones
+        _qk_norm_and_rope(cfg, dw, blk, r, p, s)                            # q_normed, k_normed; rot_q, rot_k
+        q, k = (d(name) for name in cfg.components.score_inputs)           # what the scores use
         m = lambda name: run.d((name, layer))[:, p:]                        # noqa: E731 - a map's rows >= p
         # The queries p.. against every key; the kernels mask by position (row i is position p + i).
         P.launch_scores(q[p:], k, cfg.causal, mask, has_mask, cfg.scale_scores, m("attn_scores_raw"),
@@ -897,11 +896,8 @@ class CudaBackend(Backend):
         ln1 = t("ln1_out")[p:]
         for P_, name in (("Q", "q"), ("K", "k"), ("V", "v")):
             blas.linear(ln1, W[f"W_{P_}2"], W[f"b_{P_}2"], t(name).view(T, -1)[p:])   # [n, n·d_head] = ln1_out @ W + b
-        q, k = t("q"), t("k")
-        if cfg.components.positions.rotates:
-            EW.launch_rope(r("q"), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=s)   # [n, H, d_head]
-            EW.launch_rope(r("k"), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=s)   # [n, KV, d_head]
-            q, k = t("rot_q"), t("rot_k")                                   # the scores use the rotated ones
+        _qk_norm_and_rope(cfg, dw, blk, r, p, s)                            # q_normed, k_normed; rot_q, rot_k
+        q, k = (t(name) for name in cfg.components.score_inputs)           # what the scores use
         scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
         if p:   # rows >= p only, the causal mask, the window and the extra mask as one explicit mask
             blas.scores(q[p:], k, t("attn_scores_raw")[:, p:])             # [H, n, T] q·kᵀ
@@ -1077,6 +1073,24 @@ def _trace_arrays(cfg: Config, weights: Weights, tokens: np.ndarray, run: _Devic
             else:
                 out[(name, layer)] = run.lazy((name, layer), shape)
     return out
+
+
+def _qk_norm_and_rope(cfg: Config, dw: _DeviceWeights, blk: dict, r, p: int, stream) -> None:
+    """After the q/k/v projection, rows >= p (`r(name)`): the QK-norm of each head of q and k over
+    d_head (the rows of [n, heads, d_head] as [n·heads, d_head]), then RoPE of what it gave."""
+    c = cfg.components
+    qkn = c.attention.qk_norm
+    if qkn is not None:
+        for src, w, dst in (("q", "attn.q_norm.w", "q_normed"), ("k", "attn.k_norm.w", "k_normed")):
+            x, out = r(src), r(dst)                                         # [n, heads, d_head] each
+            rows = x.shape[0] * x.shape[1]
+            scale = cuda.device_array(rows, np.float32, stream=stream)      # [n·heads] not kept
+            R.launch_rms_norm(x.reshape(rows, x.shape[2]), blk[w], scale, out.reshape(rows, x.shape[2]), qkn.eps,
+                              stream=stream)                                # [n·heads, d_head]
+    if c.positions.rotates:
+        q_in, k_in = c.rope_inputs                                          # q, k (or q_normed, k_normed)
+        EW.launch_rope(r(q_in), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=stream)   # [n, H, d_head]
+        EW.launch_rope(r(k_in), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=stream)   # [n, KV, d_head]
 
 
 def _norm(cfg: Config, x, w, b, stats, out, stream=0) -> None:

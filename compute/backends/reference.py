@@ -3,6 +3,7 @@
 One block, for every model family of docs/ARCHITECTURE.md, "Model families":
     ln1_out = norm(resid_pre)                       LayerNorm (mean, var, w, b) or RMSNorm (scale, w)
     q, k, v = ln1_out @ W_Q, W_K, W_V (+ b)         k and v have n_kv_heads heads
+    q_normed, k_normed = RMSNorm(q), RMSNorm(k)     with a QK-norm only: per head, over d_head
     rot_q, rot_k = RoPE(q), RoPE(k)                 with RoPE only: each pair (i, i + r/2) rotated
     scores  = q_h · k_{h // n_groups}               query head h reads its group's K/V head
     pattern = softmax(scores / sqrt(d_head), masked: causal, window, attn_mask)
@@ -86,18 +87,22 @@ class ReferenceBackend(Backend):
             q = plus(np.einsum("td,hde->the", ln1_out, W(p + "attn.W_Q")), W(p + "attn.b_Q"))  # [T, H, dh]
             k = plus(np.einsum("td,hde->the", ln1_out, W(p + "attn.W_K")), W(p + "attn.b_K"))  # [T, KV, dh]
             v = plus(np.einsum("td,hde->the", ln1_out, W(p + "attn.W_V")), W(p + "attn.b_V"))  # [T, KV, dh]
-            if c.positions.rotates:
-                rot_q, rot_k = c.positions.rotate(q, cos, sin), c.positions.rotate(k, cos, sin)  # [T, H|KV, dh]
-                q_pos, k_pos = rot_q, rot_k
+            if c.attention.qk_norm is not None:                             # per head, over d_head
+                q_normed = c.attention.qk_norm.reference(q, W(p + "attn.q_norm.w"))["out"]   # [T, H, dh]
+                k_normed = c.attention.qk_norm.reference(k, W(p + "attn.k_norm.w"))["out"]   # [T, KV, dh]
+                q_pos, k_pos = q_normed, k_normed
             else:
                 q_pos, k_pos = q, k
+            if c.positions.rotates:
+                rot_q, rot_k = c.positions.rotate(q_pos, cos, sin), c.positions.rotate(k_pos, cos, sin)  # [T, H|KV, dh]
+                q_pos, k_pos = rot_q, rot_k
             k_h, v_h = k_pos[:, kv_of], v[:, kv_of]                         # [T, H, dh] each head's K and V
             attn_scores_raw = q_pos.transpose(1, 0, 2) @ k_h.transpose(1, 2, 0)   # [H, T, T]  q_i . k_j
             attn_scores_scaled = attn_scores_raw * scale                    # [H, T, T]
             attn_scores = np.where(allowed, attn_scores_scaled, -np.inf)    # [H, T, T]
             pattern = softmax_rows(attn_scores)                             # [H, T, T]
             z = (pattern @ v_h.transpose(1, 0, 2)).transpose(1, 0, 2)       # [T, H, dh]  sum_j p_ij v_j
-            z_concat = z.reshape(T, H * dh)                                 # [T, H*dh]
+            z_concat = z.reshape(T, H * dh).copy()                          # [T, H*dh] its own (T = 1: z is a view)
             result = np.einsum("the,hed->thd", z, W(p + "attn.W_O"))        # [T, H, d_model]
             attn_out = plus(result.sum(axis=1), W(p + "attn.b_O"))          # [T, d_model]
             resid_mid = resid_pre + attn_out                                # [T, d_model]

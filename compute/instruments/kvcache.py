@@ -164,6 +164,9 @@ def _row_through_block(cfg: Config, W, layer: int, x, position: int, cache: Laye
     q = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_Q"]), "attn.b_Q")            # [H, dh]
     k = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_K"]), "attn.b_K")            # [KV, dh]
     v = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_V"]), "attn.b_V")            # [KV, dh]
+    if c.attention.qk_norm is not None:                                              # per head, over d_head
+        q = c.attention.qk_norm.reference(q, W[p + "attn.q_norm.w"])["out"]          # [H, dh] q_normed
+        k = c.attention.qk_norm.reference(k, W[p + "attn.k_norm.w"])["out"]          # [KV, dh] k_normed
     if c.positions.rotates:
         cos, sin = c.positions.angles(1, start=position)                             # [1, r/2] this position's angles
         q, k = c.positions.rotate(q[None], cos, sin)[0], c.positions.rotate(k[None], cos, sin)[0]  # [H|KV, dh]

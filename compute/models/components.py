@@ -11,17 +11,17 @@ comparing the strings. The house rule (tests/test_house_rules.py) keeps it so: n
     Components
       norm        LayerNorm(eps) | RMSNorm(eps)         stats, has_bias, weight_names(), formula, reference()
       positions   Learned() | Rotary(rotary_dim, base)  embeds, rotates, partial, angles(), rotate()
-      attention   Attention(n_heads, n_kv_heads, ...)   kind (mha | gqa | mqa), n_groups, scale, macs()
+      attention   Attention(n_heads, n_kv_heads, ...)   kind (mha | gqa | mqa), n_groups, scale, qk_norm, macs()
       mlp         GeluMLP(bias) | SwiGLU(bias)          gated, products, weight_names(), formula, macs()
       layers      (LayerKind(index, window), ...)       local, window
-      score_inputs, cached_key, tags, has(tag)
+      rope_inputs, score_inputs, cached_key, tags, has(tag)
 
 Room for the next families (each is a component or a field of one, plus its names in
 compute/names.py; nothing else needs to learn about it):
-  - QK-norm (Qwen3, Gemma 3, OLMo 2): a per-head RMSNorm of q and k before RoPE, weights
-    `blocks.l.attn.q_norm.w`, `k_norm.w` [d_head]; intermediates `q_normed` [T, n_heads, d_head] and
-    `k_normed` [T, n_kv_heads, d_head]. It belongs on `Attention` (`qk_norm: RMSNorm | None`) and the
-    RoPE then rotates q_normed, k_normed.
+  - QK-norm (Qwen3; Gemma 3 and OLMo 2 next) is here: `Attention.qk_norm` (an RMSNorm | None), a
+    per-head RMSNorm of q and k before RoPE, weights `blocks.l.attn.q_norm.w`, `k_norm.w` [d_head];
+    intermediates `q_normed` [T, n_heads, d_head] and `k_normed` [T, n_kv_heads, d_head]; RoPE then
+    turns those (`rope_inputs`).
   - norms after attention and after the MLP (Gemma 2/3): `ln1_post_out`, `ln2_post_out`
     [T, d_model], the residual adds the normed output; a `post_norm` field on Components.
   - embedding scale (Gemma): `embed_scale = √d_model` multiplies W_E[tokens]; a field of the embedding.
@@ -156,7 +156,9 @@ class Rotary:
 @dataclass(frozen=True)
 class Attention:
     """Multi-head attention with n_kv_heads K/V heads shared by consecutive query heads (GQA;
-    n_kv_heads = 1 is multi-query), biases or not, scores scaled by 1/√d_head or not."""
+    n_kv_heads = 1 is multi-query), biases or not, scores scaled by 1/√d_head or not, and maybe a
+    QK-norm: a per-head RMSNorm of q and k (weights attn.q_norm.w, attn.k_norm.w [d_head]) before
+    RoPE, giving q_normed [T, n_heads, d_head] and k_normed [T, n_kv_heads, d_head] (Qwen3)."""
 
     n_heads: int
     n_kv_heads: int
@@ -164,6 +166,7 @@ class Attention:
     has_bias: bool = True
     scaled: bool = True
     causal: bool = True
+    qk_norm: RMSNorm | None = None
 
     @property
     def n_groups(self) -> int:
@@ -183,6 +186,10 @@ class Attention:
     def scale(self) -> float:
         """What the raw scores are multiplied by: 1/√d_head, or 1 with scaling off."""
         return 1.0 / math.sqrt(self.d_head) if self.scaled else 1.0
+
+    def qk_norm_weight_names(self) -> tuple[str, ...]:
+        """Short weight names of the QK-norm (none without one)."""
+        return ("attn.q_norm.w", "attn.k_norm.w") if self.qk_norm is not None else ()
 
     def macs(self, d_model: int, n_new: int, keys: int) -> int:
         """Multiply-adds of n_new query rows that together score `keys` keys: the q/k/v rows, q·k,
@@ -264,7 +271,7 @@ NORM_KINDS: dict[str, type[Norm]] = {"layernorm": LayerNorm, "rmsnorm": RMSNorm}
 POSITION_KINDS: dict[str, type] = {"learned": Learned, "rope": Rotary}
 MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "swiglu": SwiGLU}
 # The conditions a view may name (widgets.views Slot `when=`, StationView `family=`).
-TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias")
+TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias", "qknorm")
 
 
 @dataclass(frozen=True)
@@ -282,9 +289,15 @@ class Components:
         return self.layers[index]
 
     @property
+    def rope_inputs(self) -> tuple[str, str]:
+        """The Trace names RoPE turns (and, without RoPE, the scores use): (q_normed, k_normed) with
+        a QK-norm, else (q, k)."""
+        return ("q_normed", "k_normed") if self.attention.qk_norm is not None else ("q", "k")
+
+    @property
     def score_inputs(self) -> tuple[str, str]:
-        """The Trace names the scores are made from: (rot_q, rot_k) with RoPE, else (q, k)."""
-        return ("rot_q", "rot_k") if self.positions.rotates else ("q", "k")
+        """The Trace names the scores are made from: (rot_q, rot_k) with RoPE, else rope_inputs."""
+        return ("rot_q", "rot_k") if self.positions.rotates else self.rope_inputs
 
     @property
     def cached_key(self) -> str:
@@ -299,6 +312,8 @@ class Components:
             on.add("gqa")
         if not self.attention.has_bias:
             on.add("nobias")
+        if self.attention.qk_norm is not None:
+            on.add("qknorm")
         return frozenset(on)
 
     def has(self, tag: str) -> bool:
@@ -319,7 +334,8 @@ def components_of(cfg: Any) -> Components:
     return Components(
         norm=NORM_KINDS[cfg.norm](cfg.norm_eps),
         positions=positions,
-        attention=Attention(cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.attn_bias, cfg.scale_scores, cfg.causal),
+        attention=Attention(cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.attn_bias, cfg.scale_scores, cfg.causal,
+                            RMSNorm(cfg.norm_eps) if cfg.qk_norm else None),
         mlp=MLP_KINDS[cfg.mlp](cfg.mlp_bias),
         layers=tuple(LayerKind(i, cfg.window(i)) for i in range(cfg.n_layers)),
         tied_embeddings=cfg.tied_embeddings)
