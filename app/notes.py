@@ -51,7 +51,7 @@ def sizes(inputs, selection) -> dict[str, str]:
         "sqrt_d_head": num(math.sqrt(cfg.d_head), ".3g"), "query": str(selection.query),
         "layer": str(selection.layer), "head": str(selection.head),
         "n_kv_heads": group(cfg.n_kv_heads), "n_groups": group(cfg.n_groups), "norm_eps": f"{cfg.norm_eps:.3g}",
-        "rope_theta": num(cfg.rope_theta, ",g") if cfg.positions == "rope" else "—",
+        "rope_theta": num(cfg.rope_theta, ",g") if cfg.components.positions.rotates else "—",
         "rotary_dim": str(cfg.rotary_dim) if cfg.rotary_dim is not None else "—",
         "window": group(cfg.window(min(selection.layer, cfg.n_layers - 1)) or 0),
     }

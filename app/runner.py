@@ -22,6 +22,7 @@ import threading
 import time
 import traceback
 from collections import OrderedDict
+from contextlib import contextmanager, nullcontext
 
 from PySide6.QtCore import QObject, Signal
 
@@ -37,7 +38,7 @@ from compute import (
     progress,
 )
 from compute.forward import resolve_backend, reusable_rows
-from compute.instruments.kvcache import block_macs
+from compute.models import block_macs
 from widgets.i18n import error_text, tr
 
 from .values import WeightsEntry, make_result, make_weights, tokenizer_for
@@ -117,6 +118,11 @@ class Runner(QObject):
     def is_idle(self) -> bool:
         with self._cond:
             return self._pending is None and self._running_id is None
+
+    def held(self):
+        """Results held during an undo-stack operation (SyncRunner's `held`): here they cross to the
+        UI thread as queued signals, delivered by the event loop after the operation anyway."""
+        return nullcontext()
 
     # -- worker thread ---------------------------------------------------------------------------
     def _loop(self) -> None:
@@ -254,6 +260,8 @@ class SyncRunner(QObject):
         super().__init__(parent)
         self.registry: dict[str, WeightsEntry] = {}
         self._weights: OrderedDict[tuple, Weights] = OrderedDict()
+        self._held = 0
+        self._pending: list[tuple] = []
 
     def submit(self, request_id: int, inputs, early_layer: int | None = None, reuse=None, warm=None) -> None:
         t0 = time.perf_counter()
@@ -263,10 +271,10 @@ class SyncRunner(QObject):
                             interventions=inputs.interventions())
             make_ahead(trace, warm)
         except Exception as exc:  # noqa: BLE001 - as the threaded runner does
-            self.failed.emit(request_id, *failure(exc))
+            self._deliver(self.failed, request_id, *failure(exc))
             return
-        self.finished.emit(make_result(request_id, inputs, trace, weights,
-                                       tokenizer_for(inputs.words_from(), self.registry), t0))
+        self._deliver(self.finished, make_result(request_id, inputs, trace, weights,
+                                                 tokenizer_for(inputs.words_from(), self.registry), t0))
 
     def partial_shown(self) -> None:
         pass
@@ -279,3 +287,23 @@ class SyncRunner(QObject):
 
     def is_idle(self) -> bool:
         return True
+
+    @contextmanager
+    def held(self):
+        """Within: results wait, and are delivered when the outermost `held` ends. LabState holds
+        them during an undo-stack operation (push, undo, redo), as the threaded runner's queued
+        signals wait for the event loop: a result then meets the stack's new index, not the old."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+            while not self._held and self._pending:
+                signal, args = self._pending.pop(0)
+                signal.emit(*args)
+
+    def _deliver(self, signal, *args) -> None:
+        if self._held:
+            self._pending.append((signal, args))
+        else:
+            signal.emit(*args)

@@ -91,9 +91,9 @@ class Inputs:
         return kept or None
 
     def weights_key(self) -> tuple:
-        c = self.config
-        return (self.weights, self.seed, c.d_model, c.n_heads, c.d_head, c.n_ctx, c.d_vocab,
-                c.n_layers, c.d_mlp)
+        """Which weights these inputs compute with: their source, the seed, and every field that
+        decides which weights exist and their shapes (Config.shape_key, the one list of them)."""
+        return (self.weights, self.seed, *self.config.shape_key())
 
 
 @dataclass(frozen=True)

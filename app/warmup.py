@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer
 
-from compute.backends import get_backend
-from compute.forward import numpy_first
+from compute.forward import numpy_first, warm_up
 from widgets.i18n import tr
 
 from .instruments import Background
@@ -26,7 +25,7 @@ class KernelWarmup(QObject):
 
     def start(self) -> None:
         numpy_first(True)
-        self.background.run(("warmup",), lambda: get_backend("cpu").warm_up())
+        self.background.run(("warmup",), lambda: warm_up("cpu"))
         QTimer.singleShot(SAY_AFTER_MS, self, self._say)
 
     def _say(self) -> None:

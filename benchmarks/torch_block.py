@@ -70,14 +70,14 @@ def rope_tables(T: int, rotary_dim: int, theta: float, device="cpu", dtype=torch
 
 @torch.no_grad()
 def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=None, sin=None, window=None):
-    """One block of any model family (RMSNorm, RoPE, GQA, SwiGLU, a window) on resid_pre x
+    """One block of any model family (RMSNorm, QK-norm, RoPE, GQA, SwiGLU, a window) on resid_pre x
     [T, d_model], the way a PyTorch user writes it; every per-layer name as its own tensor."""
     T, d_model = x.shape
     H, dh = cfg.n_heads, cfg.d_head
     out = {"resid_pre": x}
 
     def norm(t, w, b, prefix):
-        if cfg.norm == "rmsnorm":
+        if "scale" in cfg.components.norm.stats:                                         # RMSNorm
             scale = torch.sqrt(t.pow(2).mean(-1) + cfg.norm_eps)                         # [T]
             out[prefix + "_scale"] = scale
             return t / scale[:, None] * w
@@ -93,7 +93,11 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
     k = plus(torch.einsum("td,hde->the", h, W["attn.W_K"]), "attn.b_K")                 # [T, KV, dh]
     v = plus(torch.einsum("td,hde->the", h, W["attn.W_V"]), "attn.b_V")                 # [T, KV, dh]
     out["q"], out["k"], out["v"] = q, k, v
-    if cfg.positions == "rope":
+    if cfg.components.attention.qk_norm is not None:                                     # Qwen3: per head
+        eps = cfg.components.attention.qk_norm.eps
+        q = out["q_normed"] = q * torch.rsqrt(q.pow(2).mean(-1, keepdim=True) + eps) * W["attn.q_norm.w"]
+        k = out["k_normed"] = k * torch.rsqrt(k.pow(2).mean(-1, keepdim=True) + eps) * W["attn.k_norm.w"]
+    if cfg.components.positions.rotates:
         half = cos.shape[1]
         c, s = cos[:, None, :], sin[:, None, :]
 
@@ -119,7 +123,7 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
     out.update(attn_scores_raw=raw, attn_scores_scaled=scaled, attn_scores=masked, pattern=pattern,
                z=z, z_concat=z.reshape(T, H * dh), result=result, attn_out=attn_out, resid_mid=resid_mid)
     h2 = out["ln2_out"] = norm(resid_mid, W["ln2.w"], W.get("ln2.b"), "ln2")
-    if cfg.mlp == "swiglu":
+    if cfg.components.mlp.gated:
         out["mlp_pre"] = plus(h2 @ W["mlp.W_gate"], "mlp.b_gate")                      # [T, d_mlp]
         out["mlp_pre_linear"] = plus(h2 @ W["mlp.W_in"], "mlp.b_in")                   # [T, d_mlp]
         out["mlp_post"] = F.silu(out["mlp_pre"]) * out["mlp_pre_linear"]

@@ -31,7 +31,7 @@ import numpy as np
 
 from . import progress
 from .backends.base import allowed_pairs
-from .backends.reference import gelu, norm, rope, rope_angles, silu, softmax_rows
+from .backends.reference import softmax_rows
 from .config import Config
 from .names import layer_names, layer_values
 from .weights import Weights
@@ -43,6 +43,7 @@ class InterventionError(ValueError):
 
 # Values with a head axis: name -> (axis of the heads, which heads: "q" = n_heads, "kv" = n_kv_heads).
 HEAD_AXIS = {"q": (1, "q"), "rot_q": (1, "q"), "k": (1, "kv"), "rot_k": (1, "kv"), "v": (1, "kv"),
+             "q_normed": (1, "q"), "k_normed": (1, "kv"),
              "attn_scores_raw": (0, "q"), "attn_scores_scaled": (0, "q"), "attn_scores": (0, "q"),
              "pattern": (0, "q"), "z": (1, "q"), "result": (1, "q")}
 # Statistics of a norm and the concatenated z are outputs only: what uses them is computed from
@@ -227,7 +228,7 @@ def run_intervened(cfg: Config, weights: Weights, ids: np.ndarray, mask: np.ndar
         embed = weights["embed.W_E"][ids].astype(dtype)                          # [T, d_model]
         arrays["embed"] = embed
         resid = embed
-        if cfg.positions == "learned":
+        if cfg.components.positions.embeds:
             pos_embed = weights["pos_embed.W_pos"][:len(ids)]                    # [T, d_model] (a view)
             arrays["pos_embed"] = pos_embed
             resid = embed + pos_embed.astype(dtype)                              # [T, d_model]
@@ -238,7 +239,8 @@ def run_intervened(cfg: Config, weights: Weights, ids: np.ndarray, mask: np.ndar
     with _one_blas_thread():
         values, resid = layers_from(cfg, weights, dtype, resid, first, mask, edits)
     arrays.update(values)
-    ln_final_out = norm(cfg, resid, _w(weights, "ln_final.w", dtype), _w(weights, "ln_final.b", dtype))["out"]
+    final = cfg.components.norm.reference(resid, _w(weights, "ln_final.w", dtype), _w(weights, "ln_final.b", dtype))
+    ln_final_out = final["out"]
     arrays["ln_final_out"] = ln_final_out                                        # [T, d_model]
     unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
 
@@ -309,13 +311,7 @@ def _fused(weights: Weights, layer: int, name: str, dtype) -> np.ndarray:
 
 def norm_batched(cfg: Config, x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> dict:
     """The config's norm over the last axis of x [..., d]: {"mean", "var", "out"} or {"scale", "out"}."""
-    if cfg.norm == "rmsnorm":
-        scale = np.sqrt((x ** 2).mean(axis=-1) + cfg.norm_eps)                   # [...]
-        return {"scale": scale, "out": x / scale[..., None] * w}                  # [..., d]
-    mean = x.mean(axis=-1)                                                        # [...]
-    var = ((x - mean[..., None]) ** 2).mean(axis=-1)                              # [...]
-    out = (x - mean[..., None]) / np.sqrt(var[..., None] + cfg.norm_eps) * w     # [..., d]
-    return {"mean": mean, "var": var, "out": out if b is None else out + b}
+    return cfg.components.norm.reference(x, w, b)                                 # [..., d] and its stats
 
 
 def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first: int, mask: np.ndarray | None,
@@ -327,8 +323,9 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
     H, KV, dh = cfg.n_heads, cfg.n_kv_heads, cfg.d_head
     scale = dtype.type(1.0 / np.sqrt(dh) if cfg.scale_scores else 1.0)
     kv_of = np.arange(H) // cfg.n_groups                                         # [H] K/V head of each query head
-    if cfg.positions == "rope":
-        cos, sin = (a.astype(dtype) for a in rope_angles(T, cfg.rotary_dim, cfg.rope_theta))  # [T, r/2] each
+    c = cfg.components
+    if c.positions.rotates:
+        cos, sin = (a.astype(dtype) for a in c.positions.angles(T))              # [T, r/2] each
     for layer in range(first, cfg.n_layers):
         progress.report(f"layer {layer}", (layer + 1 - first) / max(cfg.n_layers - first, 1))
 
@@ -353,11 +350,14 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
         q = h("q", plus(proj(ln1_out, "attn.W_Q", H), W("attn.b_Q")))            # [B, T, H, dh]
         k = h("k", plus(proj(ln1_out, "attn.W_K", KV), W("attn.b_K")))           # [B, T, KV, dh]
         v = h("v", plus(proj(ln1_out, "attn.W_V", KV), W("attn.b_V")))           # [B, T, KV, dh]
-        if cfg.positions == "rope":
-            rot_q, rot_k = h("rot_q", rope(q, cos, sin)), h("rot_k", rope(k, cos, sin))   # [B, T, H|KV, dh]
+        q_pos, k_pos = q, k
+        if c.attention.qk_norm is not None:                                      # per head, over d_head
+            q_pos = q_normed = h("q_normed", c.attention.qk_norm.reference(q, W("attn.q_norm.w"))["out"])
+            k_pos = k_normed = h("k_normed", c.attention.qk_norm.reference(k, W("attn.k_norm.w"))["out"])
+        if c.positions.rotates:
+            rot_q = h("rot_q", c.positions.rotate(q_pos, cos, sin))               # [B, T, H, dh]
+            rot_k = h("rot_k", c.positions.rotate(k_pos, cos, sin))               # [B, T, KV, dh]
             q_pos, k_pos = rot_q, rot_k
-        else:
-            q_pos, k_pos = q, k
         k_h, v_h = k_pos[:, :, kv_of], v[:, :, kv_of]                            # [B, T, H, dh] each head's K, V
         attn_scores_raw = h("attn_scores_raw", q_pos.transpose(0, 2, 1, 3) @ k_h.transpose(0, 2, 3, 1))  # [B, H, T, T]
         attn_scores_scaled = h("attn_scores_scaled", attn_scores_raw * scale)   # [B, H, T, T]
@@ -371,13 +371,12 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
         n2 = norm_batched(cfg, resid_mid, W("ln2.w"), W("ln2.b"))
         ln2_mean, ln2_var, ln2_scale = n2.get("mean"), n2.get("var"), n2.get("scale")   # [B, T] each
         ln2_out = h("ln2_out", n2["out"])                                        # [B, T, d_model]
-        if cfg.mlp == "swiglu":
+        if c.mlp.gated:
             mlp_pre = h("mlp_pre", plus(ln2_out @ W("mlp.W_gate"), W("mlp.b_gate")))          # [B, T, d_mlp] gate
             mlp_pre_linear = h("mlp_pre_linear", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in")))  # [B, T, d_mlp] up
-            mlp_post = h("mlp_post", silu(mlp_pre) * mlp_pre_linear)            # [B, T, d_mlp]
         else:
-            mlp_pre = h("mlp_pre", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in")))   # [B, T, d_mlp]
-            mlp_post = h("mlp_post", gelu(mlp_pre))                              # [B, T, d_mlp]
+            mlp_pre, mlp_pre_linear = h("mlp_pre", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in"))), None   # [B, T, d_mlp]
+        mlp_post = h("mlp_post", c.mlp.activation(mlp_pre, mlp_pre_linear))     # [B, T, d_mlp]
         mlp_out = h("mlp_out", plus(mlp_post @ W("mlp.W_out"), W("mlp.b_out")))  # [B, T, d_model]
         resid_post = h("resid_post", resid_mid + mlp_out)                        # [B, T, d_model]
         resid = resid_post
@@ -446,11 +445,7 @@ def final_norm_frozen(cfg: Config, weights: Weights, x_final: np.ndarray) -> Cal
     LayerNorm: (c − mean(c)) / sqrt(var(x) + eps) · w; RMSNorm: c / sqrt(mean(x²) + eps) · w."""
     x = x_final.astype(np.float64)                                                # [d_model]
     w = weights["ln_final.w"].astype(np.float64)                                  # [d_model]
-    if cfg.norm == "rmsnorm":
-        scale = np.sqrt((x ** 2).mean() + cfg.norm_eps)                           # scalar, frozen
-        return lambda c: c / scale * w                                            # [..., d_model]
-    sigma = np.sqrt(x.var() + cfg.norm_eps)                                       # scalar, frozen
-    return lambda c: (c - c.mean(axis=-1, keepdims=True)) / sigma * w             # [..., d_model]
+    return cfg.components.norm.frozen(x, w)                                       # c [..., d_model] -> [..., d_model]
 
 
 @dataclass(frozen=True)
@@ -485,7 +480,7 @@ def logit_attribution(trace: Any, token: int, position: int = -1, weights: Weigh
     heads = np.stack([f(trace.read("result", layer, rows=i).astype(np.float64)) @ u for layer in range(L)])   # [L, H]
     mlps = np.array([f(trace.read("mlp_out", layer, rows=i).astype(np.float64)) @ u for layer in range(L)])   # [L]
     embed_part = trace.read("embed", rows=i).astype(np.float64)                             # [d_model]
-    if cfg.positions == "learned":
+    if cfg.components.positions.embeds:
         embed_part = embed_part + trace.read("pos_embed", rows=i)
     embed = float(f(embed_part) @ u)
     b_O = sum((w[f"blocks.{layer}.attn.b_O"].astype(np.float64) for layer in range(L)
@@ -520,7 +515,8 @@ def lens_logits(trace: Any, position: int = -1, weights: Weights | None = None) 
     rows = [trace.read("resid_pre", 0, rows=i)] + [trace.read("resid_post", layer, rows=i)
                                                   for layer in range(cfg.n_layers)]
     x = np.stack(rows).astype(np.float32)                                         # [L+1, d_model]
-    out = norm(cfg, x, w["ln_final.w"], w["ln_final.b"] if "ln_final.b" in w else None)["out"]  # [L+1, d_model]
+    b = w["ln_final.b"] if "ln_final.b" in w else None
+    out = cfg.components.norm.reference(x, w["ln_final.w"], b)["out"]            # [L+1, d_model]
     unembed = w["embed.W_E"].T if cfg.tied_embeddings else w["unembed.W_U"]       # [d_model, d_vocab]
     return out.astype(np.float32) @ unembed                                       # [L+1, d_vocab]
 
@@ -566,7 +562,7 @@ def residual_parts(trace: Any, layer: int, position: int, weights: Weights) -> t
     cfg = trace.cfg
     names, parts = ["embed"], []
     e = trace.read("embed", rows=position).astype(np.float64)
-    if cfg.positions == "learned":
+    if cfg.components.positions.embeds:
         e = e + trace.read("pos_embed", rows=position)
     parts.append(e)
     bias = np.zeros(cfg.d_model)
@@ -592,19 +588,21 @@ def _project(cfg: Config, weights: Weights, trace: Any, layer: int, position: in
     x = trace.read("resid_pre", layer, rows=position).astype(np.float64)                    # [d_model]
     p = f"blocks.{layer}."
     w = weights[p + "ln1.w"].astype(np.float64)
-    if cfg.norm == "rmsnorm":
-        normed = parts / np.sqrt((x ** 2).mean() + cfg.norm_eps) * w              # [S, d_model]
-    else:
-        normed = (parts - parts.mean(axis=1, keepdims=True)) / np.sqrt(x.var() + cfg.norm_eps) * w
-        if p + "ln1.b" in weights:
-            normed[-1] = normed[-1] + weights[p + "ln1.b"]
+    normed = cfg.components.norm.frozen(x, w)(parts)                               # [S, d_model]
+    if p + "ln1.b" in weights:
+        normed[-1] = normed[-1] + weights[p + "ln1.b"]
     g = head if which == "Q" else head // cfg.n_groups
     out = normed @ weights[p + f"attn.W_{which}"][g].astype(np.float64)            # [S, d_head]
     if p + f"attn.b_{which}" in weights:
         out[-1] = out[-1] + weights[p + f"attn.b_{which}"][g]
-    if cfg.positions == "rope":
-        cos, sin = rope_angles(position + 1, cfg.rotary_dim, cfg.rope_theta)       # [position+1, r/2]
-        out = rope(out[None], cos[position:position + 1], sin[position:position + 1])[0]   # [S, d_head]
+    qkn = cfg.components.attention.qk_norm
+    if qkn is not None:                                   # its scale frozen at this q (or k): linear in the parts
+        w_norm = weights[p + ("attn.q_norm.w" if which == "Q" else "attn.k_norm.w")].astype(np.float64)
+        out = qkn.frozen(out.sum(axis=0), w_norm)(out)                             # [S, d_head]
+    pos = cfg.components.positions
+    if pos.rotates:
+        cos, sin = pos.angles(1, start=position)                                   # [1, r/2] this position's
+        out = pos.rotate(out[None], cos, sin)[0]                                   # [S, d_head]
     return out
 
 
@@ -621,10 +619,11 @@ def score_parts(trace: Any, layer: int, head: int, query: int, key: int, weights
     if not 0 <= head < cfg.n_heads:
         raise InterventionError(f"head {head} does not exist; layer {layer} has heads 0..{cfg.n_heads - 1}")
     i, j = _position(trace, query), _position(trace, key)
-    rope_on = cfg.positions == "rope"
-    q_vec = trace.read("rot_q" if rope_on else "q", layer, head=head, rows=i).astype(np.float64)  # [d_head]
+    rope_on = cfg.components.positions.rotates
+    q_name, k_name = cfg.components.score_inputs                                  # rot_q, rot_k with RoPE
+    q_vec = trace.read(q_name, layer, head=head, rows=i).astype(np.float64)       # [d_head]
     kv = head // cfg.n_groups                                                     # its K/V head
-    k_vec = trace.read("rot_k" if rope_on else "k", layer, head=kv, rows=j).astype(np.float64)  # [d_head]
+    k_vec = trace.read(k_name, layer, head=kv, rows=j).astype(np.float64)         # [d_head]
     by_dim = q_vec * k_vec                                                        # [d_head]
     by_pair = None
     if rope_on:

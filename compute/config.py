@@ -9,11 +9,13 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from .i18n import QT_TR_NOOP, Message
+from .models.components import MLP_KINDS, NORM_KINDS, POSITION_KINDS, Components, components_of
 
 # Generous hard ceilings: they keep products of sizes far from integer overflow. Whether a size
 # fits this machine is the memory budget's question (compute.memory), asked where T is known.
@@ -30,13 +32,14 @@ SIZE_FIELDS = ("d_model", "n_heads", "d_head", "n_ctx", "d_vocab", "n_layers", "
 FLAG_FIELDS = ("causal", "scale_scores")
 # The model-family fields (docs/ARCHITECTURE.md, "Model families"). Their defaults give GPT-2, and `to_dict` leaves a
 # field out while it has its default, so a GPT-2 config's dict is the same as before they existed.
-NORMS = ("layernorm", "rmsnorm")
-POSITIONS = ("learned", "rope")
-MLPS = ("gelu", "swiglu")
+# Each string names a component (compute/models/components.py); `Config.components` makes them once.
+NORMS = tuple(NORM_KINDS)
+POSITIONS = tuple(POSITION_KINDS)
+MLPS = tuple(MLP_KINDS)
 FAMILY_DEFAULTS: dict[str, Any] = {
     "norm": "layernorm", "norm_eps": 1e-5, "positions": "learned", "rope_theta": 10000.0,
     "rotary_dim": None, "n_kv_heads": None, "mlp": "gelu", "tied_embeddings": True,
-    "attn_bias": True, "mlp_bias": True, "windows": None,
+    "attn_bias": True, "mlp_bias": True, "windows": None, "qk_norm": False,
 }
 
 
@@ -132,6 +135,7 @@ class Config:
     attn_bias: bool = True               # b_Q, b_K, b_V, b_O present
     mlp_bias: bool = True                # b_in, b_out (and b_gate) present
     windows: tuple[int | None, ...] | None = None   # per layer: None = dense, W = keys i-W < j <= i
+    qk_norm: bool = False                # per-head RMSNorm of q and k before RoPE (Qwen3): q_normed, k_normed
     name: str = field(default="custom", compare=False)
 
     def __init__(self, **fields: Any):
@@ -160,7 +164,7 @@ class Config:
         if self.d_mlp is None:
             set_(self, "d_mlp", min(4 * self.d_model, LIMITS["d_mlp"]))
         set_(self, "d_mlp", _as_size("d_mlp", self.d_mlp))
-        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias"):
+        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias", "qk_norm"):
             set_(self, fname, _as_flag(fname, getattr(self, fname)))
         if not isinstance(self.name, str):
             raise ConfigError("name", self.name, "must be text")
@@ -182,7 +186,7 @@ class Config:
             raise ConfigError("n_kv_heads", kv, Message(QT_TR_NOOP("must divide n_heads={n_heads} (each K/V head "
                                                                    "serves n_heads / n_kv_heads query heads)"),
                                                         n_heads=str(self.n_heads)), limit=self.n_heads)
-        if self.positions == "rope":
+        if POSITION_KINDS[self.positions].rotates:
             if self.rotary_dim is None and self.d_head % 2:
                 raise ConfigError("d_head", self.d_head, Message(QT_TR_NOOP(
                     "must be even with RoPE, which rotates pairs of dimensions (or rotate fewer: an even "
@@ -229,6 +233,13 @@ class Config:
             out.append(int(w))
         return None if all(w is None for w in out) else tuple(out)
 
+    @cached_property
+    def components(self) -> Components:
+        """The model's parts, chosen once from the family fields (compute/models/components.py):
+        ask them (`cfg.components.norm.stats`, `.positions.rotates`, `.mlp.gated`) rather than
+        comparing the strings."""
+        return components_of(self)
+
     # -- derived sizes -----------------------------------------------------------------------
     @property
     def d_concat(self) -> int:
@@ -261,8 +272,10 @@ class Config:
             raise ConfigError(unknown[0], changes[unknown[0]], "is not a Config field")
         if "n_heads" in changes and "n_kv_heads" not in changes and self.n_kv_heads == self.n_heads:
             changes["n_kv_heads"] = None
-        if "rotary_dim" not in changes and self.positions == "rope":
-            if changes.get("positions", "rope") != "rope":
+        if "rotary_dim" not in changes and self.components.positions.rotates:
+            new = changes.get("positions", self.positions)
+            kind = POSITION_KINDS.get(new) if isinstance(new, str) else None
+            if kind is None or not kind.rotates:
                 changes["rotary_dim"] = None
             elif "d_head" in changes and self.rotary_dim == self.d_head:
                 changes["rotary_dim"] = None
@@ -277,9 +290,9 @@ class Config:
         """Every field; a model-family field only where it differs from its default, so a GPT-2
         config gives the same dict as before those fields existed (saved sessions, exports)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in FAMILY_DEFAULTS}
+        implied = {"n_kv_heads": self.n_heads, "rotary_dim": self.d_head if self.components.positions.rotates else None}
         for fname, default in FAMILY_DEFAULTS.items():
             value = getattr(self, fname)
-            implied = {"n_kv_heads": self.n_heads, "rotary_dim": self.d_head if self.positions == "rope" else None}
             if value != implied.get(fname, default):
                 out[fname] = list(value) if fname == "windows" else value
         return out
@@ -298,7 +311,8 @@ class Config:
         """Everything that decides which weights exist and their shapes (see compute.names)."""
         return (self.d_model, self.n_heads, self.d_head, self.d_vocab, self.n_layers, self.d_mlp,
                 self.n_kv_heads, self.norm, self.positions, self.mlp, self.tied_embeddings,
-                self.attn_bias, self.mlp_bias, self.n_ctx if self.positions == "learned" else None)
+                self.attn_bias, self.mlp_bias, self.n_ctx if self.components.positions.embeds else None,
+                self.qk_norm)
 
     def same_shapes(self, other: Config) -> bool:
         """True when weights made for `other` fit this config: same sizes and the same family
@@ -309,10 +323,10 @@ class Config:
     def shape_differences(self, other: Config) -> list[str]:
         """'field: other's vs ours' for each field that makes `other`'s weights not fit this config."""
         fields = ("d_model", "n_heads", "d_head", "n_ctx", "d_vocab", "n_layers", "d_mlp", "n_kv_heads",
-                  "norm", "positions", "mlp", "tied_embeddings", "attn_bias", "mlp_bias")
+                  "norm", "positions", "mlp", "tied_embeddings", "attn_bias", "mlp_bias", "qk_norm")
         return [f"{f}: weights {getattr(other, f)} vs config {getattr(self, f)}" for f in fields
                 if getattr(self, f) != getattr(other, f)
-                and (f != "n_ctx" or "learned" in (self.positions, other.positions))]
+                and (f != "n_ctx" or self.components.positions.embeds or other.components.positions.embeds)]
 
     @property
     def family(self) -> str:

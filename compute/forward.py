@@ -188,5 +188,14 @@ def reusable_rows(previous: Trace, cfg: Config, weights: Weights, ids: np.ndarra
 
 
 def warm_up(backend: str = "cpu") -> None:
-    """Compile a backend's kernels ahead of the first edit (call it off the UI thread)."""
-    resolve_backend(backend)[0].warm_up()
+    """Compile a backend's kernels ahead of the first edit (call it off the UI thread): its own
+    `warm_up`, then for each of its `warm_up_configs` a pass, an incremental pass and the lazy
+    score maps, through forward (the dependency goes one way: forward uses the backend)."""
+    chosen = resolve_backend(backend)[0]
+    chosen.warm_up()
+    for cfg in chosen.warm_up_configs():
+        w = Weights.random(cfg, 0)
+        trace = forward(cfg, w, [0, 1, 2, 3], backend=chosen.name)
+        trace = forward(cfg, w, [0, 1, 2, 3, 4], backend=chosen.name, reuse=trace)   # rows 4.. only
+        for layer in range(cfg.n_layers):
+            trace["attn_scores_scaled", layer], trace["attn_scores", layer]          # made from q and k

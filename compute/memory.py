@@ -98,7 +98,8 @@ def allocated_count(cfg: Config, T: int, n_layers: int | None = None, *, lazy_sc
     from .names import trace_shape
 
     L = cfg.n_layers if n_layers is None else n_layers
-    shared = max(L - 1, 0) + (1 if L and cfg.positions == "rope" else 0)    # resid_pre arrays that are others'
+    no_pos = not cfg.components.positions.embeds                            # layer 0's resid_pre is embed
+    shared = max(L - 1, 0) + (1 if L and no_pos else 0)                     # resid_pre arrays that are others'
     lazy = ("z_concat", *LAZY_SCORES) if lazy_scores else ()
     return (trace_count(cfg, T, n_layers) - shared * math.prod(trace_shape("resid_pre", cfg, T))
             - L * sum(math.prod(trace_shape(n, cfg, T)) for n in lazy))

@@ -19,11 +19,11 @@ LAYER_NAMES: tuple[str, ...] = (
     "z", "z_concat", "result", "attn_out", "resid_mid",
     "ln2_mean", "ln2_var", "ln2_out", "mlp_pre", "mlp_post", "mlp_out", "resid_post",
 )
-# Every per-layer name any model family has, in block order (RMSNorm's scale, RoPE's rotated q
-# and k, SwiGLU's linear branch are the additions).
+# Every per-layer name any model family has, in block order (RMSNorm's scale, QK-norm's normed q
+# and k, RoPE's rotated q and k, SwiGLU's linear branch are the additions).
 ALL_LAYER_NAMES: tuple[str, ...] = (
     "resid_pre", "ln1_mean", "ln1_var", "ln1_scale", "ln1_out",
-    "q", "k", "v", "rot_q", "rot_k",
+    "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k",
     "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern",
     "z", "z_concat", "result", "attn_out", "resid_mid",
     "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out",
@@ -47,19 +47,23 @@ def missing_reason(name: str, cfg: Config) -> str | None:
 
 def missing_message(name: str, cfg: Config) -> Message | None:
     """missing_reason as a Message the window translates (compute/i18n.py)."""
-    rms = cfg.norm == "rmsnorm"
-    if name in ("ln1_mean", "ln1_var", "ln2_mean", "ln2_var") and rms:
+    c = cfg.components
+    stat = name[4:] if name[:4] in ("ln1_", "ln2_") else None
+    if stat in ("mean", "var") and stat not in c.norm.stats:
         return Message(QT_TR_NOOP("{name}: this model uses RMSNorm, which subtracts no mean and keeps no variance; "
                                   "see {scale}, sqrt(mean(x²) + eps)"), name=name, scale=f"{name[:3]}_scale")
-    if name in ("ln1_scale", "ln2_scale") and not rms:
+    if stat == "scale" and stat not in c.norm.stats:
         return Message(QT_TR_NOOP("{name}: this model uses LayerNorm; see {mean} and {var}"), name=name,
                        mean=f"{name[:3]}_mean", var=f"{name[:3]}_var")
-    if name in ("rot_q", "rot_k") and cfg.positions != "rope":
+    if name in ("q_normed", "k_normed") and c.attention.qk_norm is None:
+        return Message(QT_TR_NOOP("{name}: this model has no QK-norm (q and k go to the scores as they are)"),
+                       name=name)
+    if name in ("rot_q", "rot_k") and not c.positions.rotates:
         return Message(QT_TR_NOOP("{name}: this model has learned positions, no RoPE"), name=name)
-    if name == "pos_embed" and cfg.positions != "learned":
+    if name == "pos_embed" and not c.positions.embeds:
         return Message(QT_TR_NOOP("pos_embed: this model has RoPE positions (q and k are rotated), no learned "
                                   "position embedding"))
-    if name == "mlp_pre_linear" and cfg.mlp != "swiglu":
+    if name == "mlp_pre_linear" and not c.mlp.gated:
         return Message(QT_TR_NOOP("mlp_pre_linear: this model's MLP is GELU (W_in, GELU, W_out); only SwiGLU has a "
                                   "second, linear branch x·W_in"))
     return None
@@ -100,6 +104,7 @@ def trace_shape(name: str, cfg: Config, T: int) -> tuple[int, ...]:
         "logits": (T, cfg.d_vocab),
         "resid_pre": (T, dm), "ln1_mean": (T,), "ln1_var": (T,), "ln1_scale": (T,), "ln1_out": (T, dm),
         "q": (T, H, dh), "k": (T, KV, dh), "v": (T, KV, dh), "rot_q": (T, H, dh), "rot_k": (T, KV, dh),
+        "q_normed": (T, H, dh), "k_normed": (T, KV, dh),
         "attn_scores_raw": (H, T, T), "attn_scores_scaled": (H, T, T),
         "attn_scores": (H, T, T), "pattern": (H, T, T),
         "z": (T, H, dh), "z_concat": (T, H * dh), "result": (T, H, dm),
@@ -123,15 +128,18 @@ BLOCK_WEIGHTS: tuple[str, ...] = (
 def block_weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
     """The weights one block of `cfg` has, by short name, with shapes, in canonical order."""
     dm, H, KV, dh, mlp = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_mlp
-    layer_norm, bias, mlp_bias, swiglu = cfg.norm == "layernorm", cfg.attn_bias, cfg.mlp_bias, cfg.mlp == "swiglu"
+    c = cfg.components
+    norm_bias, bias, mlp_bias, gated = c.norm.has_bias, c.attention.has_bias, c.mlp.has_bias, c.mlp.gated
+    qk = c.attention.qk_norm is not None
     block: dict[str, tuple[int, ...] | None] = {
-        "ln1.w": (dm,), "ln1.b": (dm,) if layer_norm else None,
+        "ln1.w": (dm,), "ln1.b": (dm,) if norm_bias else None,
         "attn.W_Q": (H, dm, dh), "attn.W_K": (KV, dm, dh), "attn.W_V": (KV, dm, dh),
         "attn.b_Q": (H, dh) if bias else None, "attn.b_K": (KV, dh) if bias else None,
         "attn.b_V": (KV, dh) if bias else None,
+        "attn.q_norm.w": (dh,) if qk else None, "attn.k_norm.w": (dh,) if qk else None,
         "attn.W_O": (H, dh, dm), "attn.b_O": (dm,) if bias else None,
-        "ln2.w": (dm,), "ln2.b": (dm,) if layer_norm else None,
-        "mlp.W_gate": (dm, mlp) if swiglu else None, "mlp.b_gate": (mlp,) if swiglu and mlp_bias else None,
+        "ln2.w": (dm,), "ln2.b": (dm,) if norm_bias else None,
+        "mlp.W_gate": (dm, mlp) if gated else None, "mlp.b_gate": (mlp,) if gated and mlp_bias else None,
         "mlp.W_in": (dm, mlp), "mlp.b_in": (mlp,) if mlp_bias else None,
         "mlp.W_out": (mlp, dm), "mlp.b_out": (dm,) if mlp_bias else None,
     }
@@ -147,14 +155,14 @@ def weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
     """Every weight name (TransformerLens state-dict names) with its shape, in canonical order."""
     dm = cfg.d_model
     shapes = {"embed.W_E": (cfg.d_vocab, dm)}
-    if cfg.positions == "learned":
+    if cfg.components.positions.embeds:
         shapes["pos_embed.W_pos"] = (cfg.n_ctx, dm)
     block = block_weight_shapes(cfg)
     for layer in range(cfg.n_layers):
         for short, shape in block.items():
             shapes[f"blocks.{layer}.{short}"] = shape
     shapes["ln_final.w"] = (dm,)
-    if cfg.norm == "layernorm":
+    if cfg.components.norm.has_bias:
         shapes["ln_final.b"] = (dm,)
     if not cfg.tied_embeddings:
         shapes["unembed.W_U"] = (dm, cfg.d_vocab)
@@ -170,16 +178,19 @@ def missing_weight_reason(name: str, cfg: Config) -> str | None:
 def missing_weight_message(name: str, cfg: Config) -> Message | None:
     """missing_weight_reason as a Message the window translates."""
     short = name.split(".", 2)[-1] if name.startswith("blocks.") else name
-    if short in ("ln1.b", "ln2.b", "ln_final.b") and cfg.norm == "rmsnorm":
+    c = cfg.components
+    if short in ("ln1.b", "ln2.b", "ln_final.b") and not c.norm.has_bias:
         return Message(QT_TR_NOOP("{name}: RMSNorm has a scale w and no bias"), name=name)
-    if name == "pos_embed.W_pos" and cfg.positions == "rope":
+    if name == "pos_embed.W_pos" and not c.positions.embeds:
         return Message(QT_TR_NOOP("{name}: this model has RoPE positions, no learned position embedding"), name=name)
-    if short in ("attn.b_Q", "attn.b_K", "attn.b_V", "attn.b_O") and not cfg.attn_bias:
+    if short in ("attn.b_Q", "attn.b_K", "attn.b_V", "attn.b_O") and not c.attention.has_bias:
         return Message(QT_TR_NOOP("{name}: this model's attention has no biases (attn_bias=False)"), name=name)
-    if short in ("mlp.b_in", "mlp.b_out", "mlp.b_gate") and not cfg.mlp_bias:
+    if short in ("mlp.b_in", "mlp.b_out", "mlp.b_gate") and not c.mlp.has_bias:
         return Message(QT_TR_NOOP("{name}: this model's MLP has no biases (mlp_bias=False)"), name=name)
-    if short in ("mlp.W_gate", "mlp.b_gate") and cfg.mlp != "swiglu":
+    if short in ("attn.q_norm.w", "attn.k_norm.w") and c.attention.qk_norm is None:
+        return Message(QT_TR_NOOP("{name}: this model has no QK-norm"), name=name)
+    if short in ("mlp.W_gate", "mlp.b_gate") and not c.mlp.gated:
         return Message(QT_TR_NOOP("{name}: only a SwiGLU MLP has a gate; this one is GELU"), name=name)
-    if name == "unembed.W_U" and cfg.tied_embeddings:
+    if name == "unembed.W_U" and c.tied_embeddings:
         return Message(QT_TR_NOOP("{name}: the unembedding is tied to W_E (logits = ln_final_out @ W_Eᵀ)"), name=name)
     return None

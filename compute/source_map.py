@@ -31,7 +31,7 @@ def _source_map() -> dict:
     return {
         "reference": {
             "embeddings": (reference.ReferenceBackend.run, 'resid = embed + pos_embed'),
-            "layernorm": (reference.layer_norm, "out = (x - mean[:, None]) / np.sqrt(var[:, None] + eps)"),
+            "layernorm": (reference.layer_norm, "out = (x - mean[..., None]) / np.sqrt(var[..., None] + eps)"),
             "projections": (reference.ReferenceBackend.run, 'q = plus(np.einsum("td,hde->the", ln1_out'),
             "scores": (reference.ReferenceBackend.run, "attn_scores_scaled = attn_scores_raw * scale"),
             "softmax": (reference.softmax_rows, "e = np.exp(scores - row_max)"),
@@ -97,7 +97,7 @@ def _family_source(backend: str, station: str, family: tuple[str, ...]):
 
     variants = {
         ("layernorm", "rmsnorm"): {
-            "reference": (reference.rms_norm, "out = x / scale[:, None] * w"),
+            "reference": (reference.rms_norm, "out = x / scale[..., None] * w"),
             "cpu": (ck.rms_norm, "out[t, c] = x[t, c] * inv32 * w[c]"),
             "cuda": ("rows.rms_norm", "out[t, c] = x[t, c] * inv * w[c]")},
         ("mlp", "swiglu"): {
@@ -120,7 +120,7 @@ def _family_source(backend: str, station: str, family: tuple[str, ...]):
 
 def family_of(cfg) -> tuple[str, ...]:
     """The parts of a config's model family that change which code computes a station."""
-    return tuple(tag for tag, on in (("rmsnorm", cfg.norm == "rmsnorm"), ("swiglu", cfg.mlp == "swiglu")) if on)
+    return tuple(tag for tag in ("rmsnorm", "swiglu") if cfg.components.has(tag))
 
 
 @lru_cache(maxsize=64)

@@ -1,6 +1,7 @@
 """Rules of the house that a test can check (ruff and the import contracts run in .ci/run)."""
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import grimp
@@ -9,9 +10,14 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("app", "widgets", "compute", "cuda_kernels")
 
 
+@lru_cache(maxsize=1)
+def _graph():
+    return grimp.build_graph(*PACKAGES)
+
+
 def test_no_import_circle_anywhere():
     """Function-level imports count too: a circle hidden in a function is still a circle."""
-    graph = grimp.build_graph(*PACKAGES)
+    graph = _graph()
     edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
     state: dict[str, int] = {}                       # 1: on the current path, 2: done
     path: list[str] = []
@@ -31,6 +37,15 @@ def test_no_import_circle_anywhere():
     for module in sorted(edges):
         if module not in state:
             visit(module)
+
+
+def test_the_backends_never_call_back_into_forward():
+    """forward() runs a backend; a backend running forward() (its warm-up did) is a loop at run time
+    even where no module-level circle shows: compute.forward.warm_up drives those passes instead."""
+    graph = _graph()
+    backends = [m for m in graph.modules if m == "compute.backends" or m.startswith("compute.backends.")]
+    found = [m for m in backends if "compute.forward" in graph.find_modules_directly_imported_by(m)]
+    assert not found, f"modules of compute.backends importing compute.forward: {found}"
 
 
 # Documents that live outside the repository: a clean clone has none of them, so nothing in it may
@@ -63,3 +78,51 @@ def _tracked_files() -> list[str]:
     if out.returncode != 0:                              # not a git checkout (an sdist): every file
         return [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if ".venv" not in p.parts]
     return out.stdout.splitlines()
+
+
+# A model family's parts are chosen once, in compute/models/components.py (`cfg.components`):
+# elsewhere the code asks the component (`.positions.rotates`, `.mlp.gated`, `.norm.stats`), never
+# compares the Config's strings, so the next family touches the component module, not 20 files.
+COMPONENT_FIELDS = frozenset({"norm", "positions", "mlp"})
+COMPONENT_MODULE = Path("compute/models/components.py")
+SOURCE_DIRS = ("app", "widgets", "compute", "cuda_kernels", "benchmarks", "tools")
+
+
+def component_comparisons(source: str) -> list[tuple[int, str]]:
+    """(line, code) of each `x.norm|positions|mlp ==, !=, in, not in` a string (or strings)."""
+    import ast
+
+    def is_field(node) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr in COMPONENT_FIELDS
+
+    def is_text(node) -> bool:
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return bool(node.elts) and all(is_text(e) for e in node.elts)
+        return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        for a, b, op in zip(operands, operands[1:], node.ops, strict=False):
+            if isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) and (
+                    (is_field(a) and is_text(b)) or (is_text(a) and is_field(b))):
+                found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_the_component_rule_sees_every_form():
+    planted = ('if cfg.positions == "rope": pass\nx = self.cfg.mlp != "swiglu"\ny = c.norm in ("rmsnorm",)\n'
+               'z = "rope" == cfg.positions\nok = cfg.components.positions.rotates and cfg.norm_eps == 1e-5\n'
+               'fine = cfg.n_heads == 2 or name == "rope"\n')
+    assert [line for line, _ in component_comparisons(planted)] == [1, 2, 3, 4]
+
+
+def test_no_component_string_compared_outside_the_component_module():
+    files = [ROOT / "main.py"] + [p for d in SOURCE_DIRS for p in sorted((ROOT / d).rglob("*.py"))]
+    found = [f"{path.relative_to(ROOT)}:{line}: {code}" for path in files
+             if path.relative_to(ROOT) != COMPONENT_MODULE
+             for line, code in component_comparisons(path.read_text(encoding="utf-8"))]
+    assert not found, ("model-family strings compared outside compute/models/components.py (ask "
+                       "cfg.components instead):\n" + "\n".join(found))

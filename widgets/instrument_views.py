@@ -171,7 +171,7 @@ def rope_views(result, sel) -> PageViews:
     t, cfg, labels = result.trace, result.inputs.config, tuple(result.labels)
     L, h, i, T = sel.layer, sel.head, sel.query, t.T
     scores = panel("attn_scores_raw", result, sel)
-    if cfg.positions != "rope":
+    if not cfg.components.positions.rotates:
         pos = panel("pos_embed", result, sel)
         sim = Panel("position_similarity", tr("cos(W_pos[i], W_pos[j]): what W_pos learned"),
                     rope_lab.position_similarity(t["pos_embed"]), tuple(idx_labels(T)), tuple(idx_labels(T)),
@@ -293,7 +293,7 @@ def shared_kv_views(result, sel) -> PageViews:
                                 labels,
                                 tr("query i") if n == 0 else "", tr("key j"), masked=np.isneginf(s), levels=levels),
                           1, n, roles=QK))
-    key_name = "rot_k" if cfg.positions == "rope" else "k"
+    key_name = cfg.components.cached_key
     items.append(Item(Panel("k", _t("shared keys {k}[:, {g}]", k=key_name, g=g.kv_head), g.k, labels,
                             tuple(idx_labels(cfg.d_head)), tr("key j"), "d_head"), 1, len(shown), roles=("key", None)))
     meter = shared_kv.cache_meter(cfg, T, what_if)

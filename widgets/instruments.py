@@ -806,7 +806,7 @@ class KVCacheView(Retranslate, QWidget):
         V = cache.v[:, g]
         rows = [labels[p] if p < len(labels) else str(p) for p in cache.positions]
         dh = _idx(K.shape[1])
-        rope = cfg.positions == "rope"
+        rope = cfg.components.positions.rotates
         self.k.set_title((tr("K cache (rot_k: after RoPE), K/V head {g}") if rope else tr("K cache, K/V head {g}"))
                          .format(g=g))
         self.v.set_title(tr("V cache, K/V head {g}").format(g=g))

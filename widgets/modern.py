@@ -301,7 +301,7 @@ class RopeLab(ModernPage):
 
     def sync_controls(self, result, sel) -> None:
         cfg, T = result.inputs.config, result.trace.T
-        rope = cfg.positions == "rope"
+        rope = cfg.components.positions.rotates
         for w in (self.key_spin, self.theta, self.rotary, self.reveal, self.theta_label, self.rotary_label,
                   *self.rope_labels):
             w.setVisible(rope)

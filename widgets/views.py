@@ -16,13 +16,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
 
 from compute import Config
 from compute.instruments import explain
+from compute.models import TAGS
 from compute.names import missing_message, missing_weight_message
 
 from .i18n import QT_TR_NOOP, message, num, tr
@@ -147,7 +148,7 @@ def panel(name: str, result, sel) -> Panel:
                   "resid_post": "resid_post = resid_mid + mlp_out"}
         return Panel(name, titles.get(name, name), t[name, L], cols=dm, col_axis="d_model", **tok)
     if name in ("mlp_pre", "mlp_pre_linear", "mlp_post"):
-        if cfg.mlp == "swiglu":
+        if cfg.components.mlp.gated:
             titles = {"mlp_pre": tr("mlp_pre = ln2_out · W_gate{bias}  (gate)").format(bias=mb("b_gate")),
                       "mlp_pre_linear": tr("mlp_pre_linear = ln2_out · W_in{bias}  (up)").format(bias=mb("b_in")),
                       "mlp_post": "mlp_post = SiLU(mlp_pre) ⊙ mlp_pre_linear"}
@@ -177,7 +178,7 @@ def panel(name: str, result, sel) -> Panel:
         forbidden = t.forbidden(L)
         qk = dict(rows=labels, cols=labels, row_axis=tr("query i"), col_axis=tr("key j"))
         if name == "attn_scores_raw":
-            title = "attn_scores_raw = rot_q·rot_kᵀ" if cfg.positions == "rope" else "attn_scores_raw = q·kᵀ"
+            title = "attn_scores_raw = rot_q·rot_kᵀ" if cfg.components.positions.rotates else "attn_scores_raw = q·kᵀ"
             return Panel(name, title, t.read(name, L, head=h), **qk)
         if name == "attn_scores_scaled":
             title = (f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
@@ -295,13 +296,12 @@ SINGLE_VIEWS: dict[str, tuple[str, bool, bool]] = {
 # Model families (compute.config): the conditions a Slot's `when` and a StationView's `family`
 # overrides name. A station shows each family faithfully: RMSNorm's scale instead of LayerNorm's
 # mean and variance, RoPE's rotated q and k, SwiGLU's gate and up branches.
-FAMILY: dict[str, Callable[[Config], bool]] = {
-    "layernorm": lambda c: c.norm == "layernorm", "rmsnorm": lambda c: c.norm == "rmsnorm",
-    "learned": lambda c: c.positions == "learned", "rope": lambda c: c.positions == "rope",
-    "gelu": lambda c: c.mlp == "gelu", "swiglu": lambda c: c.mlp == "swiglu",
-    "gqa": lambda c: c.n_kv_heads < c.n_heads,
-    "nobias": lambda c: not c.attn_bias,
-}
+def _has(tag: str, cfg: Config) -> bool:
+    return cfg.components.has(tag)
+
+
+# Each is a question to the config's components (compute/models/components.py, TAGS).
+FAMILY: dict[str, Callable[[Config], bool]] = {tag: partial(_has, tag) for tag in TAGS}
 
 
 def meets(cfg: Config, when: str) -> bool:

@@ -2308,6 +2308,10 @@
         <translation>{name}: model ini memakai LayerNorm; lihat {mean} dan {var}</translation>
     </message>
     <message>
+        <source>{name}: this model has no QK-norm (q and k go to the scores as they are)</source>
+        <translation>{name}: model ini tidak memakai QK-norm (q dan k masuk ke skor apa adanya)</translation>
+    </message>
+    <message>
         <source>{name}: this model has learned positions, no RoPE</source>
         <translation>{name}: model ini memakai posisi yang dipelajari, bukan RoPE</translation>
     </message>
@@ -2334,6 +2338,10 @@
     <message>
         <source>{name}: this model&apos;s MLP has no biases (mlp_bias=False)</source>
         <translation>{name}: MLP model ini tidak punya bias (mlp_bias=False)</translation>
+    </message>
+    <message>
+        <source>{name}: this model has no QK-norm</source>
+        <translation>{name}: model ini tidak memakai QK-norm</translation>
     </message>
     <message>
         <source>{name}: only a SwiGLU MLP has a gate; this one is GELU</source>

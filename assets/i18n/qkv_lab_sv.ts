@@ -2328,6 +2328,10 @@
         <translation>{name}: den här modellen använder LayerNorm; se {mean} och {var}</translation>
     </message>
     <message>
+        <source>{name}: this model has no QK-norm (q and k go to the scores as they are)</source>
+        <translation>{name}: den här modellen har ingen QK-norm (q och k går till poängen som de är)</translation>
+    </message>
+    <message>
         <source>{name}: this model has learned positions, no RoPE</source>
         <translation>{name}: den här modellen har inlärda positioner, ingen RoPE</translation>
     </message>
@@ -2354,6 +2358,10 @@
     <message>
         <source>{name}: this model&apos;s MLP has no biases (mlp_bias=False)</source>
         <translation>{name}: den här modellens MLP har inga bias (mlp_bias=False)</translation>
+    </message>
+    <message>
+        <source>{name}: this model has no QK-norm</source>
+        <translation>{name}: den här modellen har ingen QK-norm</translation>
     </message>
     <message>
         <source>{name}: only a SwiGLU MLP has a gate; this one is GELU</source>

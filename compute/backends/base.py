@@ -90,6 +90,11 @@ class Backend(ABC):
     def warm_up(self) -> None:  # noqa: B027 - optional hook: most backends have nothing to compile
         """Compile or load whatever the first real run would otherwise wait for."""
 
+    def warm_up_configs(self) -> tuple[Config, ...]:
+        """Tiny configs for compute.forward.warm_up to run through forward (an incremental pass, the
+        lazy maps) after `warm_up`; none by default."""
+        return ()
+
     @abstractmethod
     def run(self, cfg: Config, weights: Weights, tokens: np.ndarray,
             attn_mask: np.ndarray | None) -> BackendOutput:

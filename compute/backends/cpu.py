@@ -33,6 +33,8 @@ import numpy as np
 
 from .. import memory, progress
 from ..config import Config
+from ..models.components import RMSNorm
+from ..models.functions import rope_angles
 from ..names import attention_names, mlp_names
 from ..trace import Lazy
 from ..weights import Weights
@@ -47,7 +49,6 @@ from .blas import (  # noqa: F401 - where they were: the API (keep_blas_single_t
     lower_priority,
 )
 from .pool import BufferPool
-from .reference import rope_angles
 from .rows import Once, RowParts, leading_rows, rows_value
 
 # Attention works on blocks of query rows whose scores take about this many bytes (L2-sized).
@@ -301,7 +302,7 @@ class KeyCache:
         for layer in range(L):
             have = min(self.valid[layer], p)
             if have < p:                                  # rows [have, p) from the Trace
-                k_name = "rot_k" if cfg.positions == "rope" else "k"
+                k_name = cfg.components.cached_key                 # rot_k with RoPE, else k
                 self.k[layer][:, have:p] = prev[k_name, layer][have:p].transpose(1, 0, 2)   # [KV, p-have, dh]
                 self.v[layer][:, have:p] = prev["v", layer][have:p].transpose(1, 0, 2)
                 copied += p - have
@@ -363,30 +364,28 @@ class CpuBackend(Backend):
             self._prepared.move_to_end(key)
             return self._prepared[key]
 
-    def warm_up(self) -> None:
-        """Compile (or load from numba's cache) every kernel, with the argument types a forward
-        pass gives them: a tiny pass, an incremental one, then the strided head views and parallel
-        builds that only larger passes use."""
-        from ..forward import forward
-        from ..trace import partial_trace
-        from . import get_backend
-
+    def warm_up_configs(self) -> tuple[Config, ...]:
+        """A GPT-2 and a LLaMA-family model (every component the kernels have), tiny."""
         gpt2 = Config(d_model=8, n_heads=2, d_head=4, n_ctx=8, d_vocab=10, n_layers=1)
         llama = Config(d_model=8, n_heads=2, n_kv_heads=1, d_head=4, n_ctx=8, d_vocab=10, n_layers=2,
                        norm="rmsnorm", positions="rope", mlp="swiglu", attn_bias=False, mlp_bias=False,
                        tied_embeddings=False, windows=(None, 2))
-        for cfg in (gpt2, llama):
+        return gpt2, llama
+
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) every kernel, with the argument types a pass gives
+        them: a tiny pass, one with a listener for early results, then the strided head views and
+        parallel builds that only larger passes use. (compute.forward.warm_up adds an incremental
+        pass and the lazy maps, through forward: this module never imports it.)"""
+        from ..trace import partial_trace
+
+        for cfg in self.warm_up_configs():
             ids = cfg.validate_tokens(np.arange(4))                        # read-only, as forward gives them
             w = Weights.random(cfg, 0)
             self.run(cfg, w, ids, None)
             # With a listener for early results: published arrays turn read-only, a type of its own.
             with progress.reporting(None, lambda layer, arrays, cfg=cfg: partial_trace(cfg, arrays)):
                 self.run(cfg, w, ids, np.tri(4, dtype=np.bool_))
-            if get_backend(self.name) is self:                             # an incremental pass, and its maps
-                trace = forward(cfg, w, ids, backend=self.name)
-                trace = forward(cfg, w, [0, 1, 2, 3, 4], backend=self.name, reuse=trace)
-                for layer in range(cfg.n_layers):
-                    trace["attn_scores_scaled", layer], trace["attn_scores", layer]
         with _KERNEL_LOCK:
             heads = np.empty((2, 4, 2), np.float32)                       # [H=2, T=4, dh=2]
             K.bias_split_heads.serial(np.ones((2, 12), np.float32), np.ones(12, np.float32),
@@ -418,7 +417,7 @@ class CpuBackend(Backend):
             """The value of `key`: the earlier Trace's rows < p, then `rows` (this pass's, >= p)."""
             return rows_value(leading_rows(prev, key, p, axis) + (rows,), axis, new=new) if p else rows
 
-        W_pos = weights["pos_embed.W_pos"] if cfg.positions == "learned" else None
+        W_pos = weights["pos_embed.W_pos"] if cfg.components.positions.embeds else None
         embed, resid = embed_stage(weights["embed.W_E"], W_pos, tokens, p, new)    # [n, d_model] each
         out["embed"] = keep("embed", embed)
         if W_pos is not None:
@@ -462,7 +461,7 @@ class CpuBackend(Backend):
     def _score_maps(self, cfg: Config, out: dict, layer: int, mask, has_mask: bool, prev, p: int) -> dict:
         """The layer's three score maps, as Lazy values made from its q and k (rotated, with RoPE),
         and from the earlier Trace's maps where a view made them."""
-        q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+        q_name, k_name = cfg.components.score_inputs                       # rot_q, rot_k with RoPE
         q, k = made(out[q_name, layer]), made(out[k_name, layer])          # [T, H, dh], [T, KV, dh]
         scale = np.float32(1.0 / np.sqrt(cfg.d_head)) if cfg.scale_scores else np.float32(1.0)
         names = ("attn_scores_raw", "attn_scores_scaled", "attn_scores")
@@ -507,24 +506,34 @@ def embed_rows(W_E, tokens, pos_embed, embed, resid, r0, r1, checkpoint) -> None
 
 def norm_stats(cfg: Config, T: int) -> tuple[np.ndarray, ...]:
     """The per-token statistics a norm keeps: (mean, var) for LayerNorm, (scale,) for RMSNorm."""
-    return (np.empty(T, np.float32),) if cfg.norm == "rmsnorm" else (np.empty(T, np.float32), np.empty(T, np.float32))
+    return tuple(np.empty(T, np.float32) for _ in cfg.components.norm.stats)   # [T] each
 
 
 def norm_rows(cfg: Config, x, w, b, stats, out, r0, r1, checkpoint) -> None:
     """Rows r0:r1 of the config's norm: LayerNorm (stats = mean, var) or RMSNorm (stats = scale)."""
-    if cfg.norm == "rmsnorm":
-        K.rms_norm.serial(x[r0:r1], w, stats[0][r0:r1], out[r0:r1], cfg.norm_eps)     # [R, d_model]
+    norm = cfg.components.norm
+    if isinstance(norm, RMSNorm):
+        K.rms_norm.serial(x[r0:r1], w, stats[0][r0:r1], out[r0:r1], norm.eps)         # [R, d_model]
     else:
-        K.layer_norm.serial(x[r0:r1], w, b, stats[0][r0:r1], stats[1][r0:r1], out[r0:r1], cfg.norm_eps)
+        K.layer_norm.serial(x[r0:r1], w, b, stats[0][r0:r1], stats[1][r0:r1], out[r0:r1], norm.eps)
 
 
-def ln1_qkv_rows(cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, rot, r0, r1,
+def ln1_qkv_rows(cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, qkn, rot, r0, r1,
                  checkpoint) -> None:
-    """Rows r0:r1 on one thread: norm 1, the one fused q/k/v product, its bias and head split, and
-    with RoPE the rotation of q and k (`rot` = (cos, sin, rqh, rkh), cos and sin of these rows)."""
+    """Rows r0:r1 on one thread: norm 1, the one fused q/k/v product, its bias and head split, with a
+    QK-norm each head's RMSNorm of q and k (`qkn` = (qnh, knh, q_scale, k_scale)), and with RoPE the
+    rotation of q and k (`rot` = (cos, sin, rqh, rkh), cos and sin of these rows)."""
     norm_rows(cfg, resid_pre, wb["ln1.w"], wb["ln1.b"], stats, ln1_out, r0, r1, checkpoint)
     np.matmul(ln1_out[r0:r1], W_QKV, out=qkv[r0:r1])                       # [R, (H+2KV)*dh] one product
     K.bias_split_heads.serial(qkv[r0:r1], b_QKV, qh[:, r0:r1], kh[:, r0:r1], vh[:, r0:r1])  # + b_Q, b_K, b_V
+    if qkn is not None:
+        qnh, knh, q_scale, k_scale = qkn
+        eps = cfg.components.attention.qk_norm.eps
+        for h in range(qh.shape[0]):                                        # [R, dh] of head h, over d_head
+            K.rms_norm.serial(qh[h, r0:r1], wb["attn.q_norm.w"], q_scale[h, r0:r1], qnh[h, r0:r1], eps)
+        for g in range(kh.shape[0]):
+            K.rms_norm.serial(kh[g, r0:r1], wb["attn.k_norm.w"], k_scale[g, r0:r1], knh[g, r0:r1], eps)
+        qh, kh = qnh, knh                                                   # RoPE turns the normed ones
     if rot is not None:
         cos, sin, rqh, rkh = rot
         K.rope.serial(qh[:, r0:r1], cos[r0:r1], sin[r0:r1], rqh[:, r0:r1])   # [H, R, dh]  rot_q
@@ -541,29 +550,32 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
     hd, kvd = H * dh, KV * dh
     f32 = np.float32
     scale = f32(1.0 / np.sqrt(dh)) if cfg.scale_scores else f32(1.0)
+    c = cfg.components
     stats = norm_stats(cfg, n)                                              # [n] each
-    if cfg.norm == "rmsnorm":
-        (ln1_scale,) = stats
-    else:
-        ln1_mean, ln1_var = stats
+    named = dict(zip(c.norm.stat_names("ln1"), stats, strict=True))         # ln1_mean, ln1_var | ln1_scale
     ln1_out = new((n, dm))                                                  # [n, d_model]
     qkv = new((n, hd + 2 * kvd))                                            # [n, (H+2KV)*dh]
     # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
     qh, kh, vh = new((H, n, dh)), new((KV, n, dh)), new((KV, n, dh))        # [H|KV, n, dh] each
+    qkn = None
+    if c.attention.qk_norm is not None:                                     # q_normed, k_normed head-major
+        qkn = (new((H, n, dh)), new((KV, n, dh)), np.empty((H, n), f32), np.empty((KV, n), f32))
     rot = None
-    if cfg.positions == "rope":
-        cos, sin = rope_tables(T, cfg.rotary_dim, cfg.rope_theta)            # [T, r/2] each
+    if c.positions.rotates:
+        cos, sin = rope_tables(T, c.positions.rotary_dim, c.positions.base)  # [T, r/2] each
         rot = (cos[p:], sin[p:], new((H, n, dh)), new((KV, n, dh)))          # rot_q, rot_k head-major
-    by_rows(partial(ln1_qkv_rows, cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, rot),
+    by_rows(partial(ln1_qkv_rows, cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, qkn, rot),
             n, split=n * dm * (hd + 2 * kvd) >= SPLIT_MIN_MACS)
     q = qkv[:, :hd].reshape(n, H, dh)                                        # [n, H, dh] (view)
     k = qkv[:, hd:hd + kvd].reshape(n, KV, dh)                               # [n, KV, dh] (view)
     v = qkv[:, hd + kvd:].reshape(n, KV, dh)                                 # [n, KV, dh] (view)
+    q_heads, k_heads = qh, kh
+    if qkn is not None:
+        q_normed, k_normed = qkn[0].transpose(1, 0, 2), qkn[1].transpose(1, 0, 2)  # [n, H|KV, dh] (views)
+        q_heads, k_heads = qkn[0], qkn[1]
     if rot is not None:
         rot_q, rot_k = rot[2].transpose(1, 0, 2), rot[3].transpose(1, 0, 2)  # [n, H, dh], [n, KV, dh] (views)
         q_heads, k_heads = rot[2], rot[3]                                    # the scores use the rotated ones
-    else:
-        q_heads, k_heads = qh, kh
     K_all, V_all = keys.k[layer], keys.v[layer]                              # [KV, room, dh] each
     K_all[:, p:T], V_all[:, p:T] = k_heads, vh                               # this pass's keys and values
     watch.lap("qkv")
@@ -598,7 +610,7 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
     # attn_out = sum over heads + b_O; resid_mid = resid_pre + attn_out
     K.heads_sum_residual(parts[0], parts[-1], two, wb["attn.b_O"], resid_pre, attn_out, resid_mid)
     watch.lap("W_O")
-    ns = locals()
+    ns = {**locals(), **named}
     return {name: ns[name] for name in attention_names(cfg) if not name.startswith("attn_scores")}
 
 
@@ -607,7 +619,7 @@ def mlp_rows(cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_po
     """Rows r0:r1 on one thread: norm 2, the MLP (GELU: W_in, GELU; SwiGLU: W_gate and W_in,
     SiLU(gate) ⊙ up), W_out and the residual."""
     norm_rows(cfg, resid_mid, wb["ln2.w"], wb["ln2.b"], stats, ln2_out, r0, r1, checkpoint)
-    if cfg.mlp == "swiglu":
+    if cfg.components.mlp.gated:
         np.matmul(ln2_out[r0:r1], wb["mlp.W_gate"], out=mlp_pre[r0:r1])       # [R, d_mlp] gate (bias below)
         np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre_linear[r0:r1])  # [R, d_mlp] up
         K.bias_silu_gate.serial(mlp_pre[r0:r1], wb["mlp.b_gate"], mlp_pre_linear[r0:r1], wb["mlp.b_in"],
@@ -624,20 +636,18 @@ def mlp_rows(cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_po
 def mlp_half(cfg: Config, wb, resid_mid, new, watch: Stopwatch) -> dict:
     """One layer from resid_mid to resid_post: the mlp_names(cfg) values, by name."""
     T, dm, dmlp = len(resid_mid), cfg.d_model, cfg.d_mlp
+    c = cfg.components
     stats = norm_stats(cfg, T)                                              # [T] each
-    if cfg.norm == "rmsnorm":
-        (ln2_scale,) = stats
-    else:
-        ln2_mean, ln2_var = stats
+    named = dict(zip(c.norm.stat_names("ln2"), stats, strict=True))         # ln2_mean, ln2_var | ln2_scale
     ln2_out = new((T, dm))                                                  # [T, d_model]
     mlp_pre, mlp_post = new((T, dmlp)), new((T, dmlp))                      # [T, d_mlp] each
-    mlp_pre_linear = new((T, dmlp)) if cfg.mlp == "swiglu" else None        # [T, d_mlp] SwiGLU's up
+    mlp_pre_linear = new((T, dmlp)) if c.mlp.gated else None                # [T, d_mlp] SwiGLU's up
     mlp_out, resid_post = new((T, dm)), new((T, dm))                        # [T, d_model] each
     fraction = watch.fraction(0.5)
-    macs = T * dm * dmlp * (3 if cfg.mlp == "swiglu" else 2)
+    macs = c.mlp.macs(dm, dmlp, T)
     by_rows(partial(mlp_rows, cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out,
                     resid_post), T, split=macs >= SPLIT_MIN_MACS,
             checkpoint=partial(progress.report, "mlp", fraction))
     watch.lap("mlp")
-    ns = locals()
+    ns = {**locals(), **named}
     return {name: ns[name] for name in mlp_names(cfg)}

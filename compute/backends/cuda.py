@@ -74,6 +74,8 @@ from .. import memory, progress
 from ..config import Config
 from ..i18n import QT_TR_NOOP, Message
 from ..install import pip_command
+from ..models.components import RMSNorm
+from ..models.functions import rope_angles
 from ..names import attention_names, global_names, layer_names, mlp_names, trace_shape
 from ..trace import Lazy
 from ..weights import Weights
@@ -88,7 +90,7 @@ NEEDS_CUDA, NEEDS_DRIVER = (13, 0), 580
 GEMM_PATHS = ("auto", "numba", "cublas")
 # Per-layer results with a device buffer of their own (z_concat is z's memory, resid_pre is the
 # previous layer's resid_post); which of them a model has: buffered_names.
-_BUFFERED = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "rot_q", "rot_k",
+_BUFFERED = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k",
              "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern", "z", "result", "attn_out",
              "resid_mid", "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "mlp_pre", "mlp_pre_linear",
              "mlp_post", "mlp_out", "resid_post")
@@ -423,14 +425,16 @@ class _DeviceWeights:
         zeros = np.zeros
         self.uid, self.blas = weights.uid, blas
         self.W_E = up(weights["embed.W_E"])                                 # [d_vocab, d_model]
-        learned = cfg.positions == "learned"
+        learned = cfg.components.positions.embeds
         self.W_pos = up(weights["pos_embed.W_pos"] if learned else zeros((1, 1), np.float32))  # [n_ctx, d_model]
         self.blocks = []
         for layer in range(cfg.n_layers):
             w = weights.block(layer)
             blk = {short: up(w[short]) for short in ("ln1.w", "attn.W_O", "ln2.w", "mlp.W_in", "mlp.W_out")}
-            if cfg.mlp == "swiglu":
+            if cfg.components.mlp.gated:
                 blk["mlp.W_gate"] = up(w["mlp.W_gate"])                     # [d_model, d_mlp]
+            for short in cfg.components.attention.qk_norm_weight_names():   # QK-norm: [d_head] each
+                blk[short] = up(w[short])
             for short, n in (("ln1.b", dm), ("ln2.b", dm), ("attn.b_O", dm), ("mlp.b_in", cfg.d_mlp),
                              ("mlp.b_out", dm), ("mlp.b_gate", cfg.d_mlp)):
                 blk[short] = up(w[short] if short in w else zeros(n, np.float32))
@@ -449,7 +453,7 @@ class _DeviceWeights:
         self.ln_final_b = up(weights["ln_final.b"] if "ln_final.b" in weights else zeros(dm, np.float32))
         self.W_U = None if cfg.tied_embeddings else up(weights["unembed.W_U"])   # [d_model, d_vocab]
         self.no_bias_vocab = None if cfg.tied_embeddings else up(zeros(cfg.d_vocab, np.float32))
-        if cfg.positions == "rope":
+        if cfg.components.positions.rotates:
             cos, sin = _rope_tables(cfg.n_ctx, cfg.rotary_dim, cfg.rope_theta)   # [n_ctx, r/2] each
             self.cos, self.sin = up(cos), up(sin)
         self._torch: dict = {}
@@ -463,8 +467,6 @@ class _DeviceWeights:
 
 def _rope_tables(T: int, rotary_dim: int, theta: float):
     """cos and sin [T, rotary_dim / 2] as float32 (angles in float64, as the reference has them)."""
-    from .reference import rope_angles
-
     cos, sin = rope_angles(T, rotary_dim, theta)                           # [T, r/2] each, float64
     return cos.astype(np.float32), sin.astype(np.float32)
 
@@ -473,7 +475,7 @@ def run_shapes(cfg: Config, T: int) -> dict:
     """{key: shape} of every device buffer of one pass."""
     wanted = {("embed",): (T, cfg.d_model), ("ln_final_out",): (T, cfg.d_model),
               ("ln_final_stat0",): (T,), ("ln_final_stat1",): (T,)}
-    if cfg.positions == "learned":
+    if cfg.components.positions.embeds:
         wanted[("resid_pre", 0)] = (T, cfg.d_model)
     for layer in range(cfg.n_layers):
         for name in buffered_names(cfg):
@@ -781,7 +783,7 @@ class CudaBackend(Backend):
         has_mask = attn_mask is not None
         mask_d = cuda.to_device(attn_mask if has_mask else np.ones((1, 1), np.bool_), stream=stream)  # [T, T]
         run.mask_d = mask_d                                                 # for a head's rows < p, later
-        learned = cfg.positions == "learned"
+        learned = cfg.components.positions.embeds
         if not learned:
             run.alias(("resid_pre", 0), ("embed",))
         if p:
@@ -843,15 +845,11 @@ class CudaBackend(Backend):
         d = lambda name: run.d((name, layer))                               # noqa: E731
         r = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         window = cfg.window(layer) or 0
-        rms = cfg.norm == "rmsnorm"
         _norm(cfg, r("resid_pre"), blk["ln1.w"], blk["ln1.b"],
-              (r("ln1_scale"),) if rms else (r("ln1_mean"), r("ln1_var")), r("ln1_out"), s)   # [n, d_model]
+              tuple(r(n) for n in cfg.components.norm.stat_names("ln1")), r("ln1_out"), s)   # [n, d_model]
         P.launch_project_qkv(r("ln1_out"), blk["W_QKV"], blk["b_QKV"], r("q"), r("k"), r("v"), stream=s)
-        q, k = d("q"), d("k")
-        if cfg.positions == "rope":
-            EW.launch_rope(r("q"), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=s)   # [n, H, d_head]
-            EW.launch_rope(r("k"), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=s)   # [n, KV, d_head]
-            q, k = d("rot_q"), d("rot_k")                                   # the scores use the rotated ones
+        _qk_norm_and_rope(cfg, dw, blk, r, p, s)                            # q_normed, k_normed; rot_q, rot_k
+        q, k = (d(name) for name in cfg.components.score_inputs)           # what the scores use
         m = lambda name: run.d((name, layer))[:, p:]                        # noqa: E731 - a map's rows >= p
         # The queries p.. against every key; the kernels mask by position (row i is position p + i).
         P.launch_scores(q[p:], k, cfg.causal, mask, has_mask, cfg.scale_scores, m("attn_scores_raw"),
@@ -870,10 +868,9 @@ class CudaBackend(Backend):
         """resid_mid -> resid_post with the numba product kernels, rows >= p."""
         blk, s = dw.blocks[layer], stream
         d = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
-        rms = cfg.norm == "rmsnorm"
         _norm(cfg, d("resid_mid"), blk["ln2.w"], blk["ln2.b"],
-              (d("ln2_scale"),) if rms else (d("ln2_mean"), d("ln2_var")), d("ln2_out"), s)   # [T, d_model]
-        if cfg.mlp == "swiglu":
+              tuple(d(n) for n in cfg.components.norm.stat_names("ln2")), d("ln2_out"), s)   # [T, d_model]
+        if cfg.components.mlp.gated:
             P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_gate"], blk["mlp.b_gate"], d("mlp_pre"), stream=s)
             P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_in"], blk["mlp.b_in"], d("mlp_pre_linear"), stream=s)
             EW.launch_silu_gate(d("mlp_pre"), d("mlp_pre_linear"), d("mlp_post"), stream=s)   # [T, d_mlp]
@@ -894,17 +891,13 @@ class CudaBackend(Backend):
         r = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         T = run.T
         window = cfg.window(layer) or 0
-        rms = cfg.norm == "rmsnorm"
         _norm(cfg, r("resid_pre"), blk["ln1.w"], blk["ln1.b"],
-              (r("ln1_scale"),) if rms else (r("ln1_mean"), r("ln1_var")), r("ln1_out"), s)   # [n, d_model]
+              tuple(r(n) for n in cfg.components.norm.stat_names("ln1")), r("ln1_out"), s)   # [n, d_model]
         ln1 = t("ln1_out")[p:]
         for P_, name in (("Q", "q"), ("K", "k"), ("V", "v")):
             blas.linear(ln1, W[f"W_{P_}2"], W[f"b_{P_}2"], t(name).view(T, -1)[p:])   # [n, n·d_head] = ln1_out @ W + b
-        q, k = t("q"), t("k")
-        if cfg.positions == "rope":
-            EW.launch_rope(r("q"), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=s)   # [n, H, d_head]
-            EW.launch_rope(r("k"), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=s)   # [n, KV, d_head]
-            q, k = t("rot_q"), t("rot_k")                                   # the scores use the rotated ones
+        _qk_norm_and_rope(cfg, dw, blk, r, p, s)                            # q_normed, k_normed; rot_q, rot_k
+        q, k = (t(name) for name in cfg.components.score_inputs)           # what the scores use
         scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
         if p:   # rows >= p only, the causal mask, the window and the extra mask as one explicit mask
             blas.scores(q[p:], k, t("attn_scores_raw")[:, p:])             # [H, n, T] q·kᵀ
@@ -928,7 +921,7 @@ class CudaBackend(Backend):
             self._make_map_rows_numba(run, layer, p, heads)
             return
         cfg, blas = run.cfg, self.blas
-        q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+        q_name, k_name = cfg.components.score_inputs                       # rot_q, rot_k with RoPE
         q, k = run.t((q_name, layer)), run.t((k_name, layer))              # [T, H, dh], [T, KV, dh]
         raw, d = run.t(("attn_scores_raw", layer)), (lambda name: run.d((name, layer)))   # noqa: E731
         scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
@@ -947,7 +940,7 @@ class CudaBackend(Backend):
     def _make_map_rows_numba(self, run: _DeviceRun, layer: int, p: int, heads) -> None:
         """make_map_rows on the numba path: the pass's own kernels on one head's rows < p (positions 0..)."""
         cfg = run.cfg
-        q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+        q_name, k_name = cfg.components.score_inputs                       # rot_q, rot_k with RoPE
         q, k = run.d((q_name, layer)), run.d((k_name, layer))              # [T, H, dh], [T, KV, dh]
         m = lambda name, h: run.d((name, layer))[h:h + 1, :p]               # noqa: E731 - [1, p, T] of head h
         window = cfg.window(layer) or 0
@@ -968,10 +961,9 @@ class CudaBackend(Backend):
         W = dw.torch_block(layer, blas.view)
         d = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         t = lambda name: run.t((name, layer))[p:]                           # noqa: E731
-        rms = cfg.norm == "rmsnorm"
         _norm(cfg, d("resid_mid"), blk["ln2.w"], blk["ln2.b"],
-              (d("ln2_scale"),) if rms else (d("ln2_mean"), d("ln2_var")), d("ln2_out"), s)   # [T, d_model]
-        if cfg.mlp == "swiglu":
+              tuple(d(n) for n in cfg.components.norm.stat_names("ln2")), d("ln2_out"), s)   # [T, d_model]
+        if cfg.components.mlp.gated:
             blas.linear(t("ln2_out"), W["mlp.W_gate"], W["mlp.b_gate"], t("mlp_pre"))         # [T, d_mlp] gate
             blas.linear(t("ln2_out"), W["mlp.W_in"], W["mlp.b_in"], t("mlp_pre_linear"))      # [T, d_mlp] up
             EW.launch_silu_gate(d("mlp_pre"), d("mlp_pre_linear"), d("mlp_post"), stream=s)   # [T, d_mlp]
@@ -1071,7 +1063,7 @@ def _trace_arrays(cfg: Config, weights: Weights, tokens: np.ndarray, run: _Devic
     T = len(tokens)
     out: dict = {"tokens": tokens, "embed": run.lazy(("embed",), (T, cfg.d_model)),
                  "ln_final_out": run.lazy(("ln_final_out",), (T, cfg.d_model))}
-    if cfg.positions == "learned":
+    if cfg.components.positions.embeds:
         out["pos_embed"] = weights["pos_embed.W_pos"][:T]                   # [T, d_model] (exact: a view)
     for layer in range(cfg.n_layers):
         for name in layer_names(cfg):
@@ -1083,9 +1075,27 @@ def _trace_arrays(cfg: Config, weights: Weights, tokens: np.ndarray, run: _Devic
     return out
 
 
+def _qk_norm_and_rope(cfg: Config, dw: _DeviceWeights, blk: dict, r, p: int, stream) -> None:
+    """After the q/k/v projection, rows >= p (`r(name)`): the QK-norm of each head of q and k over
+    d_head (the rows of [n, heads, d_head] as [n·heads, d_head]), then RoPE of what it gave."""
+    c = cfg.components
+    qkn = c.attention.qk_norm
+    if qkn is not None:
+        for src, w, dst in (("q", "attn.q_norm.w", "q_normed"), ("k", "attn.k_norm.w", "k_normed")):
+            x, out = r(src), r(dst)                                         # [n, heads, d_head] each
+            rows = x.shape[0] * x.shape[1]
+            scale = cuda.device_array(rows, np.float32, stream=stream)      # [n·heads] not kept
+            R.launch_rms_norm(x.reshape(rows, x.shape[2]), blk[w], scale, out.reshape(rows, x.shape[2]), qkn.eps,
+                              stream=stream)                                # [n·heads, d_head]
+    if c.positions.rotates:
+        q_in, k_in = c.rope_inputs                                          # q, k (or q_normed, k_normed)
+        EW.launch_rope(r(q_in), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=stream)   # [n, H, d_head]
+        EW.launch_rope(r(k_in), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=stream)   # [n, KV, d_head]
+
+
 def _norm(cfg: Config, x, w, b, stats, out, stream=0) -> None:
     """The config's norm on the device: LayerNorm (stats = mean, var) or RMSNorm (stats = scale)."""
-    if cfg.norm == "rmsnorm":
+    if isinstance(cfg.components.norm, RMSNorm):
         R.launch_rms_norm(x, w, stats[0], out, cfg.norm_eps, stream=stream)                # [T], [T, d_model]
     else:
         R.launch_layer_norm(x, w, b, stats[0], stats[1], out, cfg.norm_eps, stream=stream)  # [T], [T], [T, d_model]

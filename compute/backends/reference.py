@@ -3,6 +3,7 @@
 One block, for every model family of docs/ARCHITECTURE.md, "Model families":
     ln1_out = norm(resid_pre)                       LayerNorm (mean, var, w, b) or RMSNorm (scale, w)
     q, k, v = ln1_out @ W_Q, W_K, W_V (+ b)         k and v have n_kv_heads heads
+    q_normed, k_normed = RMSNorm(q), RMSNorm(k)     with a QK-norm only: per head, over d_head
     rot_q, rot_k = RoPE(q), RoPE(k)                 with RoPE only: each pair (i, i + r/2) rotated
     scores  = q_h · k_{h // n_groups}               query head h reads its group's K/V head
     pattern = softmax(scores / sqrt(d_head), masked: causal, window, attn_mask)
@@ -17,6 +18,7 @@ import numpy as np
 
 from .. import progress
 from ..config import Config
+from ..models.functions import gelu, layer_norm, rms_norm, rope, rope_angles, silu  # noqa: F401 - the API
 from ..names import layer_names, layer_values
 from ..weights import Weights
 from .base import Backend, BackendOutput, allowed_pairs
@@ -24,54 +26,9 @@ from .base import Backend, BackendOutput, allowed_pairs
 LN_EPS = 1e-5
 
 
-def layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float = LN_EPS):
-    """LayerNorm over the last axis with biased variance: returns mean [T], var [T], out [T, d]."""
-    mean = x.mean(axis=-1)                                              # [T]
-    var = ((x - mean[:, None]) ** 2).mean(axis=-1)                      # [T]
-    out = (x - mean[:, None]) / np.sqrt(var[:, None] + eps) * w + b     # [T, d]
-    return mean, var, out
-
-
-def rms_norm(x: np.ndarray, w: np.ndarray, eps: float):
-    """RMSNorm over the last axis: returns scale [T] = sqrt(mean(x²) + eps) and out [T, d]."""
-    scale = np.sqrt((x ** 2).mean(axis=-1) + eps)                       # [T]
-    out = x / scale[:, None] * w                                        # [T, d]
-    return scale, out
-
-
 def norm(cfg: Config, x: np.ndarray, w: np.ndarray, b: np.ndarray | None):
     """The config's norm: {"mean", "var", "out"} (LayerNorm) or {"scale", "out"} (RMSNorm)."""
-    if cfg.norm == "rmsnorm":
-        scale, out = rms_norm(x, w, cfg.norm_eps)
-        return {"scale": scale, "out": out}
-    mean, var, out = layer_norm(x, w, b, cfg.norm_eps)
-    return {"mean": mean, "var": var, "out": out}
-
-
-def gelu(x: np.ndarray) -> np.ndarray:
-    """GPT-2's tanh approximation of GELU."""
-    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
-
-
-def silu(x: np.ndarray) -> np.ndarray:
-    """SiLU (swish): x · sigmoid(x)."""
-    return x / (1.0 + np.exp(-x))
-
-
-def rope_angles(T: int, rotary_dim: int, theta: float, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """cos and sin [T, rotary_dim / 2] of position t times frequency theta^(-2i / rotary_dim)."""
-    freq = theta ** (-np.arange(0, rotary_dim, 2, dtype=np.float64) / rotary_dim)   # [r/2]
-    angle = np.arange(start, start + T, dtype=np.float64)[:, None] * freq[None, :]  # [T, r/2]
-    return np.cos(angle), np.sin(angle)
-
-
-def rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    """Rotate each pair (x_i, x_{i+r/2}) of the first r dims of every head by its position's angle
-    (HF's rotate_half convention); dims from r on pass through. x [T, heads, d_head]."""
-    half = cos.shape[1]
-    x1, x2, rest = x[..., :half], x[..., half:2 * half], x[..., 2 * half:]   # [T, heads, r/2] ...
-    c, s = cos[:, None, :], sin[:, None, :]                                  # [T, 1, r/2]
-    return np.concatenate([x1 * c - x2 * s, x2 * c + x1 * s, rest], axis=-1)  # [T, heads, d_head]
+    return cfg.components.norm.reference(x, w, b)
 
 
 def softmax_rows(scores: np.ndarray) -> np.ndarray:
@@ -103,16 +60,17 @@ class ReferenceBackend(Backend):
             return x if b is None else x + b
 
         T, H, dh = len(tokens), cfg.n_heads, cfg.d_head
+        c = cfg.components                                                  # the model's parts, chosen once
         out: dict = {"tokens": tokens}
-        scale = 1.0 / np.sqrt(dh) if cfg.scale_scores else 1.0
-        kv_of = np.arange(H) // cfg.n_groups                                # [H] K/V head of each query head
-        if cfg.positions == "rope":
-            cos, sin = rope_angles(T, cfg.rotary_dim, cfg.rope_theta)       # [T, r/2] each
+        scale = c.attention.scale                                           # 1/sqrt(d_head), or 1
+        kv_of = np.arange(H) // c.attention.n_groups                        # [H] K/V head of each query head
+        if c.positions.rotates:
+            cos, sin = c.positions.angles(T)                                # [T, r/2] each
         names = layer_names(cfg)
 
         embed = W("embed.W_E")[tokens]                                      # [T, d_model]
         out["embed"] = embed
-        if cfg.positions == "learned":
+        if c.positions.embeds:
             pos_embed = W("pos_embed.W_pos")[:T]                            # [T, d_model]
             resid = embed + pos_embed                                       # [T, d_model]
             out["pos_embed"] = pos_embed
@@ -121,39 +79,42 @@ class ReferenceBackend(Backend):
 
         for layer in range(cfg.n_layers):
             p = f"blocks.{layer}."
-            allowed = allowed_pairs(T, cfg.causal, attn_mask, cfg.window(layer))  # [T, T]
+            allowed = allowed_pairs(T, cfg.causal, attn_mask, c.layer(layer).window)  # [T, T]
             resid_pre = resid                                               # [T, d_model]
-            n1 = norm(cfg, resid_pre, W(p + "ln1.w"), W(p + "ln1.b"))
+            n1 = c.norm.reference(resid_pre, W(p + "ln1.w"), W(p + "ln1.b"))
             ln1_mean, ln1_var, ln1_scale = n1.get("mean"), n1.get("var"), n1.get("scale")  # [T] each
             ln1_out = n1["out"]                                             # [T, d_model]
             q = plus(np.einsum("td,hde->the", ln1_out, W(p + "attn.W_Q")), W(p + "attn.b_Q"))  # [T, H, dh]
             k = plus(np.einsum("td,hde->the", ln1_out, W(p + "attn.W_K")), W(p + "attn.b_K"))  # [T, KV, dh]
             v = plus(np.einsum("td,hde->the", ln1_out, W(p + "attn.W_V")), W(p + "attn.b_V"))  # [T, KV, dh]
-            if cfg.positions == "rope":
-                rot_q, rot_k = rope(q, cos, sin), rope(k, cos, sin)         # [T, H, dh], [T, KV, dh]
-                q_pos, k_pos = rot_q, rot_k
+            if c.attention.qk_norm is not None:                             # per head, over d_head
+                q_normed = c.attention.qk_norm.reference(q, W(p + "attn.q_norm.w"))["out"]   # [T, H, dh]
+                k_normed = c.attention.qk_norm.reference(k, W(p + "attn.k_norm.w"))["out"]   # [T, KV, dh]
+                q_pos, k_pos = q_normed, k_normed
             else:
                 q_pos, k_pos = q, k
+            if c.positions.rotates:
+                rot_q, rot_k = c.positions.rotate(q_pos, cos, sin), c.positions.rotate(k_pos, cos, sin)  # [T, H|KV, dh]
+                q_pos, k_pos = rot_q, rot_k
             k_h, v_h = k_pos[:, kv_of], v[:, kv_of]                         # [T, H, dh] each head's K and V
             attn_scores_raw = q_pos.transpose(1, 0, 2) @ k_h.transpose(1, 2, 0)   # [H, T, T]  q_i . k_j
             attn_scores_scaled = attn_scores_raw * scale                    # [H, T, T]
             attn_scores = np.where(allowed, attn_scores_scaled, -np.inf)    # [H, T, T]
             pattern = softmax_rows(attn_scores)                             # [H, T, T]
             z = (pattern @ v_h.transpose(1, 0, 2)).transpose(1, 0, 2)       # [T, H, dh]  sum_j p_ij v_j
-            z_concat = z.reshape(T, H * dh)                                 # [T, H*dh]
+            z_concat = z.reshape(T, H * dh).copy()                          # [T, H*dh] its own (T = 1: z is a view)
             result = np.einsum("the,hed->thd", z, W(p + "attn.W_O"))        # [T, H, d_model]
             attn_out = plus(result.sum(axis=1), W(p + "attn.b_O"))          # [T, d_model]
             resid_mid = resid_pre + attn_out                                # [T, d_model]
-            n2 = norm(cfg, resid_mid, W(p + "ln2.w"), W(p + "ln2.b"))
+            n2 = c.norm.reference(resid_mid, W(p + "ln2.w"), W(p + "ln2.b"))
             ln2_mean, ln2_var, ln2_scale = n2.get("mean"), n2.get("var"), n2.get("scale")  # [T] each
             ln2_out = n2["out"]                                             # [T, d_model]
-            if cfg.mlp == "swiglu":
+            if c.mlp.gated:
                 mlp_pre = plus(ln2_out @ W(p + "mlp.W_gate"), W(p + "mlp.b_gate"))      # [T, d_mlp] gate
                 mlp_pre_linear = plus(ln2_out @ W(p + "mlp.W_in"), W(p + "mlp.b_in"))   # [T, d_mlp] up
-                mlp_post = silu(mlp_pre) * mlp_pre_linear                   # [T, d_mlp]
             else:
-                mlp_pre = plus(ln2_out @ W(p + "mlp.W_in"), W(p + "mlp.b_in"))  # [T, d_mlp]
-                mlp_post = gelu(mlp_pre)                                    # [T, d_mlp]
+                mlp_pre, mlp_pre_linear = plus(ln2_out @ W(p + "mlp.W_in"), W(p + "mlp.b_in")), None  # [T, d_mlp]
+            mlp_post = c.mlp.activation(mlp_pre, mlp_pre_linear)            # [T, d_mlp] GELU, or SiLU(gate) ⊙ up
             mlp_out = plus(mlp_post @ W(p + "mlp.W_out"), W(p + "mlp.b_out"))   # [T, d_model]
             resid_post = resid_mid + mlp_out                                # [T, d_model]
             resid = resid_post
@@ -161,9 +122,9 @@ class ReferenceBackend(Backend):
             values = layer_values(layer, locals(), names)                   # every name of this model
             out.update({key: np.ascontiguousarray(value) for key, value in values.items()})
 
-        ln_final_out = norm(cfg, resid, W("ln_final.w"), W("ln_final.b"))["out"]  # [T, d_model]
+        ln_final_out = c.norm.reference(resid, W("ln_final.w"), W("ln_final.b"))["out"]  # [T, d_model]
         out["ln_final_out"] = ln_final_out
-        unembed = W("embed.W_E").T if cfg.tied_embeddings else W("unembed.W_U")   # [d_model, d_vocab]
+        unembed = W("embed.W_E").T if c.tied_embeddings else W("unembed.W_U")   # [d_model, d_vocab]
 
         def logits_fn(rows):
             return ln_final_out[rows] @ unembed                             # [R, d_vocab]

@@ -78,7 +78,7 @@ def edit(cfg: Config, weights: Weights, tokens, condition: tuple, seed: int = 0,
                       Message(QT_TR_NOOP("d_head {old} → {new}: new shapes, random weights (seed {seed})"),
                               old=cfg.d_head, new=new.d_head, seed=str(seed)))
     if change == "rope_theta":
-        if cfg.positions != "rope":
+        if not cfg.components.positions.rotates:
             raise ConfigError("rope_theta", value, Message(QT_TR_NOOP("this model has learned positions, no RoPE to "
                                                                       "change")))
         note = Message(QT_TR_NOOP("RoPE θ {old} → {new}"), old=Number(cfg.rope_theta, "g"),

@@ -84,7 +84,7 @@ def score_trace(trace: Trace, layer: int, head: int, row: int, col: int) -> DotT
     """attn_scores_raw[head, i, j] = Σ_c q_i[c] · k_j[c]; then ÷ sqrt(d_head), mask, softmax. With
     RoPE the scores use rot_q and rot_k; with GQA, k of the K/V head the query head reads."""
     cfg = trace.cfg
-    q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+    q_name, k_name = cfg.components.score_inputs
     g = kv_head(trace, head)
     left = np.asarray(trace.read(q_name, layer, head=head, rows=row), dtype=np.float64)   # [d_head]
     right = np.asarray(trace.read(k_name, layer, head=g, rows=col), dtype=np.float64)    # [d_head]

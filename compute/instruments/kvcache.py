@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..backends.reference import gelu, norm, rope, rope_angles, silu
 from ..config import Config, ConfigError
 from ..forward import forward
 from ..i18n import QT_TR_NOOP, Message, Number
+from ..models.macs import block_macs, keys_seen, sequence_macs  # noqa: F401 - the API, where it was
 from ..weights import Weights
 
 
@@ -151,39 +151,6 @@ def cache_size(cfg: Config, itemsize: int = 2) -> CacheSize:
                      mha_bytes_full_context=cache_bytes(cfg, cfg.n_ctx, itemsize, mha=True))
 
 
-# -- multiply-adds -----------------------------------------------------------------------------------
-def keys_seen(cfg: Config, n_new: int, n_total: int, layer: int = 0) -> int:
-    """Keys the n_new newest of n_total positions score in a layer: causal, row p sees p + 1 keys,
-    or min(p + 1, W) with a window W; without causal, every key (or the band |p - j| < W)."""
-    p = np.arange(n_total - n_new, n_total, dtype=np.int64)               # [n_new] positions of the new rows
-    W = cfg.window(layer)
-    if cfg.causal:
-        seen = p + 1 if W is None else np.minimum(p + 1, W)
-    else:
-        seen = np.full(n_new, n_total) if W is None else np.minimum(p + W, n_total) - np.maximum(0, p - W + 1)
-    return int(seen.sum())
-
-
-def block_macs(cfg: Config, n_new: int, n_total: int, layer: int = 0) -> int:
-    """Multiply-adds of one block (layer `layer`, for its window) for n_new query rows attending over
-    n_total positions (causal: row r of the new ones sees n_total - n_new + r + 1 keys)."""
-    H, KV, dh, dm, mlp = cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model, cfg.d_mlp
-    keys = keys_seen(cfg, n_new, n_total, layer)
-    mlp_products = 3 if cfg.mlp == "swiglu" else 2
-    return (n_new * dm * (H + 2 * KV) * dh   # q rows, and k, v rows of the n_kv_heads heads
-            + H * keys * dh                  # scores q_i . k_j for the keys each row sees
-            + H * keys * dh                  # pattern @ v
-            + n_new * H * dh * dm            # W_O
-            + mlp_products * n_new * dm * mlp)   # W_in, W_out (and W_gate)
-
-
-def sequence_macs(cfg: Config, n_new: int, n_total: int) -> int:
-    """All blocks plus the unembedding of the last row."""
-    if cfg.windows is None:
-        return cfg.n_layers * block_macs(cfg, n_new, n_total) + cfg.d_model * cfg.d_vocab
-    return sum(block_macs(cfg, n_new, n_total, layer) for layer in range(cfg.n_layers)) + cfg.d_model * cfg.d_vocab
-
-
 # -- prefill and decode ------------------------------------------------------------------------------
 def _row_through_block(cfg: Config, W, layer: int, x, position: int, cache: LayerCache):
     """One new residual row x [d_model] at `position` through a block; appends its k, v to the cache."""
@@ -192,13 +159,17 @@ def _row_through_block(cfg: Config, W, layer: int, x, position: int, cache: Laye
     def plus(a, name):
         return a + W[p + name] if p + name in W else a
 
-    h_in = norm(cfg, x[None, :], W[p + "ln1.w"], W.get(p + "ln1.b"))["out"][0]        # [d_model]
+    c = cfg.components
+    h_in = c.norm.reference(x[None, :], W[p + "ln1.w"], W.get(p + "ln1.b"))["out"][0]  # [d_model]
     q = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_Q"]), "attn.b_Q")            # [H, dh]
     k = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_K"]), "attn.b_K")            # [KV, dh]
     v = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_V"]), "attn.b_V")            # [KV, dh]
-    if cfg.positions == "rope":
-        cos, sin = rope_angles(1, cfg.rotary_dim, cfg.rope_theta, start=position)   # [1, r/2] this position's angles
-        q, k = rope(q[None], cos, sin)[0], rope(k[None], cos, sin)[0]                # [H, dh], [KV, dh]
+    if c.attention.qk_norm is not None:                                              # per head, over d_head
+        q = c.attention.qk_norm.reference(q, W[p + "attn.q_norm.w"])["out"]          # [H, dh] q_normed
+        k = c.attention.qk_norm.reference(k, W[p + "attn.k_norm.w"])["out"]          # [KV, dh] k_normed
+    if c.positions.rotates:
+        cos, sin = c.positions.angles(1, start=position)                             # [1, r/2] this position's angles
+        q, k = c.positions.rotate(q[None], cos, sin)[0], c.positions.rotate(k[None], cos, sin)[0]  # [H|KV, dh]
     cache.append(k, v, position)
     kv_of = np.arange(cfg.n_heads) // cfg.n_groups                                  # [H] K/V head of each query head
     scale = 1.0 / np.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
@@ -208,11 +179,11 @@ def _row_through_block(cfg: Config, W, layer: int, x, position: int, cache: Laye
     z = np.einsum("ht,the->he", pattern, cache.v[:, kv_of])                           # [H, dh]
     attn_out = plus(np.einsum("he,hed->d", z, W[p + "attn.W_O"]), "attn.b_O")         # [d_model]
     x = x + attn_out                                                                  # resid_mid
-    h2 = norm(cfg, x[None, :], W[p + "ln2.w"], W.get(p + "ln2.b"))["out"][0]          # [d_model]
-    if cfg.mlp == "swiglu":
-        post = silu(plus(h2 @ W[p + "mlp.W_gate"], "mlp.b_gate")) * plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in")
+    h2 = c.norm.reference(x[None, :], W[p + "ln2.w"], W.get(p + "ln2.b"))["out"][0]    # [d_model]
+    if c.mlp.gated:
+        post = c.mlp.activation(plus(h2 @ W[p + "mlp.W_gate"], "mlp.b_gate"), plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in"))
     else:
-        post = gelu(plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in"))                         # [d_mlp]
+        post = c.mlp.activation(plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in"))             # [d_mlp]
     mlp_out = plus(post @ W[p + "mlp.W_out"], "mlp.b_out")                            # [d_model]
     return x + mlp_out, q, scores, pattern                                            # resid_post [d_model]
 
@@ -228,7 +199,7 @@ def prefill(cfg: Config, weights: Weights, prompt) -> Generation:
     if not ids:
         raise ConfigError("tokens", "0 tokens", Message(QT_TR_NOOP("the prompt needs at least one token")))
     trace = forward(cfg, weights, ids, backend="reference")
-    key_name = "rot_k" if cfg.positions == "rope" else "k"
+    key_name = cfg.components.cached_key                                  # rot_k with RoPE
     caches = []
     for layer in range(cfg.n_layers):
         W = cfg.window(layer)
@@ -254,13 +225,13 @@ def decode_step(gen: Generation, weights: Weights, token: int | None = None) -> 
     cfg.validate_tokens([token])
     W = gen.W or {n: a.astype(np.float64) for n, a in weights.items()}
     x = W["embed.W_E"][token]                                             # [d_model]
-    if cfg.positions == "learned":
+    if cfg.components.positions.embeds:
         x = x + W["pos_embed.W_pos"][position]                            # [d_model]
     qs, scores, patterns, keys = [], [], [], []
     for layer in range(cfg.n_layers):
         x, q, s, p = _row_through_block(cfg, W, layer, x, position, gen.caches[layer])
         qs.append(q), scores.append(s), patterns.append(p), keys.append(gen.caches[layer].positions.copy())
-    final = norm(cfg, x[None, :], W["ln_final.w"], W.get("ln_final.b"))["out"][0]    # [d_model]
+    final = cfg.components.norm.reference(x[None, :], W["ln_final.w"], W.get("ln_final.b"))["out"][0]  # [d_model]
     logits = final @ (W["embed.W_E"].T if cfg.tied_embeddings else W["unembed.W_U"])  # [d_vocab]
     t = position + 1
     step = DecodeStep(position=position, token=int(token), q=qs, scores=scores, pattern=patterns,

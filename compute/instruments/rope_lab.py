@@ -107,12 +107,13 @@ class PairView:
 def pair_view(trace: Trace, layer: int, head: int, query: int, key: int) -> PairView:
     """The pairs of q_i (head `head`) and k_j (its K/V head) before and after RoPE, from the Trace."""
     cfg = trace.cfg
-    if cfg.positions != "rope":
+    if not cfg.components.positions.rotates:
         raise KeyError(learned_reason(cfg))
     r, theta = cfg.rotary_dim, cfg.rope_theta
     g = int(head) // cfg.n_groups
-    q_vec = np.asarray(trace.read("q", layer, head=head, rows=query), np.float64)   # [d_head]
-    k_vec = np.asarray(trace.read("k", layer, head=g, rows=key), np.float64)        # [d_head]
+    q_name, k_name = cfg.components.rope_inputs                               # q, k (QK-norm: q_normed, k_normed)
+    q_vec = np.asarray(trace.read(q_name, layer, head=head, rows=query), np.float64)   # [d_head]
+    k_vec = np.asarray(trace.read(k_name, layer, head=g, rows=key), np.float64)        # [d_head]
     freq = frequencies(r, theta)                                              # [P]
     angle_q, angle_k = query * freq, key * freq                               # [P] each
     q, k = pairs(q_vec, r), pairs(k_vec, r)                                   # [P, 2] each

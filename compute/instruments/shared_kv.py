@@ -56,7 +56,7 @@ def group(trace: Trace, layer: int, head: int) -> Group:
     """The group of query head `head` in `layer`, read from the Trace (one head at a time)."""
     cfg = trace.cfg
     heads = group_of(cfg, head)
-    key_name = "rot_k" if cfg.positions == "rope" else "k"
+    key_name = cfg.components.cached_key
     g = int(head) // cfg.n_groups
     scores = np.stack([trace.read("attn_scores", layer, head=h) for h in heads])   # [len(heads), T, T]
     return Group(layer=layer, kv_head=g, heads=heads, k=trace.read(key_name, layer, head=g), scores=scores,

@@ -131,7 +131,7 @@ def tiled_run(trace: Trace, layer: int, head: int, query: int, tile: int) -> Til
     start = (int(query) // tile) * tile
     rows = (start, min(start + tile, T))
     g = int(head) // cfg.n_groups
-    q_name, k_name = ("rot_q", "rot_k") if cfg.positions == "rope" else ("q", "k")
+    q_name, k_name = cfg.components.score_inputs
     q = np.asarray(trace.read(q_name, layer, head=head, rows=slice(*rows)), np.float64)   # [B_r, d_head]
     K = np.asarray(trace.read(k_name, layer, head=g), np.float64)                       # [T, d_head]
     V = np.asarray(trace.read("v", layer, head=g), np.float64)                          # [T, d_head]

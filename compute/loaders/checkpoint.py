@@ -1,5 +1,5 @@
 """Open a checkpoint, mapped to our names: a Hugging Face folder (model_type gpt2, llama, mistral,
-qwen2) or a GGUF file (compute.loaders.gguf_file).
+qwen2, qwen3) or a GGUF file (compute.loaders.gguf_file).
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/gpt2")
     trace = forward(cfg, weights, tokenizer.encode("The cat sat"))
@@ -69,7 +69,7 @@ VOCAB_FILE, MERGES_FILE = "vocab.json", "merges.txt"
 PICKLE_FILES = ("pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack",
                 "model.ckpt.index")
 
-SUPPORTED_MODEL_TYPES = ("gpt2", "llama", "mistral", "qwen2")
+SUPPORTED_MODEL_TYPES = ("gpt2", "llama", "mistral", "qwen2", "qwen3")
 SUPPORTED_ARCHITECTURES = ("GPT2LMHeadModel", "GPT2Model")
 # Both are GPT-2's tanh approximation, which is what our GELU is.
 SUPPORTED_ACTIVATIONS = ("gelu_new", "gelu_pytorch_tanh")

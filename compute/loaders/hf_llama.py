@@ -1,4 +1,4 @@
-"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2), mapped to our names.
+"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2, qwen3), mapped to our names.
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/SmolLM2-135M")
 
@@ -11,14 +11,17 @@ shards of `model.safetensors.index.json`, and `tokenizer.json`. nn.Linear stores
     layers.l.self_attn.k_proj / v_proj [KV*dh, d_model]   -> blocks.l.attn.W_K / W_V [KV, d_model, dh]
     layers.l.self_attn.{q,k,v}_proj.bias (Qwen2)          -> blocks.l.attn.b_Q / b_K / b_V
     layers.l.self_attn.o_proj.weight [d_model, H*dh]      -> blocks.l.attn.W_O [H, dh, d_model]
+    layers.l.self_attn.q_norm / k_norm.weight [dh] (Qwen3) -> blocks.l.attn.q_norm.w / k_norm.w (QK-norm)
     layers.l.post_attention_layernorm.weight              -> blocks.l.ln2.w
     layers.l.mlp.gate_proj / up_proj [d_mlp, d_model]     -> blocks.l.mlp.W_gate / W_in [d_model, d_mlp]
     layers.l.mlp.down_proj [d_model, d_mlp]               -> blocks.l.mlp.W_out [d_mlp, d_model]
     model.norm.weight                                     -> ln_final.w
     lm_head.weight [d_vocab, d_model]                     -> unembed.W_U [d_model, d_vocab] (untied)
 HF's q/k rows are already in rotate_half order (pairs i, i + d/2): no permutation. Qwen2 has
-q/k/v biases and none on o_proj: b_O is zeros. Mistral's sliding_window applies to every layer;
-Qwen2's to the layers its layer_types (or use_sliding_window + max_window_layers) name.
+q/k/v biases and none on o_proj: b_O is zeros. Qwen3 is Qwen2 without those biases (attention_bias,
+false by default) and with a QK-norm: a per-head RMSNorm of q and k before RoPE (Config.qk_norm).
+Mistral's sliding_window applies to every layer; Qwen2's and Qwen3's to the layers their
+layer_types (or use_sliding_window + max_window_layers) name.
 """
 from __future__ import annotations
 
@@ -30,10 +33,13 @@ import numpy as np
 
 from ..config import Config, ConfigError
 
-MODEL_TYPES = ("llama", "mistral", "qwen2")
+MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
 ARCHITECTURES = {"llama": ("LlamaForCausalLM", "LlamaModel"),
                  "mistral": ("MistralForCausalLM", "MistralModel"),
-                 "qwen2": ("Qwen2ForCausalLM", "Qwen2Model")}
+                 "qwen2": ("Qwen2ForCausalLM", "Qwen2Model"),
+                 "qwen3": ("Qwen3ForCausalLM", "Qwen3Model")}
+# The Qwen layout: windows only with use_sliding_window (layer_types or max_window_layers).
+QWEN = ("qwen2", "qwen3")
 # Buffers older checkpoints carry (RoPE frequencies): not weights.
 IGNORED_SUFFIXES = (".rotary_emb.inv_freq",)
 
@@ -103,14 +109,14 @@ def _windows(raw: dict, model_type: str, n_layers: int, problems: list[str]) -> 
         if "sliding_attention" in layer_types and window is None:
             _problem(problems, "layer_types has sliding_attention layers but sliding_window is null")
             return None
-        if model_type == "qwen2" and not raw.get("use_sliding_window", False):
-            return None                           # HF's Qwen2 honours layer_types only when enabled
+        if model_type in QWEN and not raw.get("use_sliding_window", False):
+            return None                           # HF's Qwen2/3 honour layer_types only when enabled
         return tuple(window if t == "sliding_attention" else None for t in layer_types)
     if window is None:
         return None
     if model_type == "mistral":
         return (window,) * n_layers
-    if model_type == "qwen2" and raw.get("use_sliding_window", False):
+    if model_type in QWEN and raw.get("use_sliding_window", False):
         first = raw.get("max_window_layers", n_layers)
         if isinstance(first, bool) or not isinstance(first, int) or first < 0:
             _problem(problems, f"max_window_layers={first!r} must be a whole number >= 0")
@@ -120,7 +126,7 @@ def _windows(raw: dict, model_type: str, n_layers: int, problems: list[str]) -> 
 
 
 def config_from_json(raw: dict, folder: Path, error) -> Config:
-    """Our Config for a llama/mistral/qwen2 config.json (already known to be a JSON object)."""
+    """Our Config for a llama/mistral/qwen2/qwen3 config.json (already known to be a JSON object)."""
     model_type = raw.get("model_type")
     archs = raw.get("architectures") or []
     if not isinstance(archs, list) or any(a not in ARCHITECTURES[model_type] for a in archs):
@@ -168,7 +174,7 @@ def config_from_json(raw: dict, folder: Path, error) -> Config:
                       n_layers=n_layers, d_mlp=d_mlp, norm="rmsnorm", norm_eps=eps, positions="rope",
                       rope_theta=theta, rotary_dim=rotary_dim, n_kv_heads=n_kv, mlp="swiglu",
                       tied_embeddings=tied, attn_bias=bias, mlp_bias=mlp_bias, windows=windows,
-                      name=folder.name or "checkpoint")
+                      qk_norm=model_type == "qwen3", name=folder.name or "checkpoint")
     except ConfigError as exc:
         raise error(f"config.json gives an impossible model: {exc}", folder) from None
 
@@ -184,6 +190,7 @@ def hf_shapes(cfg: Config, model_type: str) -> dict[str, tuple[int, ...]]:
             p + "self_attn.q_proj.weight": (H * dh, dm), p + "self_attn.k_proj.weight": (KV * dh, dm),
             p + "self_attn.v_proj.weight": (KV * dh, dm), p + "self_attn.o_proj.weight": (dm, H * dh),
             p + "post_attention_layernorm.weight": (dm,),
+            **({p + "self_attn.q_norm.weight": (dh,), p + "self_attn.k_norm.weight": (dh,)} if cfg.qk_norm else {}),
             p + "mlp.gate_proj.weight": (mlp, dm), p + "mlp.up_proj.weight": (mlp, dm),
             p + "mlp.down_proj.weight": (dm, mlp),
         })
@@ -235,6 +242,9 @@ def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
             p + "mlp.W_in": hf[h + "mlp.up_proj.weight"].T,                  # [d_model, d_mlp]
             p + "mlp.W_out": hf[h + "mlp.down_proj.weight"].T,               # [d_mlp, d_model]
         })
+        if cfg.qk_norm:                                                  # per head, over d_head
+            out[p + "attn.q_norm.w"] = hf[h + "self_attn.q_norm.weight"]  # [dh]
+            out[p + "attn.k_norm.w"] = hf[h + "self_attn.k_norm.weight"]  # [dh]
         if cfg.attn_bias:
             out.update({
                 p + "attn.b_Q": hf[h + "self_attn.q_proj.bias"].reshape(H, dh),    # [H, dh]

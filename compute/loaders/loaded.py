@@ -32,7 +32,7 @@ class CheckpointInfo:
 
     source: str                       # the folder or file
     format: str                       # "huggingface" | "gguf"
-    model_type: str                   # "gpt2", "llama", "mistral", "qwen2"
+    model_type: str                   # "gpt2", "llama", "mistral", "qwen2", "qwen3"
     stored_types: Mapping[str, int]   # tensor type as stored ("F32", "BF16", "Q4_1", ...) -> count
     label: str                        # for the UI, e.g. "weights dequantized from Q4_1"
     name: str = ""                    # the model's own name, where the file gives one

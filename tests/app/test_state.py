@@ -90,6 +90,45 @@ def test_inputs_that_fail_to_compute_go_back_to_the_view_on_screen(state, tmp_pa
     assert any(level == "error" for level, _ in state.said)
 
 
+def test_shape_fields_beyond_the_sizes_draw_new_random_weights(state):
+    """Every field of Config.shape_key decides the weights (n_kv_heads reshapes W_K and W_V): an edit
+    of one on random weights draws weights of the new shapes instead of reusing the old ones."""
+    assert state.set_weights("random")
+    assert state.set_config(n_kv_heads=1)                       # 2 query heads share one K/V head
+    assert state.result is not None and state.result.inputs == state.inputs
+    assert state.result.weights["blocks.0.attn.W_K"].shape[0] == 1
+    assert all(level != "error" for level, _ in state.said)
+    assert state.set_config(mlp="swiglu")                       # W_gate appears
+    assert "blocks.0.mlp.W_gate" in state.result.weights
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["SyncRunner", "Runner"])
+def test_a_failed_step_rolls_back_one_step_on_either_runner(qapp, qtbot, tmp_path, threaded):
+    """The test double behaves as the threaded runner: a step whose inputs fail to compute goes
+    back to the step on screen (one step), and Undo then goes back one more."""
+    from app.runner import Runner
+
+    s = LabState(runner=Runner() if threaded else SyncRunner())
+
+    def settle(action=None):
+        if action is not None:
+            action()
+        qtbot.waitUntil(lambda: not s.busy and s.runner.is_idle(), timeout=60_000)
+
+    try:
+        settle(s.start)
+        first = s.inputs
+        settle(lambda: s.set_config(d_head=6))                 # step 1, computed and shown
+        step1 = s.inputs
+        assert s.result.inputs == step1 and s.undo_stack.index() == 1
+        settle(lambda: s.set_weights(str(tmp_path / "missing.safetensors")))   # step 2 fails
+        assert s.inputs == step1 and s.result.inputs == step1 and s.undo_stack.index() == 1
+        settle(s.undo_stack.undo)                               # back to the start, one step
+        assert s.inputs == first and s.result.inputs == first and s.undo_stack.index() == 0
+    finally:
+        s.runner.shutdown()
+
+
 def test_the_query_stays_on_its_token_when_tokens_move(state):
     state.select(query=1)                          # "cat" in "the cat sat on the mat"
     state.move_token(1, 4)

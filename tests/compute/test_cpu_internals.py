@@ -347,11 +347,10 @@ def test_softmax_rows_with_overflow_or_nan_give_nan_rows_not_an_exception():
 
 
 def test_warm_up_compiles_what_a_pass_with_early_results_calls():
-    from compute import partial_trace, progress
+    from compute import partial_trace, progress, warm_up
     from compute.backends import cpu
 
-    backend = get_backend("cpu")
-    backend.warm_up()
+    warm_up("cpu")                                                      # the backend's own, then through forward
     kernels = [K.layer_norm.serial, K.bias_residual.serial, K.bias_gelu.serial, K.bias_split_heads.serial,
                K.embed_rows.serial, K.scale_mask_softmax, K.add_into, K.heads_sum_residual.serial,
                K.rms_norm.serial, K.rope.serial, K.bias_silu_gate.serial]
@@ -363,6 +362,10 @@ def test_warm_up_compiles_what_a_pass_with_early_results_calls():
         with progress.reporting(None, lambda layer, arrays, cfg=cfg: partial_trace(cfg, arrays)):
             forward(cfg, Weights.random(cfg, 1), [1, 2, 3], backend="cpu")
         forward(cfg, Weights.random(cfg, 1), [1, 2, 3, 4, 5], backend="cpu", attn_mask=np.tri(5, dtype=bool))
+        w = Weights.random(cfg, 1)
+        trace = forward(cfg, w, [1, 2, 3], backend="cpu")
+        trace = forward(cfg, w, [1, 2, 3, 4], backend="cpu", reuse=trace)   # an incremental pass
+        trace["attn_scores", 1]
     assert [len(k.signatures) for k in kernels] == before              # nothing compiled mid-pass
     assert cpu.BLOCK_BYTES > 0
 

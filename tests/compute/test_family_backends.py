@@ -38,6 +38,7 @@ def family_config(rng, **overrides) -> Config:
         attn_bias=bool(rng.integers(0, 2)), mlp_bias=bool(rng.integers(0, 2)),
         norm_eps=float(rng.choice([1e-5, 1e-6, 0.1])), rope_theta=float(rng.choice([10.0, 1e4, 5e5])),
         windows=tuple(None if rng.random() < 0.4 else int(rng.integers(1, 6)) for _ in range(n_layers)),
+        qk_norm=bool(rng.random() < 0.3),
     )
     if fields["positions"] == "rope" and rng.random() < 0.3:
         fields["rotary_dim"] = 2 * int(rng.integers(1, d_head // 2 + 1))

@@ -237,11 +237,11 @@ def test_cuda_matches_reference_on_random_family_configs(rng, trial):
     _compare(cfg, weights, tokens)
 
 
-@pytest.mark.parametrize("window", [None, 3])
-def test_a_small_llama_every_name_and_shape(rng, window):
+@pytest.mark.parametrize(("window", "qk_norm"), [(None, False), (3, True)])
+def test_a_small_llama_every_name_and_shape(rng, window, qk_norm):
     cfg = Config(d_model=8, n_heads=4, n_kv_heads=2, d_head=4, n_ctx=12, d_vocab=11, n_layers=2, d_mlp=10,
                  norm="rmsnorm", positions="rope", rope_theta=100.0, mlp="swiglu", attn_bias=False,
-                 mlp_bias=False, tied_embeddings=False, windows=window)
+                 mlp_bias=False, tied_embeddings=False, windows=window, qk_norm=qk_norm)
     weights, tokens = _inputs(rng, cfg, T=10)
     got, ref = _compare(cfg, weights, tokens)
     from compute.names import global_names, layer_names
@@ -267,7 +267,7 @@ def test_real_smollm2_block_on_cuda(rng):
     _compare(cfg, weights, ids, tol=2e-5)
 
 
-@pytest.mark.parametrize("case", ["llama-gqa", "mistral-window"])
+@pytest.mark.parametrize("case", ["llama-gqa", "mistral-window", "qwen3-qknorm"])
 def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
     """The HF-folder chain end to end on the device: load_checkpoint, the cuda backend, HF's own
     float64 logits and patterns (tests/compute/test_llama_family proves reference == HF to 1e-8)."""
@@ -276,7 +276,8 @@ def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
     from tests.compute.helpers import max_scaled_error
     from tests.compute.hf_models import hf_forward, make_hf_model, save_hf_folder
 
-    config = dict(num_key_value_heads=2) if case == "llama-gqa" else dict(sliding_window=3)
+    config = {"llama-gqa": dict(num_key_value_heads=2), "mistral-window": dict(sliding_window=3),
+              "qwen3-qknorm": dict(num_key_value_heads=2, head_dim=4)}[case]
     model = make_hf_model(case.split("-")[0], seed=11, hidden_size=8, intermediate_size=12,
                           num_attention_heads=4, **config)
     cfg, weights, tok = load_checkpoint(save_hf_folder(model, tmp_path / case))

@@ -1,0 +1,345 @@
+"""The parts a model family is made of, chosen once per Config (`cfg.components`).
+
+A Config keeps its model-family fields as plain strings and numbers (`norm="rmsnorm"`,
+`positions="rope"`, `mlp="swiglu"`, ...: sessions, weights files and the API keep their meaning);
+`Config.components` turns them into the objects below, once, and everything else — the backends,
+the loaders, compute.names, compute.memory, the source map, the instruments, the views and the
+notes — asks those objects (`norm.stats`, `positions.rotates`, `mlp.gated`, ...) instead of
+comparing the strings. The house rule (tests/test_house_rules.py) keeps it so: no
+`cfg.norm == "..."` outside this module.
+
+    Components
+      norm        LayerNorm(eps) | RMSNorm(eps)         stats, has_bias, weight_names(), formula, reference()
+      positions   Learned() | Rotary(rotary_dim, base)  embeds, rotates, partial, angles(), rotate()
+      attention   Attention(n_heads, n_kv_heads, ...)   kind (mha | gqa | mqa), n_groups, scale, qk_norm, macs()
+      mlp         GeluMLP(bias) | SwiGLU(bias)          gated, products, weight_names(), formula, macs()
+      layers      (LayerKind(index, window), ...)       local, window
+      rope_inputs, score_inputs, cached_key, tags, has(tag)
+
+Room for the next families (each is a component or a field of one, plus its names in
+compute/names.py; nothing else needs to learn about it):
+  - QK-norm (Qwen3; Gemma 3 and OLMo 2 next) is here: `Attention.qk_norm` (an RMSNorm | None), a
+    per-head RMSNorm of q and k before RoPE, weights `blocks.l.attn.q_norm.w`, `k_norm.w` [d_head];
+    intermediates `q_normed` [T, n_heads, d_head] and `k_normed` [T, n_kv_heads, d_head]; RoPE then
+    turns those (`rope_inputs`).
+  - norms after attention and after the MLP (Gemma 2/3): `ln1_post_out`, `ln2_post_out`
+    [T, d_model], the residual adds the normed output; a `post_norm` field on Components.
+  - embedding scale (Gemma): `embed_scale = √d_model` multiplies W_E[tokens]; a field of the embedding.
+  - per-layer kind (Gemma 3's 5 local : 1 global): `LayerKind` grows `rope_base` (10,000 local,
+    1,000,000 global) beside its `window`.
+  - query_pre_attn_scalar (Gemma): `Attention.scale` = 1/√query_pre_attn_scalar instead of 1/√d_head.
+  - GeGLU (Gemma): a gated MLP like SwiGLU whose gate is the tanh GELU; `GeGLU(GatedMLP)`.
+  - soft-capping (Gemma 2): `attn_scores_capped` = cap · tanh(scores / cap) before the mask.
+  - partial rotary (Phi, GPT-NeoX): `Rotary.rotary_dim < d_head` is already here (`partial`).
+  - parallel attention + MLP (GPT-J, Pythia): `x + attn(ln1(x)) + mlp(ln2(x))`; a `parallel` flag.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import functions as F
+
+
+# -- norms -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Norm:
+    """A per-token norm of the residual stream with a learned scale w (and maybe a bias b)."""
+
+    eps: float = 1e-5
+    key: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    stats: ClassVar[tuple[str, ...]] = ()         # per-token statistics kept in the Trace
+    has_bias: ClassVar[bool] = False
+    formula: ClassVar[str] = ""
+
+    def stat_names(self, prefix: str) -> tuple[str, ...]:
+        """The Trace names of the statistics of norm `prefix` ("ln1", "ln2"): ln1_mean, ln1_var."""
+        return tuple(f"{prefix}_{s}" for s in self.stats)
+
+    def weight_names(self, prefix: str) -> tuple[str, ...]:
+        """Short weight names of norm `prefix`: ln1.w (and ln1.b)."""
+        return (f"{prefix}.w", f"{prefix}.b") if self.has_bias else (f"{prefix}.w",)
+
+    def reference(self, x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> dict:
+        """The norm of x [..., d] in float64: its stats by name and "out"."""
+        raise NotImplementedError
+
+    def frozen(self, x: np.ndarray, w: np.ndarray):
+        """The norm at one position x [d] with its statistics frozen: a linear map of parts of x."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class LayerNorm(Norm):
+    """(x − mean) / √(var + ε) · w + b, per token (GPT-2)."""
+
+    key: ClassVar[str] = "layernorm"
+    title: ClassVar[str] = "LayerNorm"
+    stats: ClassVar[tuple[str, ...]] = ("mean", "var")
+    has_bias: ClassVar[bool] = True
+    formula: ClassVar[str] = "(x − mean) / √(var + ε) · w + b"
+
+    def reference(self, x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> dict:
+        """The norm of x [..., d] in float64: {"mean", "var", "out"}."""
+        mean, var, out = F.layer_norm(x, w, b, self.eps)
+        return {"mean": mean, "var": var, "out": out}
+
+    def frozen(self, x: np.ndarray, w: np.ndarray):
+        """The norm at one position x [d] with its statistics frozen (TransformerLens's way): a
+        linear map of a part c [..., d] of that residual, without the bias."""
+        sigma = np.sqrt(x.var() + self.eps)                                 # scalar, frozen
+        return lambda c: (c - c.mean(axis=-1, keepdims=True)) / sigma * w   # [..., d]
+
+
+@dataclass(frozen=True)
+class RMSNorm(Norm):
+    """x / √(mean(x²) + ε) · w, per token: no mean subtracted, no bias (the LLaMA family)."""
+
+    key: ClassVar[str] = "rmsnorm"
+    title: ClassVar[str] = "RMSNorm"
+    stats: ClassVar[tuple[str, ...]] = ("scale",)
+    has_bias: ClassVar[bool] = False
+    formula: ClassVar[str] = "x / √(mean(x²) + ε) · w"
+
+    def reference(self, x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None) -> dict:
+        """The norm of x [..., d] in float64: {"scale", "out"}."""
+        scale, out = F.rms_norm(x, w, self.eps)
+        return {"scale": scale, "out": out}
+
+    def frozen(self, x: np.ndarray, w: np.ndarray):
+        scale = np.sqrt((x ** 2).mean() + self.eps)                         # scalar, frozen
+        return lambda c: c / scale * w                                      # [..., d]
+
+
+# -- positions ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Learned:
+    """A learned position embedding W_pos added to the token embedding (GPT-2)."""
+
+    key: ClassVar[str] = "learned"
+    embeds: ClassVar[bool] = True          # pos_embed.W_pos exists; resid_pre 0 = embed + pos_embed
+    rotates: ClassVar[bool] = False        # q and k are used as they are
+    partial: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
+class Rotary:
+    """RoPE: each pair (i, i + r/2) of the first `rotary_dim` dims of q and k turned by position ·
+    base^(−2i / r) (HF's rotate_half); no position embedding."""
+
+    rotary_dim: int
+    base: float = 10000.0
+    d_head: int | None = None              # the head width, for `partial`
+    key: ClassVar[str] = "rope"
+    embeds: ClassVar[bool] = False
+    rotates: ClassVar[bool] = True
+
+    @property
+    def partial(self) -> bool:
+        """Whether only the leading rotary_dim < d_head dims turn (Phi, GPT-NeoX)."""
+        return self.d_head is not None and self.rotary_dim < self.d_head
+
+    def angles(self, T: int, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """cos, sin [T, rotary_dim / 2] in float64 for positions start..start+T-1."""
+        return F.rope_angles(T, self.rotary_dim, self.base, start)
+
+    def rotate(self, x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+        """x [..., T, heads, d_head] rotated by the angles of its positions."""
+        return F.rope(x, cos, sin)
+
+
+# -- attention ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Attention:
+    """Multi-head attention with n_kv_heads K/V heads shared by consecutive query heads (GQA;
+    n_kv_heads = 1 is multi-query), biases or not, scores scaled by 1/√d_head or not, and maybe a
+    QK-norm: a per-head RMSNorm of q and k (weights attn.q_norm.w, attn.k_norm.w [d_head]) before
+    RoPE, giving q_normed [T, n_heads, d_head] and k_normed [T, n_kv_heads, d_head] (Qwen3)."""
+
+    n_heads: int
+    n_kv_heads: int
+    d_head: int
+    has_bias: bool = True
+    scaled: bool = True
+    causal: bool = True
+    qk_norm: RMSNorm | None = None
+
+    @property
+    def n_groups(self) -> int:
+        """Query heads per K/V head: query head h reads K/V head h // n_groups."""
+        return self.n_heads // self.n_kv_heads
+
+    @property
+    def shares_kv(self) -> bool:
+        return self.n_kv_heads < self.n_heads
+
+    @property
+    def kind(self) -> str:
+        """"mha" (every query head its own K/V), "gqa" (groups share), "mqa" (one K/V head)."""
+        return "mha" if not self.shares_kv else "mqa" if self.n_kv_heads == 1 else "gqa"
+
+    @property
+    def scale(self) -> float:
+        """What the raw scores are multiplied by: 1/√d_head, or 1 with scaling off."""
+        return 1.0 / math.sqrt(self.d_head) if self.scaled else 1.0
+
+    def qk_norm_weight_names(self) -> tuple[str, ...]:
+        """Short weight names of the QK-norm (none without one)."""
+        return ("attn.q_norm.w", "attn.k_norm.w") if self.qk_norm is not None else ()
+
+    def macs(self, d_model: int, n_new: int, keys: int) -> int:
+        """Multiply-adds of n_new query rows that together score `keys` keys: the q/k/v rows, q·k,
+        pattern @ v and W_O."""
+        H, KV, dh = self.n_heads, self.n_kv_heads, self.d_head
+        return (n_new * d_model * (H + 2 * KV) * dh   # q rows, and k, v rows of the n_kv_heads heads
+                + H * keys * dh                       # scores q_i . k_j for the keys each row sees
+                + H * keys * dh                       # pattern @ v
+                + n_new * H * dh * d_model)           # W_O
+
+
+# -- MLPs --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MLP:
+    """The block's MLP on ln2_out: mlp_pre (and, gated, mlp_pre_linear) → mlp_post → W_out."""
+
+    has_bias: bool = True
+    key: ClassVar[str] = ""
+    gated: ClassVar[bool] = False          # a second, linear branch (mlp_pre_linear) and W_gate
+    products: ClassVar[int] = 2            # matrix products per row: W_in, W_out (and W_gate)
+    formula: ClassVar[str] = ""
+
+    def weight_names(self) -> tuple[str, ...]:
+        """Short weight names in canonical order (blocks.l. + name)."""
+        names = (("mlp.W_gate", "mlp.b_gate") if self.gated else ()) + ("mlp.W_in", "mlp.b_in", "mlp.W_out",
+                                                                          "mlp.b_out")
+        return tuple(n for n in names if self.has_bias or ".b_" not in n)
+
+    def activation(self, mlp_pre: np.ndarray, mlp_pre_linear: np.ndarray | None = None) -> np.ndarray:
+        """mlp_post from the branch(es), float64."""
+        raise NotImplementedError
+
+    def macs(self, d_model: int, d_mlp: int, n: int) -> int:
+        """Multiply-adds of n rows through the MLP's products."""
+        return self.products * n * d_model * d_mlp
+
+
+@dataclass(frozen=True)
+class GeluMLP(MLP):
+    """mlp_post = GELU(x W_in + b_in), mlp_out = mlp_post W_out + b_out (GPT-2's tanh GELU)."""
+
+    key: ClassVar[str] = "gelu"
+    formula: ClassVar[str] = "GELU(x·W_in + b_in)·W_out + b_out"
+
+    def activation(self, mlp_pre: np.ndarray, mlp_pre_linear: np.ndarray | None = None) -> np.ndarray:
+        return F.gelu(mlp_pre)
+
+
+@dataclass(frozen=True)
+class SwiGLU(MLP):
+    """mlp_post = SiLU(x W_gate) ⊙ (x W_in), then W_out (the LLaMA family)."""
+
+    key: ClassVar[str] = "swiglu"
+    gated: ClassVar[bool] = True
+    products: ClassVar[int] = 3            # W_gate, W_in, W_out
+    formula: ClassVar[str] = "(SiLU(x·W_gate) ⊙ x·W_in)·W_out"
+
+    def activation(self, mlp_pre: np.ndarray, mlp_pre_linear: np.ndarray | None = None) -> np.ndarray:
+        return F.silu(mlp_pre) * mlp_pre_linear
+
+
+# -- layers ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LayerKind:
+    """What differs between one layer and the next: its attention window (None = dense causal,
+    W = query i sees keys i−W < j ≤ i). Gemma 3's per-layer RoPE base goes here next."""
+
+    index: int
+    window: int | None = None
+
+    @property
+    def local(self) -> bool:
+        return self.window is not None
+
+
+# -- the choice, once --------------------------------------------------------------------------------
+# The Config strings each component answers to (compute.config validates against these keys).
+NORM_KINDS: dict[str, type[Norm]] = {"layernorm": LayerNorm, "rmsnorm": RMSNorm}
+POSITION_KINDS: dict[str, type] = {"learned": Learned, "rope": Rotary}
+MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "swiglu": SwiGLU}
+# The conditions a view may name (widgets.views Slot `when=`, StationView `family=`).
+TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias", "qknorm")
+
+
+@dataclass(frozen=True)
+class Components:
+    """The parts of one Config's model (`cfg.components`)."""
+
+    norm: Norm
+    positions: Learned | Rotary
+    attention: Attention
+    mlp: MLP
+    layers: tuple[LayerKind, ...]
+    tied_embeddings: bool = True
+
+    def layer(self, index: int) -> LayerKind:
+        return self.layers[index]
+
+    @property
+    def rope_inputs(self) -> tuple[str, str]:
+        """The Trace names RoPE turns (and, without RoPE, the scores use): (q_normed, k_normed) with
+        a QK-norm, else (q, k)."""
+        return ("q_normed", "k_normed") if self.attention.qk_norm is not None else ("q", "k")
+
+    @property
+    def score_inputs(self) -> tuple[str, str]:
+        """The Trace names the scores are made from: (rot_q, rot_k) with RoPE, else rope_inputs."""
+        return ("rot_q", "rot_k") if self.positions.rotates else self.rope_inputs
+
+    @property
+    def cached_key(self) -> str:
+        """The key a KV cache keeps (after RoPE: a cached key is never rotated again)."""
+        return self.score_inputs[1]
+
+    @property
+    def tags(self) -> frozenset[str]:
+        """The TAGS this model meets: its norm's, positions' and MLP's keys, gqa, nobias."""
+        on = {self.norm.key, self.positions.key, self.mlp.key}
+        if self.attention.shares_kv:
+            on.add("gqa")
+        if not self.attention.has_bias:
+            on.add("nobias")
+        if self.attention.qk_norm is not None:
+            on.add("qknorm")
+        return frozenset(on)
+
+    def has(self, tag: str) -> bool:
+        """Whether this model meets a TAGS condition ("" always does); an unknown tag is a KeyError."""
+        if tag and tag not in TAGS:
+            raise KeyError(f"no component condition {tag!r}; known: {', '.join(TAGS)}")
+        return not tag or tag in self.tags
+
+    def block_macs(self, d_model: int, d_mlp: int, n_new: int, keys: int) -> int:
+        """Multiply-adds of one block for n_new rows scoring `keys` keys in all."""
+        return self.attention.macs(d_model, n_new, keys) + self.mlp.macs(d_model, d_mlp, n_new)
+
+
+def components_of(cfg: Any) -> Components:
+    """The components a validated Config names (compute.config calls this once per Config)."""
+    positions = (Rotary(cfg.rotary_dim, cfg.rope_theta, cfg.d_head) if POSITION_KINDS[cfg.positions].rotates
+                 else Learned())
+    return Components(
+        norm=NORM_KINDS[cfg.norm](cfg.norm_eps),
+        positions=positions,
+        attention=Attention(cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.attn_bias, cfg.scale_scores, cfg.causal,
+                            RMSNorm(cfg.norm_eps) if cfg.qk_norm else None),
+        mlp=MLP_KINDS[cfg.mlp](cfg.mlp_bias),
+        layers=tuple(LayerKind(i, cfg.window(i)) for i in range(cfg.n_layers)),
+        tied_embeddings=cfg.tied_embeddings)
+
+
+__all__ = ["MLP", "MLP_KINDS", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "GeluMLP",
+           "LayerKind", "LayerNorm", "Learned", "Norm", "RMSNorm", "Rotary", "SwiGLU", "components_of"]

@@ -1,0 +1,55 @@
+"""compute/models/components.py: the parts a Config names, made once, and the names, weights and
+multiply-adds the rest of the lab reads from them."""
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from compute import PRESETS, Config
+from compute.models import TAGS, Attention, GeluMLP, LayerNorm, Learned, RMSNorm, Rotary, SwiGLU, block_macs
+from compute.names import block_weight_names, layer_names
+
+from .test_family_backends import family_config
+
+
+def test_a_config_chooses_its_components_once():
+    smol = PRESETS["smollm2-135m"]
+    c = smol.components
+    assert c is smol.components                                              # made once per Config
+    assert isinstance(c.norm, RMSNorm) and isinstance(c.positions, Rotary) and isinstance(c.mlp, SwiGLU)
+    assert (c.attention.kind, c.attention.n_groups, c.positions.base, c.norm.eps) == ("gqa", 3, 1e5, 1e-5)
+    gpt2 = PRESETS["gpt2-small"].components
+    assert isinstance(gpt2.norm, LayerNorm) and isinstance(gpt2.positions, Learned) and isinstance(gpt2.mlp, GeluMLP)
+    assert gpt2.score_inputs == ("q", "k") and c.score_inputs == ("rot_q", "rot_k") and c.cached_key == "rot_k"
+    mqa = smol.replace(n_kv_heads=1, rotary_dim=32, windows=7).components
+    assert mqa.attention.kind == "mqa" and mqa.positions.partial and mqa.layer(3).window == 7
+    assert pickle.loads(pickle.dumps(smol)).components == c                  # a Config crosses processes
+
+
+def test_tags_are_the_views_conditions():
+    c = PRESETS["smollm2-135m"].components
+    assert c.tags == {"rmsnorm", "rope", "swiglu", "gqa", "nobias"} and c.tags <= set(TAGS)
+    assert c.has("rope") and not c.has("learned") and c.has("")
+    with pytest.raises(KeyError, match="no component condition 'ropee'"):
+        c.has("ropee")
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_the_names_follow_the_components(rng, trial):
+    cfg = family_config(rng)
+    c = cfg.components
+    blocks, names = set(block_weight_names(cfg)), set(layer_names(cfg))
+    assert set(c.norm.weight_names("ln1")) | set(c.mlp.weight_names()) | set(c.attention.qk_norm_weight_names()) \
+        <= blocks
+    assert set(c.norm.stat_names("ln1")) | set(c.norm.stat_names("ln2")) <= names
+    assert set(c.score_inputs) | set(c.rope_inputs) <= names
+    assert ("mlp.W_gate" in blocks) == c.mlp.gated and ("ln1.b" in blocks) == c.norm.has_bias
+
+
+def test_block_macs_count_each_product():
+    cfg = Config(d_model=8, n_heads=4, n_kv_heads=2, d_head=3, d_mlp=5, n_ctx=16)
+    attention = 6 * 8 * (4 + 4) * 3 + 2 * 4 * (1 + 2 + 3 + 4 + 5 + 6) * 3 + 6 * 4 * 3 * 8
+    assert block_macs(cfg, 6, 6) == attention + 2 * 6 * 8 * 5
+    assert block_macs(cfg.replace(mlp="swiglu"), 6, 6) == attention + 3 * 6 * 8 * 5     # W_gate too
+    assert Attention(4, 2, 16).scale == 0.25 and Attention(4, 2, 16, scaled=False).scale == 1.0
