@@ -3,9 +3,11 @@
     cfg, weights, tokenizer = loaded = compute.load_checkpoint("SmolLM2-135M-Instruct.Q4_1.gguf")
     loaded.info.label        # 'weights dequantized from Q4_1 and Q8_0'
 
-Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral) and `qwen2`. Tensors of type F32, F16,
-BF16, Q8_0, Q4_0, Q4_1, Q4_K, Q5_K and Q6_K are dequantized to float32 by `gguf.quants`; the
-numbers are then those of the quantized model (not of the float model it was made from).
+Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral) and `qwen2`; `gemma3` files are read and
+described (compute.loaders.gemma3) but refused, with what the lab is missing, until the lab
+computes them. Tensors of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K and Q6_K are
+dequantized to float32 by `gguf.quants`; the numbers are then those of the quantized model (not of
+the float model it was made from).
 
 GGUF keeps HF's (out, in) layout, so the tensors are renamed to HF's and mapped by
 compute.loaders.hf_llama. One difference: llama.cpp's converter permutes the rows of every head of Q and K
@@ -13,7 +15,9 @@ for a RoPE that rotates adjacent pairs (2i, 2i+1); our RoPE (HF's) rotates (i, i
 rows are permuted back (`unpermute_heads`) for `llama` files. Qwen2 files use the NEOX (rotate_half)
 order already and are not permuted.
 
-The tokenizer is built from the file's own vocabulary and merges with the `tokenizers` library.
+The tokenizer is built from the file's own vocabulary: byte-level BPE (`tokenizer.ggml.model = "gpt2"`)
+with its merges through the `tokenizers` library, SentencePiece (`"llama"`: pieces, scores, byte
+fallback) as llama.cpp encodes it (compute.loaders.sentencepiece).
 
 Hostile files: the header is scanned here first with every length bounded by the file size
 (`scan`), so the reader never loops over a made-up count; names, types, shapes, byte sizes and
@@ -37,7 +41,7 @@ from ..i18n import QT_TR_NOOP
 from .loaded import Checkpoint, CheckpointError, CheckpointInfo, CheckpointTokenizer, stored_label
 
 ARCHITECTURES = ("llama", "qwen2")
-TENSOR_TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q4_K", "Q5_K", "Q6_K")
+TENSOR_TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q4_K", "Q5_K", "Q6_K")
 MAX_TENSORS = 1 << 16
 MAX_KV = 1 << 12
 MAX_KEY = 1 << 16
@@ -342,7 +346,17 @@ def gguf_config(path: str | os.PathLike) -> Config:
     """The Config a GGUF file describes, from its metadata (no tensor data is read)."""
     path = Path(path).expanduser()
     meta, infos, _ = _scan_checked(path)
+    _known_but_not_computed(meta, infos, path)
     return _config(meta, {t.name for t in infos}, path)[0]
+
+
+def _known_but_not_computed(meta: dict, infos: list, path: Path) -> None:
+    """Architectures the loaders can read but the lab cannot compute yet: a CheckpointError that
+    says what the model is and what is missing (compute.loaders.gemma3)."""
+    if meta.get("general.architecture") == "gemma3":
+        from .gemma3 import not_computed
+
+        raise not_computed(meta, infos, path)
 
 
 def read_array(path: Path, entry: tuple, key: str = "an array") -> list:
@@ -408,6 +422,7 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
 
     path = Path(path).expanduser()
     meta, infos, data_start = _scan_checked(path)
+    _known_but_not_computed(meta, infos, path)
     names = {t.name for t in infos}
     cfg, arch = _config(meta, names, path)
     try:

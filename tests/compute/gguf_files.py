@@ -57,10 +57,12 @@ def hf_state(model) -> dict[str, np.ndarray]:
 def write_gguf(path: Path, model, tok, *, arch: str = "llama", types: dict[str, str] | None = None,
                raw: dict[str, tuple[np.ndarray, str]] | None = None, permute_qk: bool = True,
                extra_meta=None, drop=(), n_ctx: int = 64, add_bos: bool = False,
-               rename: dict[int, str] | None = None) -> Path:
+               rename: dict[int, str] | None = None, spm: dict | None = None) -> Path:
     """A GGUF of `model` (HF) and `tok`. `types` maps GGUF tensor names to a type (default F32);
     `raw` gives (uint8 blocks [rows, bytes], type) to store as they are (K-quants); `rename` gives
-    tokens another text (by id); `add_bos` asks for token 0 before every text."""
+    tokens another text (by id); `add_bos` asks for token 0 before every text. `spm` (tokens,
+    scores, types, and optionally add_space_prefix) writes a SentencePiece vocabulary instead of
+    `tok` (tokenizer.ggml.model = "llama", BOS 1, EOS 2, unknown 0, as llama.cpp's converter)."""
     import gguf
     from gguf.quants import quantize
 
@@ -80,16 +82,29 @@ def write_gguf(path: Path, model, tok, *, arch: str = "llama", types: dict[str, 
     w.add_rope_dimension_count(head_dim)
     w.add_key_length(head_dim)
     w.add_value_length(head_dim)
-    tokens, merges = vocab_and_merges(tok)
-    tokens = [(rename or {}).get(i, t) for i, t in enumerate(tokens)]
     w.add_vocab_size(cfg.vocab_size)
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("gpt2")
-    w.add_token_list(tokens)
-    w.add_token_types([3 if t.startswith("<|") else 1 for t in tokens])
-    w.add_token_merges(merges)
-    w.add_bos_token_id(0)
-    w.add_add_bos_token(add_bos)
+    if spm is not None:
+        w.add_tokenizer_model("llama")
+        w.add_tokenizer_pre("default")
+        w.add_token_list(spm["tokens"])
+        w.add_token_scores(spm["scores"])
+        w.add_token_types(spm["types"])
+        w.add_bos_token_id(1)
+        w.add_eos_token_id(2)
+        w.add_unk_token_id(0)
+        w.add_add_bos_token(add_bos)
+        if "add_space_prefix" in spm:
+            w.add_add_space_prefix(spm["add_space_prefix"])
+    else:
+        tokens, merges = vocab_and_merges(tok)
+        tokens = [(rename or {}).get(i, t) for i, t in enumerate(tokens)]
+        w.add_tokenizer_model("gpt2")
+        w.add_tokenizer_pre("gpt2")
+        w.add_token_list(tokens)
+        w.add_token_types([3 if t.startswith("<|") else 1 for t in tokens])
+        w.add_token_merges(merges)
+        w.add_bos_token_id(0)
+        w.add_add_bos_token(add_bos)
     for key, value in (extra_meta or {}).items():
         w.add_key_value(key, value[0], value[1])
     for name, arr in hf_state(model).items():
