@@ -90,14 +90,14 @@ def forward(p: Gemma3Params, w: dict[str, np.ndarray], tokens, *, rows=None) -> 
     tokens = np.asarray(tokens, dtype=np.int64)
     T = len(tokens)
     H, KV, dh = p.n_heads, p.n_kv_heads, p.d_head
-    f64 = {k: np.asarray(v, dtype=np.float64) for k, v in w.items() if k != "embed"}
     E = np.asarray(w["embed"])                                            # [V, d] (any float dtype)
     scale = math.sqrt(p.d_model) if p.embed_scale is None else p.embed_scale
     x = E[tokens].astype(np.float64) * scale                              # [T, d]
     i, j = np.arange(T)[:, None], np.arange(T)[None, :]
     out = Output(logits=np.empty(0))
     for layer in range(p.n_layers):
-        g = {name.split(".", 1)[1]: a for name, a in f64.items() if name.startswith(f"{layer}.")}
+        g = {name.split(".", 1)[1]: np.asarray(a, dtype=np.float64) for name, a in w.items()
+             if name.startswith(f"{layer}.")}                             # this layer's weights, float64
         forbidden = (j > i) | ((i - j >= p.window) & (not p.is_global(layer)))     # [T, T]
         theta = p.rope_theta_global if p.is_global(layer) else p.rope_theta_local
         h = rms_norm(x, g["attn_norm"], p.norm_eps)                       # [T, d]
@@ -120,7 +120,7 @@ def forward(p: Gemma3Params, w: dict[str, np.ndarray], tokens, *, rows=None) -> 
         out.patterns.append(pattern)
         out.resid.append(x)
     rows = np.arange(T) if rows is None else np.asarray(rows)
-    xf = rms_norm(x[rows], f64["final_norm"], p.norm_eps)                 # [rows, d]
+    xf = rms_norm(x[rows], np.asarray(w["final_norm"], dtype=np.float64), p.norm_eps)   # [rows, d]
     logits = np.concatenate([xf @ E[a:a + 32768].astype(np.float64).T      # in slices: E is 262k rows
                              for a in range(0, E.shape[0], 32768)], axis=1)
     if p.final_logit_softcap:
@@ -177,10 +177,21 @@ def from_gguf(path) -> tuple[Gemma3Params, dict[str, np.ndarray]]:
         block, nbytes = GGML_QUANT_SIZES[kind]
         rows = int(np.prod(t.shape[:-1]))
         raw = mm[data_start + t.offset:data_start + t.offset + rows * (t.shape[-1] // block) * nbytes]
-        arr = dequantize(raw.reshape(rows, -1), kind).reshape(t.shape).astype(np.float32)
+        if kind == GGMLQuantizationType.Q8_0:      # the 262k-row embedding: gguf's generic path takes seconds
+            arr = q8_0(raw).reshape(t.shape)
+        else:
+            arr = dequantize(raw.reshape(rows, -1), kind).reshape(t.shape).astype(np.float32)
         if t.name.startswith("blk."):
             _, layer, rest = t.name.split(".", 2)
             weights[f"{layer}.{_GGUF[rest.removesuffix('.weight')]}"] = arr
         else:
             weights[{"token_embd.weight": "embed", "output_norm.weight": "final_norm"}[t.name]] = arr
     return params, weights
+
+
+def q8_0(raw: np.ndarray) -> np.ndarray:
+    """ggml's dequantize_row_q8_0: blocks of a float16 scale d and 32 int8 q; x = d·q. float32, flat."""
+    blocks = np.asarray(raw, dtype=np.uint8).reshape(-1, 34)               # [n_blocks, 2 + 32]
+    d = blocks[:, :2].copy().view(np.float16).astype(np.float32)            # [n_blocks, 1]
+    q = blocks[:, 2:].view(np.int8)                                         # [n_blocks, 32]
+    return (q * d).reshape(-1)
