@@ -204,3 +204,60 @@ def decode_k_quant(blocks: np.ndarray, kind: str) -> np.ndarray:
     per = blocks.reshape(rows, -1, K_BYTES[kind])
     return np.stack([np.concatenate([_decode_block(per[r, k], kind) for k in range(per.shape[1])])
                      for r in range(rows)])
+
+
+_GEMMA3_BLOCK = {"input_layernorm.weight": "attn_norm", "post_attention_layernorm.weight": "post_attention_norm",
+                 "pre_feedforward_layernorm.weight": "ffn_norm", "post_feedforward_layernorm.weight": "post_ffw_norm",
+                 "self_attn.q_norm.weight": "attn_q_norm", "self_attn.k_norm.weight": "attn_k_norm",
+                 "self_attn.q_proj.weight": "attn_q", "self_attn.k_proj.weight": "attn_k",
+                 "self_attn.v_proj.weight": "attn_v", "self_attn.o_proj.weight": "attn_output",
+                 "mlp.gate_proj.weight": "ffn_gate", "mlp.up_proj.weight": "ffn_up", "mlp.down_proj.weight": "ffn_down"}
+
+
+def write_gemma3_gguf(path: Path, model, *, drop=(), extra_meta=None) -> Path:
+    """A gemma3 GGUF of a transformers Gemma3ForCausalLM as llama.cpp's convert_hf_to_gguf.py
+    (Gemma3Model) writes one: every *norm.weight stored as 1 + w, Q/K rows not permuted, no
+    output.weight (tied), a SentencePiece vocabulary (pieces "<pad>", "<eos>", "<bos>", ... "▁t<i>")."""
+    import gguf
+
+    cfg = model.config
+    w = gguf.GGUFWriter(str(path), "gemma3")
+    w.add_block_count(cfg.num_hidden_layers)
+    w.add_context_length(cfg.max_position_embeddings)
+    w.add_embedding_length(cfg.hidden_size)
+    w.add_feed_forward_length(cfg.intermediate_size)
+    w.add_head_count(cfg.num_attention_heads)
+    w.add_head_count_kv(cfg.num_key_value_heads)
+    w.add_key_length(cfg.head_dim)
+    w.add_value_length(cfg.head_dim)
+    w.add_layer_norm_rms_eps(float(cfg.rms_norm_eps))
+    w.add_rope_freq_base(float(cfg.rope_parameters["full_attention"]["rope_theta"]))
+    w.add_sliding_window(cfg.sliding_window)
+    tokens = ["<pad>", "<eos>", "<bos>", "<unk>"] + [f"▁t{i}" for i in range(cfg.vocab_size - 4)]
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores([0.0] * 4 + [-float(i) for i in range(cfg.vocab_size - 4)])
+    w.add_token_types([3, 3, 3, 2] + [1] * (cfg.vocab_size - 4))
+    w.add_bos_token_id(2)
+    w.add_eos_token_id(1)
+    w.add_unk_token_id(3)
+    w.add_add_space_prefix(False)
+    for key, value in (extra_meta or {}).items():
+        w.add_key_value(key, value[0], value[1])
+    for name, arr in hf_state(model).items():
+        if name == "lm_head.weight":
+            continue                                          # tied: llama.cpp skips it
+        if name.endswith("norm.weight"):
+            arr = arr + 1.0                                   # Gemma3Model.norm_shift
+        if name.startswith("model.layers."):
+            _, _, layer, rest = name.split(".", 3)
+            out = f"blk.{layer}.{_GEMMA3_BLOCK[rest]}.weight"
+        else:
+            out = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight"}[name]
+        if out not in drop:
+            w.add_tensor(out, arr.astype(np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path

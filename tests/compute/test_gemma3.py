@@ -162,3 +162,57 @@ def test_the_real_weights_predict_through_the_float64_oracle(gemma_file):
     # given one example, "... Germany is" gives " Berlin" by a wide margin.
     assert top[0].tolist() == [506, 496, 9079]                                          # " the", " a", " Paris"
     assert top[1, 0] == 15687 and logits[1, 15687] - np.sort(logits[1])[-2] > 2.0       # " Berlin"
+
+
+# -- a tiny gemma3 GGUF written as llama.cpp's converter writes one ------------------------------------
+@pytest.fixture(scope="module")
+def tiny_gemma(tmp_path_factory):
+    pytest.importorskip("gguf")
+    pytest.importorskip("transformers")
+    from tests.oracles.test_gemma3 import tiny_hf
+
+    from .gguf_files import write_gemma3_gguf
+
+    model = tiny_hf(seed=3)
+    return model, write_gemma3_gguf(tmp_path_factory.mktemp("gemma3") / "tiny.gguf", model)
+
+
+def test_a_tiny_gemma3_gguf_reads_as_the_model_it_was_written_from(tiny_gemma):
+    """The layout from the metadata and the oracle's weights from the file (norms stored as 1 + w)
+    are those of the transformers model: the same logits."""
+    from tests.oracles import gemma3 as oracle
+    from tests.oracles.test_gemma3 import IDS, params_of
+
+    model, path = tiny_gemma
+    layout = gemma3.describe(path)
+    c = model.config
+    assert (layout.n_layers, layout.d_model, layout.n_heads, layout.n_kv_heads, layout.d_head) == \
+        (c.num_hidden_layers, c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim)
+    assert layout.kinds == tuple("global" if t == "full_attention" else "local" for t in c.layer_types)
+    assert layout.window == c.sliding_window and layout.tied_embeddings
+    params, weights = oracle.from_gguf(path)
+    expected = oracle.from_hf({k: v.float().numpy() for k, v in model.state_dict().items()})
+    assert weights.keys() == expected.keys()
+    for name, value in expected.items():
+        assert np.array_equal(weights[name], value.astype(np.float32)), name
+    # the file does not say query_pre_attn_scalar: llama.cpp takes d_head, as from_gguf does
+    assert params.query_pre_attn_scalar == c.head_dim
+    same = dataclasses.replace(params_of(model), query_pre_attn_scalar=c.head_dim)
+    assert np.allclose(oracle.forward(params, weights, IDS).logits, oracle.forward(same, expected, IDS).logits)
+
+
+def test_a_malformed_gemma3_file_says_what_is_wrong(tiny_gemma, tmp_path):
+    from .gguf_files import write_gemma3_gguf
+
+    model, _ = tiny_gemma
+    dropped = write_gemma3_gguf(tmp_path / "dropped.gguf", model, drop=("blk.3.attn_q_norm.weight",))
+    with pytest.raises(CheckpointError, match=r"missing tensor\(s\) blk\.3\.attn_q_norm\.weight"):
+        load_checkpoint(dropped)
+    import gguf
+
+    bad = write_gemma3_gguf(tmp_path / "bad.gguf", model,
+                            extra_meta={"gemma3.final_logit_softcapping": (-1.0, gguf.GGUFValueType.FLOAT32)})
+    with pytest.raises(CheckpointError, match="final_logit_softcapping=-1.0 must be a positive number"):
+        gemma3.describe(bad)
+    with pytest.raises(CheckpointError, match="cannot compute it yet"):
+        load_checkpoint(tiny_gemma[1])
