@@ -1,7 +1,7 @@
 """Gemma 3 GGUF files (general.architecture = "gemma3"), described from their metadata and tensor
 names, before the lab computes them.
 
-    layout = compute.loaders.gemma3.describe("gemma-3-270m-q4_k_m.gguf")
+    layout = compute.loaders.gguf_file.gemma3_layout("gemma-3-270m-q4_k_m.gguf")
     layout.kinds          # ('local', 'local', 'local', 'local', 'local', 'global', ...)
     layout.windows        # (512, 512, 512, 512, 512, None, ...)
     layout.rope_thetas    # (10000.0, ..., 1000000.0, ...)
@@ -28,9 +28,11 @@ LLM_ARCH_GEMMA3); so does this description:
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from .loaded import CheckpointError
 
 ARCH = "gemma3"
 GLOBAL_EVERY = 6                   # llama.cpp: set_swa_pattern(6), layer l global when l % 6 == 5
@@ -109,10 +111,41 @@ class Gemma3Layout:
                 f"{self.d_head}, d_mlp {self.d_mlp}, {self.d_vocab:,} pieces")
 
 
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, tuple) else "an array"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _meta_int(meta: dict, key: str, problems: list[str], default: int | None = None) -> int | None:
+    value = meta.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        problems.append(f"{key} is missing" if value is None else f"{key}={_short(value)} must be a whole number >= 1")
+        return None
+    return value
+
+
+def _meta_float(meta: dict, key: str, problems: list[str], default: float) -> float | None:
+    value = meta.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        problems.append(f"{key}={_short(value)} must be a positive number")
+        return None
+    return float(value)
+
+
+def _type_name(code: int) -> str:
+    import gguf
+
+    try:
+        return gguf.GGMLQuantizationType(code).name
+    except ValueError:
+        return f"type {code}"
+
+
 def layout(meta: dict, infos: list, path: Path) -> Gemma3Layout:
-    """The Gemma3Layout of a scanned GGUF file (compute.loaders.gguf_file.scan); a CheckpointError
-    naming every problem with its metadata or tensors."""
-    from .gguf_file import _error, _meta_float, _meta_int, _short, _type_name
+    """The Gemma3Layout of a scanned GGUF file (compute.loaders.gguf_file.scan: its metadata and
+    tensor infos); a CheckpointError naming every problem with its metadata or tensors."""
+    def _error(problems, where):
+        return CheckpointError(problems, where)
 
     problems: list[str] = []
     a = ARCH + "."
@@ -178,22 +211,9 @@ def layout(meta: dict, infos: list, path: Path) -> Gemma3Layout:
         tensor_types=tuple(sorted(types.items(), key=lambda kv: -kv[1])))
 
 
-def describe(path: str | os.PathLike) -> Gemma3Layout:
-    """The Gemma3Layout of a GGUF file, from its header alone (no tensor data is read)."""
-    from .gguf_file import _error, _scan_checked, _short
-
-    path = Path(path).expanduser()
-    meta, infos, _ = _scan_checked(path)
-    if meta.get("general.architecture") != ARCH:
-        raise _error(f"not a Gemma 3 file: general.architecture={_short(meta.get('general.architecture'))}", path)
-    return layout(meta, infos, path)
-
-
 def not_computed(meta: dict, infos: list, path: Path):
     """The CheckpointError for a Gemma 3 file while the lab cannot compute it: what the file is (or
     what is wrong with it) and what the lab's block is missing."""
-    from .gguf_file import _error
-
     described = layout(meta, infos, path)            # a malformed file says what is wrong with it first
-    return _error(f"{described.summary()}. The lab reads this Gemma 3 file but cannot compute it yet: its block "
-                  f"has no {'; no '.join(MISSING)}", path)
+    return CheckpointError(f"{described.summary()}. The lab reads this Gemma 3 file but cannot compute it yet: "
+                           f"its block has no {'; no '.join(MISSING)}", path)

