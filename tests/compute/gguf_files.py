@@ -57,10 +57,12 @@ def hf_state(model) -> dict[str, np.ndarray]:
 def write_gguf(path: Path, model, tok, *, arch: str = "llama", types: dict[str, str] | None = None,
                raw: dict[str, tuple[np.ndarray, str]] | None = None, permute_qk: bool = True,
                extra_meta=None, drop=(), n_ctx: int = 64, add_bos: bool = False,
-               rename: dict[int, str] | None = None) -> Path:
+               rename: dict[int, str] | None = None, spm: dict | None = None) -> Path:
     """A GGUF of `model` (HF) and `tok`. `types` maps GGUF tensor names to a type (default F32);
     `raw` gives (uint8 blocks [rows, bytes], type) to store as they are (K-quants); `rename` gives
-    tokens another text (by id); `add_bos` asks for token 0 before every text."""
+    tokens another text (by id); `add_bos` asks for token 0 before every text. `spm` (tokens,
+    scores, types, and optionally add_space_prefix) writes a SentencePiece vocabulary instead of
+    `tok` (tokenizer.ggml.model = "llama", BOS 1, EOS 2, unknown 0, as llama.cpp's converter)."""
     import gguf
     from gguf.quants import quantize
 
@@ -80,16 +82,29 @@ def write_gguf(path: Path, model, tok, *, arch: str = "llama", types: dict[str, 
     w.add_rope_dimension_count(head_dim)
     w.add_key_length(head_dim)
     w.add_value_length(head_dim)
-    tokens, merges = vocab_and_merges(tok)
-    tokens = [(rename or {}).get(i, t) for i, t in enumerate(tokens)]
     w.add_vocab_size(cfg.vocab_size)
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("gpt2")
-    w.add_token_list(tokens)
-    w.add_token_types([3 if t.startswith("<|") else 1 for t in tokens])
-    w.add_token_merges(merges)
-    w.add_bos_token_id(0)
-    w.add_add_bos_token(add_bos)
+    if spm is not None:
+        w.add_tokenizer_model("llama")
+        w.add_tokenizer_pre("default")
+        w.add_token_list(spm["tokens"])
+        w.add_token_scores(spm["scores"])
+        w.add_token_types(spm["types"])
+        w.add_bos_token_id(1)
+        w.add_eos_token_id(2)
+        w.add_unk_token_id(0)
+        w.add_add_bos_token(add_bos)
+        if "add_space_prefix" in spm:
+            w.add_add_space_prefix(spm["add_space_prefix"])
+    else:
+        tokens, merges = vocab_and_merges(tok)
+        tokens = [(rename or {}).get(i, t) for i, t in enumerate(tokens)]
+        w.add_tokenizer_model("gpt2")
+        w.add_tokenizer_pre("gpt2")
+        w.add_token_list(tokens)
+        w.add_token_types([3 if t.startswith("<|") else 1 for t in tokens])
+        w.add_token_merges(merges)
+        w.add_bos_token_id(0)
+        w.add_add_bos_token(add_bos)
     for key, value in (extra_meta or {}).items():
         w.add_key_value(key, value[0], value[1])
     for name, arr in hf_state(model).items():
@@ -189,3 +204,60 @@ def decode_k_quant(blocks: np.ndarray, kind: str) -> np.ndarray:
     per = blocks.reshape(rows, -1, K_BYTES[kind])
     return np.stack([np.concatenate([_decode_block(per[r, k], kind) for k in range(per.shape[1])])
                      for r in range(rows)])
+
+
+_GEMMA3_BLOCK = {"input_layernorm.weight": "attn_norm", "post_attention_layernorm.weight": "post_attention_norm",
+                 "pre_feedforward_layernorm.weight": "ffn_norm", "post_feedforward_layernorm.weight": "post_ffw_norm",
+                 "self_attn.q_norm.weight": "attn_q_norm", "self_attn.k_norm.weight": "attn_k_norm",
+                 "self_attn.q_proj.weight": "attn_q", "self_attn.k_proj.weight": "attn_k",
+                 "self_attn.v_proj.weight": "attn_v", "self_attn.o_proj.weight": "attn_output",
+                 "mlp.gate_proj.weight": "ffn_gate", "mlp.up_proj.weight": "ffn_up", "mlp.down_proj.weight": "ffn_down"}
+
+
+def write_gemma3_gguf(path: Path, model, *, drop=(), extra_meta=None) -> Path:
+    """A gemma3 GGUF of a transformers Gemma3ForCausalLM as llama.cpp's convert_hf_to_gguf.py
+    (Gemma3Model) writes one: every *norm.weight stored as 1 + w, Q/K rows not permuted, no
+    output.weight (tied), a SentencePiece vocabulary (pieces "<pad>", "<eos>", "<bos>", ... "▁t<i>")."""
+    import gguf
+
+    cfg = model.config
+    w = gguf.GGUFWriter(str(path), "gemma3")
+    w.add_block_count(cfg.num_hidden_layers)
+    w.add_context_length(cfg.max_position_embeddings)
+    w.add_embedding_length(cfg.hidden_size)
+    w.add_feed_forward_length(cfg.intermediate_size)
+    w.add_head_count(cfg.num_attention_heads)
+    w.add_head_count_kv(cfg.num_key_value_heads)
+    w.add_key_length(cfg.head_dim)
+    w.add_value_length(cfg.head_dim)
+    w.add_layer_norm_rms_eps(float(cfg.rms_norm_eps))
+    w.add_rope_freq_base(float(cfg.rope_parameters["full_attention"]["rope_theta"]))
+    w.add_sliding_window(cfg.sliding_window)
+    tokens = ["<pad>", "<eos>", "<bos>", "<unk>"] + [f"▁t{i}" for i in range(cfg.vocab_size - 4)]
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores([0.0] * 4 + [-float(i) for i in range(cfg.vocab_size - 4)])
+    w.add_token_types([3, 3, 3, 2] + [1] * (cfg.vocab_size - 4))
+    w.add_bos_token_id(2)
+    w.add_eos_token_id(1)
+    w.add_unk_token_id(3)
+    w.add_add_space_prefix(False)
+    for key, value in (extra_meta or {}).items():
+        w.add_key_value(key, value[0], value[1])
+    for name, arr in hf_state(model).items():
+        if name == "lm_head.weight":
+            continue                                          # tied: llama.cpp skips it
+        if name.endswith("norm.weight"):
+            arr = arr + 1.0                                   # Gemma3Model.norm_shift
+        if name.startswith("model.layers."):
+            _, _, layer, rest = name.split(".", 3)
+            out = f"blk.{layer}.{_GEMMA3_BLOCK[rest]}.weight"
+        else:
+            out = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight"}[name]
+        if out not in drop:
+            w.add_tensor(out, arr.astype(np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path

@@ -1,0 +1,219 @@
+"""Gemma 3 GGUF files (general.architecture = "gemma3"), described from their metadata and tensor
+names, before the lab computes them.
+
+    layout = compute.loaders.gguf_file.gemma3_layout("gemma-3-270m-q4_k_m.gguf")
+    layout.kinds          # ('local', 'local', 'local', 'local', 'local', 'global', ...)
+    layout.windows        # (512, 512, 512, 512, 512, None, ...)
+    layout.rope_thetas    # (10000.0, ..., 1000000.0, ...)
+    layout.missing        # what the lab's block does not have yet (the message says the same)
+
+Some of a Gemma 3 model is not in the file and llama.cpp decides it by architecture (src/llama-model.cpp,
+LLM_ARCH_GEMMA3); so does this description:
+
+- every 6th layer (5, 11, 17, ...) is global, the others local (`set_swa_pattern(6)`): a local layer's
+  query i sees keys i - W < j <= i with W = gemma3.attention.sliding_window;
+- local layers rotate with RoPE base 10,000 (`rope_freq_base_train_swa`), global ones with
+  gemma3.rope.freq_base (1,000,000);
+- RoPE pairs are half-split, (i, i + d/2) (LLAMA_ROPE_TYPE_NEOX), and the converter does not permute
+  Q/K rows for Gemma, so the rows are in Hugging Face's order;
+- q is scaled by query_pre_attn_scalar^-1/2 before q·k, with query_pre_attn_scalar = d_head
+  (1/16 for d_head 256; the 27B model alone uses d_model / n_heads);
+- the embeddings are multiplied by sqrt(d_model) (in float32 in llama.cpp; Hugging Face rounds the
+  factor to the weights' dtype first: 25.25 in bfloat16 for sqrt(640) = 25.2982);
+- every RMSNorm weight (attn_norm, attn_q_norm, attn_k_norm, post_attention_norm, ffn_norm,
+  post_ffw_norm, output_norm) is stored as 1 + w: convert_hf_to_gguf.py adds Gemma's 1 before writing,
+  so the file's weight multiplies the normalized x directly;
+- the MLP is GeGLU: GELU(tanh approximation)(x·W_gate) ⊙ x·W_up, then W_down.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .loaded import CheckpointError
+
+ARCH = "gemma3"
+GLOBAL_EVERY = 6                   # llama.cpp: set_swa_pattern(6), layer l global when l % 6 == 5
+LOCAL_ROPE_THETA = 10_000.0        # llama.cpp: rope_freq_base_train_swa
+BLOCK_TENSORS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "attn_q_norm", "attn_k_norm",
+                 "post_attention_norm", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down", "post_ffw_norm")
+# What the lab's block (compute/) lacks for Gemma 3; each named with its tensors or key.
+MISSING = (
+    "QK-norm (RMSNorm of each head's q and k before RoPE: attn_q_norm, attn_k_norm)",
+    "sandwich norms (RMSNorm after attention and after the MLP, before each residual add: "
+    "post_attention_norm, post_ffw_norm)",
+    "local and global layers (a window on 5 of every 6 layers, each kind with its own RoPE base)",
+    "GeGLU (a tanh-GELU gate; the lab's gated MLP is SwiGLU)",
+    "embedding scale sqrt(d_model)",
+    "score scale query_pre_attn_scalar^-1/2 (1/16 for d_head 256, where the lab scales by 1/sqrt(d_head))",
+)
+
+
+@dataclass(frozen=True)
+class Gemma3Layout:
+    """A Gemma 3 text model as its GGUF file describes it (plus llama.cpp's by-architecture facts)."""
+
+    name: str
+    n_layers: int
+    d_model: int
+    n_heads: int
+    n_kv_heads: int
+    d_head: int
+    d_mlp: int
+    n_ctx: int
+    d_vocab: int
+    norm_eps: float
+    window: int                            # keys a local layer's query sees (itself included)
+    rope_theta_global: float               # gemma3.rope.freq_base
+    rope_theta_local: float = LOCAL_ROPE_THETA
+    global_every: int = GLOBAL_EVERY
+    query_pre_attn_scalar: float = 0.0     # scores scale by its -1/2 power
+    final_logit_softcap: float | None = None
+    tied_embeddings: bool = True           # no output.weight: logits use token_embd
+    rope_pairs: str = "half"               # (i, i + d/2), llama.cpp's NEOX
+    norms_stored_plus_one: bool = True     # the file holds 1 + w for every RMSNorm
+    tensor_types: tuple[tuple[str, int], ...] = ()   # stored type -> count
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """'local' or 'global' per layer."""
+        return tuple("global" if (layer + 1) % self.global_every == 0 else "local" for layer in range(self.n_layers))
+
+    @property
+    def windows(self) -> tuple[int | None, ...]:
+        """Per layer as compute.Config.windows reads it: W on local layers, None (dense) on global ones."""
+        return tuple(self.window if kind == "local" else None for kind in self.kinds)
+
+    @property
+    def rope_thetas(self) -> tuple[float, ...]:
+        return tuple(self.rope_theta_local if kind == "local" else self.rope_theta_global for kind in self.kinds)
+
+    @property
+    def score_scale(self) -> float:
+        return self.query_pre_attn_scalar ** -0.5
+
+    @property
+    def embed_scale(self) -> float:
+        return math.sqrt(self.d_model)
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        return MISSING
+
+    def summary(self) -> str:
+        """One line: the shape and the layer pattern."""
+        n_global = self.kinds.count("global")
+        return (f"{self.name}: {self.n_layers} layers ({self.n_layers - n_global} local with W = {self.window} and "
+                f"RoPE base {self.rope_theta_local:,.0f}, {n_global} global with base {self.rope_theta_global:,.0f}), "
+                f"d_model {self.d_model}, {self.n_heads} query heads and {self.n_kv_heads} K/V head(s) of "
+                f"{self.d_head}, d_mlp {self.d_mlp}, {self.d_vocab:,} pieces")
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, tuple) else "an array"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _meta_int(meta: dict, key: str, problems: list[str], default: int | None = None) -> int | None:
+    value = meta.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        problems.append(f"{key} is missing" if value is None else f"{key}={_short(value)} must be a whole number >= 1")
+        return None
+    return value
+
+
+def _meta_float(meta: dict, key: str, problems: list[str], default: float) -> float | None:
+    value = meta.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        problems.append(f"{key}={_short(value)} must be a positive number")
+        return None
+    return float(value)
+
+
+def _type_name(code: int) -> str:
+    import gguf
+
+    try:
+        return gguf.GGMLQuantizationType(code).name
+    except ValueError:
+        return f"type {code}"
+
+
+def layout(meta: dict, infos: list, path: Path) -> Gemma3Layout:
+    """The Gemma3Layout of a scanned GGUF file (compute.loaders.gguf_file.scan: its metadata and
+    tensor infos); a CheckpointError naming every problem with its metadata or tensors."""
+    def _error(problems, where):
+        return CheckpointError(problems, where)
+
+    problems: list[str] = []
+    a = ARCH + "."
+    d_model = _meta_int(meta, a + "embedding_length", problems)
+    n_layers = _meta_int(meta, a + "block_count", problems)
+    n_heads = _meta_int(meta, a + "attention.head_count", problems)
+    n_kv = _meta_int(meta, a + "attention.head_count_kv", problems, default=n_heads)
+    d_head = _meta_int(meta, a + "attention.key_length", problems, default=256)
+    value_length = meta.get(a + "attention.value_length", d_head)
+    if value_length != d_head:
+        problems.append(f"{a}attention.value_length={_short(value_length)} differs from key_length={d_head}")
+    d_mlp = _meta_int(meta, a + "feed_forward_length", problems)
+    n_ctx = _meta_int(meta, a + "context_length", problems, default=131072)
+    window = _meta_int(meta, a + "attention.sliding_window", problems)
+    eps = _meta_float(meta, a + "attention.layer_norm_rms_epsilon", problems, 1e-6)
+    theta = _meta_float(meta, a + "rope.freq_base", problems, 1_000_000.0)
+    softcap = meta.get(a + "final_logit_softcapping")
+    if softcap is not None and (isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or softcap <= 0):
+        problems.append(f"{a}final_logit_softcapping={_short(softcap)} must be a positive number")
+        softcap = None
+    if n_heads and n_kv and n_heads % n_kv:
+        problems.append(f"{a}attention.head_count={n_heads} is not a multiple of head_count_kv={n_kv}")
+    tokens = meta.get("tokenizer.ggml.tokens")
+    d_vocab = meta.get(a + "vocab_size", tokens[2] if isinstance(tokens, tuple) else None)
+    if isinstance(d_vocab, bool) or not isinstance(d_vocab, int) or d_vocab < 1:
+        problems.append(f"{a}vocab_size is missing or invalid ({_short(d_vocab)}), and there is no vocabulary")
+    if problems:
+        raise _error(problems, path)
+    shapes = {t.name: t.shape for t in infos}
+    vector = {"attn_norm": (d_model,), "ffn_norm": (d_model,), "post_attention_norm": (d_model,),
+              "post_ffw_norm": (d_model,), "attn_q_norm": (d_head,), "attn_k_norm": (d_head,)}
+    matrix = {"attn_q": (n_heads * d_head, d_model), "attn_k": (n_kv * d_head, d_model),
+              "attn_v": (n_kv * d_head, d_model), "attn_output": (d_model, n_heads * d_head),
+              "ffn_gate": (d_mlp, d_model), "ffn_up": (d_mlp, d_model), "ffn_down": (d_model, d_mlp)}
+    expected = {"token_embd.weight": (d_vocab, d_model), "output_norm.weight": (d_model,)}
+    for layer in range(n_layers):
+        for part, shape in {**vector, **matrix}.items():
+            expected[f"blk.{layer}.{part}.weight"] = shape
+    if "output.weight" in shapes:
+        expected["output.weight"] = (d_vocab, d_model)
+    missing = [n for n in expected if n not in shapes]
+    if missing:
+        problems.append(f"missing tensor(s) {', '.join(missing[:6])}" + (f" (+{len(missing) - 6} more)"
+                                                                        if len(missing) > 6 else ""))
+    extra = sorted(n for n in shapes if n not in expected)
+    if extra:
+        problems.append(f"unexpected tensor(s) {', '.join(extra[:6])} (not part of a Gemma 3 text model of "
+                        f"{n_layers} layers)")
+    problems += [f"{n} has shape {shapes[n]} but the metadata implies {s}" for n, s in expected.items()
+                 if n in shapes and tuple(shapes[n]) != s]
+    if problems:
+        raise _error(problems, path)
+    types: dict[str, int] = {}
+    for t in infos:
+        kind = _type_name(t.type_code)
+        types[kind] = types.get(kind, 0) + 1
+    return Gemma3Layout(
+        name=str(meta.get("general.name") or path.stem)[:80], n_layers=n_layers, d_model=d_model, n_heads=n_heads,
+        n_kv_heads=n_kv, d_head=d_head, d_mlp=d_mlp, n_ctx=n_ctx, d_vocab=d_vocab, norm_eps=eps, window=window,
+        rope_theta_global=theta, query_pre_attn_scalar=float(d_head),
+        final_logit_softcap=float(softcap) if softcap is not None else None,
+        tied_embeddings="output.weight" not in shapes,
+        tensor_types=tuple(sorted(types.items(), key=lambda kv: -kv[1])))
+
+
+def not_computed(meta: dict, infos: list, path: Path):
+    """The CheckpointError for a Gemma 3 file while the lab cannot compute it: what the file is (or
+    what is wrong with it) and what the lab's block is missing."""
+    described = layout(meta, infos, path)            # a malformed file says what is wrong with it first
+    return CheckpointError(f"{described.summary()}. The lab reads this Gemma 3 file but cannot compute it yet: "
+                           f"its block has no {'; no '.join(MISSING)}", path)

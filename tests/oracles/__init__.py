@@ -1,0 +1,1 @@
+"""Independent implementations the tests compare the lab with (never imported by the lab)."""
