@@ -503,60 +503,22 @@ def station_view(key: str, cfg: Config) -> StationView:
     return dataclasses.replace(view, slots=tuple(s for s in view.slots if meets(cfg, s.when)), family={})
 
 
-# Robust colour scales. A real model's residual stream carries a few massive activations (SmolLM2:
-# dimension 507 reaches ~24,000 where the rest stay below ~250): a scale set by them leaves every
-# other cell white. A value is an outlier when it exceeds OUTLIER_FACTOR times a typical large
-# value (the 99th percentile of |x|; the median for short vectors such as ln1_scale); the scale
-# then ends at the largest value that is not one, and the outliers are clipped, marked and named.
-OUTLIER_FACTOR = 4.0
-SHORT_FACTOR = 6.0             # a vector of 8 to 200 values (one per token): times its median
-MARKED = 64                    # at most this many clipped cells are marked (the largest)
-
-
-def robust_max(*arrays: np.ndarray) -> tuple[float, float, float]:
-    """(the scale's end, the largest |value|, the outliers' threshold) over the finite values of `arrays`; the two are
-    equal when nothing is an outlier. With outliers, a long array's scale ends at its 99th
-    percentile of |x| (the 1 % above it saturate: a massive first-token row would still pale the
-    rest), a short one's at its largest value that is not an outlier."""
-    finite = [np.abs(a[np.isfinite(a)]).ravel() for a in arrays if np.size(a)]
-    a = np.concatenate(finite) if finite else np.zeros(0)                  # [n]
-    if a.size == 0:
-        return 0.0, 0.0, 0.0
-    top = float(a.max())
-    vector = all(min(np.shape(x)[-2:] or (1,)) == 1 for x in arrays) and a.size >= 8   # ln1_scale [T, 1]
-    if a.size >= 200:
-        typical, factor = float(np.quantile(a, 0.99)), OUTLIER_FACTOR
-    elif vector:
-        typical, factor = float(np.median(a)), SHORT_FACTOR
-    else:
-        return top, top, top                           # a small matrix (the toy's): its full range
-    cut = factor * typical
-    if typical <= 0 or top <= cut:
-        return top, top, top
-    return (typical if a.size >= 200 else float(a[a <= cut].max())), top, cut
-
-
+# Robust colour scales: the numbers (where a scale ends, which cells it clips) come from
+# compute/instruments/explain.py (robust_scale, beyond_scale); here they become a Panel's levels,
+# its marked cells and its caption.
 def _clip(p: Panel, levels: tuple[float, float], cut: float) -> Panel:
     """`p` on `levels`, its outliers (|x| > cut) listed (largest first) for marking, and what it
     clips named in a caption."""
-    values = np.asarray(p.values, np.float64)                              # [rows, cols]
-    with np.errstate(invalid="ignore"):
-        beyond = np.isfinite(values) & ((values > levels[1]) | (values < levels[0]))   # [rows, cols]
-    if p.masked is not None and p.masked.shape == values.shape:
-        beyond &= ~p.masked
-    if not beyond.any():
+    cells, size = explain.beyond_scale(p.values, levels, p.masked)       # [n, 2], [n]
+    if not len(cells):
         return dataclasses.replace(p, levels=levels)
-    cells = np.argwhere(beyond)                                            # [n, 2]
-    size = np.abs(values[beyond])                                          # [n]
-    order = np.argsort(-size, kind="stable")
-    cells, size = cells[order], size[order]
     i, j = (int(x) for x in cells[0])
     row = p.rows[i] if i < len(p.rows) else str(i)
-    where = (row if values.shape[1] == 1 else
+    where = (row if p.values.shape[1] == 1 else
              tr("{axis} {j} at “{row}”").format(axis=p.col_axis or tr("column"), j=j, row=row.strip() or row))
     caption = tr("▲ {where} = {value} · %n clipped beyond ±{end}", "", len(cells)).format(
-        where=where, value=_big(float(values[i, j])), end=_big(levels[1]))
-    return dataclasses.replace(p, levels=levels, clipped=cells[size > cut][:MARKED], caption=caption)
+        where=where, value=_big(float(p.values[i, j])), end=_big(levels[1]))
+    return dataclasses.replace(p, levels=levels, clipped=cells[size > cut][:explain.MARKED], caption=caption)
 
 
 def _big(v: float) -> str:
@@ -565,7 +527,7 @@ def _big(v: float) -> str:
 
 def robust_levels(panels: list[Panel], names: tuple[str, ...] | None = None, full: bool = False) -> list[Panel]:
     """One colour scale for the named panels (so their colours compare; None: each panel its
-    own), robust to outliers unless `full`: see OUTLIER_FACTOR. Panels whose levels are fixed
+    own), robust to outliers unless `full` (compute.instruments.explain.robust_scale). Panels whose levels are fixed
     (the pattern's 0…1) keep them."""
     groups = [[p for p in panels if p.name in names and not p.missing]] if names is not None else \
         [[p] for p in panels if not p.missing and p.levels is None and p.values.size]
@@ -574,7 +536,8 @@ def robust_levels(panels: list[Panel], names: tuple[str, ...] | None = None, ful
         if not group:
             continue
         sequential = all(p.kind == "sequential" and np.nanmin(p.values, initial=0.0) >= 0 for p in group)
-        end, top, cut = robust_max(*(p.values for p in group))
+        scale = explain.robust_scale(*(p.values for p in group))
+        end, top, cut = scale.end, scale.top, scale.cut
         if names is None and end == top:
             continue                                   # nothing clipped: the plot's own full range
         shown = top if full else end
