@@ -33,6 +33,15 @@ ALIASES = {"ln1": "ln1_out", "ln2": "ln2_out"}
 SEQUENTIAL = frozenset({"pattern", "pattern_row", "pattern_col", "ln1_var", "ln2_var", "ln1_scale", "ln2_scale"})
 
 
+def visible_token(text: str) -> str:
+    """A token's text as a label: a token of whitespace alone made visible (" " as ␣, "\\n" as
+    \\n) that would otherwise be a blank label; any other text as it is."""
+    text = str(text)
+    if not text.strip():
+        return text.replace("\n", "\\n").replace("\t", "\\t").replace(" ", "␣") or "∅"
+    return text
+
+
 def view_kind(view: str) -> str:
     return "sequential" if view in SEQUENTIAL else "diverging"
 
@@ -397,23 +406,26 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
             shapes=QT_TR_NOOP("[T, d_model] = [{T}, {d_model}], ε = {norm_eps:.3g}; ln1_scale: [T], one per token"),
             col_stretch=(4, 1, 4),
             layouts=(Layout(((0, 0, 1, 1), (0, 1, 1, 1), (1, 0, 1, 1)), col_stretch=(8, 1)),))}),
+    # Laid out as the product is written: ln1_out beside q, k, v (its rows are theirs, row by row
+    # on one line), W_Q, W_K, W_V above them (their columns are theirs); RoPE's rot_q, rot_k in
+    # the same row (the same tokens).
     StationView("projections", QT_TR_NOOP("q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)"), (
-        Slot("ln1_out", 0, 0, rowspan=2, attr="x", when="learned"),
-        Slot("ln1_out", 0, 0, rowspan=3, attr="x", when="rope"),
+        Slot("ln1_out", 1, 0, attr="x"),
         Slot("W_Q", 0, 1, roles=(None, None), attr="wq"),
         Slot("W_K", 0, 2, roles=(None, None), attr="wk"),
         Slot("W_V", 0, 3, roles=(None, None), attr="wv"),
         Slot("q", 1, 1, attr="q", title=QT_TR_NOOP("q[:, {h}]  (query i)"), trace="q"),
         Slot("k", 1, 2, roles=KEYS, attr="k", title=QT_TR_NOOP("k[:, {g}]  (key j)"), trace="k"),
         Slot("v", 1, 3, roles=KEYS, attr="v", title=QT_TR_NOOP("v[:, {g}]  (value j)"), trace="v"),
-        Slot("rot_q", 2, 1, attr="rq", title="rot_q[:, {h}] = RoPE(q)", when="rope"),
-        Slot("rot_k", 2, 2, roles=KEYS, attr="rk", title="rot_k[:, {g}] = RoPE(k)", when="rope"),
+        Slot("rot_q", 1, 4, attr="rq", title="rot_q[:, {h}] = RoPE(q)", when="rope"),
+        Slot("rot_k", 1, 5, roles=KEYS, attr="rk", title="rot_k[:, {g}] = RoPE(k)", when="rope"),
     ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v", "rot_q", "rot_k")),
-        locked=(("ln1_out", "q", "k", "v", "rot_q", "rot_k"),), col_stretch=(7, 4, 4, 4),
+        locked=(("ln1_out", "q", "k", "v", "rot_q", "rot_k"),), col_stretch=(8, 4, 4, 4, 4, 4),
         shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q[:, h]: [T, d_head] = [{T}, {d_head}]",
+        # a real model's W (d_model rows) reads as a texture: the rows that multiply take the height
         family={"rope": dict(formula=QT_TR_NOOP("q = ln1_out · W_Q[h] (likewise k, v);&nbsp; rot_q, rot_k = q, k "
                                                 "with each pair of dimensions rotated by an angle ∝ the position "
-                                                "(RoPE)")),
+                                                "(RoPE)"), row_stretch=(1, 3)),
                 "gqa": dict(shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q: [T, n_heads, d_head] = "
                                    "[{T}, {n_heads}, {d_head}] · k, v: [T, n_kv_heads, d_head] = "
                                    "[{T}, {n_kv_heads}, {d_head}]")}),
