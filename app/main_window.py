@@ -71,9 +71,8 @@ QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
 NARROW = 1500            # px: below this the two docks share one (tabs), leaving the station room
 DOCK_WIDTH = 290         # px: the instruments dock (Notes, Predict)
 CONTROLS_WIDTH = 250     # px: the controls dock, or what its widest row needs
-# The Trace table and the Code need more: the dock widens for them, as far as the station allows.
-TAB_WIDTH = {"trace": 430, "code": 620}
-MIN_STATION = 640        # px the station keeps when the dock widens
+# One width whatever its tab: opening Trace or Code never squeezes the station (their pop-out
+# window gives them room).
 POP_OUT_SIZE = (820, 680)
 
 
@@ -303,16 +302,12 @@ class MainWindow(QMainWindow):
         return max(DOCK_WIDTH, self.tabs.tabBar().sizeHint().width() + 6)
 
     def _fit_dock_to_tab(self) -> None:
-        """The instruments dock as wide as its tab needs (Notes 290 px, the Trace table 430, the
-        Code 620), within what leaves the station MIN_STATION px; a window of its own holds any."""
+        """The instruments dock as wide as its tab titles need, the same for every tab (the
+        station keeps its place when Trace or Code opens); a window of its own holds more."""
         dock = self.docks["notes"]
         if not dock.isVisible() or dock.isFloating():
             return
-        tab = {self.trace_panel: "trace", self.code_view: "code"}.get(self.tabs.currentWidget(), "")
-        others = sum(d.width() for d in self.docks.values() if d is not dock and d.isVisible()
-                     and not d.isFloating() and self.dockWidgetArea(d) != self.dockWidgetArea(dock))
-        room = self.width() - others - MIN_STATION
-        want = max(self._tabs_width(), min(TAB_WIDTH.get(tab, DOCK_WIDTH), room))
+        want = self._tabs_width()
         if abs(dock.width() - want) > 4:
             self.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
 

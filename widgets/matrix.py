@@ -636,7 +636,8 @@ class MatrixPlot:
         set_title(self.plot, title, palette.foreground)
         self.plot.invertY(True)
         self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.setMouseEnabled(x=True, y=True)     # a zoom into a region: drag a box, or the wheel
+        self.plot.vb.setMouseMode(pg.ViewBox.RectMode)
         self.plot.hideButtons()
         self.plot.setDefaultPadding(0.0)
         for side in ("left", "bottom"):
@@ -877,6 +878,10 @@ class MatrixPlot:
         self.plot.getAxis("left").set_labels(self.row_labels if row_ticks is None else row_ticks)
         self.plot.getAxis("bottom").set_labels(self.col_labels if col_ticks is None else col_ticks)
         if (rows, cols) != self._axes_key:
+            # A zoom (drag a box, or the wheel) stays inside the matrix and shows at least two cells
+            # a side; the labels of the region it shows come back (LabelAxis lays out the range).
+            self.plot.vb.setLimits(xMin=-0.5, xMax=cols - 0.5, yMin=-0.5, yMax=rows - 0.5,
+                                   minXRange=min(2.0, cols), minYRange=min(2.0, rows))
             self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
             self._axes_key = (rows, cols)
         self._update_text()
@@ -925,6 +930,11 @@ class MatrixPlot:
             self.caption.setText(text, size=key[1], color=self.palette.foreground)
             self.caption.setMinimumWidth(0)
             self.caption._sizeHint[Qt.SizeHint.MinimumSize] = (0, self.caption._sizeHint[Qt.SizeHint.MinimumSize][1])
+            # One height whatever the type's scale: panels side by side keep their rows on one line.
+            font.setPointSizeF(size * 0.9)
+            line = metrics_for(font).height() + 6.0
+            self.caption.setMinimumHeight(line)
+            self.caption.setMaximumHeight(line)
             self.caption.updateGeometry()
         self.caption.setToolTip(self.caption_text)
 
@@ -1106,6 +1116,24 @@ class MatrixPlot:
             f"\n= {shown}{note}"
 
 
+def zoomed(mp: MatrixPlot) -> bool:
+    """Whether a zoom shows less than the whole matrix."""
+    if mp.values is None:
+        return False
+    rows, cols = mp.values.shape
+    (x0, x1), (y0, y1) = mp.plot.vb.viewRange()
+    return x1 - x0 < cols - 0.01 or y1 - y0 < rows - 0.01
+
+
+def reset_zoom(mp: MatrixPlot) -> bool:
+    """The whole matrix again (a double-click); whether it was zoomed."""
+    if not zoomed(mp):
+        return False
+    rows, cols = mp.values.shape
+    mp.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+    return True
+
+
 def connect_mouse(widget: pg.GraphicsLayoutWidget, plots: Callable[[], Sequence[MatrixPlot]],
                   on_hover: Callable[[MatrixPlot | None, tuple[int, int] | None, object], None],
                   on_click: Callable[[MatrixPlot, tuple[int, int], object], None]) -> None:
@@ -1123,6 +1151,8 @@ def connect_mouse(widget: pg.GraphicsLayoutWidget, plots: Callable[[], Sequence[
         for mp in plots():
             cell = mp.cell_at(event.scenePos())
             if cell is not None:
+                if event.double() and reset_zoom(mp):      # a double-click: the whole matrix again
+                    return
                 on_click(mp, cell, event)
                 return
 

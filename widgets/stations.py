@@ -19,7 +19,7 @@ from compute.instruments import explain
 from compute.instruments.generate import top_predictions
 from compute.stations import PAGE
 
-from .axes import make_lean
+from .axes import make_lean, metrics_for
 from .i18n import Retranslate, language, num, page_title, tr
 from .matrix import (
     FULL_LABELS,
@@ -31,9 +31,19 @@ from .matrix import (
     connect_mouse,
     format_value,
     set_title,
+    zoomed,
 )
 from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
-from .views import STATION_VIEWS, kv_head, kv_sharers, station_panels, station_shapes, station_view, view_kind
+from .views import (
+    STATION_VIEWS,
+    kv_head,
+    kv_sharers,
+    station_panels,
+    station_shapes,
+    station_view,
+    view_kind,
+    visible_token,
+)
 
 SUB = {"h": "h", "i": "i"}
 # Pages that read a query head's K/V head: their header says which one, and who shares it.
@@ -105,6 +115,7 @@ class Station(Retranslate, QWidget):
         self._fit_key: tuple | None = None
         self._arranged_for: tuple | None = None
         self._fitting = False
+        self._row_chains: list[list[MatrixPlot]] = []     # panels whose rows line up (_shared_rows)
         self.build()
         self._lean_axes()
         connect_mouse(self.canvas, lambda: self.plots, self._on_hover, self._on_click)
@@ -198,15 +209,45 @@ class Station(Retranslate, QWidget):
         left = {r: p.row_axis for (row, col, rs, _cs), p in zip(places, panels, strict=True) if col == 0
                 for r in range(row, row + rs)}
         thumbs = self.thumbnails()
+        shared = self._shared_rows(places, panels)
         for (row, col, _rs, _cs), mp, p in zip(places, self.slot_plots, panels, strict=True):
-            mp.row_axis_shown = (col == 0 or left.get(row) != p.row_axis) and mp not in thumbs
+            mp.row_axis_shown = (col == 0 or left.get(row) != p.row_axis) and mp not in thumbs and mp not in shared
             mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", "" if mp in thumbs else p.col_axis)
             for side in ("left", "bottom"):
                 axis = mp.plot.getAxis(side)
-                if isinstance(axis, LabelAxis) and axis.bare != (mp in thumbs):
-                    axis.bare = mp in thumbs
+                bare = mp in thumbs or (side == "left" and mp in shared)
+                if isinstance(axis, LabelAxis) and axis.bare != bare:
+                    axis.bare = bare
                     axis._relayout()
         self._colour_bars(view, places)
+
+    def _shared_rows(self, places, panels) -> list[MatrixPlot]:
+        """Panels side by side in one grid row with the same rows as their left neighbour (ln1_out,
+        q, k, v; pattern, v, p·v): their rows line up, so the leftmost labels them all and the
+        others draw no row labels (the room goes to the cells). If one of them has a caption, the
+        others keep a blank one of the same height, so that their rows stay on one line."""
+        rows: dict[int, list[tuple[int, MatrixPlot, object]]] = {}
+        for (row, col, rs, _cs), mp, p in zip(places, self.slot_plots, panels, strict=True):
+            if rs == 1 and not p.missing and p.values.size:
+                rows.setdefault(row, []).append((col, mp, p))
+        shared: list[MatrixPlot] = []
+        self._row_chains = []
+        for members in rows.values():
+            members.sort(key=lambda m: m[0])
+            chain = [members[0]]
+            for m in members[1:] + [None]:
+                if m is not None and m[2].rows == chain[-1][2].rows and m[2].values.shape[0] == len(m[2].rows):
+                    chain.append(m)
+                    continue
+                if len(chain) > 1:
+                    shared += [mp for _c, mp, _p in chain[1:]]
+                    self._row_chains.append([mp for _c, mp, _p in chain])
+                    if any(p.caption for _c, _mp, p in chain):
+                        for _c, mp, p in chain:
+                            if not p.caption:
+                                mp.set_clipped(mp.clipped, "\u2007")        # a blank line of a caption's height
+                chain = [m] if m is not None else []
+        return shared
 
     def thumbnails(self) -> list[MatrixPlot]:
         """On a projector, the panels beside the lesson's main one (a slot of less weight: the
@@ -268,20 +309,56 @@ class Station(Retranslate, QWidget):
                 return size.width(), size.height(), shapes, axes, self.layout_index
             if key() != self._fit_key:
                 self._square_cells()
+                self._line_up_rows()
                 self._fit_key = key()                # as laid out: unchanged next time, nothing to do
             for mp in plots:
                 mp.fit_title()
                 mp.fit_caption()
-            if not self._all_square():                # a title that changed size moved the grid: once more
+            if not self._all_square() or not self._rows_lined_up():   # a title that changed size moved the grid
                 self._square_cells()
+                self._line_up_rows()
                 self._fit_key = key()
             self.harmonise_numbers()
         finally:
             self._fitting = False
 
+    def _offsets(self, mp: MatrixPlot) -> tuple[float, float]:
+        """(px above its cells, px below them) inside the panel: title; axis, caption."""
+        vb, g = mp.plot.vb.geometry(), mp.plot.geometry()
+        return vb.top(), g.height() - vb.bottom()
+
+    def _rows_lined_up(self) -> bool:
+        for chain in self._row_chains:
+            offsets = [self._offsets(mp) for mp in chain]
+            if any(max(o[k] for o in offsets) - min(o[k] for o in offsets) > 0.5 for k in (0, 1)):
+                return False
+        return True
+
+    def _line_up_rows(self) -> None:
+        """Panels whose rows line up (see _shared_rows) get the same room above and below their
+        cells: the smaller title or axis row of one is grown to its neighbour's."""
+        if not self._row_chains:
+            return
+        chains = [c for c in self._row_chains if all(mp.plot.isVisible() for mp in c)]
+        for chain in chains:
+            for mp in chain:
+                for row in (0, 3):                    # PlotItem's title row and bottom axis row
+                    mp.plot.layout.setRowMinimumHeight(row, 0)
+        self._settle()
+        for chain in chains:
+            offsets = [self._offsets(mp) for mp in chain]
+            top, bottom = max(o[0] for o in offsets), max(o[1] for o in offsets)
+            for mp, (above, below) in zip(chain, offsets, strict=True):
+                lay = mp.plot.layout
+                if top - above > 0.5:
+                    lay.setRowMinimumHeight(0, mp.plot.titleLabel.geometry().height() + top - above)
+                if bottom - below > 0.5:
+                    lay.setRowMinimumHeight(3, mp.plot.getAxis("bottom").geometry().height() + bottom - below)
+        self._settle()
+
     def _all_square(self) -> bool:
         for mp in self.plots:
-            if mp.square and mp.values is not None and mp.plot.isVisible():
+            if mp.square and mp.values is not None and mp.plot.isVisible() and not zoomed(mp):
                 vb = mp.plot.vb
                 (x0, x1), (y0, y1) = vb.viewRange()
                 if abs(vb.width() / max(x1 - x0, 1e-9) - vb.height() / max(y1 - y0, 1e-9)) >= 1.0:
@@ -894,6 +971,7 @@ class MLPStation(Station):
             self.logit_plot.getAxis(side).enableAutoSIPrefix(False)
         self.logit_bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[])
         self.logit_plot.addItem(self.logit_bars)
+        self.prob_texts: list[pg.TextItem] = []       # each bar's probability, at its end
 
     def content(self, result, sel):
         data = super().content(result, sel)
@@ -910,19 +988,54 @@ class MLPStation(Station):
         if "top_ids" in d:
             probs = d["top_probs"]
             n = len(probs)
-            names = [result.token_label(int(t)) for t in d["top_ids"]]
+            names = [visible_token(result.token_label(int(t))) for t in d["top_ids"]]
             self.logit_bars.setOpts(x0=np.zeros(n), y=np.arange(n), height=0.7, width=probs,
                                     brush=pg.mkBrush("#4292c6"), pen=pg.mkPen(None))
             self.logit_plot.getAxis("left").set_labels(names)
-            self.logit_plot.setXRange(0, max(float(probs.max()) * 1.15, 1e-12), padding=0)
+            self.logit_plot.setXRange(0, max(float(probs.max()) * 1.45, 1e-12), padding=0)   # room for "9.8 %"
+            self._show_probabilities(probs)
             self.logit_plot.setYRange(-0.6, n - 0.4, padding=0)
             word = labels[sel.query] if labels else ""
             title = (tr("next token after i = {i} (“{word}”)").format(i=sel.query, word=word), self.palette.foreground,
                      self.title_size)
             if title != getattr(self, "_logit_title", None):         # HTML labels: re-laid out only on change
                 self._logit_title = title
+                self._logit_fitted = None
                 set_title(self.logit_plot, *title)
                 self.logit_plot.setLabel("bottom", tr("softmax(logits) after the last layer"))
+
+
+    def fit(self) -> None:
+        super().fit()
+        title = getattr(self, "_logit_title", None)
+        room = self.logit_plot.geometry().width() - 8
+        if title is None or room <= 0:
+            return
+        text, colour, size = title
+        pt = float(size.rstrip("pt"))
+        font = QFont()
+        for scale in (1.0, 0.9, 0.8, 0.7):          # smaller before it would be clipped
+            font.setPointSizeF(pt * scale)
+            if metrics_for(font).horizontalAdvance(text) <= room:
+                break
+        fitted = (text, f"{pt * scale:.1f}pt")
+        if fitted != getattr(self, "_logit_fitted", None):
+            self._logit_fitted = fitted
+            set_title(self.logit_plot, text, colour, fitted[1])
+
+    def _show_probabilities(self, probs: np.ndarray) -> None:
+        """Each bar's probability printed at its end, in the axes' type ("9.8 %")."""
+        while len(self.prob_texts) > len(probs):
+            self.logit_plot.removeItem(self.prob_texts.pop())
+        while len(self.prob_texts) < len(probs):
+            item = pg.TextItem(anchor=(0.0, 0.5))
+            self.logit_plot.addItem(item)
+            self.prob_texts.append(item)
+        font = self.text_font()
+        for k, (item, p) in enumerate(zip(self.prob_texts, probs, strict=True)):
+            item.setText(num(100.0 * float(p), ".1f" if p >= 0.001 else ".2g") + " %", color=self.palette.foreground)
+            item.setFont(font)
+            item.setPos(float(p), float(k))
 
 
 def station_class(key: str) -> type[Station]:

@@ -34,6 +34,15 @@ ALIASES = {"ln1": "ln1_out", "ln2": "ln2_out"}
 SEQUENTIAL = frozenset({"pattern", "pattern_row", "pattern_col", "ln1_var", "ln2_var", "ln1_scale", "ln2_scale"})
 
 
+def visible_token(text: str) -> str:
+    """A token's text as a label: a token of whitespace alone made visible (" " as ␣, "\\n" as
+    \\n) that would otherwise be a blank label; any other text as it is."""
+    text = str(text)
+    if not text.strip():
+        return text.replace("\n", "\\n").replace("\t", "\\t").replace(" ", "␣") or "∅"
+    return text
+
+
 def view_kind(view: str) -> str:
     return "sequential" if view in SEQUENTIAL else "diverging"
 
@@ -397,23 +406,26 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
             shapes=QT_TR_NOOP("[T, d_model] = [{T}, {d_model}], ε = {norm_eps:.3g}; ln1_scale: [T], one per token"),
             col_stretch=(4, 1, 4),
             layouts=(Layout(((0, 0, 1, 1), (0, 1, 1, 1), (1, 0, 1, 1)), col_stretch=(8, 1)),))}),
+    # Laid out as the product is written: ln1_out beside q, k, v (its rows are theirs, row by row
+    # on one line), W_Q, W_K, W_V above them (their columns are theirs); RoPE's rot_q, rot_k in
+    # the same row (the same tokens).
     StationView("projections", QT_TR_NOOP("q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)"), (
-        Slot("ln1_out", 0, 0, rowspan=2, attr="x", when="learned"),
-        Slot("ln1_out", 0, 0, rowspan=3, attr="x", when="rope"),
+        Slot("ln1_out", 1, 0, attr="x"),
         Slot("W_Q", 0, 1, roles=(None, None), attr="wq"),
         Slot("W_K", 0, 2, roles=(None, None), attr="wk"),
         Slot("W_V", 0, 3, roles=(None, None), attr="wv"),
         Slot("q", 1, 1, attr="q", title=QT_TR_NOOP("q[:, {h}]  (query i)"), trace="q"),
         Slot("k", 1, 2, roles=KEYS, attr="k", title=QT_TR_NOOP("k[:, {g}]  (key j)"), trace="k"),
         Slot("v", 1, 3, roles=KEYS, attr="v", title=QT_TR_NOOP("v[:, {g}]  (value j)"), trace="v"),
-        Slot("rot_q", 2, 1, attr="rq", title="rot_q[:, {h}] = RoPE(q)", when="rope"),
-        Slot("rot_k", 2, 2, roles=KEYS, attr="rk", title="rot_k[:, {g}] = RoPE(k)", when="rope"),
+        Slot("rot_q", 1, 4, attr="rq", title="rot_q[:, {h}] = RoPE(q)", when="rope"),
+        Slot("rot_k", 1, 5, roles=KEYS, attr="rk", title="rot_k[:, {g}] = RoPE(k)", when="rope"),
     ), shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v", "rot_q", "rot_k")),
-        locked=(("ln1_out", "q", "k", "v", "rot_q", "rot_k"),), col_stretch=(7, 4, 4, 4),
+        locked=(("ln1_out", "q", "k", "v", "rot_q", "rot_k"),), col_stretch=(8, 4, 4, 4, 4, 4),
         shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q[:, h]: [T, d_head] = [{T}, {d_head}]",
+        # a real model's W (d_model rows) reads as a texture: the rows that multiply take the height
         family={"rope": dict(formula=QT_TR_NOOP("q = ln1_out · W_Q[h] (likewise k, v);&nbsp; rot_q, rot_k = q, k "
                                                 "with each pair of dimensions rotated by an angle ∝ the position "
-                                                "(RoPE)")),
+                                                "(RoPE)"), row_stretch=(1, 3)),
                 "gqa": dict(shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q: [T, n_heads, d_head] = "
                                    "[{T}, {n_heads}, {d_head}] · k, v: [T, n_kv_heads, d_head] = "
                                    "[{T}, {n_kv_heads}, {d_head}]")}),
@@ -503,60 +515,22 @@ def station_view(key: str, cfg: Config) -> StationView:
     return dataclasses.replace(view, slots=tuple(s for s in view.slots if meets(cfg, s.when)), family={})
 
 
-# Robust colour scales. A real model's residual stream carries a few massive activations (SmolLM2:
-# dimension 507 reaches ~24,000 where the rest stay below ~250): a scale set by them leaves every
-# other cell white. A value is an outlier when it exceeds OUTLIER_FACTOR times a typical large
-# value (the 99th percentile of |x|; the median for short vectors such as ln1_scale); the scale
-# then ends at the largest value that is not one, and the outliers are clipped, marked and named.
-OUTLIER_FACTOR = 4.0
-SHORT_FACTOR = 6.0             # a vector of 8 to 200 values (one per token): times its median
-MARKED = 64                    # at most this many clipped cells are marked (the largest)
-
-
-def robust_max(*arrays: np.ndarray) -> tuple[float, float, float]:
-    """(the scale's end, the largest |value|, the outliers' threshold) over the finite values of `arrays`; the two are
-    equal when nothing is an outlier. With outliers, a long array's scale ends at its 99th
-    percentile of |x| (the 1 % above it saturate: a massive first-token row would still pale the
-    rest), a short one's at its largest value that is not an outlier."""
-    finite = [np.abs(a[np.isfinite(a)]).ravel() for a in arrays if np.size(a)]
-    a = np.concatenate(finite) if finite else np.zeros(0)                  # [n]
-    if a.size == 0:
-        return 0.0, 0.0, 0.0
-    top = float(a.max())
-    vector = all(min(np.shape(x)[-2:] or (1,)) == 1 for x in arrays) and a.size >= 8   # ln1_scale [T, 1]
-    if a.size >= 200:
-        typical, factor = float(np.quantile(a, 0.99)), OUTLIER_FACTOR
-    elif vector:
-        typical, factor = float(np.median(a)), SHORT_FACTOR
-    else:
-        return top, top, top                           # a small matrix (the toy's): its full range
-    cut = factor * typical
-    if typical <= 0 or top <= cut:
-        return top, top, top
-    return (typical if a.size >= 200 else float(a[a <= cut].max())), top, cut
-
-
+# Robust colour scales: the numbers (where a scale ends, which cells it clips) come from
+# compute/instruments/explain.py (robust_scale, beyond_scale); here they become a Panel's levels,
+# its marked cells and its caption.
 def _clip(p: Panel, levels: tuple[float, float], cut: float) -> Panel:
     """`p` on `levels`, its outliers (|x| > cut) listed (largest first) for marking, and what it
     clips named in a caption."""
-    values = np.asarray(p.values, np.float64)                              # [rows, cols]
-    with np.errstate(invalid="ignore"):
-        beyond = np.isfinite(values) & ((values > levels[1]) | (values < levels[0]))   # [rows, cols]
-    if p.masked is not None and p.masked.shape == values.shape:
-        beyond &= ~p.masked
-    if not beyond.any():
+    cells, size = explain.beyond_scale(p.values, levels, p.masked)       # [n, 2], [n]
+    if not len(cells):
         return dataclasses.replace(p, levels=levels)
-    cells = np.argwhere(beyond)                                            # [n, 2]
-    size = np.abs(values[beyond])                                          # [n]
-    order = np.argsort(-size, kind="stable")
-    cells, size = cells[order], size[order]
     i, j = (int(x) for x in cells[0])
     row = p.rows[i] if i < len(p.rows) else str(i)
-    where = (row if values.shape[1] == 1 else
+    where = (row if p.values.shape[1] == 1 else
              tr("{axis} {j} at “{row}”").format(axis=p.col_axis or tr("column"), j=j, row=row.strip() or row))
     caption = tr("▲ {where} = {value} · %n clipped beyond ±{end}", "", len(cells)).format(
-        where=where, value=_big(float(values[i, j])), end=_big(levels[1]))
-    return dataclasses.replace(p, levels=levels, clipped=cells[size > cut][:MARKED], caption=caption)
+        where=where, value=_big(float(p.values[i, j])), end=_big(levels[1]))
+    return dataclasses.replace(p, levels=levels, clipped=cells[size > cut][:explain.MARKED], caption=caption)
 
 
 def _big(v: float) -> str:
@@ -565,7 +539,7 @@ def _big(v: float) -> str:
 
 def robust_levels(panels: list[Panel], names: tuple[str, ...] | None = None, full: bool = False) -> list[Panel]:
     """One colour scale for the named panels (so their colours compare; None: each panel its
-    own), robust to outliers unless `full`: see OUTLIER_FACTOR. Panels whose levels are fixed
+    own), robust to outliers unless `full` (compute.instruments.explain.robust_scale). Panels whose levels are fixed
     (the pattern's 0…1) keep them."""
     groups = [[p for p in panels if p.name in names and not p.missing]] if names is not None else \
         [[p] for p in panels if not p.missing and p.levels is None and p.values.size]
@@ -574,7 +548,8 @@ def robust_levels(panels: list[Panel], names: tuple[str, ...] | None = None, ful
         if not group:
             continue
         sequential = all(p.kind == "sequential" and np.nanmin(p.values, initial=0.0) >= 0 for p in group)
-        end, top, cut = robust_max(*(p.values for p in group))
+        scale = explain.robust_scale(*(p.values for p in group))
+        end, top, cut = scale.end, scale.top, scale.cut
         if names is None and end == top:
             continue                                   # nothing clipped: the plot's own full range
         shown = top if full else end

@@ -122,3 +122,67 @@ def mask_shares(pattern_unmasked: np.ndarray) -> dict[str, float]:
     answer = float(np.mean(np.diagonal(P, offset=1))) if T > 1 else 0.0
     future = float(P[np.triu_indices(T, k=1)].sum() / max(T, 1))
     return {"answer_share": answer, "future_share": future}
+
+
+# -- robust colour scales -------------------------------------------------------------------------------
+# A real model's residual stream carries a few massive activations (SmolLM2: dimension 507 reaches
+# ~24,000 where the rest stay below ~250): a colour scale set by them leaves every other cell white.
+# A value is an outlier when it exceeds OUTLIER_FACTOR times a typical large value (the 99th
+# percentile of |x|; the median for short vectors such as ln1_scale); the scale then ends at that
+# percentile (or, for a short vector, at its largest value that is not an outlier).
+OUTLIER_FACTOR = 4.0
+SHORT_FACTOR = 6.0             # a vector of 8 to 200 values (one per token): times its median
+PERCENTILE = 0.99              # a long array's scale ends here when outliers exist
+MARKED = 64                    # at most this many clipped cells are marked (the largest)
+
+
+@dataclass(frozen=True)
+class RobustScale:
+    """Where a colour scale over some arrays ends, robust to a few massive values."""
+
+    end: float                        # the scale's end (|x| beyond it saturates); == top without outliers
+    top: float                        # max |x| over the finite values
+    cut: float                        # |x| > cut is an outlier (marked and named); == top without outliers
+
+    @property
+    def clips(self) -> bool:
+        return self.end < self.top
+
+
+def robust_scale(*arrays: np.ndarray) -> RobustScale:
+    """The robust scale of `arrays` together (see OUTLIER_FACTOR). A long array's scale ends at its
+    99th percentile of |x| (the 1 % above it saturate: a massive first-token row would still pale
+    the rest); a short vector's at its largest value that is not an outlier; a small matrix (the
+    toy's) keeps its full range."""
+    finite = [np.abs(a[np.isfinite(a)]).ravel() for a in map(np.asarray, arrays) if a.size]
+    a = np.concatenate(finite) if finite else np.zeros(0)                  # [n]
+    if a.size == 0:
+        return RobustScale(0.0, 0.0, 0.0)
+    top = float(a.max())
+    full = RobustScale(top, top, top)
+    vector = all(min(np.shape(x)[-2:] or (1,)) == 1 for x in arrays) and a.size >= 8   # ln1_scale [T, 1]
+    if a.size >= 200:
+        typical, factor = float(np.quantile(a, PERCENTILE)), OUTLIER_FACTOR
+    elif vector:
+        typical, factor = float(np.median(a)), SHORT_FACTOR
+    else:
+        return full
+    cut = factor * typical                                                # the outliers' threshold
+    if typical <= 0 or top <= cut:
+        return full
+    return RobustScale(typical if a.size >= 200 else float(a[a <= cut].max()), top, cut)
+
+
+def beyond_scale(values: np.ndarray, levels: tuple[float, float],
+                 masked: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The cells of `values` [rows, cols] outside `levels` (masked cells excepted), the largest
+    |value| first: (cells [n, 2] as (row, col), their |values| [n])."""
+    v = np.asarray(values, np.float64)                                    # [rows, cols]
+    with np.errstate(invalid="ignore"):
+        out = np.isfinite(v) & ((v > levels[1]) | (v < levels[0]))         # [rows, cols]
+    if masked is not None and np.shape(masked) == v.shape:
+        out &= ~np.asarray(masked, bool)
+    cells = np.argwhere(out)                                              # [n, 2]
+    size = np.abs(v[out])                                                 # [n]
+    order = np.argsort(-size, kind="stable")
+    return cells[order], size[order]

@@ -167,3 +167,17 @@ def test_chips_shrink_to_fit_a_narrow_strip(qtbot):
     strip.set_tokens("the cat sat on a mat the cat sat on a mat".split(), [], 16, 5)
     qtbot.waitUntil(lambda: strip.chip_scale < 1.0, timeout=3000)
     assert all(c.geometry().right() <= strip.scroll.viewport().width() for c in strip.row.chips)
+
+
+def test_opening_trace_or_code_does_not_squeeze_the_station(qtbot, window):
+    """At 1280 × 800 the Trace table and the Code used to widen the right dock by up to 330 px:
+    titles clipped and Instruments went into the » overflow. The dock keeps one width."""
+    win = window
+    win.setGeometry(0, 0, 1280, 800)
+    qtbot.wait(200)
+    station = win.stack.width()
+    for tab in (win.trace_panel, win.code_view, win.tabs.widget(0)):
+        win.tabs.setCurrentWidget(tab)
+        qtbot.wait(100)
+        assert abs(win.stack.width() - station) <= 2, (tab, win.stack.width(), station)
+    assert win.station_bar.instruments.isVisible()

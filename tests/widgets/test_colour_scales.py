@@ -1,6 +1,7 @@
-"""Robust colour scales (widgets/views.py robust_levels): a real model's outlier dimension must not
-blank the residual stream. The scale ends at a high percentile, the clipped outliers are marked
-and named under their panel, one click gives the full range, and colour bars print their ends."""
+"""Robust colour scales (the numbers: compute/instruments/explain.py robust_scale; the panels:
+widgets/views.py robust_levels): a real model's outlier dimension must not blank the residual
+stream. The scale ends at a high percentile, the clipped outliers are marked and named under
+their panel, one click gives the full range, and colour bars print their ends."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,9 +10,10 @@ import numpy as np
 import pytest
 
 from app.values import Selection
+from compute.instruments.explain import robust_scale
 from widgets.matrix import MatrixPlot
 from widgets.stations import STATION_CLASSES
-from widgets.views import Panel, robust_levels, robust_max, station_panels
+from widgets.views import Panel, panel, robust_levels, station_panels
 
 from .test_views import CONFIGS, make_result
 
@@ -32,7 +34,8 @@ def test_one_outlier_dimension_does_not_set_the_scale():
     x = rng.normal(size=(20, 576)).astype(np.float32)                   # [T, d_model]
     x[:, 507] = 1500.0                                                  # the model's outlier dimension
     x[0, 507] = 24_000.0
-    end, top, cut = robust_max(x)
+    s = robust_scale(x)
+    end, top, cut = s.end, s.top, s.cut
     assert top == 24_000.0 and end < 5.0 < cut < 1500.0                  # the 99th percentile, not the outlier
     p = Panel("resid_pre", "resid_pre", x, tuple(f"t{i}" for i in range(20)), tuple(map(str, range(576))),
               col_axis="d_model")
@@ -50,8 +53,8 @@ def test_without_outliers_a_panel_keeps_its_full_range():
     x = rng.normal(size=(60, 576))
     p = Panel("resid_pre", "resid_pre", x, (), ())
     assert robust_levels([p]) == [p]                                     # the plot's own full range
-    end, top, _cut = robust_max(x)
-    assert end == top == float(np.abs(x).max())
+    s = robust_scale(x)
+    assert not s.clips and s.end == s.top == float(np.abs(x).max())
 
 
 def test_a_short_vector_with_one_huge_token_is_clipped_to_the_rest():
@@ -89,6 +92,8 @@ def test_smollm2_residual_panels_are_not_blank(smol, T, layer):
             assert _lit(p) >= min(0.2, 3 * before) or before > 0.2, (key, name, _lit(p), before)
             if p.caption:
                 assert "clipped" in p.caption and p.levels[1] < top
+    (logits,) = robust_levels([panel("logits", result, sel)])              # the export's logits panel
+    assert _lit(logits) >= 0.2, _lit(logits)
     stream = {p.name: p for p in station_panels("heads", result, sel)}["resid_pre"]
     assert "d_model 507" in stream.caption                               # SmolLM2's massive dimension
     full = {p.name: p for p in station_panels("heads", result, dataclasses.replace(sel, full_range=True))}

@@ -107,7 +107,34 @@ def test_every_station_is_legible(qtbot, smol, toy, model, size):
         if present:
             assert smallest >= 14, (key, smallest)                             # read from the back row
             assert number is None or number >= 12, (key, number)               # or none: hover shows them
+        if key == "mlp":                                                       # the next-token bars
+            texts = [item.toPlainText() for item in st.prob_texts]
+            assert len(texts) == 8 and all(t.endswith(" %") for t in texts), texts   # probabilities shown
+            assert all(label.strip() for label in st.logit_plot.getAxis("left").labels)   # no blank token
+            text, pt = st._logit_fitted                                        # its title not clipped
+            font = QFont()
+            font.setPointSizeF(float(pt.rstrip("pt")))
+            assert metrics_for(font).horizontalAdvance(text) <= st.logit_plot.geometry().width(), text
+        for a, b in ALIGNED.get(key, ()):
+            _assert_rows_line_up(st, a, b)
         st.close()
+
+
+# Rows that multiply, side by side: ln1_out's row i and q's (k's, v's) row i; p_j beside v_j and p_j·v_j.
+ALIGNED = {"projections": [("x", name) for name in ("q", "k", "v", "rq", "rk")],
+           "weighted_sum": [("p", "v"), ("p", "terms")]}
+
+
+def _assert_rows_line_up(st, a, b):
+    """Panel `b`'s cell rows sit on exactly the pixel rows of panel `a`'s (within 1 px), and
+    carry no row labels of their own (`a` labels both)."""
+    if not hasattr(st, b):                                                     # rot_q: RoPE models only
+        return
+    pa, pb = getattr(st, a), getattr(st, b)
+    ra, rb = (mp.plot.vb.sceneBoundingRect() for mp in (pa, pb))
+    assert pa.values.shape[0] == pb.values.shape[0]
+    assert abs(ra.top() - rb.top()) <= 1.0 and abs(ra.bottom() - rb.bottom()) <= 1.0, (a, b, ra, rb)
+    assert not pb.plot.getAxis("left").drawn_labels(), b
 
 
 @pytest.mark.parametrize("T", [20, 60])

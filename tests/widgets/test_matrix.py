@@ -154,3 +154,26 @@ def test_a_dropped_colour_bar_stays_out_of_the_layout_through_a_message(canvas):
     finally:
         qInstallMessageHandler(old)
     assert not [w for w in warnings if "removeAt" in w], warnings
+
+
+def test_a_zoom_brings_every_label_of_the_region_back(canvas, qtbot):
+    """Above 32 tokens the labels thin out; a zoom into a region (a box dragged, or the wheel)
+    draws every label there, and a double-click shows the whole matrix again."""
+    from widgets.matrix import reset_zoom, zoomed
+
+    words = [f"w{i}" for i in range(60)]
+    mp = MatrixPlot(canvas.ci, 0, 0, "resid_pre")
+    mp.set_data(np.random.default_rng(0).normal(size=(60, 60)), words, words)
+    canvas.resize(600, 600)
+    qtbot.wait(50)
+    left = mp.plot.getAxis("left")
+    assert mp.plot.vb.state["mouseEnabled"] == [True, True] and mp.plot.vb.state["mouseMode"] == mp.plot.vb.RectMode
+    assert len(left.drawn_labels()) < 60                                     # thinned at the whole matrix
+    mp.plot.vb.setRange(yRange=(9.5, 21.5), padding=0)                        # the box a drag makes
+    qtbot.wait(50)
+    assert zoomed(mp)
+    assert [t.split(":")[-1].strip() for t in left.drawn_labels()] == [f"w{i}" for i in range(10, 22)]
+    assert reset_zoom(mp) and not zoomed(mp) and len(left.drawn_labels()) < 60
+    mp.plot.vb.setRange(yRange=(-40, 100), padding=0)                         # never beyond the matrix
+    (y0, y1) = mp.plot.vb.viewRange()[1]
+    assert y0 >= -0.5 - 1e-6 and y1 <= 59.5 + 1e-6

@@ -349,3 +349,10 @@ def test_the_head_lens_shows_the_kv_head_each_query_head_reads(qtbot):
     np.testing.assert_array_equal(data["k_A"], res.trace["k", 1][:, 1])     # query head 3 reads K/V head 1
     np.testing.assert_array_equal(data["v_B"], res.trace["v", 0][:, 0])
     assert lens.rows["k"][0].name == "k · layer 1 head 3 (K/V head 1)"
+
+
+def test_whitespace_tokens_are_labelled_visibly():
+    from widgets.views import visible_token
+
+    assert visible_token(" ") == "␣" and visible_token("\n\n") == "\\n\\n" and visible_token("") == "∅"
+    assert visible_token(" cat") == " cat"
