@@ -8,6 +8,8 @@ for callers that know only GPT-2). Other model families have some names instead 
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .config import Config
 from .i18n import QT_TR_NOOP, Message
 
@@ -69,6 +71,7 @@ def missing_message(name: str, cfg: Config) -> Message | None:
     return None
 
 
+@lru_cache(maxsize=64)                 # a Config is frozen and hashable; asked on every pass
 def layer_names(cfg: Config) -> tuple[str, ...]:
     """The per-layer Trace names of `cfg`'s model, in block order (LAYER_NAMES for GPT-2)."""
     return tuple(n for n in ALL_LAYER_NAMES if missing_reason(n, cfg) is None)
@@ -84,6 +87,7 @@ def mlp_names(cfg: Config) -> tuple[str, ...]:
     return tuple(n for n in layer_names(cfg) if ALL_LAYER_NAMES.index(n) >= _FIRST_MLP)
 
 
+@lru_cache(maxsize=64)                 # a Config is frozen and hashable; asked on every pass
 def global_names(cfg: Config) -> tuple[str, ...]:
     """The whole-model Trace names of `cfg`'s model (no pos_embed with RoPE)."""
     return tuple(n for n in ALL_GLOBAL_NAMES if missing_reason(n, cfg) is None)
@@ -153,6 +157,11 @@ def block_weight_names(cfg: Config) -> tuple[str, ...]:
 
 def weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
     """Every weight name (TransformerLens state-dict names) with its shape, in canonical order."""
+    return dict(_weight_shapes(cfg))                     # a copy: callers may change theirs
+
+
+@lru_cache(maxsize=16)
+def _weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
     dm = cfg.d_model
     shapes = {"embed.W_E": (cfg.d_vocab, dm)}
     if cfg.components.positions.embeds:
