@@ -590,7 +590,7 @@ def main(argv: list[str] | None = None) -> int:
     # window, its views and the app are destroyed is arbitrary and can crash (seen as SIGSEGV).
     window.close()                                     # closeEvent: stop the worker, keep the session
     state.runner.shutdown()
-    from app.instruments import wait_for_background
+    from app.background import wait_for_background
 
     # torch still running in a thread while Python shuts down aborts the process (core dump):
     # let training stop and background measurements end first, or leave without Python's teardown.

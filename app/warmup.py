@@ -10,7 +10,7 @@ from compute.backends import get_backend
 from compute.forward import numpy_first
 from widgets.i18n import tr
 
-from .instruments import Background
+from .background import Background
 
 SAY_AFTER_MS = 800              # a warm numba cache loads in well under this: say nothing then
 

@@ -17,13 +17,12 @@ import numpy as np
 from compute import circuits, forward
 from compute.instruments.patching import find_heads
 
-from .charts import Chart, Series
-from .i18n import QT_TR_NOOP, tr
+from ..charts import Chart, Series
+from ..i18n import QT_TR_NOOP, tr
+from ..matrix import idx_labels, symmetric_levels
+from ..views import Panel
 from .instrument_views import Item, PageViews, _t
-from .matrix import idx_labels, symmetric_levels
-from .views import Panel
 
-CIRCUIT_PAGES: tuple[str, ...] = ("knockout", "logit_lens", "score_parts", "head_finder")
 LENS_K = 8                                     # tokens the lens follows (the final top k)
 TOP_SOURCES = 8                                # sources shown in the score's source charts
 
@@ -250,16 +249,3 @@ def finder_views(result, sel, extra: Found | None = None, compute_missing: bool 
               iv=float(s.induction[ind]), pl=prev[0], ph=prev[1], pv=float(s.previous[prev]))
     return PageViews("head_finder", tuple(items), text=text, panel_size=(420, 330),
                      shapes=f"[n_layers, n_heads] = [{L}, {H}] · T = 1 + 2n = {len(s.tokens)}")
-
-
-def circuit_page_views(key: str, result, sel, extra=None, compute_missing: bool = False) -> PageViews:
-    """The views of circuit page `key` for this result and selection."""
-    if key == "knockout":
-        return knockout_views(result, sel, extra, compute_missing)
-    if key == "logit_lens":
-        return lens_views(result, sel, extra, compute_missing)
-    if key == "score_parts":
-        return score_views(result, sel, extra, compute_missing)
-    if key == "head_finder":
-        return finder_views(result, sel, extra, compute_missing)
-    raise KeyError(key)
