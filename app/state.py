@@ -19,6 +19,7 @@ from compute.forward import check_budget, resolve_backend
 from compute.stations import EARLY_STATIONS, INSTRUMENT_PAGES, PAGES, STATIONS
 from compute.tokenizer import VocabularyError
 from widgets.i18n import error_text, num, tr
+from widgets.i18n import message as in_language
 
 from .runner import Runner
 from .values import (
@@ -142,7 +143,7 @@ class LabState(QObject):
         if source == "trained":
             return tr("trained on the repeat task")
         entry = self.registry.get(source)
-        return entry.label if entry is not None and entry.label else source
+        return in_language(entry.label) if entry is not None and entry.label else source
 
     def labels(self, tokens=None) -> tuple[str, ...]:
         return tuple(self.tokenizer.labels(self._inputs.tokens if tokens is None else tokens))

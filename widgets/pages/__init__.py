@@ -33,8 +33,7 @@ class PageKind:
 MODULES: dict[str, str] = {
     "head_lens": "classic", "mask": "classic", "sqrt_dk": "classic", "kv_cache": "classic",
     "rope": "modern", "shared_kv": "modern", "windows": "modern", "tiled_softmax": "modern", "ab": "modern",
-    "knockout": "circuit_pages", "logit_lens": "circuit_pages", "score_parts": "circuit_pages",
-    "head_finder": "circuit_pages",
+    "knockout": "circuit_pages", "score_parts": "circuit_pages", "head_finder": "circuit_pages",
 }
 
 

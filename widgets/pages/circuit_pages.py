@@ -1,7 +1,8 @@
-"""The circuit pages on screen: knock heads out (direct logit attribution), the logit lens, the score
-taken apart, the head finder. Each draws the views widgets/pages/circuit_views.py picks (the same its exported
-figure has) and emits intents; app/ turns them into LabState edits (a knocked-out head is an undoable
-edit of the inputs) or selections, and computes what a page waits for off the UI thread (`set_extra`)."""
+"""The circuit pages on screen: knock heads out (direct logit attribution), the score taken apart,
+the head finder (the logit lens has a module of its own: logit_lens.py). Each draws the views
+widgets/pages/circuit_views.py picks (the same its exported figure has) and emits intents; app/pages/
+turns them into LabState edits (a knocked-out head is an undoable edit of the inputs) or selections,
+and computes what a page waits for off the UI thread (`set_extra`)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
@@ -9,7 +10,7 @@ from PySide6.QtWidgets import QPushButton
 
 from ..i18n import QT_TR_NOOP
 from . import PageKind
-from .circuit_views import finder_views, formula, knockout_views, lens_views, score_views
+from .circuit_views import finder_views, formula, knockout_views, score_views
 from .modern import ModernPage
 
 
@@ -51,10 +52,6 @@ class Knockout(CircuitPage):
         self.reset.setEnabled(bool(result.inputs.ablated))
 
 
-class LogitLens(CircuitPage):
-    key = "logit_lens"
-
-
 class ScoreParts(CircuitPage):
     key = "score_parts"
 
@@ -69,8 +66,6 @@ class HeadFinder(CircuitPage):
 PAGES = (
     PageKind("knockout", Knockout, knockout_views,
              QT_TR_NOOP("knock heads out: each head's and MLP's share of the predicted token's logit")),
-    PageKind("logit_lens", LogitLens, lens_views,
-             QT_TR_NOOP("the logit lens: the prediction's probability after every layer")),
     PageKind("score_parts", ScoreParts, score_views,
              QT_TR_NOOP("why this key: q·k by frequency pair and by the source that wrote q and k")),
     PageKind("head_finder", HeadFinder, finder_views,
