@@ -9,6 +9,7 @@ with its own signal; it never triggers a recompute.
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -49,12 +50,11 @@ SCORE_MAPS: dict[str, tuple[str, ...]] = {
 class _InputsCommand(QUndoCommand):
     """Replace Inputs; consecutive commands with the same merge key (a slider drag) merge."""
 
-    _ids: dict[str, int] = {}
-
     def __init__(self, state: LabState, old: Inputs, new: Inputs, text: str, merge_key: str | None = None):
         super().__init__(text)
         self._state, self._old, self._new = state, old, new
-        self._merge_id = -1 if merge_key is None else self._ids.setdefault(merge_key, len(self._ids) + 1)
+        # Qt merges commands of one id: the same key gives the same id, with no table that grows
+        self._merge_id = -1 if merge_key is None else zlib.crc32(merge_key.encode()) & 0x7FFFFFFF
 
     def id(self) -> int:  # noqa: A003 - Qt's name
         return self._merge_id

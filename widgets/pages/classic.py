@@ -18,8 +18,8 @@ from ..i18n import QT_TR_NOOP, Retranslate, num, page_title, tr
 from ..matrix import LabelAxis, MatrixPlot, set_title
 from ..matrix import idx_labels as _idx
 from ..matrix import symmetric_levels as _sym
-from ..stations import Station
-from ..theme import LIGHT
+from ..stations import Same, Station
+from ..theme import BARS, LIGHT, REMEDY, WARN
 from ..views import kv_head
 from . import PageKind
 from .classic_views import head_lens_views, kv_cache_views, mask_views, sqrt_dk_views
@@ -81,7 +81,7 @@ class HeadLens(Station):
             self.headsChosen.emit(*(s.value() for s in self.spins))
 
     def _data_key(self, result, sel):
-        return (id(result), sel.lens, sel.query, sel.show_values)
+        return (Same(result), sel.lens, sel.query, sel.show_values)
 
     def content(self, result, sel):
         t = result.trace
@@ -151,7 +151,7 @@ class MaskView(Station):
         self.layout().addWidget(self.stats)
 
     def _data_key(self, result, sel):
-        return (id(result), id(self.unmasked), sel.layer, sel.head, sel.show_values)
+        return (Same(result), Same(self.unmasked), sel.layer, sel.head, sel.show_values)
 
     unmasked = None
 
@@ -194,7 +194,7 @@ class MaskView(Station):
         P = d["pattern_unmasked"]
         self.without.set_data(P, labels, labels, levels=(0, 1))
         if T <= 64:
-            pen = pg.mkPen("#d93025", width=2)
+            pen = pg.mkPen(WARN, width=2)
             for i in range(T - 1):          # the 'answer' cell: the next token
                 box = pg.QtWidgets.QGraphicsRectItem(i + 1 - 0.42, i - 0.42, 0.84, 0.84)   # one box per cell
                 pen.setCosmetic(True)
@@ -348,8 +348,8 @@ class SqrtDkLab(Retranslate, QWidget):
                         samples=num(len(n.spread.raw), ","), scaled=num(n.spread.std_scaled, ".3f"))))
         ink = self.palette.foreground
         for plot, (counts, edges), spread, colour in (
-                (self.hist_raw, n.hist_raw, n.spread.sqrt_d_k, "#d93025"),
-                (self.hist_scaled, n.hist_scaled, 1.0, "#1a73e8")):
+                (self.hist_raw, n.hist_raw, n.spread.sqrt_d_k, WARN),
+                (self.hist_scaled, n.hist_scaled, 1.0, REMEDY)):
             plot.clear()
             plot.addItem(pg.PlotDataItem(edges, counts, stepMode="center", fillLevel=0,
                                          brush=pg.mkBrush(colour + "80"), pen=pg.mkPen(colour)))
@@ -366,11 +366,11 @@ class SqrtDkLab(Retranslate, QWidget):
         self.curve.addItem(pg.PlotDataItem(dks, np.sqrt(dks), pen=pg.mkPen(ink, width=2), name="√d_k"))
         # PlotDataItems (not bare scatter items) so the log axes transform them too
         self.curve.addItem(pg.PlotDataItem(dks, [c[1] for c in n.curve], pen=None, symbol="o",
-                                           symbolBrush="#d93025", symbolSize=9))
+                                           symbolBrush=WARN, symbolSize=9))
         self.curve.addItem(pg.PlotDataItem(dks, [c[2] for c in n.curve], pen=None, symbol="o",
-                                           symbolBrush="#1a73e8", symbolSize=9))
+                                           symbolBrush=REMEDY, symbolSize=9))
         self.curve.addItem(pg.PlotDataItem([d_k], [n.spread.std_raw], pen=None, symbol="o", symbolSize=17,
-                                           symbolPen=pg.mkPen("#e8710a", width=3), symbolBrush=None))
+                                           symbolPen=pg.mkPen(self.palette.query, width=3), symbolBrush=None))
         self.curve.setLabel("left", "std", color=ink)
         self.curve.setLabel("bottom", "d_k", color=ink)
         set_title(self.curve, tr("std of q·k (red), of q·k/√d_k (blue); line √d_k"), ink)
@@ -378,7 +378,7 @@ class SqrtDkLab(Retranslate, QWidget):
         for plot, row, mx, _entropy in ((self.row_raw, n.row.row_raw, n.row.max_raw, n.row.entropy_raw),
                                    (self.row_scaled, n.row.row_scaled, n.row.max_scaled, n.row.entropy_scaled)):
             plot.clear()
-            plot.addItem(pg.BarGraphItem(x=np.arange(n.row.T), height=row, width=0.7, brush="#4292c6"))
+            plot.addItem(pg.BarGraphItem(x=np.arange(n.row.T), height=row, width=0.7, brush=BARS))
             plot.getAxis("bottom").set_labels(keys)
             plot.setYRange(0, 1.05, padding=0)
             which = tr("softmax, unscaled: max {max}") if plot is self.row_raw else tr("softmax, scaled: max {max}")

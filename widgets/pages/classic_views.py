@@ -18,6 +18,7 @@ from compute.instruments import explain, kvcache, sqrt_dk
 
 from ..charts import Chart, Series
 from ..i18n import num, tr
+from ..theme import BARS, REMEDY, WARN
 from ..views import Panel, idx_labels, kv_head, symmetric_levels
 from .instrument_views import QK, Item, PageViews
 
@@ -112,9 +113,9 @@ def sqrt_dk_views(result, sel, extra=None, compute_missing: bool = False) -> Pag
         n = sqrt_dk.lab_numbers(d_k)
     items = []
     for c, (name, (counts, edges), spread, colour, title) in enumerate((
-            ("hist_raw", n.hist_raw, n.spread.sqrt_d_k, "#d93025",
+            ("hist_raw", n.hist_raw, n.spread.sqrt_d_k, WARN,
              tr("q·k (dashed: ±√d_k = ±{sqrt})").format(sqrt=num(n.spread.sqrt_d_k, ".1f"))),
-            ("hist_scaled", n.hist_scaled, 1.0, "#1a73e8", tr("q·k / √d_k, on the same scale (dashed: ±1)")))):
+            ("hist_scaled", n.hist_scaled, 1.0, REMEDY, tr("q·k / √d_k, on the same scale (dashed: ±1)")))):
         centres = (edges[:-1] + edges[1:]) / 2                               # [60]
         top = float(max(n.hist_raw[0].max(), n.hist_scaled[0].max())) * 1.05
         lines = np.array([-spread, -spread, spread, spread])
@@ -130,14 +131,14 @@ def sqrt_dk_views(result, sel, extra=None, compute_missing: bool = False) -> Pag
                                                 ("row_scaled", n.row.row_scaled, n.row.max_scaled,
                                                  tr("softmax, scaled: max {max}")))):
         items.append(Item(Chart(name, which.format(max=num(mx, ".2f")),
-                                (Series("", keys, np.asarray(row, np.float64), style="bars", colour="#4292c6",
+                                (Series("", keys, np.asarray(row, np.float64), style="bars", colour=BARS,
                                         width=0.7),), x_axis="j", y_range=(0, 1.05), legend=False), 1, c))
     dks = np.array([s[0] for s in n.curve], np.float64)
     x = np.log2(dks)                                                          # d_k on a doubling axis
     items.append(Item(Chart("curve", tr("std of q·k (red), of q·k/√d_k (blue); line √d_k"), (
         Series("√d_k", x, np.sqrt(dks)),
-        Series("std q·k", x, np.array([s[1] for s in n.curve]), style="points", colour="#d93025"),
-        Series("std q·k/√d_k", x, np.array([s[2] for s in n.curve]), style="points", colour="#1a73e8")),
+        Series("std q·k", x, np.array([s[1] for s in n.curve]), style="points", colour=WARN),
+        Series("std q·k/√d_k", x, np.array([s[2] for s in n.curve]), style="points", colour=REMEDY)),
         x_axis="d_k", y_axis="std", log_y=True, x_ticks=tuple((float(np.log2(d)), num(int(d), ",")) for d in dks)),
         2, 0, colspan=2))
     return PageViews("sqrt_dk", tuple(items), row_stretch=(1, 1, 1), panel_size=(420, 240),

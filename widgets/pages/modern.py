@@ -17,7 +17,7 @@ from compute.instruments import tiled_softmax as tiled
 from ..charts import Chart, colour_of, draw_chart
 from ..i18n import QT_TR_NOOP, language, num, tr
 from ..matrix import MatrixPlot
-from ..stations import Station
+from ..stations import Same, Station
 from ..theme import LIGHT
 from . import PageKind, page_views
 from .instrument_views import (
@@ -131,7 +131,7 @@ class ModernPage(Station):
         return page_views(self.key, result, sel, extra)
 
     def page_views(self, result, sel) -> PageViews:
-        key = (id(result), id(self.extra), sel, language())      # a new language: the words again
+        key = (Same(result), Same(self.extra), sel, language())      # a new language: the words again
         if self._cached is None or self._cached[0] != key:
             self._cached = (key, self.views_of(result, sel, self.extra))
         return self._cached[1]
@@ -140,7 +140,7 @@ class ModernPage(Station):
         return self.page_views(result, sel).data()
 
     def _data_key(self, result, sel) -> tuple:
-        return (id(result), id(self.extra), sel.layer, sel.head, sel.query, sel.key, sel.show_values, sel.kv_heads,
+        return (Same(result), Same(self.extra), sel.layer, sel.head, sel.query, sel.key, sel.show_values, sel.kv_heads,
                 sel.window, sel.tile, sel.tile_step, sel.ab, self.font_scale)
 
     def draw(self, result, sel, data) -> None:
