@@ -38,7 +38,9 @@ class PageController(QObject):
 
     # -- what a page overrides ---------------------------------------------------------------------
     def wire(self, page) -> None:
-        """Connect the page's intents (its signals) to LabState."""
+        """Connect the page's intents (its signals) to LabState. A lambda here holds the state
+        (`s = self.state`), never `self` (as MainWindow's own wiring: a lambda should not keep a
+        QObject that Qt deletes first)."""
 
     def request(self) -> None:
         """Ask for what the page waits for, for the result and selection now (the page is shown)."""

@@ -23,7 +23,8 @@ class Controller(PageController):
         self.side: Side | None = None
 
     def wire(self, page) -> None:
-        page.conditionChosen.connect(lambda cond: self.state.select(ab=cond))
+        s = self.state                      # lambdas hold the state, never a QObject that dies first
+        page.conditionChosen.connect(lambda cond: s.select(ab=cond))
         page.keepRequested.connect(self.keep)
 
     def request(self) -> None:

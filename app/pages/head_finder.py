@@ -11,7 +11,8 @@ class Controller(PageController):
     _for = None                         # the weights uid the scores were asked for
 
     def wire(self, page) -> None:
-        page.headClicked.connect(lambda la, h: self.state.select(layer=la, head=h, station="scores"))
+        s = self.state                      # lambdas hold the state, never a QObject that dies first
+        page.headClicked.connect(lambda la, h: s.select(layer=la, head=h, station="scores"))
 
     def request(self) -> None:
         result = self.state.result

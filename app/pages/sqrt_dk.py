@@ -15,7 +15,8 @@ class Controller(PageController):
         self._running: set[int] = set()
 
     def wire(self, page) -> None:
-        page.dkChosen.connect(lambda d_k: self.state.select(d_k=d_k))
+        s = self.state                      # lambdas hold the state, never a QObject that dies first
+        page.dkChosen.connect(lambda d_k: s.select(d_k=d_k))
 
     def selected(self, sel) -> None:
         if self.page is not None:

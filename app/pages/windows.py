@@ -14,7 +14,8 @@ class Controller(PageController):
     _for = None                         # the request id the run without the first token was asked for
 
     def wire(self, page) -> None:
-        page.windowChosen.connect(lambda w: self.state.select(window=w))
+        s = self.state                      # lambdas hold the state, never a QObject that dies first
+        page.windowChosen.connect(lambda w: s.select(window=w))
 
     def request(self) -> None:
         result = self.state.result
