@@ -26,17 +26,15 @@ from shiboken6 import isValid
 
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, ConfigError, memory
 from compute.backends import cuda_unsupported_here, cuda_unused_reason
-from compute.instruments import sqrt_dk
-from compute.stations import INSTRUMENT_PAGES, PAGE, PAGES, STATIONS
+from compute.stations import PAGE, PAGES, STATIONS
 from widgets.block_map import BlockMap
 from widgets.calibrator import CalibratorPanel
-from widgets.circuit_pages import CIRCUIT_CLASSES
 from widgets.controls import Controls
 from widgets.i18n import QT_TR_NOOP, message, num, tr
-from widgets.instruments import CODE_FONT_PT, CodeView, HeadLens, KVCacheView, MaskView, SqrtDkLab, TracePanel
-from widgets.modern import MODERN_CLASSES
+from widgets.instruments import CODE_FONT_PT, CodeView, TracePanel
+from widgets.pages import page_kind
 from widgets.panels import MessageBar, NotesPanel, StationBar
-from widgets.stations import STATION_CLASSES
+from widgets.stations import STATION_CLASSES, Station
 from widgets.token_strip import TokenStrip
 
 from . import notes
@@ -45,6 +43,7 @@ from .early import PaintHandshake
 from .file_actions import FileActions
 from .instruments import Instruments
 from .model_actions import ModelActions
+from .pages import controllers
 from .settings import Settings
 from .state import LabState
 from .values import real_model_of
@@ -122,22 +121,18 @@ class MainWindow(QMainWindow):
         self.station_bar = StationBar([PAGE[k] for k in PAGES], {k: key_text(f"station:{k}") for k in PAGES})
         column.addWidget(self.station_bar)
         self.stack = QStackedWidget()
-        self.stations = {cls.key: cls() for cls in STATION_CLASSES}
-        self.stations["head_lens"] = HeadLens()
-        self.stations["mask"] = MaskView()
-        self.stations.update({cls.key: cls() for cls in MODERN_CLASSES})    # RoPE, GQA, windows, tiled, A/B
-        self.stations.update({cls.key: cls() for cls in CIRCUIT_CLASSES})   # knockout, lens, score parts, finder
-        self.sqrt_lab = SqrtDkLab(sqrt_dk.D_K_STOPS)
-        self.kv_view = KVCacheView()
-        self.pages = dict(self.stations, sqrt_dk=self.sqrt_lab, kv_cache=self.kv_view)
-        for key in STATIONS + INSTRUMENT_PAGES:
-            self.stack.addWidget(self.pages[key])
+        # Every page (station or instrument) is built when it is first shown: most lectures see a
+        # few of the 21, and building one is most of a start-up's drawing work.
+        self.pages = Pages(self._build_page)
+        self.stations = self.pages                           # the same pages (a station's API where they have it)
         # The block map is a view of the stations, not a page of its own: shown over the current
         # station's place until a station is chosen (a click on it, a key, the station bar).
         self.block_map = BlockMap()
         self.stack.addWidget(self.block_map)
-        self.pages["block_map"] = self.block_map             # themes and type sizes reach it too
-        self.instruments = Instruments(self.state, self)
+        self.pages.add("block_map", self.block_map)          # themes and type sizes reach it too
+        # Each instrument page's app side (app/pages/); the dock's instruments (trace, code, Predict).
+        self.controllers = controllers(self.state, self)
+        self.instruments = Instruments(self.state, self.controllers["ab"], self)
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
 
@@ -198,8 +193,6 @@ class MainWindow(QMainWindow):
         # drawn with that edit's result, not first on the old one (a wasted repaint per drag).
         self._selection_timer = QTimer(self, singleShot=True, interval=40, timeout=self._show_station_selection)
         self._play_timer = QTimer(self, interval=2000, timeout=self._play_step)
-        for station in self.stations.values():
-            station.canvas.painted.connect(self.paint.painted)
 
         self.actions = ActionSet(self)
         self._connect_actions()
@@ -459,23 +452,7 @@ class MainWindow(QMainWindow):
         self.block_map.chosen.connect(self._go_to)
         self.station_bar.playToggled.connect(self._play)
         self.station_bar.speedChanged.connect(lambda sec: self._play_timer.setInterval(int(sec * 1000)))
-        for station in self.stations.values():
-            station.hovered.connect(lambda pair: s.select(hover=pair))
-            station.clicked.connect(self._on_cell_clicked)
-            station.traced.connect(self._on_traced)
-            station.rangeToggled.connect(lambda: s.select(full_range=not s.selection.full_range))
-        # instruments
         ins = self.instruments
-        self.stations["head_lens"].headsChosen.connect(lambda la, ha, lb, hb: s.select(lens=((la, ha), (lb, hb))))
-        self.sqrt_lab.dkChosen.connect(lambda d_k: s.select(d_k=d_k))
-        ins.sqrtReady.connect(self.sqrt_lab.show_numbers)
-        ins.sqrtComputing.connect(self.sqrt_lab.set_computing)
-        ins.unmaskedReady.connect(self.stations["mask"].set_unmasked)
-        self.kv_view.prefillRequested.connect(ins.kv_prefill)
-        self.kv_view.stepRequested.connect(ins.kv_step)
-        self.kv_view.resetRequested.connect(ins.kv_reset)
-        ins.generationChanged.connect(lambda gen: self._show_generation())
-        self._wire_modern()
         self.trace_panel.cleared.connect(lambda: s.select(trace=None))
         self.tabs.currentChanged.connect(lambda _i: self._update_instrument_tabs())
         self.tabs.currentChanged.connect(lambda _i: self._fit_dock_to_tab())
@@ -503,28 +480,26 @@ class MainWindow(QMainWindow):
         s.busyChanged.connect(self._on_busy)
         s.progressChanged.connect(self._on_progress)
 
-    def _wire_modern(self) -> None:
-        """The instruments for modern attention (widgets/modern.py): view state by select, the
-        RoPE lab's θ and rotary_dim as config edits (the weights stay), A/B's side B from app/."""
-        s, ins, page = self.state, self.instruments, self.stations
-        page["rope"].keyChosen.connect(lambda j: s.select(key=j))
-        page["rope"].thetaChosen.connect(lambda v: s.set_config(merge=True, rope_theta=v))
-        page["rope"].rotaryChosen.connect(lambda v: s.set_config(merge=True, rotary_dim=v))
-        page["shared_kv"].kvChosen.connect(lambda n: s.select(kv_heads=n))
-        page["shared_kv"].abRequested.connect(lambda cond: s.select(ab=cond, station="ab"))
-        page["windows"].windowChosen.connect(lambda w: s.select(window=w))
-        page["tiled_softmax"].tileChosen.connect(lambda t: s.select(tile=t, tile_step=None))
-        page["tiled_softmax"].stepChosen.connect(lambda n: s.select(tile_step=n))
-        page["ab"].conditionChosen.connect(lambda cond: s.select(ab=cond))
-        page["ab"].keepRequested.connect(ins.keep_ab)
-        ins.withoutFirstReady.connect(page["windows"].set_extra)
-        ins.abReady.connect(page["ab"].set_extra)
-        # circuits: a click on a layer × head map knocks that head out (undoable) or opens it
-        page["knockout"].headClicked.connect(s.toggle_ablation)
-        page["knockout"].resetRequested.connect(s.clear_ablations)
-        page["head_finder"].headClicked.connect(lambda la, h: s.select(layer=la, head=h, station="scores"))
-        ins.cleanReady.connect(page["knockout"].set_extra)
-        ins.foundReady.connect(page["head_finder"].set_extra)
+    def _build_page(self, key: str) -> QWidget:
+        """Page `key` built (on its first show): a station, or an instrument page's row
+        (widgets/pages/) handed to its controller (app/pages/); it draws the result there is."""
+        widget = STATION_CLASS[key]() if key in STATIONS else page_kind(key).widget()
+        self.stack.addWidget(widget)
+        s = self.state
+        if isinstance(widget, Station):
+            widget.canvas.painted.connect(self.paint.painted)
+            widget.hovered.connect(lambda pair: s.select(hover=pair))
+            widget.clicked.connect(self._on_cell_clicked)
+            widget.traced.connect(self._on_traced)
+            widget.rangeToggled.connect(lambda: s.select(full_range=not s.selection.full_range))
+        appearance = getattr(getattr(self, "file_actions", None), "appearance", None)
+        if appearance is not None:
+            appearance.style_page(widget)
+        if key in self.controllers:
+            self.controllers[key].attach(widget)
+        if isinstance(widget, Station) and s.result is not None:
+            widget.show_result(s.result, s.selection)
+        return widget
 
     def _on_lock(self, _flag: bool = False) -> None:
         """While training runs, the history is frozen (the views show the live weights): Undo and
@@ -609,14 +584,6 @@ class MainWindow(QMainWindow):
             return
         self.station_bar.step(+1)
 
-    def _show_generation(self) -> None:
-        gen, sel = self.instruments.generation, self.state.selection
-        labels = self.state.labels(gen.tokens) if gen is not None else []
-        layer = min(sel.layer, gen.cfg.n_layers - 1) if gen is not None else 0
-        head = min(sel.head, gen.cfg.n_heads - 1) if gen is not None else 0
-        cfg = gen.cfg if gen is not None else self.state.inputs.config
-        self.kv_view.show_generation(gen, list(labels), layer, head, sizes=self.instruments.cache_sizes(cfg))
-
     def _update_code(self) -> None:
         view, note = self.instruments.code_for(self.state.selection.station, self.code_view.backend,
                                                self.state.result)
@@ -684,25 +651,21 @@ class MainWindow(QMainWindow):
             self.stack.setCurrentWidget(target)
         if target is self.block_map:
             self.block_map.show_selection(sel)
-        if sel.station in self.stations:
+        if isinstance(self.pages[sel.station], Station):   # others follow through their controller
             if self.state.busy and self.state.result is not None:
                 if not self._selection_timer.isActive():  # throttled, not postponed: hovering
                     self._selection_timer.start()          # during a long compute still shows
             else:
                 self._show_station_selection()
-        elif sel.station == "sqrt_dk":
-            self.sqrt_lab.set_dk(sel.d_k)
-            self.instruments.request_sqrt(sel.d_k)
-        elif sel.station == "kv_cache":
-            self._show_generation()                       # empty until "Prefill the prompt"
         self._update_instrument_tabs()
         self._update_notes()
 
     def _show_station_selection(self) -> None:
         self._selection_timer.stop()
         sel = self.state.selection
-        if sel.station in self.stations:
-            self.stations[sel.station].show_selection(sel)
+        page = self.pages.get(sel.station)
+        if isinstance(page, Station):
+            page.show_selection(sel)
 
     def _update_instrument_tabs(self) -> None:
         """Keep the instrument tabs current; the code view (reading source) only when it is shown."""
@@ -743,14 +706,10 @@ class MainWindow(QMainWindow):
         if not self.paint.full_drawn(result.request_id):
             self._show_times(result)
         sel = self.state.selection
-        for station in self.stations.values():
-            station.show_result(result, sel)          # hidden stations only remember it
+        for page in self.pages.values():
+            if isinstance(page, Station):
+                page.show_result(result, sel)         # hidden pages only remember it (unbuilt ones: when built)
         self.block_map.show_result(result, sel)
-        gen = self.instruments.generation
-        if gen is not None and (gen.prompt != list(result.inputs.tokens[:len(gen.prompt)])
-                                or gen.cfg != result.inputs.config
-                                or result.weights is not self.instruments.generation_weights):
-            self.instruments.kv_reset()                  # the cached rows belong to other inputs
         self._update_instrument_tabs()
         self._show_tokens(result)
         if result.inputs == self.state.inputs:
@@ -819,6 +778,43 @@ class MainWindow(QMainWindow):
     def _on_progress(self, stage: str, fraction: float) -> None:
         self.progress.setValue(int(fraction * 1000))
         self.progress.setFormat(f"{tr(stage)} %p%")
+
+
+STATION_CLASS = {cls.key: cls for cls in STATION_CLASSES}
+
+
+class Pages:
+    """The central area's pages by key, each built on first access (`build(key)`); `get`, `values`
+    and `items` see only those built so far (a hidden page nobody opened has nothing to update)."""
+
+    def __init__(self, build):
+        self._build = build
+        self._built: dict[str, QWidget] = {}
+
+    def add(self, key: str, widget: QWidget) -> None:
+        self._built[key] = widget
+
+    def __getitem__(self, key: str) -> QWidget:
+        if key not in self._built:
+            if key not in PAGES:
+                raise KeyError(key)
+            self._built[key] = self._build(key)
+        return self._built[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in PAGES or key in self._built
+
+    def get(self, key: str, default=None):
+        return self._built.get(key, default)
+
+    def built(self, key: str) -> bool:
+        return key in self._built
+
+    def values(self) -> list[QWidget]:
+        return list(self._built.values())
+
+    def items(self) -> list[tuple[str, QWidget]]:
+        return list(self._built.items())
 
 
 def copied_words(result) -> str:

@@ -31,9 +31,9 @@ from compute.progress import Cancelled
 from widgets.i18n import error_text, message, tr
 from widgets.training import TrainPanel
 
-from . import instruments
+from . import background
+from .background import Background
 from .download import REPOS, DownloadError, fetch
-from .instruments import Background
 from .state import preset_tokens
 from .training import Trainer
 from .values import model_label, real_model_of
@@ -113,10 +113,10 @@ class ModelJob(QObject):
             except RuntimeError:                      # the window closed meanwhile
                 pass
             finally:
-                instruments._THREADS.discard(threading.current_thread())
+                background.untrack()
 
         thread = threading.Thread(target=work, daemon=True, name="qkv-model")
-        instruments._THREADS.add(thread)
+        background.track(thread)
         thread.start()
 
 

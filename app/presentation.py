@@ -119,10 +119,15 @@ class Appearance(QObject):
         pal = self.palette()
         # Every look, the first included, comes from here: a light window after a dark one (or a
         # restart in dark) has the same type sizes as a fresh one.
+        for page in self.pages():
+            self.style_page(page, pal)
+
+    def style_page(self, page: QWidget, palette: Palette | None = None) -> None:
+        """One page in the look now (a page built on first show gets it then)."""
+        sel = self.window.state.selection
         font_pt = self.font_pt if self.presenting else VIEW_FONT_PT
         lines = PRESENTATION_LINES if self.presenting else 1.0
-        for page in self.pages():
-            restyle(page, pal, sel.colormap, sel.diverging, font_pt, lines)
+        restyle(page, palette or self.palette(), sel.colormap, sel.diverging, font_pt, lines)
 
     def _style_window(self, theme: str) -> None:
         w = self.window

@@ -9,6 +9,7 @@ with its own signal; it never triggers a recompute.
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from contextlib import nullcontext
 from typing import Any
 
@@ -20,6 +21,7 @@ from compute.forward import check_budget, resolve_backend
 from compute.stations import EARLY_STATIONS, INSTRUMENT_PAGES, PAGES, STATIONS
 from compute.tokenizer import VocabularyError
 from widgets.i18n import error_text, num, tr
+from widgets.i18n import message as in_language
 
 from .runner import Runner
 from .values import (
@@ -49,12 +51,11 @@ SCORE_MAPS: dict[str, tuple[str, ...]] = {
 class _InputsCommand(QUndoCommand):
     """Replace Inputs; consecutive commands with the same merge key (a slider drag) merge."""
 
-    _ids: dict[str, int] = {}
-
     def __init__(self, state: LabState, old: Inputs, new: Inputs, text: str, merge_key: str | None = None):
         super().__init__(text)
         self._state, self._old, self._new = state, old, new
-        self._merge_id = -1 if merge_key is None else self._ids.setdefault(merge_key, len(self._ids) + 1)
+        # Qt merges commands of one id: the same key gives the same id, with no table that grows
+        self._merge_id = -1 if merge_key is None else zlib.crc32(merge_key.encode()) & 0x7FFFFFFF
 
     def id(self) -> int:  # noqa: A003 - Qt's name
         return self._merge_id
@@ -170,7 +171,7 @@ class LabState(QObject):
         if source == "trained":
             return tr("trained on the repeat task")
         entry = self.registry.get(source)
-        return entry.label if entry is not None and entry.label else source
+        return in_language(entry.label) if entry is not None and entry.label else source
 
     def labels(self, tokens=None) -> tuple[str, ...]:
         return tuple(self.tokenizer.labels(self._inputs.tokens if tokens is None else tokens))

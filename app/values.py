@@ -23,7 +23,7 @@ from compute import (
     trained_toy_weights,
 )
 from compute.config import ONE_BLOCK_PRESETS
-from widgets.i18n import tr
+from compute.i18n import QT_TR_NOOP, Message
 
 DEFAULT_TEXT = "the cat sat on the mat"
 # Larger presets start with a longer text from the toy words (their weights are random anyway).
@@ -147,13 +147,14 @@ def real_model_of(weights: str):
     return None
 
 
-def model_label(title: str, loaded) -> str:
+def model_label(title: str, loaded) -> Message:
     """What the window says of opened weights: the model and how its numbers were stored, e.g.
-    "SmolLM2-135M (real weights) · weights dequantized from Q4_1 and Q8_0"."""
-    from widgets.i18n import message, tr
-
+    "SmolLM2-135M (real weights) · weights dequantized from Q4_1 and Q8_0" (a Message: the window
+    says it in its language, widgets.i18n.message; values stay Qt-free)."""
     info = getattr(loaded, "info", None)
-    return f"{tr(title)} · {message(info.label)}" if info is not None and info.label else tr(title)
+    if info is not None and info.label:
+        return Message("{title} · {stored}", title=Message(title), stored=info.label)
+    return Message(title)
 @dataclass
 class WeightsEntry:
     """Weights kept in memory under an Inputs.weights name, with the tokenizer that goes with them."""
@@ -177,8 +178,8 @@ def make_weights(inputs, registry: dict | None = None) -> Weights:
     if source == "trained":
         weights = trained_toy_weights()
     elif source.startswith("custom:"):
-        raise WeightsError(tr("these weights existed only in memory (made by training here, not saved to a file); "
-                              "use Model › Save weights to keep trained weights"), source)
+        raise WeightsError(Message(QT_TR_NOOP("these weights existed only in memory (made by training here, not saved "
+                                              "to a file); use Model › Save weights to keep trained weights")), source)
     elif Path(source).expanduser().is_dir() or source.lower().endswith(".gguf"):
         real = real_model_of(source)                 # the packaged real model: loaded once, kept
         loaded = real_models.load(real.key) if real is not None else load_checkpoint(Path(source).expanduser())
@@ -189,8 +190,8 @@ def make_weights(inputs, registry: dict | None = None) -> Weights:
     else:
         weights = Weights.load(Path(source).expanduser(), cfg=cfg)
     if not weights.cfg.same_shapes(cfg):
-        raise WeightsError(tr("they are for {theirs}, not for {ours}").format(theirs=weights.cfg.describe(),
-                                                                              ours=cfg.describe()), source)
+        raise WeightsError(Message(QT_TR_NOOP("they are for {theirs}, not for {ours}"), theirs=weights.cfg.describe(),
+                                   ours=cfg.describe()), source)
     return weights
 
 

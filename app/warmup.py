@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, QTimer
 from compute.forward import numpy_first, warm_up
 from widgets.i18n import tr
 
-from .instruments import Background
+from .background import Background
 
 SAY_AFTER_MS = 800              # a warm numba cache loads in well under this: say nothing then
 

@@ -139,7 +139,7 @@ class Soak:
     def visit_every_page(self) -> None:
         """Every station and instrument once (a first visit loads what it needs, e.g. torch for the
         sqrt(d_k) lab: memory measured after this is what the session itself adds)."""
-        from app.instruments import wait_for_background
+        from app.background import wait_for_background
         from compute.stations import PAGES
 
         for page in PAGES:

@@ -28,7 +28,7 @@ TS_DIR = ROOT / "assets" / "i18n"
 LANGUAGES = {"sv": "sv_SE", "id": "id_ID"}       # the translated ones (English is the source)
 SOURCES = ("main.py", "app", "widgets", "compute")
 OPTIONS = ("-extensions", "py", "-locations", "none", "-no-obsolete", "-source-language", "en",
-           "-tr-function-alias", "tr+=_t")    # widgets/instrument_views.py: _t(template, **values) is tr
+           "-tr-function-alias", "tr+=_t")    # widgets/pages/instrument_views.py: _t(template, **values) is tr
 
 
 def tool(name: str) -> list[str]:

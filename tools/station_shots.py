@@ -113,11 +113,11 @@ def main() -> int:
             win.show_block_map(False)
             state.select(station=key)
         if key == "sqrt_dk":
-            settle(lambda: win.sqrt_lab.numbers is not None)
+            settle(lambda: win.pages["sqrt_dk"].numbers is not None)
         elif key == "kv_cache":                        # the page opens empty: prefill, decode a token
-            win.kv_view.prefill.click()
+            win.pages["kv_cache"].prefill.click()
             settle(lambda: win.instruments.generation is not None, 30)
-            win.kv_view.step.click()
+            win.pages["kv_cache"].step.click()
             settle(lambda: win.instruments.generation is not None and win.instruments.generation.steps, 30)
         elif key == "mask":
             settle(lambda: win.stations["mask"].unmasked is not None, 30)

@@ -27,10 +27,9 @@ from compute.stations import PAGE
 
 from .axes import safe_paint
 from .charts import Chart, draw_chart
-from .circuit_views import CIRCUIT_PAGES, circuit_page_views
 from .i18n import QT_TR_NOOP, tr
-from .instrument_views import MODERN_PAGES, page_views
 from .matrix import MatrixPlot
+from .pages import page_kinds
 from .theme import (
     DARK,
     DEFAULT_DIVERGING,
@@ -152,12 +151,12 @@ def _slot_words(view) -> str:
     return ", ".join(w if "" in c or len(c) > 1 else f"{w} ({c.pop()})" for w, c in conds.items())
 
 
-def _instrument_figure(key: str, views_of=page_views):
-    """An instrument page's figure: its panels and charts (widgets/instrument_views.py, circuit_views.py),
-    with what the page waits for on screen (a second forward pass) computed here."""
+def _instrument_figure(views_of):
+    """An instrument page's figure: its panels and charts (its row in widgets/pages/), with what the
+    page waits for on screen (a second forward pass, the √d_k lab's numbers) computed here."""
 
     def build(result, sel):
-        views = views_of(key, result, sel, compute_missing=True)
+        views = views_of(result, sel, None, True)
         grid = tuple((i.row, i.col, i.rowspan, i.colspan) for i in views.items)
         boxes = tuple((i.view.name, box) for i in views.items for box in i.boxes)
         return [i.view for i in views.items], views.columns, grid, views.panel_size, views.col_stretch, boxes
@@ -168,18 +167,6 @@ _COMPOSED_WORDS = {
     "block": QT_TR_NOOP("the whole block for one head: 15 panels from resid_pre to resid_post"),
     "all_heads": QT_TR_NOOP("pattern of every head in the layer"),
     "block_map": QT_TR_NOOP("the block as one picture: each station a thumbnail along the residual stream"),
-    "rope": QT_TR_NOOP("the RoPE lab: q and k pair by pair before and after the rotation, the pairs' shares of the "
-                       "score"),
-    "shared_kv": QT_TR_NOOP("shared K/V heads: who reads which K/V head, a group's scores, the cache bytes"),
-    "windows": QT_TR_NOOP("windows and sinks: a windowed layer beside a dense one, the reach through layers, the "
-                          "sinks"),
-    "tiled_softmax": QT_TR_NOOP("the tiled softmax: one query block tile by tile, the running m and ℓ, the bytes "
-                                "moved"),
-    "ab": QT_TR_NOOP("A/B: the scores and pattern under two conditions, and B − A"),
-    "knockout": QT_TR_NOOP("knock heads out: each head's and MLP's share of the predicted token's logit"),
-    "logit_lens": QT_TR_NOOP("the logit lens: the prediction's probability after every layer"),
-    "score_parts": QT_TR_NOOP("why this key: q·k by frequency pair and by the source that wrote q and k"),
-    "head_finder": QT_TR_NOOP("the head finder: induction, previous-token, sink and duplicate scores per head"),
 }
 
 # name -> (description, builder(result, sel) -> (panels, columns, grid or None, panel size, column stretch))
@@ -188,9 +175,9 @@ COMPOSED_VIEWS: dict[str, tuple[str, Callable]] = {
     "block": (_COMPOSED_WORDS["block"], _composed_block),
     "all_heads": (_COMPOSED_WORDS["all_heads"], _composed_all_heads),
     "block_map": (_COMPOSED_WORDS["block_map"], _composed_block_map),
-    **{key: (_COMPOSED_WORDS[key], _instrument_figure(key)) for key in MODERN_PAGES},
-    **{key: (_COMPOSED_WORDS[key], _instrument_figure(key, circuit_page_views)) for key in CIRCUIT_PAGES},
+    **{kind.key: (kind.words, _instrument_figure(kind.views)) for kind in page_kinds()},
 }
+_COMPOSED_WORDS.update({key: text for key, (text, _) in COMPOSED_VIEWS.items() if key not in STATION_VIEWS})
 
 
 def view_description(view: str) -> str:

@@ -135,8 +135,10 @@ def _value(value) -> str:
 def error_text(exc: BaseException) -> str:
     """An error of compute/ (ConfigError, VocabularyError) in the window's language; other
     exceptions as they are (their text is English: file system and library messages)."""
-    from compute import ConfigError, VocabularyError
+    from compute import ConfigError, VocabularyError, WeightsError
 
+    if isinstance(exc, WeightsError) and exc.problems and all(isinstance(p, Message) for p in exc.problems):
+        return f"{exc.source}: " + "; ".join(message(p) for p in exc.problems)     # the lab's own words
     if isinstance(exc, ConfigError) and exc.message is not None:
         return f"{exc.field}={exc.shown_value}: {message(exc.message)}"
     if isinstance(exc, VocabularyError):

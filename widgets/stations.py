@@ -45,7 +45,6 @@ from .views import (
     visible_token,
 )
 
-SUB = {"h": "h", "i": "i"}
 # Pages that read a query head's K/V head: their header says which one, and who shares it.
 KV_PAGES = frozenset({"projections", "scores", "softmax", "weighted_sum"})
 
@@ -74,6 +73,22 @@ def legibility(cell_w: float, cell_h: float) -> float:
     """The size (px) a number can have in a cell of this many px: at most half its shorter side
     (CellText.fit_px), and one decimal ("−0.5") about twice as wide as the type is tall."""
     return min(0.5 * min(cell_w, cell_h), 0.9 * cell_w / 2.0)
+
+
+class Same:
+    """An object in a cache key, equal only to itself: id() alone is reused once a result is freed,
+    so a new result could pass for the one drawn before."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Same) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
 
 
 class Station(Retranslate, QWidget):
@@ -571,7 +586,7 @@ class Station(Retranslate, QWidget):
 
     # -- updates -----------------------------------------------------------------------------------
     def _data_key(self, result, sel) -> tuple:
-        return (id(result), sel.layer, sel.head, sel.query, sel.lock_scales, sel.show_values,
+        return (Same(result), sel.layer, sel.head, sel.query, sel.lock_scales, sel.show_values,
                 getattr(sel, "full_range", False))
 
     @staticmethod

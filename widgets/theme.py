@@ -49,6 +49,12 @@ class Palette:
         return {"query": self.query, "key": self.key}.get(role or "", self.foreground)
 
 
+# Named colours of the instruments, not roles: red marks what goes wrong (the unscaled spread, the
+# answer the mask would leak), blue its remedy (the scaled spread), steel a softmax row's plain bars.
+WARN = "#d93025"
+REMEDY = "#1a73e8"
+BARS = "#4292c6"
+
 LIGHT = Palette()
 DARK = Palette(background="#1e1f22", foreground="#e8eaed", muted="#9aa0a6", panel="#2a2b2f",
                query="#fb923c", key="#e879f9", masked="#5f6368", grid="#3c4043")

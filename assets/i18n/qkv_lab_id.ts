@@ -1622,6 +1622,22 @@
         </translation>
     </message>
     <message>
+        <source>the head lens: two heads&apos; k, v, pattern and share of attn_out side by side, and A − B</source>
+        <translation>lensa head: k, v, pattern, dan bagian attn_out dari dua head berdampingan, serta A − B</translation>
+    </message>
+    <message>
+        <source>the √d_k lab: the spread of q·k against √d_k, a softmax row unscaled and scaled, the std over d_k</source>
+        <translation>lab √d_k: sebaran q·k terhadap √d_k, satu baris softmax tanpa dan dengan penskalaan, simpangan baku terhadap d_k</translation>
+    </message>
+    <message>
+        <source>the mask: the pattern with the causal mask and without it, the next token boxed</source>
+        <translation>mask: pattern dengan mask kausal dan tanpanya, token berikutnya diberi kotak</translation>
+    </message>
+    <message>
+        <source>the KV cache: the cached k and v rows after one decode step, the new query row and its pattern</source>
+        <translation>cache KV: baris k dan v yang tersimpan setelah satu langkah dekode, baris query baru dan pattern-nya</translation>
+    </message>
+    <message>
         <source>{value} (masked)</source>
         <translation>{value} (ter-mask)</translation>
     </message>
@@ -3120,6 +3136,14 @@
     <message>
         <source>dequantizing the weights</source>
         <translation>mendekuantisasi bobot</translation>
+    </message>
+    <message>
+        <source>without the mask: {answer} of a row&apos;s weight on the next token, {future} on all future keys</source>
+        <translation>tanpa mask: {answer} bobot satu baris pada token berikutnya, {future} pada semua key mendatang</translation>
+    </message>
+    <message>
+        <source>measuring d_k = {d_k}…</source>
+        <translation>mengukur d_k = {d_k}…</translation>
     </message>
 </context>
 <context>

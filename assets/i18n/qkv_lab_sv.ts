@@ -1639,6 +1639,22 @@
         </translation>
     </message>
     <message>
+        <source>the head lens: two heads&apos; k, v, pattern and share of attn_out side by side, and A − B</source>
+        <translation>headlinsen: två headers k, v, pattern och andel av attn_out sida vid sida, och A − B</translation>
+    </message>
+    <message>
+        <source>the √d_k lab: the spread of q·k against √d_k, a softmax row unscaled and scaled, the std over d_k</source>
+        <translation>√d_k-labbet: spridningen av q·k mot √d_k, en softmax-rad oskalad och skalad, standardavvikelsen över d_k</translation>
+    </message>
+    <message>
+        <source>the mask: the pattern with the causal mask and without it, the next token boxed</source>
+        <translation>masken: pattern med den kausala masken och utan den, nästa token inramad</translation>
+    </message>
+    <message>
+        <source>the KV cache: the cached k and v rows after one decode step, the new query row and its pattern</source>
+        <translation>KV-cachen: de cachade raderna av k och v efter ett avkodningssteg, den nya query-raden och dess pattern</translation>
+    </message>
+    <message>
         <source>{value} (masked)</source>
         <translation>{value} (maskerad)</translation>
     </message>
@@ -3141,6 +3157,14 @@
     <message>
         <source>dequantizing the weights</source>
         <translation>avkvantiserar vikterna</translation>
+    </message>
+    <message>
+        <source>without the mask: {answer} of a row&apos;s weight on the next token, {future} on all future keys</source>
+        <translation>utan masken: {answer} av en rads vikt på nästa token, {future} på alla framtida nycklar</translation>
+    </message>
+    <message>
+        <source>measuring d_k = {d_k}…</source>
+        <translation>mäter d_k = {d_k}…</translation>
     </message>
 </context>
 <context>

@@ -107,3 +107,34 @@ def softmax_gradients(d_k: int, T: int = 16, rows: int = 64, seed: int = 0) -> G
     return Gradients(d_k=d_k, grad_scores_raw=out[False][0], grad_scores_scaled=out[True][0],
                      grad_q_raw=out[False][1], grad_q_scaled=out[True][1],
                      stalled_raw=out[False][2], stalled_scaled=out[True][2])
+
+
+LAB_SAMPLES = 20_000            # q·k samples per d_k (fewer at large d_k: bounded work)
+LAB_ROWS = 256                  # softmax rows for the gradient measurement
+
+
+@dataclass(frozen=True)
+class LabNumbers:
+    """Everything the √d_k lab shows for one d_k: the spread, its histograms (counts, edges), one
+    softmax row, the gradients, and the std of q·k over every stop (d_k, std raw, std scaled)."""
+
+    spread: Spread
+    hist_raw: tuple[np.ndarray, np.ndarray]
+    hist_scaled: tuple[np.ndarray, np.ndarray]
+    row: RowStats
+    grads: Gradients
+    curve: list[tuple[int, float, float]]
+    grad_rows: int
+
+
+def lab_numbers(d_k: int) -> LabNumbers:
+    n = min(LAB_SAMPLES, max(2000, (1 << 24) // d_k))              # bounded work per d_k
+    curve = []
+    for stop in D_K_STOPS:                                          # the whole curve, cheaply
+        s = dot_product_spread(stop, n=2000, seed=7)
+        curve.append((stop, s.std_raw, s.std_scaled))
+    spread = dot_product_spread(d_k, n=n, seed=1)
+    return LabNumbers(spread=spread, hist_raw=np.histogram(spread.raw, bins=60),
+                      hist_scaled=np.histogram(spread.raw / spread.sqrt_d_k, bins=60),
+                      row=softmax_row(d_k, T=16, seed=2), grads=softmax_gradients(d_k, T=16, rows=LAB_ROWS, seed=3),
+                      curve=curve, grad_rows=LAB_ROWS)

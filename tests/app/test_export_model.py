@@ -39,3 +39,13 @@ def test_export_help_names_the_model_option_and_keeps_view_names_apart():
     words = " ".join(text.split())
     assert "--model PATH|NAME" in words and "--model's own tokenizer" in words
     assert "tiled_softmaxthe" not in text and re.search(r"tiled_softmax {2,}the tiled softmax", text)
+
+
+def test_every_instrument_page_is_an_export_view(tmp_path, capsys):
+    from compute.stations import INSTRUMENT_PAGES
+
+    text = main.export_parser().format_help()
+    assert all(re.search(rf"^  {key} +\S", text, re.M) for key in INSTRUMENT_PAGES), text
+    out = tmp_path / "cache.pdf"                         # a page that waits for a button on screen
+    assert main.export_main(["--view", "kv_cache", "--layer", "1", "-o", str(out)]) == 0, capsys.readouterr().err
+    assert out.read_bytes()[:4] == b"%PDF"

@@ -152,16 +152,16 @@ def test_mask_view_compares_with_the_unmasked_run(qtbot, window):
 def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     win = window
     kv = _station(qtbot, win, "kv_cache")
-    assert win.instruments.generation is None and kv.body.currentIndex() == 0        # the empty state ...
+    assert win.controllers["kv_cache"].generation is None and kv.body.currentIndex() == 0        # the empty state ...
     assert "Prefill the prompt" in kv.empty_text.text() and kv.empty_button.isVisible()
-    with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
+    with qtbot.waitSignal(win.controllers["kv_cache"].generationChanged, timeout=10_000):
         kv.empty_button.click()                                                   # ... asks for the prefill
     assert kv.body.currentIndex() == 1 and not kv.q.plot.isVisible()             # no query row before a step
     for n in (1, 2):                                       # each step runs off the UI thread
-        with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
+        with qtbot.waitSignal(win.controllers["kv_cache"].generationChanged, timeout=10_000):
             kv.step.click()
-        assert len(win.instruments.generation.steps) == n
-    gen = win.instruments.generation
+        assert len(win.controllers["kv_cache"].generation.steps) == n
+    gen = win.controllers["kv_cache"].generation
     assert len(gen.tokens) == 8 and len(gen.steps) == 2
     full = forward(win.state.inputs.config, win.state.result.weights, gen.tokens, backend="reference")
     np.testing.assert_allclose(kv.k.values, full["k", 0][:, 0], atol=1e-9)     # the cache is the real k
@@ -170,7 +170,7 @@ def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     assert gen.steps[-1].next_token == int(np.argmax(full["logits"][7]))
     assert f"{gen.macs_saved:,}" in kv.counter.text()
     kv.reset.click()
-    assert win.instruments.generation is None
+    assert win.controllers["kv_cache"].generation is None
 
 
 def test_time_controller_plays_through_the_stations_and_stops(qtbot, window):
@@ -239,11 +239,11 @@ def test_a_failed_experiment_is_not_scored(qtbot, window, monkeypatch):
 
 
 def test_sqrt_lab_shows_only_the_d_k_asked_for_last(qtbot, window):
-    s, ins = window.state, window.instruments
-    lab = window.sqrt_lab
+    s, lab_page = window.state, window.controllers["sqrt_dk"]
+    lab = window.pages["sqrt_dk"]
     s.select(station="sqrt_dk")
     shown = []
-    ins.sqrtReady.connect(lambda n: shown.append(n.spread.d_k))
+    lab_page.delivered.connect(lambda n: shown.append(n.spread.d_k))
     for d_k in (4096, 2048, 16):
         s.select(d_k=d_k)
     qtbot.waitUntil(lambda: 16 in shown, timeout=60_000)
@@ -252,10 +252,10 @@ def test_sqrt_lab_shows_only_the_d_k_asked_for_last(qtbot, window):
 
 
 def test_kv_cache_resets_when_the_weights_change(qtbot, window):
-    s, ins = window.state, window.instruments
+    s, ins = window.state, window.controllers["kv_cache"]
     s.select(station="kv_cache")
     with qtbot.waitSignal(ins.generationChanged, timeout=10_000):
-        window.kv_view.prefill.click()
+        window.pages["kv_cache"].prefill.click()
     wait_render(qtbot, window, lambda: s.set_seed(5))
     assert ins.generation is None or ins.generation_weights is s.result.weights
 
@@ -272,11 +272,11 @@ def test_kv_cache_of_grouped_heads_and_a_window(qtbot, window):
     s.select(layer=1, head=3)                              # query head 3 reads K/V head 1
     kv = _station(qtbot, win, "kv_cache")
     kv.empty_button.click()                                # the page opens empty: prefill the prompt
-    qtbot.waitUntil(lambda: win.instruments.generation is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: win.controllers["kv_cache"].generation is not None, timeout=10_000)
     for _ in range(2):
-        with qtbot.waitSignal(win.instruments.generationChanged, timeout=10_000):
+        with qtbot.waitSignal(win.controllers["kv_cache"].generationChanged, timeout=10_000):
             kv.step.click()
-    gen = win.instruments.generation
+    gen = win.controllers["kv_cache"].generation
     full = forward(cfg, s.result.weights, gen.tokens, backend="reference")
     T = len(gen.tokens)
     np.testing.assert_allclose(kv.k.values, full["rot_k", 1][T - 3:, 1], atol=1e-9)   # the ring: last 3 rows
@@ -287,7 +287,6 @@ def test_kv_cache_of_grouped_heads_and_a_window(qtbot, window):
     size = kvcache.cache_size(cfg)
     assert size.ratio_per_token > 1 and html.escape(size.describe()) in kv.counter.text()
     s.select(layer=0)                                       # a dense layer keeps every row
-    win._show_generation()
     np.testing.assert_allclose(kv.k.values, full["rot_k", 0][:, 1], atol=1e-9)
 
 

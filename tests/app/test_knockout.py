@@ -81,15 +81,15 @@ def test_a_click_on_the_knockout_map_knocks_the_head_out_in_the_window(qtbot, wi
 
 
 def test_ab_shows_a_head_knocked_out_and_keeps_it_as_the_labs_inputs(state):
-    from app.instruments import Instruments
+    from app.pages.ab import Controller
     from compute.instruments import ab
 
-    ins = Instruments(state)
+    ab_page = Controller(state, key="ab")
     cfg, w = state.inputs.config, state.result.weights
     b, tb = ab.run(cfg, w, state.inputs.tokens, ("knock_out", (1, 0)), backend="reference")
     want = forward(cfg, w, state.inputs.tokens, "reference", interventions=[Ablate(1, 0)])
     np.testing.assert_allclose(tb["logits"], want["logits"], atol=1e-12)
     assert "1.0 knocked out" in str(b.note)
     state.select(ab=("knock_out", (1, 0)), station="ab")
-    ins.keep_ab()
+    ab_page.keep()
     assert state.inputs.ablated == ((1, 0),) and state.selection.ab is None

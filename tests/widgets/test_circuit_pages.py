@@ -1,4 +1,4 @@
-"""The circuit pages (widgets/circuit_views.py, circuit_pages.py): a page draws exactly its figure's views,
+"""The circuit pages (widgets/pages/circuit_views.py, circuit_pages.py): a page draws exactly its figure's views,
 its numbers are compute.circuits' own, and a click on a layer × head map names that head."""
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ import pytest
 from app.values import Inputs, Selection, compute_result, preset_config, preset_tokens
 from compute import Config, circuits
 from widgets.charts import Chart
-from widgets.circuit_pages import CIRCUIT_CLASSES
-from widgets.circuit_views import CIRCUIT_PAGES, circuit_page_views, clean_of, found_of
 from widgets.figure import figure_spec
+from widgets.pages import page_kind
+from widgets.pages import page_views as circuit_page_views
+from widgets.pages.circuit_views import clean_of, found_of
 
+CIRCUIT_PAGES = ("knockout", "logit_lens", "score_parts", "head_finder")
+CIRCUIT_CLASSES = tuple(page_kind(k).widget for k in CIRCUIT_PAGES)
 ROPE = Config(d_model=16, n_heads=4, n_kv_heads=2, d_head=8, n_ctx=32, d_vocab=16, n_layers=2, norm="rmsnorm",
               positions="rope", rope_theta=100.0, mlp="swiglu", attn_bias=False, mlp_bias=False)
 
@@ -98,7 +101,7 @@ def test_every_circuit_page_is_in_the_page_table():
     from compute.stations import INSTRUMENT_PAGES, PAGE
 
     assert set(CIRCUIT_PAGES) <= set(INSTRUMENT_PAGES)
-    assert {cls.key for cls in CIRCUIT_CLASSES} == set(CIRCUIT_PAGES)
+    assert [cls.key for cls in CIRCUIT_CLASSES] == list(CIRCUIT_PAGES)
     assert all(PAGE[k].kind == "instrument" for k in CIRCUIT_PAGES)
 
 

@@ -162,7 +162,7 @@ def test_orange_and_purple_mean_query_and_key_only():
         assert min(np.abs(rgb(colour) - r).sum() for r in roles) > 60, colour
     import inspect
 
-    import widgets.instrument_views as iv
+    import widgets.pages.instrument_views as iv
     source = inspect.getsource(iv)
     for name in ('Series("m"', 'Series("ℓ"', 'Series("θ_d"'):
         line = next(text for text in source.splitlines() if name in text)

@@ -10,10 +10,11 @@ from app.values import Inputs, Selection, compute_result, preset_config, preset_
 from compute import Config
 from widgets.charts import Chart, Series, decade_ticks, draw_chart, title_with_legend
 from widgets.figure import FigureStyle, FigureWidget, figure_spec
-from widgets.instrument_views import MODERN_PAGES, page_views
-from widgets.modern import MODERN_CLASSES
+from widgets.pages import page_kind, page_views
 from widgets.theme import LIGHT
 
+MODERN_PAGES = ("rope", "shared_kv", "windows", "tiled_softmax", "ab")
+MODERN_CLASSES = tuple(page_kind(k).widget for k in MODERN_PAGES)
 ROPE = Config(d_model=16, n_heads=4, n_kv_heads=2, d_head=8, n_ctx=32, d_vocab=16, n_layers=2, norm="rmsnorm",
               positions="rope", rope_theta=100.0, mlp="swiglu", attn_bias=False, mlp_bias=False)
 
@@ -38,7 +39,7 @@ def test_a_page_draws_exactly_its_figures_views(qtbot, result, cls):
     full = page_views(cls.key, result, sel, compute_missing=True)
     extra = None
     if cls.key in ("windows", "ab"):                       # what app/ hands the page, made the same way
-        from widgets.instrument_views import condition_of, side_b, without_first
+        from widgets.pages.instrument_views import condition_of, side_b, without_first
 
         extra = without_first(result) if cls.key == "windows" else side_b(result, condition_of(sel, ROPE))
         page.set_extra(extra)
@@ -62,7 +63,7 @@ def test_every_modern_page_is_in_the_page_table():
     from compute.stations import INSTRUMENT_PAGES, PAGE
 
     assert set(MODERN_PAGES) <= set(INSTRUMENT_PAGES)
-    assert {cls.key for cls in MODERN_CLASSES} == set(MODERN_PAGES)
+    assert [cls.key for cls in MODERN_CLASSES] == list(MODERN_PAGES)
     assert all(PAGE[k].kind == "instrument" for k in MODERN_PAGES)
 
 

@@ -137,7 +137,7 @@ def test_locking_the_scales_adds_a_stations_wider_groups(result):
 
 
 def test_masked_keys_are_marked_in_softmax_weighted_sum_and_the_head_lens(qtbot, result):
-    from widgets.instruments import HeadLens
+    from widgets.pages.classic import HeadLens
 
     sel = SELECTIONS[1]                                        # query 2 of 8: keys 3..7 are masked
     forbidden = np.isneginf(result.trace["attn_scores", sel.layer][sel.head, sel.query])   # causal (and a window)
@@ -337,7 +337,7 @@ def test_a_station_rebuilds_its_plots_for_another_family_and_back(qtbot):
 
 
 def test_the_head_lens_shows_the_kv_head_each_query_head_reads(qtbot):
-    from widgets.instruments import HeadLens
+    from widgets.pages.classic import HeadLens
 
     res = make_result(CONFIGS["gqa4"])                      # 4 query heads, 2 K/V heads
     lens = HeadLens()

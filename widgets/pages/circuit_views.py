@@ -17,20 +17,17 @@ import numpy as np
 from compute import circuits, forward
 from compute.instruments.patching import find_heads
 
-from .charts import Chart, Series
-from .i18n import QT_TR_NOOP, tr
+from ..charts import Chart, Series
+from ..i18n import QT_TR_NOOP, tr
+from ..matrix import idx_labels, symmetric_levels
+from ..views import Panel
 from .instrument_views import Item, PageViews, _t
-from .matrix import idx_labels, symmetric_levels
-from .views import Panel
 
-CIRCUIT_PAGES: tuple[str, ...] = ("knockout", "logit_lens", "score_parts", "head_finder")
-LENS_K = 8                                     # tokens the lens follows (the final top k)
 TOP_SOURCES = 8                                # sources shown in the score's source charts
 
 FORMULAS = {
     "knockout": "logit_t = Σ_l Σ_h result_lh·(w/σ)·W_U[:, t] + Σ_l mlp_out_l·(w/σ)·W_U[:, t] + rest;&nbsp; "
                 "knocked out: z_lh = 0",
-    "logit_lens": "logits after layer l = norm_final(resid_post_l) @ W_U",
     "score_parts": "q_i·k_j = Σ_d q_i[d] k_j[d] = Σ_pairs … = Σ_s q_i · k_j(source s)",
     "head_finder": "induction = mean p[i, i − n + 1], previous = mean p[i, i − 1], sink = mean p[i, 0], "
                    "duplicate = mean p[i, i − n]",
@@ -134,38 +131,6 @@ def knockout_views(result, sel, extra: Clean | None = None, compute_missing: boo
 
 
 # -- the logit lens ------------------------------------------------------------------------------------------------
-def lens_views(result, sel, extra=None, compute_missing: bool = False) -> PageViews:
-    t, cfg = result.trace, result.inputs.config
-    i = sel.query
-    logits = circuits.lens_logits(t, i, result.weights).astype(np.float64)         # [L+1, d_vocab]
-    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-    probs /= probs.sum(axis=1, keepdims=True)                                      # [L+1, d_vocab]
-    k = min(LENS_K, cfg.d_vocab)
-    final = np.argsort(-probs[-1], kind="stable")[:k]                              # [k] the model's top k
-    rows = (tr("embed"),) + tuple(idx_labels(cfg.n_layers))
-    cols = tuple(_label(result, tok) for tok in final)
-    top1 = probs.argmax(axis=1)                                                    # [L+1]
-    settled = len(top1)
-    while settled > 0 and top1[settled - 1] == final[0]:
-        settled -= 1
-    items = [Item(Panel("lens", _t("p after each layer, query i = {i}", i=i), probs[:, final], rows, cols,
-                        tr("after layer"), tr("token"), kind="sequential", levels=(0.0, 1.0)), 0, 0)]
-    x = np.arange(len(rows), dtype=np.float64)
-    last = len(rows) - 1
-    ticks = tuple((float(n), r) for n, r in enumerate(rows) if n in (0, last) or (n > 1 and (n - 1) % 5 == 0))
-    items.append(Item(Chart("lens_rank", _t("p(“{w}”) by layer", w=cols[0]),
-                            (Series("", x, probs[:, final[0]], style="bars", colour="accent", width=0.7),),
-                            x_axis=tr("after layer"), y_axis="p", y_range=(0.0, 1.0), legend=False,
-                            x_ticks=ticks),
-                      0, 1))
-    layer_word = tr("the embedding") if settled == 0 else _t("layer {L}", L=settled - 1)
-    text = _t("The residual stream at query i = {i}, through the final norm and the unembedding after every layer. "
-              "“{w}” (the prediction, p = {p:.3f}) is the top token from {where} on.", i=i,
-              w=html.escape(cols[0]), p=float(probs[-1, final[0]]), where=layer_word)
-    return PageViews("logit_lens", tuple(items), text=text, col_stretch=(5, 4), panel_size=(480, 560),
-                     shapes=f"lens [n_layers + 1, d_vocab] = [{cfg.n_layers + 1}, {cfg.d_vocab}] · top {k}")
-
-
 # -- the score taken apart -------------------------------------------------------------------------------------
 def key_of(sel, trace) -> int:
     """The key j the decomposition explains: the selected key (up to the query), else the key the head
@@ -250,16 +215,3 @@ def finder_views(result, sel, extra: Found | None = None, compute_missing: bool 
               iv=float(s.induction[ind]), pl=prev[0], ph=prev[1], pv=float(s.previous[prev]))
     return PageViews("head_finder", tuple(items), text=text, panel_size=(420, 330),
                      shapes=f"[n_layers, n_heads] = [{L}, {H}] · T = 1 + 2n = {len(s.tokens)}")
-
-
-def circuit_page_views(key: str, result, sel, extra=None, compute_missing: bool = False) -> PageViews:
-    """The views of circuit page `key` for this result and selection."""
-    if key == "knockout":
-        return knockout_views(result, sel, extra, compute_missing)
-    if key == "logit_lens":
-        return lens_views(result, sel, extra, compute_missing)
-    if key == "score_parts":
-        return score_views(result, sel, extra, compute_missing)
-    if key == "head_finder":
-        return finder_views(result, sel, extra, compute_missing)
-    raise KeyError(key)

@@ -14,20 +14,25 @@ from compute import Config
 from compute.instruments import ab, rope_lab, shared_kv
 from compute.instruments import tiled_softmax as tiled
 
-from .charts import Chart, colour_of, draw_chart
-from .i18n import QT_TR_NOOP, language, num, tr
+from ..charts import Chart, colour_of, draw_chart
+from ..i18n import QT_TR_NOOP, language, num, tr
+from ..matrix import MatrixPlot
+from ..stations import Same, Station
+from ..theme import LIGHT
+from . import PageKind, page_views
 from .instrument_views import (
     PageViews,
+    ab_views,
     condition_of,
     default_key,
     default_window,
     formula,
-    page_views,
+    rope_views,
+    shared_kv_views,
     tile_of,
+    tiled_views,
+    windows_views,
 )
-from .matrix import MatrixPlot
-from .stations import Station
-from .theme import LIGHT
 
 
 def _lean_title(plot: pg.PlotItem) -> None:
@@ -121,17 +126,21 @@ class ModernPage(Station):
         self._drawn_for = None
         self._refresh()
 
+    def views_of(self, result, sel, extra) -> PageViews:
+        """This page's views: its row in the page table (widgets/pages/__init__.py)."""
+        return page_views(self.key, result, sel, extra)
+
     def page_views(self, result, sel) -> PageViews:
-        key = (id(result), id(self.extra), sel, language())      # a new language: the words again
+        key = (Same(result), Same(self.extra), sel, language())      # a new language: the words again
         if self._cached is None or self._cached[0] != key:
-            self._cached = (key, page_views(self.key, result, sel, self.extra))
+            self._cached = (key, self.views_of(result, sel, self.extra))
         return self._cached[1]
 
     def content(self, result, sel) -> dict[str, np.ndarray]:
         return self.page_views(result, sel).data()
 
     def _data_key(self, result, sel) -> tuple:
-        return (id(result), id(self.extra), sel.layer, sel.head, sel.query, sel.key, sel.show_values, sel.kv_heads,
+        return (Same(result), Same(self.extra), sel.layer, sel.head, sel.query, sel.key, sel.show_values, sel.kv_heads,
                 sel.window, sel.tile, sel.tile_step, sel.ab, self.font_scale)
 
     def draw(self, result, sel, data) -> None:
@@ -530,5 +539,18 @@ class ABView(ModernPage):
         self.keep.setEnabled(not waiting and change != "head")
 
 
-MODERN_CLASSES = (RopeLab, SharedKV, WindowsSinks, TiledSoftmax, ABView)
+PAGES = (
+    PageKind("rope", RopeLab, lambda r, s, e=None, m=False: rope_views(r, s),
+             QT_TR_NOOP("the RoPE lab: q and k pair by pair before and after the rotation, the pairs' shares of "
+                        "the score")),
+    PageKind("shared_kv", SharedKV, lambda r, s, e=None, m=False: shared_kv_views(r, s),
+             QT_TR_NOOP("shared K/V heads: who reads which K/V head, a group's scores, the cache bytes")),
+    PageKind("windows", WindowsSinks, windows_views,
+             QT_TR_NOOP("windows and sinks: a windowed layer beside a dense one, the reach through layers, the "
+                        "sinks")),
+    PageKind("tiled_softmax", TiledSoftmax, lambda r, s, e=None, m=False: tiled_views(r, s),
+             QT_TR_NOOP("the tiled softmax: one query block tile by tile, the running m and ℓ, the bytes "
+                        "moved")),
+    PageKind("ab", ABView, ab_views, QT_TR_NOOP("A/B: the scores and pattern under two conditions, and B − A")),
+)
 

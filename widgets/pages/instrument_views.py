@@ -1,7 +1,8 @@
 """What the modern-attention instrument pages show, once, for the screen and for figures alike
 (the instruments' counterpart of widgets/views.py).
+Each page's row in widgets/pages/ (modern.py: PAGES) names its function here.
 
-`page_views(key, result, sel, extra)` picks the heatmaps (`widgets.views.Panel`) and charts
+Each `*_views(result, sel, ...)` picks the heatmaps (`widgets.views.Panel`) and charts
 (`widgets.charts.Chart`) of a page from numbers compute made (compute.instruments.rope_lab, shared_kv,
 receptive, tiled_softmax, ab): where they sit, which link to the query and key, and the line of
 numbers under them. The page on screen (widgets/modern.py) and its exported figure
@@ -24,9 +25,9 @@ from compute.instruments import ab, receptive, rope_lab, shared_kv
 from compute.instruments import tiled_softmax as tiled
 from compute.memory import fmt_bytes
 
-from .charts import CATEGORY, Chart, Series
-from .i18n import QT_TR_NOOP, localise_number, message, num, tr
-from .views import Panel, idx_labels, panel, pattern_levels, symmetric_levels
+from ..charts import CATEGORY, Chart, Series
+from ..i18n import QT_TR_NOOP, localise_number, message, num, tr
+from ..views import Panel, idx_labels, panel, pattern_levels, symmetric_levels
 
 QK = ("query", "key")
 # Orange and purple mean query and key (widgets/theme.py): quantities that are neither (θ_d, the
@@ -603,21 +604,3 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
               moved=np.abs(dp[i]).sum() / 2)
     return PageViews("ab", items, text=text,
                      shapes=f"[T, T] = [{T}, {T}] · B: {message(e.note)}")
-
-
-def page_views(key: str, result, sel, extra=None, compute_missing: bool = False) -> PageViews:
-    """The views of instrument page `key` for this result and selection."""
-    if key == "rope":
-        return rope_views(result, sel)
-    if key == "shared_kv":
-        return shared_kv_views(result, sel)
-    if key == "windows":
-        return windows_views(result, sel, extra, compute_missing)
-    if key == "tiled_softmax":
-        return tiled_views(result, sel)
-    if key == "ab":
-        return ab_views(result, sel, extra, compute_missing)
-    raise KeyError(key)
-
-
-MODERN_PAGES: tuple[str, ...] = ("rope", "shared_kv", "windows", "tiled_softmax", "ab")

@@ -1,15 +1,16 @@
-"""The circuit pages on screen: knock heads out (direct logit attribution), the logit lens, the score
-taken apart, the head finder. Each draws the views widgets/circuit_views.py picks (the same its exported
-figure has) and emits intents; app/ turns them into LabState edits (a knocked-out head is an undoable
-edit of the inputs) or selections, and computes what a page waits for off the UI thread (`set_extra`)."""
+"""The circuit pages on screen: knock heads out (direct logit attribution), the score taken apart,
+the head finder (the logit lens has a module of its own: logit_lens.py). Each draws the views
+widgets/pages/circuit_views.py picks (the same its exported figure has) and emits intents; app/pages/
+turns them into LabState edits (a knocked-out head is an undoable edit of the inputs) or selections,
+and computes what a page waits for off the UI thread (`set_extra`)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QPushButton
 
-from .circuit_views import circuit_page_views, formula
-from .i18n import QT_TR_NOOP, language
-from .instrument_views import PageViews
+from ..i18n import QT_TR_NOOP
+from . import PageKind
+from .circuit_views import finder_views, formula, knockout_views, score_views
 from .modern import ModernPage
 
 
@@ -17,12 +18,6 @@ class CircuitPage(ModernPage):
     """A ModernPage whose views are a circuit page's; a click on a layer × head map names that head."""
 
     headClicked = Signal(int, int)                 # (layer, head) of a layer × head map
-
-    def page_views(self, result, sel) -> PageViews:
-        key = (id(result), id(self.extra), sel, language())
-        if self._cached is None or self._cached[0] != key:
-            self._cached = (key, circuit_page_views(self.key, result, sel, self.extra))
-        return self._cached[1]
 
     @property
     def formula(self) -> str:
@@ -57,10 +52,6 @@ class Knockout(CircuitPage):
         self.reset.setEnabled(bool(result.inputs.ablated))
 
 
-class LogitLens(CircuitPage):
-    key = "logit_lens"
-
-
 class ScoreParts(CircuitPage):
     key = "score_parts"
 
@@ -72,4 +63,11 @@ class HeadFinder(CircuitPage):
         return ("finder_induction", "finder_previous", "finder_sink", "finder_duplicate")
 
 
-CIRCUIT_CLASSES = (Knockout, LogitLens, ScoreParts, HeadFinder)
+PAGES = (
+    PageKind("knockout", Knockout, knockout_views,
+             QT_TR_NOOP("knock heads out: each head's and MLP's share of the predicted token's logit")),
+    PageKind("score_parts", ScoreParts, score_views,
+             QT_TR_NOOP("why this key: q·k by frequency pair and by the source that wrote q and k")),
+    PageKind("head_finder", HeadFinder, finder_views,
+             QT_TR_NOOP("the head finder: induction, previous-token, sink and duplicate scores per head")),
+)
