@@ -347,6 +347,9 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.state.runner.shutdown()
+        # The undo steps go with the window: left to the garbage collector, a LabState freed from a
+        # cycle (through ModelActions' trainer) deleted its stack's commands a second time (a crash).
+        self.state.undo_stack.clear()
         super().closeEvent(event)
 
     # -- actions, menus and keys (one table: app/actions.py) ---------------------------------------------
