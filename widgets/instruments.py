@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from compute.instruments import explain
 
+from .axes import localise_plot
 from .i18n import Retranslate, num, page_title, tr
 from .matrix import LabelAxis, MatrixPlot, set_title
 from .matrix import idx_labels as _idx
@@ -555,7 +556,8 @@ class SqrtDkLab(Retranslate, QWidget):
         return f"<b style='font-size:13pt'>{page_title(self.key)}</b>" + (f"&nbsp;&nbsp;{rest}" if rest else "")
 
     def _plot(self, r, c, title, labels=False):
-        plot = self.canvas.addPlot(row=r, col=c, axisItems={"bottom": LabelAxis("bottom")} if labels else None)
+        plot = localise_plot(self.canvas.addPlot(row=r, col=c,
+                                                 axisItems={"bottom": LabelAxis("bottom")} if labels else None))
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
