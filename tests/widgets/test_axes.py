@@ -144,7 +144,8 @@ def test_colour_bar_ticks_take_the_languages_decimal_comma(qtbot, canvas):
             plain = make_lean(canvas.addPlot().getAxis("left"))          # a station's numeric axis
             found[code] += plain.tickStrings([-0.5, 0.0, 0.25], 1, 0.25)
             chart = canvas.addPlot()                                      # an instrument's chart
-            draw_chart(chart, Chart(name="c", title="t", series=(Series(label="", x=np.array([0.0, 1.0]), y=np.array([0.0, 1.5])),)), LIGHT)
+            line = Series(label="", x=np.array([0.0, 1.0]), y=np.array([0.0, 1.5]))     # [2], [2]
+            draw_chart(chart, Chart(name="c", title="t", series=(line,)), LIGHT)
             found[code] += chart.getAxis("left").tickStrings([0.75], 1, 0.25)
             canvas.clear()
     finally:
