@@ -556,7 +556,7 @@ class SqrtDkLab(Retranslate, QWidget):
         return f"<b style='font-size:13pt'>{page_title(self.key)}</b>" + (f"&nbsp;&nbsp;{rest}" if rest else "")
 
     def _plot(self, r, c, title, labels=False):
-        plot = localise_plot(self.canvas.addPlot(row=r, col=c,
+        plot = localise_plot(self.canvas.addPlot(row=r, col=c, enableMenu=False,
                                                  axisItems={"bottom": LabelAxis("bottom")} if labels else None))
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
