@@ -322,7 +322,8 @@ def _vocabulary(ref: Any, base_dir: Path | None, warnings: list[str]) -> str:
         candidates.append(lambda: (base_dir / ref["relative"]).resolve())
     candidates.append(lambda: Path(stored).expanduser())
     found = next((p for p in map(_usable_path, candidates) if p is not None), None)
-    if found is None:
+    mode = found.stat().st_mode if found is not None else 0
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):            # never a pipe or a device to read from
         warnings.append(tr("The model {path} whose vocabulary names these tokens was not found: the tokens are "
                            "shown as numbers.").format(path=repr(_short(stored))))
         return ""

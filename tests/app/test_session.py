@@ -331,3 +331,9 @@ def test_a_real_models_vocabulary_is_kept_by_a_session_and_a_missing_one_is_said
     data = load_session(path)                                   # the model moved away: ids, and a warning
     assert data.inputs.vocabulary == "" and data.inputs.tokens == ids
     assert "gone.gguf" in data.warnings[0] and "shown as numbers" in data.warnings[0]
+    fifo = tmp_path / "pipe.gguf"
+    os.mkfifo(fifo)
+    doc["inputs"]["vocabulary"] = {"path": str(fifo)}
+    path.write_text(json.dumps(doc))
+    data = load_session(path)                                   # a named pipe is never opened
+    assert data.inputs.vocabulary == "" and "pipe.gguf" in data.warnings[0]
