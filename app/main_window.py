@@ -816,7 +816,8 @@ class MainWindow(QMainWindow):
         self.notes.show_note(notes.render(self.state.selection.station, self.state.inputs, self.state.selection))
 
     def _on_busy(self, busy: bool) -> None:
-        self._mark_stale()
+        if not busy:
+            self._mark_stale()
         if busy:
             self._busy_timer.start()                  # quick edits never flash a progress bar
         else:
@@ -835,6 +836,7 @@ class MainWindow(QMainWindow):
                     self._show_times(result)
 
     def _show_busy(self) -> None:
+        self._mark_stale()                                # after the same delay: quick edits never flash it
         if self.state.busy:
             self.progress.setValue(0)
             self.progress.setFormat(tr("computing…"))

@@ -317,6 +317,8 @@ def test_the_previous_models_numbers_are_dimmed_while_another_model_computes(qtb
     wait_render(qtbot, window, lambda: s.set_seed(s.inputs.seed + 1))            # same shapes: not dimmed
     assert window.stack.graphicsEffect() is None
     assert s.set_config(d_head=6)                                # other shapes: the pass is queued, not drawn
+    assert s.busy and window.stack.graphicsEffect() is None       # a quick pass never flashes it ...
+    window._busy_timer.timeout.emit()                            # ... one still running after 250 ms is dimmed
     assert s.busy and window.stack.graphicsEffect() is not None
     qtbot.waitUntil(lambda: not s.busy and s.result.inputs == s.inputs, timeout=60_000)
     assert window.stack.graphicsEffect() is None
