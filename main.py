@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     state = window.state
     from app.warmup import KernelWarmup
 
-    KernelWarmup(state, window).start()                # the numba kernels compile meanwhile
+    KernelWarmup(state, window).start_after_first_paint(window)   # then the numba kernels compile, numpy draws
     window.show()
     # Everything made so far lives as long as the app: keep it out of the garbage collector's
     # full passes, which otherwise stall the UI thread for ~80 ms once torch is loaded.

@@ -11,6 +11,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QDockWidget,
+    QGraphicsOpacityEffect,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -73,6 +74,7 @@ CONTROLS_WIDTH = 250     # px: the controls dock, or what its widest row needs
 # One width whatever its tab: opening Trace or Code never squeezes the station (their pop-out
 # window gives them room).
 POP_OUT_SIZE = (820, 680)
+STALE_OPACITY = 0.35      # the views while another model's first pass runs (still its predecessor's numbers)
 
 
 def backend_words(label: str) -> str:
@@ -701,6 +703,7 @@ class MainWindow(QMainWindow):
         self.paint.early_drawn(result.request_id)
         station.show_result(result, sel)
         self._show_tokens(result)
+        self._mark_stale(result)
 
     def _on_result(self, result) -> None:
         self._selection_timer.stop()                  # the stations draw the current selection now
@@ -720,6 +723,22 @@ class MainWindow(QMainWindow):
         self._show_backend(result)
         self._update_sizes()
         self._update_notes()
+        self._mark_stale(result)
+
+    def _mark_stale(self, shown=None) -> None:
+        """While another model's pass runs (other weights or shapes: opening a GGUF, a preset), the
+        views still show the previous model's numbers under the new model's name: dim them until
+        the new model's first result is drawn (`shown`: the result on screen)."""
+        shown = shown if shown is not None else self.state.result
+        now = self.state.inputs
+        stale = (self.state.busy and shown is not None and
+                 (shown.inputs.weights != now.weights or not shown.inputs.config.same_shapes(now.config)))
+        if stale and self.stack.graphicsEffect() is None:
+            effect = QGraphicsOpacityEffect(self.stack)
+            effect.setOpacity(STALE_OPACITY)
+            self.stack.setGraphicsEffect(effect)
+        elif not stale and self.stack.graphicsEffect() is not None:
+            self.stack.setGraphicsEffect(None)            # deletes the effect
 
     def _show_backend(self, result) -> None:
         trace = result.trace
@@ -754,6 +773,8 @@ class MainWindow(QMainWindow):
         self.notes.show_note(notes.render(self.state.selection.station, self.state.inputs, self.state.selection))
 
     def _on_busy(self, busy: bool) -> None:
+        if not busy:
+            self._mark_stale()
         if busy:
             self._busy_timer.start()                  # quick edits never flash a progress bar
         else:
@@ -772,6 +793,7 @@ class MainWindow(QMainWindow):
                     self._show_times(result)
 
     def _show_busy(self) -> None:
+        self._mark_stale()                                # after the same delay: quick edits never flash it
         if self.state.busy:
             self.progress.setValue(0)
             self.progress.setFormat(tr("computing…"))

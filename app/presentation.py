@@ -193,6 +193,8 @@ class Presentation(QObject):
         for keys, _words, handler in PRESENT_KEYS:
             for key, fn in zip(keys, handlers[handler], strict=True):
                 self.keys.append(self._shortcut(key, fn, enabled=False))
+                if len(key) == 1 and key.isalpha():   # the sheet says "D": Shift+D (caps lock) works too
+                    self.keys.append(self._shortcut(f"Shift+{key}", fn, enabled=False))
         self.keys.append(self._shortcut("=", lambda: self.zoom(+1), enabled=False))   # "+" without Shift
         # Esc already cancels a computation / stops Play (the window's action); when neither is
         # happening, it also leaves presentation mode.

@@ -41,7 +41,7 @@ from compute.forward import resolve_backend, reusable_rows
 from compute.models import block_macs
 from widgets.i18n import error_text, tr
 
-from .values import WeightsEntry, make_result, make_weights, tokenizer_for
+from .values import WeightsEntry, make_result, make_weights, register_vocabulary, tokenizer_for
 
 PROGRESS_AFTER_S = 0.05
 PROGRESS_EVERY_S = 0.03
@@ -227,6 +227,7 @@ def reused_rows(reuse, inputs, weights: Weights) -> int:
 
 def cached_weights(cache: OrderedDict, inputs, registry: dict) -> Weights:
     """The weights of `inputs`, made once per recipe (GPT-3-sized ones take seconds to draw)."""
+    register_vocabulary(inputs, registry)                  # the words of a reopened session's vocabulary
     key = inputs.weights_key()
     if key not in cache:
         cache.clear()                                      # free the old set before making the new

@@ -10,8 +10,10 @@ A session is UTF-8 JSON with a schema version (SCHEMA_VERSION = 1):
         "tokens": [0, 1, 2, 3, 0, 4],                      # ids; "text" is for people only
         "text": "the cat sat on the mat",
         "backend": "auto",
-        "weights": {"kind": "random", "seed": 0}           # or {"kind": "file", "path": …,
-      },                                                   #     "relative": …, "sha256": …, "seed": 0}
+        "weights": {"kind": "random", "seed": 0},          # or {"kind": "file", "path": …,
+                                                           #     "relative": …, "sha256": …, "seed": 0}
+        "vocabulary": {"path": …, "relative": …}           # only for random weights named by a model's
+      },                                                   #     tokenizer (Inputs.vocabulary)
       "selection": {"layer": 0, "head": 1, "query": 5, "key": null, "station": "scores"},
       "colours": {"theme": "light", "colormap": "blues", "diverging": "diverging",
                   "lock_scales": false, "show_values": true}
@@ -178,6 +180,19 @@ def weights_reference(inputs: Inputs, base_dir: str | os.PathLike | None = None)
     return ref
 
 
+def vocabulary_reference(name: str, base_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Where the tokenizer of Inputs.vocabulary lives (a model folder or GGUF file): its path, and
+    the path relative to the session's folder, as for weights."""
+    path = Path(name).expanduser().resolve()
+    ref: dict[str, Any] = {"path": str(path)}
+    if base_dir is not None:
+        try:
+            ref["relative"] = os.path.relpath(path, Path(base_dir).resolve())
+        except ValueError:                            # another drive on Windows
+            pass
+    return ref
+
+
 # -- writing ---------------------------------------------------------------------------------------------
 def session_dict(inputs: Inputs, selection, labels=None, base_dir=None) -> dict[str, Any]:
     """The JSON object of a session (schema 1)."""
@@ -195,6 +210,7 @@ def session_dict(inputs: Inputs, selection, labels=None, base_dir=None) -> dict[
             "backend": inputs.backend,
             "weights": weights_reference(inputs, base_dir),
             **({"ablated": [[int(la), int(h)] for la, h in inputs.ablated]} if inputs.ablated else {}),
+            **({"vocabulary": vocabulary_reference(inputs.vocabulary, base_dir)} if inputs.vocabulary else {}),
         },
         "selection": {f: getattr(sel, f) for f in SELECTION_FIELDS},
         "colours": {f: getattr(sel, f) for f in COLOUR_FIELDS},
@@ -297,6 +313,23 @@ def _weights(ref: Any, seed_default: int, base_dir: Path | None, warnings: list[
     return str(found), seed
 
 
+def _vocabulary(ref: Any, base_dir: Path | None, warnings: list[str]) -> str:
+    """Inputs.vocabulary from its reference: the model whose tokenizer names the tokens, or ""
+    (with a warning: the tokens are then shown as numbers) when it is not found."""
+    stored = _need(ref, "path", str, "inputs.vocabulary")
+    candidates = []
+    if isinstance(ref.get("relative"), str) and base_dir is not None:
+        candidates.append(lambda: (base_dir / ref["relative"]).resolve())
+    candidates.append(lambda: Path(stored).expanduser())
+    found = next((p for p in map(_usable_path, candidates) if p is not None), None)
+    mode = found.stat().st_mode if found is not None else 0
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):            # never a pipe or a device to read from
+        warnings.append(tr("The model {path} whose vocabulary names these tokens was not found: the tokens are "
+                           "shown as numbers.").format(path=repr(_short(stored))))
+        return ""
+    return str(found)
+
+
 def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
@@ -387,8 +420,9 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
     checks: list[tuple[str, str, str]] = []
     weights, seed = _weights(inp.get("weights", {"kind": "random", "seed": 0}), 0, base_dir, warnings, checks)
     ablated = _ablated(inp.get("ablated", []), config)
+    vocabulary = _vocabulary(inp["vocabulary"], base_dir, warnings) if "vocabulary" in inp else ""
     inputs = Inputs(config=config, tokens=ids, preset=preset, seed=seed, weights=weights, backend=backend,
-                    ablated=ablated)
+                    ablated=ablated, vocabulary=vocabulary)
 
     sel = _need(data, "selection", dict, "session") if "selection" in data else {}
     colours = _need(data, "colours", dict, "session") if "colours" in data else {}

@@ -13,6 +13,7 @@ from typing import Any
 from compute import (
     PRESETS,
     Ablate,
+    CheckpointError,
     Config,
     Weights,
     WeightsError,
@@ -180,19 +181,44 @@ def make_weights(inputs, registry: dict | None = None) -> Weights:
     elif source.startswith("custom:"):
         raise WeightsError(Message(QT_TR_NOOP("these weights existed only in memory (made by training here, not saved "
                                               "to a file); use Model › Save weights to keep trained weights")), source)
-    elif Path(source).expanduser().is_dir() or source.lower().endswith(".gguf"):
-        real = real_model_of(source)                 # the packaged real model: loaded once, kept
-        loaded = real_models.load(real.key) if real is not None else load_checkpoint(Path(source).expanduser())
-        _, weights, tokenizer = loaded
-        if registry is not None:
-            title = real.title if real is not None else Path(source).name
-            registry[source] = WeightsEntry(weights, tokenizer, model_label(title, loaded))
+    elif _is_model(source):
+        weights = _load_model(source, registry)
     else:
         weights = Weights.load(Path(source).expanduser(), cfg=cfg)
     if not weights.cfg.same_shapes(cfg):
         raise WeightsError(Message(QT_TR_NOOP("they are for {theirs}, not for {ours}"), theirs=weights.cfg.describe(),
                                    ours=cfg.describe()), source)
     return weights
+
+
+def _is_model(source: str) -> bool:
+    """A checkpoint folder or a GGUF file (these bring their tokenizer), not a .safetensors file."""
+    return Path(source).expanduser().is_dir() or source.lower().endswith(".gguf")
+
+
+def _load_model(source: str, registry: dict | None) -> Weights:
+    """A checkpoint folder's or GGUF file's weights; its tokenizer and label go to `registry`."""
+    real = real_model_of(source)                 # the packaged real model: loaded once, kept
+    loaded = real_models.load(real.key) if real is not None else load_checkpoint(Path(source).expanduser())
+    _, weights, tokenizer = loaded
+    if registry is not None:
+        title = real.title if real is not None else Path(source).name
+        registry[source] = WeightsEntry(weights, tokenizer, model_label(title, loaded))
+    return weights
+
+
+def register_vocabulary(inputs, registry: dict | None) -> None:
+    """Bring the model whose tokenizer names the tokens (Inputs.vocabulary: random weights of a
+    real model's vocabulary, e.g. a reopened session of SmolLM2 with d_head changed) into
+    `registry` when it is not there yet. One that cannot be loaded leaves the ids as #numbers
+    (the session said so when its file was missing); the pass itself does not fail for it."""
+    name = inputs.vocabulary
+    if not name or registry is None or name in registry or not _is_model(name):
+        return
+    try:
+        _load_model(name, registry)
+    except (CheckpointError, OSError):
+        pass
 
 
 def tokenizer_for(weights_name: str, registry: dict | None = None):
@@ -214,6 +240,7 @@ def compute_result(inputs: Inputs, registry: dict | None = None, request_id: int
     t0 = time.perf_counter()
     registry = {} if registry is None else registry
     weights = make_weights(inputs, registry)
+    register_vocabulary(inputs, registry)
     trace = forward(inputs.config, weights, inputs.tokens, backend=inputs.backend,
                     interventions=inputs.interventions())
     return make_result(request_id, inputs, trace, weights, tokenizer_for(inputs.words_from(), registry), t0)

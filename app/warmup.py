@@ -23,6 +23,17 @@ class KernelWarmup(QObject):
         self.background = Background(self)
         self.background.done.connect(self._done)
 
+    def start_after_first_paint(self, window) -> None:
+        """Start once `window` has drawn its first view: importing numba and loading its cache
+        is Python work that would share the interpreter lock with building and painting that
+        view (numpy draws it), so it waits for the first `rendered`."""
+        numpy_first(True)
+
+        def first(*_args) -> None:
+            window.rendered.disconnect(first)
+            self.start()
+        window.rendered.connect(first)
+
     def start(self) -> None:
         numpy_first(True)
         self.background.run(("warmup",), lambda: warm_up("cpu"))

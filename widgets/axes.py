@@ -21,6 +21,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 
+from .i18n import localise_number
+
 _METRICS: dict[tuple, QFontMetricsF] = {}
 _REPORTED: set[tuple] = set()
 
@@ -266,10 +268,27 @@ def lean_paint(axis: pg.AxisItem, p, *_args) -> None:
             p.restore()
 
 
+def localise_ticks(axis: pg.AxisItem) -> pg.AxisItem:
+    """pyqtgraph writes numeric ticks as "0.5": write them in the reader's separators ("0,5" in
+    Swedish and Indonesian), at each redraw (the language may change). Label axes keep theirs."""
+    if getattr(axis.tickStrings, "__func__", None) is pg.AxisItem.tickStrings:
+        plain = axis.tickStrings
+        axis.tickStrings = lambda values, scale, spacing: [localise_number(t) for t in plain(values, scale, spacing)]
+    return axis
+
+
+def localise_plot(plot: pg.PlotItem) -> pg.PlotItem:
+    """localise_ticks on each of a plot's numeric axes."""
+    for side in ("left", "bottom", "right", "top"):
+        localise_ticks(plot.getAxis(side))
+    return plot
+
+
 def make_lean(axis: pg.AxisItem, levels: int | None = None) -> pg.AxisItem:
     """Give an existing axis (e.g. a ColorBarItem's) the lean layout, with at most `levels`
     tick levels (a colour bar reads best with major and minor ticks, not pyqtgraph's third)."""
     axis.lean_levels = levels
+    localise_ticks(axis)
     # No SI prefixes: with them every setRange re-renders the axis label's HTML (~0.1 ms), and a
     # colour bar's label is hidden, so it never showed one anyway.
     axis.enableAutoSIPrefix(False)

@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
+from .axes import localise_plot
 from .matrix import set_title
 from .theme import Palette
 
@@ -99,6 +100,7 @@ def draw_chart(plot: pg.PlotItem, chart: Chart, palette: Palette, font_pt: float
                title_size: str = "11pt") -> None:
     """Draw `chart` into `plot` (cleared first): its series, axes, ticks, legend and title."""
     plot.clear()                                          # also empties the legend
+    localise_plot(plot)
     plot.setMenuEnabled(False)
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()

@@ -372,7 +372,7 @@ class FigureWidget(pg.GraphicsLayoutWidget):
             top = 1
         for one, (r, c, rs, cs) in zip(spec.panels, spec.grid, strict=True):
             if isinstance(one, Chart):
-                plot = self.ci.addPlot(row=top + r, col=c, rowspan=rs, colspan=cs)
+                plot = self.ci.addPlot(row=top + r, col=c, rowspan=rs, colspan=cs, enableMenu=False)
                 draw_chart(plot, one, pal, font_pt=style.font_pt, line_scale=style.line_scale,
                            title_size=f"{style.font_pt * 1.1:.1f}pt")
                 self.charts[one.name] = plot

@@ -631,7 +631,9 @@ class MatrixPlot:
         self._line_scale = 1.0
         self.name = title
         self.title_size = "11pt"
-        self.plot: pg.PlotItem = layout.addPlot(row=row, col=col, rowspan=rowspan, colspan=colspan,
+        # enableMenu=False: no right-click menu is ever shown, and building one per plot (a
+        # ViewBoxMenu of a dozen widgets) was a sixth of a window's construction
+        self.plot: pg.PlotItem = layout.addPlot(row=row, col=col, rowspan=rowspan, colspan=colspan, enableMenu=False,
                                                 axisItems={"left": LabelAxis("left"), "bottom": LabelAxis("bottom")})
         set_title(self.plot, title, palette.foreground)
         self.plot.invertY(True)

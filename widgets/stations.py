@@ -808,8 +808,9 @@ class SoftmaxRowStation(Station):
     key = "softmax"
 
     def build(self):
-        self.scores_plot = self.canvas.addPlot(row=0, col=0, axisItems={"bottom": LabelAxis("bottom")})
-        self.probs_plot = self.canvas.addPlot(row=1, col=0, axisItems={"bottom": LabelAxis("bottom")})
+        self.scores_plot = self.canvas.addPlot(row=0, col=0, enableMenu=False,
+                                               axisItems={"bottom": LabelAxis("bottom")})
+        self.probs_plot = self.canvas.addPlot(row=1, col=0, enableMenu=False, axisItems={"bottom": LabelAxis("bottom")})
         for plot in (self.scores_plot, self.probs_plot):
             plot.setMenuEnabled(False)
             plot.setMouseEnabled(x=False, y=False)
@@ -976,7 +977,8 @@ class MLPStation(Station):
         super().build()
         self._logit_title = None
         # Beside the second row of heatmaps: column 2 (GELU) or 3 (SwiGLU's wider first row).
-        self.logit_plot = self.canvas.addPlot(row=1, col=self.view.columns - 1, axisItems={"left": LabelAxis("left")})
+        self.logit_plot = self.canvas.addPlot(row=1, col=self.view.columns - 1, enableMenu=False,
+                                              axisItems={"left": LabelAxis("left")})
         self.logit_plot.setMenuEnabled(False)
         self.logit_plot.setMouseEnabled(x=False, y=False)
         self.logit_plot.hideButtons()

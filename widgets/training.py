@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .axes import localise_plot
 from .i18n import Retranslate, num, tr
 
 
@@ -68,6 +69,7 @@ class TrainPanel(Retranslate, QWidget):
         self.status.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.status)
         self.plot = pg.PlotWidget()
+        localise_plot(self.plot.getPlotItem())
         self.plot.setBackground("w")
         self.plot.setLogMode(y=True)
         self.plot.setMenuEnabled(False)

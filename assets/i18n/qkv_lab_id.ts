@@ -2892,6 +2892,10 @@
         <translation>Folder bobot {path} telah</translation>
     </message>
     <message>
+        <source>The model {path} whose vocabulary names these tokens was not found: the tokens are shown as numbers.</source>
+        <translation>Model {path} yang kosakatanya memberi nama token ini tidak ditemukan: token ditampilkan sebagai angka.</translation>
+    </message>
+    <message>
         <source>{subject} changed since the session was saved (the sha256 differs): the numbers may not be the ones saved.</source>
         <translation>{subject} berubah sejak sesi disimpan (sha256-nya berbeda): angkanya mungkin bukan yang disimpan.</translation>
     </message>

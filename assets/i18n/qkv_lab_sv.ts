@@ -2912,6 +2912,10 @@
         <translation>Viktmappen {path} har</translation>
     </message>
     <message>
+        <source>The model {path} whose vocabulary names these tokens was not found: the tokens are shown as numbers.</source>
+        <translation>Modellen {path} vars ordförråd ger orden till dessa token hittades inte: token visas som tal.</translation>
+    </message>
+    <message>
         <source>{subject} changed since the session was saved (the sha256 differs): the numbers may not be the ones saved.</source>
         <translation>{subject} ändrats sedan sessionen sparades (sha256 skiljer sig): talen kanske inte är de sparade.</translation>
     </message>

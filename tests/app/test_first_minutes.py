@@ -307,3 +307,18 @@ def test_lang_sv_checks_svenska_in_the_menu_not_follow_the_system(qtbot, window)
         language.install("en")
 
 
+
+
+def test_the_previous_models_numbers_are_dimmed_while_another_model_computes(qtbot, window):
+    """Opening a GGUF showed the toy's 6×6 at full strength under the SmolLM2 header until its
+    first pass ended: other weights or shapes dim the views until their first result is drawn."""
+    s = window.state
+    assert window.stack.graphicsEffect() is None
+    wait_render(qtbot, window, lambda: s.set_seed(s.inputs.seed + 1))            # same shapes: not dimmed
+    assert window.stack.graphicsEffect() is None
+    assert s.set_config(d_head=6)                                # other shapes: the pass is queued, not drawn
+    assert s.busy and window.stack.graphicsEffect() is None       # a quick pass never flashes it ...
+    window._busy_timer.timeout.emit()                            # ... one still running after 250 ms is dimmed
+    assert s.busy and window.stack.graphicsEffect() is not None
+    qtbot.waitUntil(lambda: not s.busy and s.result.inputs == s.inputs, timeout=60_000)
+    assert window.stack.graphicsEffect() is None

@@ -48,6 +48,9 @@ def test_presentation_mode_hides_chrome_and_drives_everything_by_keys(qtbot, win
     assert s.selection.station == "projections"
     _key(win, Qt.Key.Key_V)
     assert s.selection.show_values is False
+    _key(win, Qt.Key.Key_V, Qt.KeyboardModifier.ShiftModifier)          # the sheet's capital "V" (caps lock)
+    assert s.selection.show_values is True
+    _key(win, Qt.Key.Key_V)
     _key(win, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)   # a menu shortcut, menu bar hidden
     assert s.selection.station == "scores"
     _key(win, Qt.Key.Key_F1)                                           # the cheat sheet

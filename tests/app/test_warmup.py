@@ -82,3 +82,28 @@ def test_the_first_paint_imports_no_numba():
     run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert run.stdout.split()[-2:] == ["False", "reference"], run.stdout + run.stderr[-2000:]
+
+
+def test_the_kernels_start_compiling_after_the_first_paint_not_during_it(qtbot, monkeypatch, numpy_first_off):
+    """Importing numba in the background while the first view is built and painted shared the
+    interpreter lock with it: main.py starts the warm-up on the first `rendered`."""
+    from PySide6.QtCore import QObject, Signal
+
+    class Window(QObject):
+        rendered = Signal(float)
+        message = Signal(str, str)
+        messageWithdrawn = Signal(str)
+        result = None
+
+    window = Window()
+    started = []
+    monkeypatch.setattr(type(get_backend("cpu")), "warm_up", lambda self: started.append(1))
+    warmup = KernelWarmup(window, window)
+    warmup.start_after_first_paint(window)
+    qtbot.wait(50)
+    assert not started and not warmup.ready                      # nothing before the first paint
+    window.rendered.emit(12.0)
+    qtbot.waitUntil(lambda: warmup.ready, timeout=30_000)
+    window.rendered.emit(5.0)                                    # later paints start nothing more
+    qtbot.wait(50)
+    assert started == [1]

@@ -16,7 +16,9 @@ from widgets.axes import (
     metrics_for,
     safe_paint,
 )
+from widgets.charts import Chart, Series, draw_chart
 from widgets.matrix import LabelAxis, MatrixPlot
+from widgets.theme import LIGHT
 
 
 def _specs(fn, axis):
@@ -124,3 +126,30 @@ def test_axes_without_a_tick_font_use_the_application_font_not_the_views(qtbot, 
     widths = {t: r.width() for r, _f, t in axis._lean_specs[2]}
     app_font = metrics_for(QFont(), image)
     assert widths["gamma"] == pytest.approx(app_font.horizontalAdvance("gamma"), abs=0.5)
+
+
+def test_colour_bar_ticks_take_the_languages_decimal_comma(qtbot, canvas):
+    """Colour bars said '0.5' in Swedish and Indonesian, beside '0,5' in the cells."""
+    from widgets import i18n
+
+    values = np.linspace(-1.3, 1.3, 36).reshape(6, 6)                       # [6, 6]
+    found = {}
+    try:
+        for code in ("en", "sv", "id"):
+            i18n.set_language(code)
+            mp = MatrixPlot(canvas.ci, 0, 0, "scores", row_axis="query i", col_axis="key j")
+            mp.set_data(values, list("abcdef"), list("abcdef"))
+            qtbot.wait(50)
+            found[code] = [t for _r, _f, t in _specs(lean_draw_specs, mp.bar.getAxis("right"))[2]]
+            plain = make_lean(canvas.addPlot().getAxis("left"))          # a station's numeric axis
+            found[code] += plain.tickStrings([-0.5, 0.0, 0.25], 1, 0.25)
+            chart = canvas.addPlot()                                      # an instrument's chart
+            line = Series(label="", x=np.array([0.0, 1.0]), y=np.array([0.0, 1.5]))     # [2], [2]
+            draw_chart(chart, Chart(name="c", title="t", series=(line,)), LIGHT)
+            found[code] += chart.getAxis("left").tickStrings([0.75], 1, 0.25)
+            canvas.clear()
+    finally:
+        i18n.set_language("en")
+    assert any("." in t for t in found["en"]), found
+    for code in ("sv", "id"):
+        assert found[code] == [t.replace(".", ",") for t in found["en"]], found

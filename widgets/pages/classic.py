@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBo
 
 from compute.instruments import explain, sqrt_dk
 
+from ..axes import localise_plot
 from ..i18n import QT_TR_NOOP, Retranslate, num, page_title, tr
 from ..matrix import LabelAxis, MatrixPlot, set_title
 from ..matrix import idx_labels as _idx
@@ -292,7 +293,8 @@ class SqrtDkLab(Retranslate, QWidget):
         return f"<b style='font-size:13pt'>{page_title(self.key)}</b>" + (f"&nbsp;&nbsp;{rest}" if rest else "")
 
     def _plot(self, r, c, title, labels=False):
-        plot = self.canvas.addPlot(row=r, col=c, axisItems={"bottom": LabelAxis("bottom")} if labels else None)
+        plot = localise_plot(self.canvas.addPlot(row=r, col=c, enableMenu=False,
+                                                 axisItems={"bottom": LabelAxis("bottom")} if labels else None))
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()

@@ -96,7 +96,8 @@ class ModernPage(Station):
         for item in views.items:
             v = item.view
             if isinstance(v, Chart):
-                plot = ci.addPlot(row=item.row, col=item.col, rowspan=item.rowspan, colspan=item.colspan)
+                plot = ci.addPlot(row=item.row, col=item.col, rowspan=item.rowspan, colspan=item.colspan,
+                                   enableMenu=False)
                 self.widgets[v.name] = plot
             else:
                 mp = self.matrix(item.row, item.col, "", kind=v.kind, roles=item.roles, rowspan=item.rowspan,
