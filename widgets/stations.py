@@ -8,6 +8,8 @@ row (bars), Heads·W_O (head dividers) and the MLP (the next-token bars) add to 
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
@@ -77,18 +79,28 @@ def legibility(cell_w: float, cell_h: float) -> float:
 
 class Same:
     """An object in a cache key, equal only to itself: id() alone is reused once a result is freed,
-    so a new result could pass for the one drawn before."""
+    so a new result could pass for the one drawn before. It holds the object weakly: a hidden
+    page's cache key must not keep the Trace it last drew alive (a long session held one per page)."""
 
-    __slots__ = ("obj",)
+    __slots__ = ("ref", "weak", "key")
 
     def __init__(self, obj):
-        self.obj = obj
+        try:
+            self.ref, self.weak = weakref.ref(obj), True
+        except TypeError:                   # None, or a value without weak references: held as it is
+            self.ref, self.weak = (lambda: obj), False
+        self.key = id(obj)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Same) and other.obj is self.obj
+        if not isinstance(other, Same):
+            return False
+        mine, theirs = self.ref(), other.ref()
+        if self.weak and mine is None:      # freed: equal to nothing new (its id may be reused)
+            return other is self
+        return mine is theirs
 
     def __hash__(self) -> int:
-        return id(self.obj)
+        return self.key
 
 
 class Station(Retranslate, QWidget):
