@@ -14,6 +14,7 @@ from compute.instruments import explain
 from compute.stations import PAGE
 from widgets.i18n import num, tr
 from widgets.pages.instrument_views import Side
+from widgets.theme import CORRECT, WARN
 
 from .state import LabResult, LabState
 
@@ -168,7 +169,7 @@ class Instruments(QObject):
         self.total += 1
         self.correct += int(right)
         verdict = tr("✓ right") if right else tr("✗ not this time")
-        mark = f"<b style='color:{'#188038' if right else '#d93025'}'>{verdict}</b>"
+        mark = f"<b style='color:{CORRECT if right else WARN}'>{verdict}</b>"
         self.calibrated.emit(tr("You predicted: {guess}.<br>Measured: {seen} — A and B side by side on the A/B "
                                 "page.<br>{mark}").format(guess=f"<b>{html.escape(guess)}</b>", seen=html.escape(seen),
                                                           mark=mark), self.correct, self.total,

@@ -36,6 +36,7 @@ from widgets.instruments import CODE_FONT_PT, CodeView, TracePanel
 from widgets.pages import page_kind
 from widgets.panels import MessageBar, NotesPanel, StationBar
 from widgets.stations import STATION_CLASSES, Station
+from widgets.theme import LIGHT
 from widgets.token_strip import TokenStrip
 
 from . import notes
@@ -49,22 +50,25 @@ from .settings import Settings
 from .state import LabState
 from .values import real_model_of
 
-STYLE = """
-QMainWindow, QWidget { font-size: 10pt; }
-QLabel#note { color: #5f6368; font-size: 9pt; }
-QLabel#stationHeader { padding: 2px 4px; }
-QLabel#stripTitle, QLabel#tokenCount { color: #5f6368; }
-QToolButton#tokenChip { border: 1px solid #c4c7c5; border-radius: 10px; padding: 3px 10px;
-    background: #f1f3f4; font-size: 11pt; }
-QToolBar#stationBar { border: none; spacing: 2px; }
-QTabWidget#instrumentTabs > QTabBar { font-size: 9pt; }
-QToolButton#stationButton, QToolButton#pageButton { padding: 3px 4px; border: 1px solid #dadce0;
-    border-radius: 4px; background: #fff; color: #5f6368; }
-QToolButton#stationButton:checked { background: #1a73e8; color: white; border-color: #1a73e8; font-weight: bold; }
-QToolButton#pageButton:checked { background: #e8710a; color: white; border-color: #e8710a; font-weight: bold; }
-QToolButton#pageButton::menu-indicator { image: none; width: 0px; }
-QGroupBox { font-weight: bold; margin-top: 10px; }
-QGroupBox::title { subcontrol-origin: margin; left: 6px; padding: 0 2px; }
+# The light window (the dark one adds app/presentation.py's DARK_QSS): colours from the light palette.
+STYLE = f"""
+QMainWindow, QWidget {{ font-size: 10pt; }}
+QLabel#note {{ color: {LIGHT.muted}; font-size: 9pt; }}
+QLabel#stationHeader {{ padding: 2px 4px; }}
+QLabel#stripTitle, QLabel#tokenCount {{ color: {LIGHT.muted}; }}
+QToolButton#tokenChip {{ border: 1px solid {LIGHT.chip_border}; border-radius: 10px; padding: 3px 10px;
+    background: {LIGHT.chip}; font-size: 11pt; }}
+QToolBar#stationBar {{ border: none; spacing: 2px; }}
+QTabWidget#instrumentTabs > QTabBar {{ font-size: 9pt; }}
+QToolButton#stationButton, QToolButton#pageButton {{ padding: 3px 4px; border: 1px solid {LIGHT.button_border};
+    border-radius: 4px; background: {LIGHT.button}; color: {LIGHT.button_text}; }}
+QToolButton#stationButton:checked {{ background: {LIGHT.selected}; color: {LIGHT.on_selected};
+    border-color: {LIGHT.selected}; font-weight: bold; }}
+QToolButton#pageButton:checked {{ background: {LIGHT.query}; color: {LIGHT.on_selected}; border-color: {LIGHT.query};
+    font-weight: bold; }}
+QToolButton#pageButton::menu-indicator {{ image: none; width: 0px; }}
+QGroupBox {{ font-weight: bold; margin-top: 10px; }}
+QGroupBox::title {{ subcontrol-origin: margin; left: 6px; padding: 0 2px; }}
 """
 
 

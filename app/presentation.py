@@ -17,7 +17,7 @@ from compute.stations import STATIONS
 from widgets.i18n import tr
 from widgets.matrix import MatrixPlot
 from widgets.overlay import CheatSheet
-from widgets.theme import CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, Palette, text_colour_for
+from widgets.theme import BLACK, CONTRAST_DARK, CONTRAST_LIGHT, DARK, LIGHT, WHITE, Palette, text_colour_for
 
 from .actions import PRESENT_KEYS, present_rows, sheet_rows
 
@@ -26,12 +26,15 @@ VIEW_FONT_PT = 10.0
 PRESENTATION_FONT_PT = 15.0
 PRESENTATION_LINES = 2.0
 
-DARK_QSS = """
-QLabel#note, QLabel#stripTitle, QLabel#tokenCount { color: #9aa0a6; }
-QToolButton#tokenChip { background: #303134; color: #e8eaed; border-color: #5f6368; }
-QToolButton#stationButton, QToolButton#pageButton { background: #303134; color: #bdc1c6; border-color: #5f6368; }
-QToolButton#stationButton:checked { background: #8ab4f8; color: #202124; border-color: #8ab4f8; }
-QToolButton#pageButton:checked { background: #fb923c; color: #202124; border-color: #fb923c; }
+# The dark window over the light STYLE (app/main_window.py): both drawn from their palette.
+DARK_QSS = f"""
+QLabel#note, QLabel#stripTitle, QLabel#tokenCount {{ color: {DARK.muted}; }}
+QToolButton#tokenChip {{ background: {DARK.chip}; color: {DARK.foreground}; border-color: {DARK.chip_border}; }}
+QToolButton#stationButton, QToolButton#pageButton {{ background: {DARK.button}; color: {DARK.button_text};
+    border-color: {DARK.button_border}; }}
+QToolButton#stationButton:checked {{ background: {DARK.selected}; color: {DARK.on_selected};
+    border-color: {DARK.selected}; }}
+QToolButton#pageButton:checked {{ background: {DARK.query}; color: {DARK.on_selected}; border-color: {DARK.query}; }}
 """
 
 PRESENT_QSS = """
@@ -39,9 +42,10 @@ QMainWindow, QWidget {{ font-size: {ui:.0f}pt; }}
 QToolButton#tokenChip {{ font-size: {chip:.0f}pt; padding: 4px 14px; border-width: 2px; border-radius: 16px; }}
 QToolButton#stationButton, QToolButton#pageButton {{ font-size: {ui:.0f}pt; padding: 6px 7px; border-width: 2px; }}
 """
+# On a projector the chips are ink on paper: black on white, white on black.
 PRESENT_CONTRAST_QSS = {
-    "light": "QToolButton#tokenChip { background: #ffffff; color: #000000; border-color: #000000; }\n",
-    "dark": "QToolButton#tokenChip { background: #000000; color: #ffffff; border-color: #ffffff; }\n",
+    "light": f"QToolButton#tokenChip {{ background: {WHITE}; color: {BLACK}; border-color: {BLACK}; }}\n",
+    "dark": f"QToolButton#tokenChip {{ background: {BLACK}; color: {WHITE}; border-color: {WHITE}; }}\n",
 }
 
 def chip_colours(pal: Palette) -> str:
@@ -53,22 +57,24 @@ def chip_colours(pal: Palette) -> str:
             f"QToolButton#tokenChip:hover {{ border-color: {pal.key}; }}\n")
 
 
-def dark_qpalette() -> QPalette:
+def dark_qpalette(pal: Palette = DARK) -> QPalette:
+    """The dark window's Qt palette (docks, dialogs and menus follow it), drawn from `pal`."""
     p = QPalette()
     colours = {
-        QPalette.ColorRole.Window: "#1e1f22", QPalette.ColorRole.WindowText: "#e8eaed",
-        QPalette.ColorRole.Base: "#2a2b2f", QPalette.ColorRole.AlternateBase: "#303134",
-        QPalette.ColorRole.Text: "#e8eaed", QPalette.ColorRole.Button: "#303134",
-        QPalette.ColorRole.ButtonText: "#e8eaed", QPalette.ColorRole.BrightText: "#ffffff",
-        QPalette.ColorRole.Highlight: "#8ab4f8", QPalette.ColorRole.HighlightedText: "#202124",
-        QPalette.ColorRole.ToolTipBase: "#303134", QPalette.ColorRole.ToolTipText: "#e8eaed",
-        QPalette.ColorRole.PlaceholderText: "#9aa0a6", QPalette.ColorRole.Link: "#8ab4f8",
-        QPalette.ColorRole.Mid: "#3c4043", QPalette.ColorRole.Dark: "#17181a", QPalette.ColorRole.Light: "#5f6368",
+        QPalette.ColorRole.Window: pal.background, QPalette.ColorRole.WindowText: pal.foreground,
+        QPalette.ColorRole.Base: pal.panel, QPalette.ColorRole.AlternateBase: pal.button,
+        QPalette.ColorRole.Text: pal.foreground, QPalette.ColorRole.Button: pal.button,
+        QPalette.ColorRole.ButtonText: pal.foreground, QPalette.ColorRole.BrightText: pal.bright,
+        QPalette.ColorRole.Highlight: pal.selected, QPalette.ColorRole.HighlightedText: pal.on_selected,
+        QPalette.ColorRole.ToolTipBase: pal.button, QPalette.ColorRole.ToolTipText: pal.foreground,
+        QPalette.ColorRole.PlaceholderText: pal.muted, QPalette.ColorRole.Link: pal.selected,
+        QPalette.ColorRole.Mid: pal.grid, QPalette.ColorRole.Dark: pal.shadow,
+        QPalette.ColorRole.Light: pal.button_border,
     }
     for role, colour in colours.items():
         p.setColor(role, QColor(colour))
     for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
-        p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#80868b"))
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(pal.disabled))
     return p
 
 

@@ -18,11 +18,7 @@ from PySide6.QtGui import QFont
 
 from .axes import localise_plot
 from .matrix import set_title
-from .theme import Palette
-
-# Colours of categories (groups of heads): Okabe–Ito and neighbours, none near the query's orange
-# or the key's purple (a K/V group is neither).
-CATEGORY = ("#1a73e8", "#009e73", "#cc79a7", "#56b4e9", "#f0e442", "#0072b2", "#44aa99", "#999933")
+from .theme import CATEGORY, Palette  # noqa: F401 - CATEGORY: charts' colours of categories (widgets/theme.py)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from .theme import (
     DEFAULT_SEQUENTIAL,
     DIVERGING_MAPS,
     FIGURE,
+    FIGURE_HATCH,
     SEQUENTIAL_MAPS,
     Palette,
     ui_font,
@@ -409,7 +410,7 @@ class FigureWidget(pg.GraphicsLayoutWidget):
             if one.masked is not None and one.masked.any():
                 # Qt's pattern brushes come out as grey blocks in SVG viewers: hatch with lines.
                 mp.hatch.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-                hatch = LineHatch(mp.hatch.rect(), "#aeb2b7" if style.theme == "light" else pal.masked)
+                hatch = LineHatch(mp.hatch.rect(), FIGURE_HATCH if style.theme == "light" else pal.masked)
                 mp.plot.addItem(hatch)
                 self.hatches.append(hatch)
             mp.set_outline(one.outline)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from .i18n import Retranslate, num, tr
+from .theme import CODE_LINE, SYNTAX
 
 
 # -- 1. dot-product trace (dock) ------------------------------------------------------------------
@@ -131,10 +132,7 @@ class PythonHighlighter(QSyntaxHighlighter):
         self.set_dark(dark)
 
     def set_dark(self, dark: bool) -> None:
-        colours = ({"keyword": "#c792ea", "builtin": "#82aaff", "string": "#c3e88d", "comment": "#8b949e",
-                    "number": "#f78c6c", "decorator": "#ffcb6b"} if dark else
-                   {"keyword": "#7b1fa2", "builtin": "#1a55a0", "string": "#2e7d32", "comment": "#6a737d",
-                    "number": "#b35900", "decorator": "#8a6d00"})
+        colours = SYNTAX["dark" if dark else "light"]
         self.formats = {}
         for kind, colour in colours.items():
             fmt = QTextCharFormat()
@@ -247,7 +245,7 @@ class CodeView(Retranslate, QWidget):
         sel = QTextEdit.ExtraSelection()
         fmt = QTextCharFormat()
         dark = self.text.palette().color(self.text.backgroundRole()).lightness() < 128
-        fmt.setBackground(QColor("#6b5300" if dark else "#fde293"))      # readable in both themes
+        fmt.setBackground(QColor(CODE_LINE["dark" if dark else "light"]))      # readable in both themes
         fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
         sel.format = fmt
         sel.cursor = QTextCursor(block)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectIte
 
 from .axes import make_lean, metrics_for, safe_paint, text_widths
 from .i18n import language, localise_number, num, tr
-from .theme import LIGHT, Palette, colormap
+from .theme import BLACK, LIGHT, MASKED_INK, WHITE, Palette, colormap
 
 # Highlight bands: (key, width in px before line scaling). A row or column band takes the colour
 # of what the rows or columns are (palette.role_colour: query orange, key purple); the cell, ink.
@@ -84,7 +84,7 @@ class LabelAxis(pg.AxisItem):
         self._describing = True                           # indices, or labels that say where they are
         self._widths: dict[str, tuple[np.ndarray, np.ndarray]] = {}   # font key -> label, "i:" widths
         self.emphasis: int | None = None
-        self.emphasis_colour = QColor("#e8710a")
+        self.emphasis_colour = QColor(LIGHT.query)
         self.force_full = False                           # a station's trial: every label at the least size
         self.min_px = MIN_LABEL_PX                        # the least type size before labels thin out
         self.bare = False                                 # a thumbnail beside the lesson's main panel: no labels
@@ -495,7 +495,7 @@ class CellText(pg.GraphicsObject):
         self.px_scale = 1.0                           # > 1 while a figure renders into a larger image
         self.number_px: float | None = None           # set by a station: one size for a group, 0 = none
         self.decimals_shown: int | None = None        # set by a station: fewer decimals in narrow cells
-        self.masked_colour = QColor("#3c4043")
+        self.masked_colour = QColor(MASKED_INK)
         self.masked_background = QColor(255, 255, 255, 200)   # behind a masked cell's text, over the hatch
         self.setZValue(5)
 
@@ -981,7 +981,7 @@ class MatrixPlot:
             finite = np.where(np.isfinite(v), np.asarray(v, np.float64), lo)                 # [rows, cols]
             k = np.clip((finite - lo) / ((hi - lo) or 1.0) * 255, 0, 255)
         dark_text = lum[k.astype(np.int64)] > 0.5                                         # [rows, cols]
-        black, white = QColor("#000000"), QColor("#ffffff")
+        black, white = QColor(BLACK), QColor(WHITE)
         colours = [[black if d else white for d in row] for row in dark_text]
         self.text.set_values(v, colours, self.masked, self.masked_text)
 

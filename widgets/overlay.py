@@ -8,6 +8,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from .i18n import Retranslate, tr
+from .theme import SHEET_INK, SHEET_NOTE
 
 
 class CheatSheet(Retranslate, QWidget):
@@ -54,8 +55,8 @@ class CheatSheet(Retranslate, QWidget):
             cells.append(f"<td valign='top' style='padding:0 28px'><p style='font-size:{font_pt * 1.15:.0f}pt'>"
                          f"<b>{html.escape(title)}</b></p><table cellspacing='0'>{body}</table></td>")
         closes = html.escape(tr("any key or a click closes this sheet"))
-        self.label.setText(f"<div style='font-size:{font_pt:.0f}pt; color:#ffffff'><table><tr>{''.join(cells)}</tr>"
-                           f"</table><p style='color:#bdc1c6'>{closes}"
+        self.label.setText(f"<div style='font-size:{font_pt:.0f}pt; color:{SHEET_INK}'><table><tr>{''.join(cells)}</tr>"
+                           f"</table><p style='color:{SHEET_NOTE}'>{closes}"
                            f"</p></div>")
 
     def open(self) -> None:

@@ -18,12 +18,10 @@ from PySide6.QtWidgets import (
 )
 
 from .i18n import Retranslate, num, page_short, page_title, tr
+from .theme import LEVEL_COLOURS
 
-LEVEL_STYLE = {
-    "error": "background:#fce8e6; color:#a50e0e; border:1px solid #f28b82;",
-    "warning": "background:#fef7e0; color:#7a4f01; border:1px solid #fdd663;",
-    "info": "background:#e8f0fe; color:#174ea6; border:1px solid #aecbfa;",
-}
+LEVEL_STYLE = {level: f"background:{bg}; color:{ink}; border:1px solid {border};"
+               for level, (bg, ink, border) in LEVEL_COLOURS.items()}
 
 
 class MessageBar(Retranslate, QFrame):

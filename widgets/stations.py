@@ -35,7 +35,7 @@ from .matrix import (
     set_title,
     zoomed,
 )
-from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
+from .theme import BARS, DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
 from .views import (
     STATION_VIEWS,
     kv_head,
@@ -1019,7 +1019,7 @@ class MLPStation(Station):
             n = len(probs)
             names = [visible_token(result.token_label(int(t))) for t in d["top_ids"]]
             self.logit_bars.setOpts(x0=np.zeros(n), y=np.arange(n), height=0.7, width=probs,
-                                    brush=pg.mkBrush("#4292c6"), pen=pg.mkPen(None))
+                                    brush=pg.mkBrush(BARS), pen=pg.mkPen(None))
             self.logit_plot.getAxis("left").set_labels(names)
             self.logit_plot.setXRange(0, max(float(probs.max()) * 1.45, 1e-12), padding=0)   # room for "9.8 %"
             self._show_probabilities(probs)

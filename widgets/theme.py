@@ -10,7 +10,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyqtgraph as pg
@@ -29,6 +29,19 @@ class Palette:
     key: str = "#8e24aa"           # a key: its column (its row in k and v)
     masked: str = "#9aa0a6"        # hatch of forbidden (-inf) cells
     grid: str = "#dadce0"
+    # The window's chrome: its Qt style sheet (app/main_window.py, app/presentation.py) and, in the
+    # dark theme, its Qt palette. The light window keeps Qt's own palette: the light bright, shadow
+    # and disabled are Fusion's, so a palette drawn from LIGHT would look the same.
+    chip: str = "#f1f3f4"          # a token chip
+    chip_border: str = "#c4c7c5"
+    button: str = "#ffffff"        # a station or page button (dark: tooltips, alternate rows too)
+    button_text: str = "#5f6368"
+    button_border: str = "#dadce0"  # (dark: Qt's bevel light too)
+    selected: str = "#1a73e8"      # the checked station button; Qt's highlight and links
+    on_selected: str = "#ffffff"   # the ink of a checked station or page button, of a highlight
+    bright: str = "#ffffff"        # Qt's bright text
+    shadow: str = "#9f9f9f"        # Qt's dark (a bevel's shadow)
+    disabled: str = "#bebebe"      # disabled text
 
     @property
     def dark(self) -> bool:
@@ -54,15 +67,49 @@ class Palette:
 WARN = "#d93025"
 REMEDY = "#1a73e8"
 BARS = "#4292c6"
+CORRECT = "#188038"            # green: a prediction that came true (red, WARN: one that did not)
+LOSS_CURVE = "#1a73e8"         # the training loss, on its own plot
+# Quantities that are neither query nor key (θ_d, the running m and ℓ, bytes, the compared windows)
+# take Okabe–Ito colours that no page uses for them; PLAIN is a bar nothing picks out (not the
+# chosen one, not read yet), RESCALE the online softmax's rescale factors behind m and ℓ.
+OTHER, OTHER2 = "#009e73", "#56b4e9"
+PLAIN = "#dadce0"
+RESCALE = "#b8bcc0"
+# Colours of categories (groups of heads): Okabe–Ito and neighbours, none near the query's orange
+# or the key's purple (a K/V group is neither).
+CATEGORY = ("#1a73e8", "#009e73", "#cc79a7", "#56b4e9", "#f0e442", "#0072b2", "#44aa99", "#999933")
+# Ink on a cell: black on light colours, white on dark ones (text_colour_for).
+BLACK, WHITE = "#000000", "#ffffff"
+MASKED_INK = "#3c4043"         # a masked cell's text until a palette styles the matrix (then muted)
+FIGURE_HATCH = "#aeb2b7"       # a light figure's hatch lines over masked cells (dark: the palette's masked)
+# The message bar under the token strip, the same in both themes: (background, ink, border) per level.
+LEVEL_COLOURS = {
+    "error": ("#fce8e6", "#a50e0e", "#f28b82"),
+    "warning": ("#fef7e0", "#7a4f01", "#fdd663"),
+    "info": ("#e8f0fe", "#174ea6", "#aecbfa"),
+}
+# The cheat sheet (F1) over its dark veil, in both themes: white type, a grey note.
+SHEET_INK, SHEET_NOTE = WHITE, "#bdc1c6"
+# The code view: syntax colours and the highlighted (key) line, per theme (PALETTES' names).
+SYNTAX = {
+    "light": {"keyword": "#7b1fa2", "builtin": "#1a55a0", "string": "#2e7d32", "comment": "#6a737d",
+              "number": "#b35900", "decorator": "#8a6d00"},
+    "dark": {"keyword": "#c792ea", "builtin": "#82aaff", "string": "#c3e88d", "comment": "#8b949e",
+             "number": "#f78c6c", "decorator": "#ffcb6b"},
+}
+CODE_LINE = {"light": "#fde293", "dark": "#6b5300"}
 
 LIGHT = Palette()
 DARK = Palette(background="#1e1f22", foreground="#e8eaed", muted="#9aa0a6", panel="#2a2b2f",
-               query="#fb923c", key="#e879f9", masked="#5f6368", grid="#3c4043")
+               query="#fb923c", key="#e879f9", masked="#5f6368", grid="#3c4043",
+               chip="#303134", chip_border="#5f6368", button="#303134", button_text="#bdc1c6",
+               button_border="#5f6368", selected="#8ab4f8", on_selected="#202124", bright="#ffffff",
+               shadow="#17181a", disabled="#80868b")
 # Projectors wash out greys: presentation mode uses pure black/white and saturated highlights.
 CONTRAST_LIGHT = Palette(background="#ffffff", foreground="#000000", muted="#202124", panel="#ffffff",
                          query="#e65100", key="#7b1fa2", masked="#5f6368", grid="#000000")
 # Dark on a projector: the window's own dark grey (pure black made the maps' dark end a hole).
-CONTRAST_DARK = Palette(background="#1e1f22", foreground="#ffffff", muted="#e8eaed", panel="#1e1f22",
+CONTRAST_DARK = replace(DARK, background="#1e1f22", foreground="#ffffff", muted="#e8eaed", panel="#1e1f22",
                         query="#ff9100", key="#ea80fc", masked="#9aa0a6", grid="#ffffff")
 # Publication figures: white paper, black ink.
 FIGURE = Palette(background="#ffffff", foreground="#000000", muted="#303134", panel="#ffffff",
@@ -151,4 +198,4 @@ def text_colour_for(rgb: tuple[int, int, int]) -> QColor:
     """Black or white, whichever reads better on this cell colour (relative luminance)."""
     r, g, b = (c / 255.0 for c in rgb)
     lum = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return QColor("#000000") if lum > 0.5 else QColor("#ffffff")
+    return QColor(BLACK) if lum > 0.5 else QColor(WHITE)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from .i18n import Retranslate, tr
+from .theme import LIGHT
 
 MIME = "application/x-qkv-token-index"
 MAX_CHIPS = 256   # longer sequences show their first chips and a count; typing still edits all
@@ -84,7 +85,7 @@ class _ChipRow(QWidget):
         self.chips: list[TokenChip] = []
         self.marker = QFrame(self)
         self.marker.setFrameShape(QFrame.Shape.VLine)
-        self.marker.setStyleSheet("color: #e8710a; border: 2px solid #e8710a;")
+        self.marker.setStyleSheet(f"color: {LIGHT.accent}; border: 2px solid {LIGHT.accent};")
         self.marker.hide()
 
     def target_index(self, x: float, src: int) -> int:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from .axes import localise_plot
 from .i18n import Retranslate, num, tr
+from .theme import LIGHT, LOSS_CURVE
 
 
 class TrainPanel(Retranslate, QWidget):
@@ -74,8 +75,8 @@ class TrainPanel(Retranslate, QWidget):
         self.plot.setLogMode(y=True)
         self.plot.setMenuEnabled(False)
         self.plot.setMinimumHeight(160)
-        self.curve = self.plot.plot(pen=pg.mkPen("#1a73e8", width=2))
-        self.hint = pg.TextItem("", color="#5f6368", anchor=(0.5, 0.5))
+        self.curve = self.plot.plot(pen=pg.mkPen(LOSS_CURVE, width=2))
+        self.hint = pg.TextItem("", color=LIGHT.muted, anchor=(0.5, 0.5))
         self.plot.addItem(self.hint)
         self.hint.setPos(0.5, 0.5)
         layout.addWidget(self.plot, 1)

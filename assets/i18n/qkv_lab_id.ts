@@ -1470,8 +1470,8 @@
         <translation>menghitung pattern tanpa mask…</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#d93025&apos;&gt;Red boxes&lt;/span&gt;: key j = i+1, the token query i must predict. Without the mask, query rows put &lt;b&gt;{answer}&lt;/b&gt; of their weight on it on average, and &lt;b&gt;{future}&lt;/b&gt; on all future keys; with the mask: 0%. Trained without the mask, a model would learn to read the answer there — and fail at generation, where the next token does not exist yet.</source>
-        <translation>&lt;span style=&apos;color:#d93025&apos;&gt;Kotak merah&lt;/span&gt;: key j = i+1, token yang harus diprediksi query i. Tanpa mask, baris query rata-rata menaruh &lt;b&gt;{answer}&lt;/b&gt; bobotnya di sana, dan &lt;b&gt;{future}&lt;/b&gt; pada semua key masa depan; dengan mask: 0%. Jika dilatih tanpa mask, model akan belajar membaca jawabannya di sana — lalu gagal saat generasi, ketika token berikutnya belum ada.</translation>
+        <source>&lt;span style=&apos;color:{warn}&apos;&gt;Red boxes&lt;/span&gt;: key j = i+1, the token query i must predict. Without the mask, query rows put &lt;b&gt;{answer}&lt;/b&gt; of their weight on it on average, and &lt;b&gt;{future}&lt;/b&gt; on all future keys; with the mask: 0%. Trained without the mask, a model would learn to read the answer there — and fail at generation, where the next token does not exist yet.</source>
+        <translation>&lt;span style=&apos;color:{warn}&apos;&gt;Kotak merah&lt;/span&gt;: key j = i+1, token yang harus diprediksi query i. Tanpa mask, baris query rata-rata menaruh &lt;b&gt;{answer}&lt;/b&gt; bobotnya di sana, dan &lt;b&gt;{future}&lt;/b&gt; pada semua key masa depan; dengan mask: 0%. Jika dilatih tanpa mask, model akan belajar membaca jawabannya di sana — lalu gagal saat generasi, ketika token berikutnya belum ada.</translation>
     </message>
     <message>
         <source>softmax, unscaled</source>

@@ -1483,8 +1483,8 @@
         <translation>beräknar pattern utan mask…</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#d93025&apos;&gt;Red boxes&lt;/span&gt;: key j = i+1, the token query i must predict. Without the mask, query rows put &lt;b&gt;{answer}&lt;/b&gt; of their weight on it on average, and &lt;b&gt;{future}&lt;/b&gt; on all future keys; with the mask: 0%. Trained without the mask, a model would learn to read the answer there — and fail at generation, where the next token does not exist yet.</source>
-        <translation>&lt;span style=&apos;color:#d93025&apos;&gt;Röda rutor&lt;/span&gt;: key j = i+1, den token som query i ska förutsäga. Utan masken lägger query-raderna i snitt &lt;b&gt;{answer}&lt;/b&gt; av sin vikt där, och &lt;b&gt;{future}&lt;/b&gt; på alla framtida keys; med masken: 0 %. Tränad utan mask skulle en modell lära sig att läsa svaret där — och misslyckas vid generering, där nästa token ännu inte finns.</translation>
+        <source>&lt;span style=&apos;color:{warn}&apos;&gt;Red boxes&lt;/span&gt;: key j = i+1, the token query i must predict. Without the mask, query rows put &lt;b&gt;{answer}&lt;/b&gt; of their weight on it on average, and &lt;b&gt;{future}&lt;/b&gt; on all future keys; with the mask: 0%. Trained without the mask, a model would learn to read the answer there — and fail at generation, where the next token does not exist yet.</source>
+        <translation>&lt;span style=&apos;color:{warn}&apos;&gt;Röda rutor&lt;/span&gt;: key j = i+1, den token som query i ska förutsäga. Utan masken lägger query-raderna i snitt &lt;b&gt;{answer}&lt;/b&gt; av sin vikt där, och &lt;b&gt;{future}&lt;/b&gt; på alla framtida keys; med masken: 0 %. Tränad utan mask skulle en modell lära sig att läsa svaret där — och misslyckas vid generering, där nästa token ännu inte finns.</translation>
     </message>
     <message>
         <source>softmax, unscaled</source>

@@ -206,11 +206,11 @@ class MaskView(Station):
         answer, future = d["answer_share"], d["future_share"]
         self.answer_share, self.future_share = answer, future
         self.stats.setText(tr(
-            "<span style='color:#d93025'>Red boxes</span>: key j = i+1, the token query i must predict. Without the "
+            "<span style='color:{warn}'>Red boxes</span>: key j = i+1, the token query i must predict. Without the "
             "mask, query rows put <b>{answer}</b> of their weight on it on average, and <b>{future}</b> on all "
             "future keys; with the mask: 0%. Trained without the mask, a model would learn to read the answer there "
             "— and fail at generation, where the next token does not exist yet.").format(
-            answer=num(answer, ".1%"), future=num(future, ".1%")))
+            warn=WARN, answer=num(answer, ".1%"), future=num(future, ".1%")))
 
     def shapes(self, result, sel):
         return f"[T, T] = [{result.trace.T}, {result.trace.T}]"

@@ -27,12 +27,10 @@ from compute.memory import fmt_bytes
 
 from ..charts import CATEGORY, Chart, Series
 from ..i18n import QT_TR_NOOP, localise_number, message, num, tr
+from ..theme import OTHER, OTHER2, PLAIN, RESCALE
 from ..views import Panel, idx_labels, panel, pattern_levels, symmetric_levels
 
 QK = ("query", "key")
-# Orange and purple mean query and key (widgets/theme.py): quantities that are neither (θ_d, the
-# running m and ℓ, bytes, the compared windows) take Okabe–Ito colours that no page uses for them.
-OTHER, OTHER2 = "#009e73", "#56b4e9"
 
 
 @dataclass(frozen=True)
@@ -268,11 +266,11 @@ def cache_chart(cfg, T: int, what_if: int) -> Chart:
     unit, size = next((u, b) for u, b in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("bytes", 1))
                       if full.max() >= b)
     mib = full / size
-    colours = tuple(OTHER if n == what_if else OTHER2 if n == cfg.n_kv_heads else "#dadce0" for n in choices)
+    colours = tuple(OTHER if n == what_if else OTHER2 if n == cfg.n_kv_heads else PLAIN for n in choices)
     m = shared_kv.cache_meter(cfg, T, what_if)
     return Chart("cache", _t("K/V cache at n_ctx = {n:,}, fp16: {ratio:.3g}× less than {H} heads", n=cfg.n_ctx,
                              ratio=m.ratio, H=cfg.n_heads),
-                 (Series("", x, mib, style="bars", colour="#dadce0", width=0.7, colours=colours),
+                 (Series("", x, mib, style="bars", colour=PLAIN, width=0.7, colours=colours),
                   Series("", x, mib + 0.17 * float(mib.max()), style="text", colour="foreground", size=8,
                          texts=tuple(fmt_bytes(b.bytes_full) + _bar_note(n, what_if, cfg.n_kv_heads)
                                      for n, b in zip(choices, meters, strict=True)))),
@@ -472,7 +470,7 @@ def tiled_views(result, sel) -> PageViews:
     gap = 0.08 * (top - bottom)                                               # labels beside their points
     step_ticks = tuple((float(s), str(int(s))) for s in steps) if N <= 16 else None
     m_chart = Chart("running", _t("query {i}, tile by tile", i=i),
-                    (Series("rescale", steps[done], rescale[done], style="bars", colour="#b8bcc0", width=0.6),
+                    (Series("rescale", steps[done], rescale[done], style="bars", colour=RESCALE, width=0.6),
                      Series("m", steps[done], m[done], style="line", colour=OTHER, width=2.5),
                      Series("", steps[done], m[done], style="points", colour=OTHER, size=9),
                      Series("ℓ", steps[done], ell[done], style="line", colour=OTHER2, width=2.5),
@@ -487,7 +485,7 @@ def tiled_views(result, sel) -> PageViews:
     memory = Chart("memory", _t("memory traffic: tiled {tiled}, materialised {full}",
                                 tiled=fmt_bytes(run.bytes_tiled), full=fmt_bytes(run.bytes_materialised)),
                    (Series("tiled, so far", steps, tiled_bytes, style="bars", colour=OTHER2, width=0.6,
-                           colours=tuple(OTHER2 if s <= n else "#dadce0" for s in steps)),
+                           colours=tuple(OTHER2 if s <= n else PLAIN for s in steps)),
                     Series("materialised", np.array([0.4, N + 0.6]),
                            np.full(2, run.bytes_materialised / 1024), colour=OTHER, width=2.0, dashed=True)),
                    x_axis=tr("step (tile)"), y_axis="KiB", x_range=(0.4, N + 0.6),
