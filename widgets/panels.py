@@ -158,6 +158,8 @@ class StationBar(Retranslate, QToolBar):
         self.speed.setToolTip(tr("time per station while playing"))
         for i in range(self.speed.count()):
             self.speed.setItemText(i, tr("{seconds} s").format(seconds=num(self.speed.itemData(i), "g")))
+        self.speed.updateGeometry()                       # the bar lays it out again at the new text's width
+        self.layout().invalidate()
         for key, action in self.buttons.items():
             action.setText(page_short(key).replace("&", "&&"))
             keys = self.shortcuts.get(key, "")
@@ -173,6 +175,7 @@ class StationBar(Retranslate, QToolBar):
         self.play.setCheckable(True)
         self.play.toggled.connect(self._play_toggled)
         self.speed = QComboBox()
+        self.speed.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)   # "2 dtk" is wider than "2 s"
         for seconds in (1.0, 2.0, 4.0, 8.0):
             self.speed.addItem(f"{seconds:g} s", seconds)
         self.speed.setCurrentIndex(1)

@@ -1679,7 +1679,7 @@
     </message>
     <message>
         <source>{seconds} s</source>
-        <translation>{seconds} dtk</translation>
+        <translation>{seconds} s</translation>
     </message>
     <message>
         <source>the instrument pages: the head lens, the √d_k lab, the mask, the KV cache and the modern-attention instruments</source>

@@ -493,3 +493,31 @@ def test_a_session_file_s_faults_are_said_in_the_window_s_language(qapp, english
     assert said["id", "key"].endswith("ada 6 token")
     assert "inputs.backend = 3" in said["sv", "type"] and "måste vara text" in said["sv", "type"]
     assert "harus berupa teks" in said["id", "type"]
+
+
+@pytest.mark.parametrize("choice", ["sv", "id"])
+def test_no_visible_text_is_cut_in_any_language(qtbot, window, settings, choice, english_after):
+    """A box sized for its English text cuts the translation ("2 dtk" showed as "2 d▾"): every
+    visible combo box's field holds its text, every button and one-line label gets its width."""
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel, QStyle, QStyleOptionComboBox
+
+    win = window
+    win.resize(1280, 800)
+    _switch(qtbot, win, choice)
+    qtbot.wait(100)
+    cut = []
+    for combo in win.findChildren(QComboBox):
+        if combo.isVisible():
+            opt = QStyleOptionComboBox()
+            combo.initStyleOption(opt)
+            field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                                 QStyle.SubControl.SC_ComboBoxEditField, combo)
+            if field.width() < QFontMetrics(combo.font()).horizontalAdvance(combo.currentText()):
+                cut.append(combo.currentText())
+    for widget in [*win.findChildren(QAbstractButton), *win.findChildren(QLabel)]:
+        if isinstance(widget, QLabel) and (widget.wordWrap() or not widget.text()):
+            continue
+        if widget.isVisible() and widget.width() < widget.sizeHint().width() - 2:
+            cut.append(widget.text())
+    assert not cut, cut
