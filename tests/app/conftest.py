@@ -44,3 +44,24 @@ def wait_render(qtbot, win, action, timeout=60_000):
     """Run `action` (an edit) and wait until the window has drawn its result."""
     with qtbot.waitSignal(win.rendered, timeout=timeout):
         action()
+
+
+def settle(qtbot, win, quiet_ms: int = 200, timeout: int = 20_000) -> None:
+    """Wait until the window's layout stops moving: no visible widget's geometry changed for
+    `quiet_ms`. A fixed wait after a resize or presentation mode is enough on an idle machine
+    and not under load (the docks and the bar were still being laid out when a test measured)."""
+    from PySide6.QtWidgets import QWidget
+
+    def snapshot():
+        return tuple(w.geometry().getRect() for w in win.findChildren(QWidget) if w.isVisible())
+
+    last, still = snapshot(), 0
+    deadline = timeout
+    while still < quiet_ms:
+        qtbot.wait(50)
+        deadline -= 50
+        now = snapshot()
+        still = still + 50 if now == last else 0
+        last = now
+        if deadline <= 0:
+            raise AssertionError(f"the window's layout kept moving for {timeout} ms")

@@ -181,7 +181,7 @@ def test_time_controller_plays_through_the_stations_and_stops(qtbot, window):
     seen = []
     win.state.selectionChanged.connect(lambda s: seen.append(s.station))
     win.station_bar.play.setChecked(True)
-    qtbot.waitUntil(lambda: not win.station_bar.play.isChecked(), timeout=10_000)
+    qtbot.waitUntil(lambda: not win.station_bar.play.isChecked(), timeout=90_000)   # each station built on first show
     order = [s for i, s in enumerate(seen) if i == 0 or seen[i - 1] != s]
     assert order[-1] == "mlp" and "scores" in order and order.index("scores") < order.index("mlp")
     assert win.station_bar.buttons["mlp"].isChecked()

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget
 
 from widgets.theme import CONTRAST_LIGHT, DARK
 
-from .conftest import wait_render
+from .conftest import settle, wait_render
 
 
 def _key(win, key, modifier=Qt.KeyboardModifier.NoModifier):
@@ -133,9 +133,9 @@ def test_presentation_at_1280x800_shows_every_chip_and_keeps_the_slide_clear(qtb
     wait_render(qtbot, win, lambda: s.set_text("the cat sat on a mat the dog ran to a big red hat and it"))
     assert len(s.inputs.tokens) == 16
     win.file_actions.presentation.enter()
-    qtbot.wait(400)
+    settle(qtbot, win)
     win.setGeometry(0, 0, 1280, 800)
-    qtbot.wait(200)
+    settle(qtbot, win)
     strip = win.tokens
     room = strip.scroll.viewport().width()
     assert all(chip.geometry().right() <= room for chip in strip.row.chips)          # all 16 in sight
@@ -177,10 +177,10 @@ def test_opening_trace_or_code_does_not_squeeze_the_station(qtbot, window):
     titles clipped and Instruments went into the » overflow. The dock keeps one width."""
     win = window
     win.setGeometry(0, 0, 1280, 800)
-    qtbot.wait(200)
+    settle(qtbot, win)
     station = win.stack.width()
     for tab in (win.trace_panel, win.code_view, win.tabs.widget(0)):
         win.tabs.setCurrentWidget(tab)
-        qtbot.wait(100)
+        settle(qtbot, win)
         assert abs(win.stack.width() - station) <= 2, (tab, win.stack.width(), station)
     assert win.station_bar.instruments.isVisible()

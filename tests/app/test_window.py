@@ -16,7 +16,7 @@ from app.state import STATIONS
 from app.values import make_weights
 from compute import Weights, forward
 
-from .conftest import wait_render
+from .conftest import settle, wait_render
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -404,9 +404,9 @@ def _laid_out(qtbot, win, size, present=False):
     """The window at `size` (in presentation mode if asked), every station drawn for it."""
     if present:
         win.file_actions.presentation.enter()
-        qtbot.wait(400)                   # offscreen, full screen is the (small) virtual screen first
+        settle(qtbot, win)                # offscreen, full screen is the (small) virtual screen first
     win.setGeometry(0, 0, *size)
-    qtbot.wait(150)
+    settle(qtbot, win)
     return win
 
 
