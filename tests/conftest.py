@@ -25,21 +25,29 @@ def rng(request):
     return np.random.default_rng(seed)
 
 
+def _xdist_worker(config) -> bool:
+    """True in a pytest-xdist worker (the README's test command runs two: `-n 2`)."""
+    return hasattr(config, "workerinput")
+
+
 def pytest_collection_modifyitems(config, items):
-    """The kernel-suite test last: it only waits for the process started at collection, which
-    has by then run beside everything else."""
+    """The kernel-suite test only waits for its own process. Alone, that process starts at
+    collection and the test goes last, when it has run beside everything else. Under xdist each
+    worker collects everything, so the test goes first instead: the worker that gets it starts the
+    process and waits, while the other worker runs tests and then takes over the rest of its queue."""
     last = [item for item in items if item.nodeid.endswith(_KERNEL_SUITE)]
     if last:
-        items[:] = [item for item in items if item not in last] + last
+        rest = [item for item in items if item not in last]
+        items[:] = last + rest if _xdist_worker(config) else rest + last
 
 
 _KERNEL_SUITE = "test_cuda_simulator.py::test_cuda_kernel_suite_passes_under_the_simulator"
 
 
 def pytest_collection_finish(session):
-    """The CUDA kernel suite (its own process, ~7 min) starts now when it is among the chosen
-    tests, so that it runs on the second core while this process runs the rest."""
-    if session.config.option.collectonly:
+    """Without xdist the CUDA kernel suite (its own process, ~7 min) starts now when it is among
+    the chosen tests, so that it runs on the second core while this process runs the rest."""
+    if session.config.option.collectonly or _xdist_worker(session.config):
         return
     if any(item.nodeid.endswith(_KERNEL_SUITE) for item in session.items):
         from tests import test_cuda_simulator

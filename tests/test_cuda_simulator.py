@@ -8,6 +8,7 @@ report is shown when it fails.
 """
 from __future__ import annotations
 
+import faulthandler
 import os
 import subprocess
 import sys
@@ -44,6 +45,9 @@ def stop() -> None:
 def test_cuda_kernel_suite_passes_under_the_simulator():
     start()                                           # run alone (or by name): started here
     process, output = _run["process"], _run["output"]
+    # Waiting is not hanging: the process has its own limit, so pytest's hang report (faulthandler
+    # after 300 s, which a wait from the start of an xdist run exceeds) is off until it ends.
+    faulthandler.cancel_dump_traceback_later()
     try:
         process.wait(timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
