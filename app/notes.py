@@ -54,6 +54,7 @@ def sizes(inputs, selection) -> dict[str, str]:
         "rope_theta": num(cfg.rope_theta, ",g") if cfg.components.positions.rotates else "—",
         "rotary_dim": str(cfg.rotary_dim) if cfg.rotary_dim is not None else "—",
         "window": group(cfg.window(min(selection.layer, cfg.n_layers - 1)) or 0),
+        "n_experts": group(cfg.n_experts), "experts_per_token": group(cfg.experts_per_token),
     }
 
 

@@ -123,6 +123,20 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
     out.update(attn_scores_raw=raw, attn_scores_scaled=scaled, attn_scores=masked, pattern=pattern,
                z=z, z_concat=z.reshape(T, H * dh), result=result, attn_out=attn_out, resid_mid=resid_mid)
     h2 = out["ln2_out"] = norm(resid_mid, W["ln2.w"], W.get("ln2.b"), "ln2")
+    experts = cfg.components.experts
+    if experts is not None:                                 # a mixture of experts, as HF's Mixtral computes it
+        out["router_logits"] = h2 @ W["moe.W_router"]                                 # [T, E]
+        out["router_probs"] = torch.softmax(out["router_logits"], dim=-1)             # [T, E]
+        top, chosen = torch.topk(out["router_probs"], experts.top_k, dim=-1)          # [T, k] largest first
+        if experts.normalise:
+            top = top / top.sum(-1, keepdim=True)
+        out["expert_weights"] = torch.zeros_like(out["router_probs"]).scatter(-1, chosen, top)   # [T, E]
+        Wg, Wi, Wo = W["moe.W_gate"][chosen], W["moe.W_in"][chosen], W["moe.W_out"][chosen]   # [T, k, ...]
+        post = F.silu(torch.einsum("td,tkdm->tkm", h2, Wg)) * torch.einsum("td,tkdm->tkm", h2, Wi)  # [T, k, d_mlp]
+        out["expert_out"] = torch.einsum("tkm,tkmd->tkd", post, Wo)                   # [T, k, d_model]
+        out["mlp_out"] = torch.einsum("tk,tkd->td", top, out["expert_out"])           # [T, d_model]
+        out["resid_post"] = resid_mid + out["mlp_out"]
+        return out
     if cfg.components.mlp.gated:
         out["mlp_pre"] = plus(h2 @ W["mlp.W_gate"], "mlp.b_gate")                      # [T, d_mlp]
         out["mlp_pre_linear"] = plus(h2 @ W["mlp.W_in"], "mlp.b_in")                   # [T, d_mlp]

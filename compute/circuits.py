@@ -371,13 +371,25 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
         n2 = norm_batched(cfg, resid_mid, W("ln2.w"), W("ln2.b"))
         ln2_mean, ln2_var, ln2_scale = n2.get("mean"), n2.get("var"), n2.get("scale")   # [B, T] each
         ln2_out = h("ln2_out", n2["out"])                                        # [B, T, d_model]
-        if c.mlp.gated:
-            mlp_pre = h("mlp_pre", plus(ln2_out @ W("mlp.W_gate"), W("mlp.b_gate")))          # [B, T, d_mlp] gate
-            mlp_pre_linear = h("mlp_pre_linear", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in")))  # [B, T, d_mlp] up
+        if c.experts is not None:                                                # a mixture of experts, row by row
+            x2 = ln2_out.reshape(B * T, dm)                                      # [B·T, d_model]
+            router_logits = h("router_logits", (x2 @ W("moe.W_router")).reshape(B, T, -1))   # [B, T, E]
+            router_probs = h("router_probs", softmax_rows(router_logits))        # [B, T, E]
+            g, chosen = c.experts.choose(router_probs.reshape(B * T, -1))        # [B·T, E], [B·T, k]
+            expert_weights = h("expert_weights", g.reshape(B, T, -1))            # [B, T, E]
+            e_out = c.experts.run(x2, chosen, W("moe.W_gate"), W("moe.W_in"), W("moe.W_out"))   # [B·T, k, d_model]
+            expert_out = h("expert_out", e_out.reshape(B, T, -1, dm))            # [B, T, k, d_model]
+            mixed = c.experts.mix(expert_weights.reshape(B * T, -1), chosen, expert_out.reshape(B * T, -1, dm))
+            mlp_out = h("mlp_out", mixed.reshape(B, T, dm))                      # [B, T, d_model]
         else:
-            mlp_pre, mlp_pre_linear = h("mlp_pre", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in"))), None   # [B, T, d_mlp]
-        mlp_post = h("mlp_post", c.mlp.activation(mlp_pre, mlp_pre_linear))     # [B, T, d_mlp]
-        mlp_out = h("mlp_out", plus(mlp_post @ W("mlp.W_out"), W("mlp.b_out")))  # [B, T, d_model]
+            if c.mlp.gated:
+                mlp_pre = h("mlp_pre", plus(ln2_out @ W("mlp.W_gate"), W("mlp.b_gate")))          # [B, T, d_mlp]
+                mlp_pre_linear = h("mlp_pre_linear", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in")))  # [B, T, d_mlp]
+            else:
+                mlp_pre = h("mlp_pre", plus(ln2_out @ W("mlp.W_in"), W("mlp.b_in")))  # [B, T, d_mlp]
+                mlp_pre_linear = None
+            mlp_post = h("mlp_post", c.mlp.activation(mlp_pre, mlp_pre_linear))  # [B, T, d_mlp]
+            mlp_out = h("mlp_out", plus(mlp_post @ W("mlp.W_out"), W("mlp.b_out")))  # [B, T, d_model]
         resid_post = h("resid_post", resid_mid + mlp_out)                        # [B, T, d_model]
         resid = resid_post
         if keep is not None:

@@ -28,6 +28,7 @@ LIMITS: dict[str, int] = {
     "n_layers": 1 << 10,
     "d_mlp": 1 << 20,
 }
+MAX_EXPERTS = 1024                      # Qwen3-MoE has 128, DeepSeek-V3 256
 SIZE_FIELDS = ("d_model", "n_heads", "d_head", "n_ctx", "d_vocab", "n_layers", "d_mlp")
 FLAG_FIELDS = ("causal", "scale_scores")
 # The model-family fields (docs/ARCHITECTURE.md, "Model families"). Their defaults give GPT-2, and `to_dict` leaves a
@@ -40,6 +41,7 @@ FAMILY_DEFAULTS: dict[str, Any] = {
     "norm": "layernorm", "norm_eps": 1e-5, "positions": "learned", "rope_theta": 10000.0,
     "rotary_dim": None, "n_kv_heads": None, "mlp": "gelu", "tied_embeddings": True,
     "attn_bias": True, "mlp_bias": True, "windows": None, "qk_norm": False,
+    "n_experts": 0, "experts_per_token": 0, "norm_topk": True,
 }
 
 
@@ -136,6 +138,9 @@ class Config:
     mlp_bias: bool = True                # b_in, b_out (and b_gate) present
     windows: tuple[int | None, ...] | None = None   # per layer: None = dense, W = keys i-W < j <= i
     qk_norm: bool = False                # per-head RMSNorm of q and k before RoPE (Qwen3): q_normed, k_normed
+    n_experts: int = 0                   # 0: one dense MLP; E >= 2: a mixture of E expert MLPs (Mixtral)
+    experts_per_token: int = 0           # with experts: the top k each token's router picks
+    norm_topk: bool = True               # with experts: the k chosen weights renormalised to sum to 1
     name: str = field(default="custom", compare=False)
 
     def __init__(self, **fields: Any):
@@ -164,7 +169,7 @@ class Config:
         if self.d_mlp is None:
             set_(self, "d_mlp", min(4 * self.d_model, LIMITS["d_mlp"]))
         set_(self, "d_mlp", _as_size("d_mlp", self.d_mlp))
-        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias", "qk_norm"):
+        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias", "qk_norm", "norm_topk"):
             set_(self, fname, _as_flag(fname, getattr(self, fname)))
         if not isinstance(self.name, str):
             raise ConfigError("name", self.name, "must be text")
@@ -204,6 +209,30 @@ class Config:
             raise ConfigError("rotary_dim", self.rotary_dim, "applies to RoPE only; this config has "
                               "positions='learned' (set positions='rope', or rotary_dim=None)")
         set_(self, "windows", self._checked_windows(self.windows))
+        self._validate_experts()
+
+    def _validate_experts(self) -> None:
+        """A mixture of experts: none (0, 0), or E >= 2 gated experts of which each token takes k."""
+        set_ = object.__setattr__
+        for fname in ("n_experts", "experts_per_token"):
+            value = getattr(self, fname)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
+                raise ConfigError(fname, value, "must be a whole number >= 0 (0: a dense MLP)")
+            set_(self, fname, int(value))
+        E, k = self.n_experts, self.experts_per_token
+        if E == 0:
+            if k:
+                raise ConfigError("experts_per_token", k, "applies to a mixture of experts only (n_experts=0)")
+            return
+        if E < 2 or E > MAX_EXPERTS:
+            raise ConfigError("n_experts", E, f"must be 0 (dense) or 2 to {MAX_EXPERTS:,} experts", limit=MAX_EXPERTS)
+        if not 1 <= k <= E:
+            raise ConfigError("experts_per_token", k, Message(QT_TR_NOOP(
+                "must be 1 to n_experts={n_experts}: each token's router picks that many experts"),
+                n_experts=str(E)), limit=E)
+        if not MLP_KINDS[self.mlp].gated:
+            raise ConfigError("mlp", self.mlp, "a mixture of experts here is one of gated (SwiGLU) experts; "
+                              "set mlp='swiglu'")
 
     def _checked_windows(self, windows: Any) -> tuple[int | None, ...] | None:
         """None (every layer dense), or one entry per layer: None or a window W >= 1. A single
@@ -312,7 +341,7 @@ class Config:
         return (self.d_model, self.n_heads, self.d_head, self.d_vocab, self.n_layers, self.d_mlp,
                 self.n_kv_heads, self.norm, self.positions, self.mlp, self.tied_embeddings,
                 self.attn_bias, self.mlp_bias, self.n_ctx if self.components.positions.embeds else None,
-                self.qk_norm)
+                self.qk_norm, self.n_experts)
 
     def same_shapes(self, other: Config) -> bool:
         """True when weights made for `other` fit this config: same sizes and the same family
@@ -323,7 +352,8 @@ class Config:
     def shape_differences(self, other: Config) -> list[str]:
         """'field: other's vs ours' for each field that makes `other`'s weights not fit this config."""
         fields = ("d_model", "n_heads", "d_head", "n_ctx", "d_vocab", "n_layers", "d_mlp", "n_kv_heads",
-                  "norm", "positions", "mlp", "tied_embeddings", "attn_bias", "mlp_bias", "qk_norm")
+                  "norm", "positions", "mlp", "tied_embeddings", "attn_bias", "mlp_bias", "qk_norm",
+                  "n_experts")
         return [f"{f}: weights {getattr(other, f)} vs config {getattr(self, f)}" for f in fields
                 if getattr(self, f) != getattr(other, f)
                 and (f != "n_ctx" or self.components.positions.embeds or other.components.positions.embeds)]

@@ -28,9 +28,11 @@ ALL_LAYER_NAMES: tuple[str, ...] = (
     "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k",
     "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern",
     "z", "z_concat", "result", "attn_out", "resid_mid",
-    "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out",
-    "resid_post",
+    "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "router_logits", "router_probs", "expert_weights",
+    "expert_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out", "resid_post",
 )
+# A mixture of experts' router and its chosen experts' outputs (in place of mlp_pre, mlp_post).
+EXPERT_NAMES: tuple[str, ...] = ("router_logits", "router_probs", "expert_weights", "expert_out")
 _FIRST_MLP = ALL_LAYER_NAMES.index("ln2_mean")
 # The attention half of a GPT-2 layer (up to the residual after attention): final before the MLP runs.
 ATTENTION_NAMES: tuple[str, ...] = LAYER_NAMES[:LAYER_NAMES.index("resid_mid") + 1]
@@ -65,6 +67,13 @@ def missing_message(name: str, cfg: Config) -> Message | None:
     if name == "pos_embed" and not c.positions.embeds:
         return Message(QT_TR_NOOP("pos_embed: this model has RoPE positions (q and k are rotated), no learned "
                                   "position embedding"))
+    if name in EXPERT_NAMES and c.experts is None:
+        return Message(QT_TR_NOOP("{name}: this model's MLP is dense (every token goes through the one MLP); "
+                                  "only a mixture of experts has a router"), name=name)
+    if name in ("mlp_pre", "mlp_pre_linear", "mlp_post") and c.experts is not None:
+        return Message(QT_TR_NOOP("{name}: this model's MLP is a mixture of {n} experts, each token through "
+                                  "{k} of them; see router_probs, expert_weights and expert_out"),
+                       name=name, n=str(c.experts.n_experts), k=str(c.experts.top_k))
     if name == "mlp_pre_linear" and not c.mlp.gated:
         return Message(QT_TR_NOOP("mlp_pre_linear: this model's MLP is GELU (W_in, GELU, W_out); only SwiGLU has a "
                                   "second, linear branch x·W_in"))
@@ -103,6 +112,7 @@ def layer_values(layer: int, namespace: dict, names: tuple[str, ...] = LAYER_NAM
 def trace_shape(name: str, cfg: Config, T: int) -> tuple[int, ...]:
     """The shape of a Trace name for T tokens."""
     dm, H, KV, dh, mlp = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_mlp
+    E, k = cfg.n_experts, cfg.experts_per_token
     shapes = {
         "tokens": (T,), "embed": (T, dm), "pos_embed": (T, dm), "ln_final_out": (T, dm),
         "logits": (T, cfg.d_vocab),
@@ -114,6 +124,7 @@ def trace_shape(name: str, cfg: Config, T: int) -> tuple[int, ...]:
         "z": (T, H, dh), "z_concat": (T, H * dh), "result": (T, H, dm),
         "attn_out": (T, dm), "resid_mid": (T, dm),
         "ln2_mean": (T,), "ln2_var": (T,), "ln2_scale": (T,), "ln2_out": (T, dm),
+        "router_logits": (T, E), "router_probs": (T, E), "expert_weights": (T, E), "expert_out": (T, k, dm),
         "mlp_pre": (T, mlp), "mlp_pre_linear": (T, mlp), "mlp_post": (T, mlp), "mlp_out": (T, dm),
         "resid_post": (T, dm),
     }
@@ -135,6 +146,9 @@ def block_weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
     c = cfg.components
     norm_bias, bias, mlp_bias, gated = c.norm.has_bias, c.attention.has_bias, c.mlp.has_bias, c.mlp.gated
     qk = c.attention.qk_norm is not None
+    E = cfg.n_experts
+    if c.experts is not None:                     # the experts' weights instead of the one MLP's
+        gated = mlp_bias = False
     block: dict[str, tuple[int, ...] | None] = {
         "ln1.w": (dm,), "ln1.b": (dm,) if norm_bias else None,
         "attn.W_Q": (H, dm, dh), "attn.W_K": (KV, dm, dh), "attn.W_V": (KV, dm, dh),
@@ -144,8 +158,10 @@ def block_weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
         "attn.W_O": (H, dh, dm), "attn.b_O": (dm,) if bias else None,
         "ln2.w": (dm,), "ln2.b": (dm,) if norm_bias else None,
         "mlp.W_gate": (dm, mlp) if gated else None, "mlp.b_gate": (mlp,) if gated and mlp_bias else None,
-        "mlp.W_in": (dm, mlp), "mlp.b_in": (mlp,) if mlp_bias else None,
-        "mlp.W_out": (mlp, dm), "mlp.b_out": (dm,) if mlp_bias else None,
+        "mlp.W_in": (dm, mlp) if not E else None, "mlp.b_in": (mlp,) if mlp_bias else None,
+        "mlp.W_out": (mlp, dm) if not E else None, "mlp.b_out": (dm,) if mlp_bias else None,
+        "moe.W_router": (dm, E) if E else None, "moe.W_gate": (E, dm, mlp) if E else None,
+        "moe.W_in": (E, dm, mlp) if E else None, "moe.W_out": (E, mlp, dm) if E else None,
     }
     return {short: shape for short, shape in block.items() if shape is not None}
 
@@ -198,6 +214,12 @@ def missing_weight_message(name: str, cfg: Config) -> Message | None:
         return Message(QT_TR_NOOP("{name}: this model's MLP has no biases (mlp_bias=False)"), name=name)
     if short in ("attn.q_norm.w", "attn.k_norm.w") and c.attention.qk_norm is None:
         return Message(QT_TR_NOOP("{name}: this model has no QK-norm"), name=name)
+    if short.startswith("moe.") and c.experts is None:
+        return Message(QT_TR_NOOP("{name}: this model's MLP is dense; only a mixture of experts has a router "
+                                  "and expert weights"), name=name)
+    if short.startswith("mlp.") and c.experts is not None:
+        return Message(QT_TR_NOOP("{name}: this model's MLP is a mixture of experts; its weights are "
+                                  "moe.W_router, moe.W_gate, moe.W_in and moe.W_out"), name=name)
     if short in ("mlp.W_gate", "mlp.b_gate") and not c.mlp.gated:
         return Message(QT_TR_NOOP("{name}: only a SwiGLU MLP has a gate; this one is GELU"), name=name)
     if name == "unembed.W_U" and c.tied_embeddings:

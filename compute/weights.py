@@ -118,7 +118,7 @@ class Weights(Mapping):
             done += math.prod(shape)
             rng = np.random.default_rng([int(seed), zlib.crc32(name.encode())])
             short = name.rsplit(".", 1)[-1]
-            if short in ("W_Q", "W_K", "W_V", "W_in", "W_gate"):
+            if short in ("W_Q", "W_K", "W_V", "W_in", "W_gate", "W_router"):
                 std = 1.0 / math.sqrt(shape[-2])
             elif short == "W_O":
                 std = residual_scale / math.sqrt(cfg.d_concat)

@@ -31,7 +31,8 @@ from .matrix import idx_labels, symmetric_levels  # noqa: F401 - instrument_view
 
 ALIASES = {"ln1": "ln1_out", "ln2": "ln2_out"}
 # Views of values in 0…1 or ≥ 0 (a sequential colour map); every other view is signed (diverging).
-SEQUENTIAL = frozenset({"pattern", "pattern_row", "pattern_col", "ln1_var", "ln2_var", "ln1_scale", "ln2_scale"})
+SEQUENTIAL = frozenset({"pattern", "pattern_row", "pattern_col", "ln1_var", "ln2_var", "ln1_scale", "ln2_scale",
+                        "router_probs", "expert_weights"})
 
 
 def visible_token(text: str) -> str:
@@ -105,7 +106,8 @@ def pattern_levels(pattern: np.ndarray) -> tuple[float, float]:
 
 
 # Views of a weight: the weight's name (in block `L` where it is per layer), for the missing-name sentence.
-_VIEW_WEIGHTS = {"W_pos": "pos_embed.W_pos", "W_U": "unembed.W_U", "W_gate": "blocks.{L}.mlp.W_gate"}
+_VIEW_WEIGHTS = {"W_pos": "pos_embed.W_pos", "W_U": "unembed.W_U", "W_gate": "blocks.{L}.mlp.W_gate",
+                 "W_router": "blocks.{L}.moe.W_router"}
 
 
 def missing_view(name: str, cfg: Config, layer: int = 0) -> str:
@@ -164,6 +166,19 @@ def panel(name: str, result, sel) -> Panel:
         else:
             titles = {"mlp_pre": f"mlp_pre = ln2_out · W_in{mb('b_in')}", "mlp_post": "mlp_post = GELU(mlp_pre)"}
         return Panel(name, titles[name], t[name, L], cols=dmlp, col_axis="d_mlp", **tok)
+    if name in ("router_logits", "router_probs", "expert_weights"):       # a mixture of experts: token × expert
+        experts = cfg.components.experts
+        titles = {"router_logits": "router_logits = ln2_out · W_router",
+                  "router_probs": "router_probs = softmax(router_logits)",
+                  "expert_weights": (tr("expert_weights: the top {k}, renormalised") if experts.normalise
+                                     else tr("expert_weights: the top {k}")).format(k=experts.top_k)}
+        cols = tuple(f"e{e}" for e in range(experts.n_experts))
+        probs = name != "router_logits"
+        return Panel(name, titles[name], t[name, L], cols=cols, col_axis=tr("expert"), kind=view_kind(name),
+                     levels=(0.0, 1.0) if probs else None, **tok)
+    if name == "expert_out":                  # [T, k, d_model]: each row's first choice
+        return Panel(name, tr("expert_out[:, 0] (each token's first expert)"), t[name, L][:, 0], cols=dm,
+                     col_axis="d_model", **tok)
     if name in ("ln1_mean", "ln1_var", "ln2_mean", "ln2_var"):
         return Panel(name, name, t[name, L][:, None], cols=(name.split("_")[1],), kind=view_kind(name), **tok)
     if name in ("ln1_scale", "ln2_scale"):                # RMSNorm: √(mean(x²) + ε), one per token
@@ -216,6 +231,10 @@ def panel(name: str, result, sel) -> Panel:
                      outline=(h * dh_n, 0, dh_n, cfg.d_model))
     if name in ("W_in", "W_gate"):
         return Panel(name, name, w[p + "mlp." + name], rows=dm, cols=dmlp, row_axis="d_model", col_axis="d_mlp")
+    if name == "W_router":                    # a mixture of experts: each expert's direction in d_model
+        E = cfg.n_experts
+        return Panel(name, "W_router", w[p + "moe.W_router"], rows=dm, cols=tuple(f"e{e}" for e in range(E)),
+                     row_axis="d_model", col_axis=tr("expert"))
     if name == "W_out":
         return Panel(name, "W_out", w[p + "mlp.W_out"], rows=dmlp, cols=dm, row_axis="d_mlp", col_axis="d_model")
     if name == "W_E":
@@ -291,6 +310,11 @@ SINGLE_VIEWS: dict[str, tuple[str, bool, bool]] = {
     "mlp_pre_linear": (QT_TR_NOOP("SwiGLU's up branch ln2_out · W_in [T, d_mlp]"), True, False),
     "mlp_post": (QT_TR_NOOP("GELU(mlp_pre) [T, d_mlp] (SwiGLU: SiLU(gate) ⊙ up)"), True, False),
     "W_out": ("blocks.L.mlp.W_out [d_mlp, d_model]", True, False),
+    "W_router": (QT_TR_NOOP("blocks.L.moe.W_router [d_model, n_experts] (a mixture of experts)"), True, False),
+    "router_logits": (QT_TR_NOOP("a mixture of experts' router, ln2_out · W_router [T, n_experts]"), True, False),
+    "router_probs": (QT_TR_NOOP("softmax of the router [T, n_experts]"), True, False),
+    "expert_weights": (QT_TR_NOOP("the router's weights on each token's top-k experts [T, n_experts]"), True, False),
+    "expert_out": (QT_TR_NOOP("each token's first expert's output [T, d_model]"), True, False),
     "mlp_out": (QT_TR_NOOP("MLP output [T, d_model]"), True, False),
     "resid_post": (QT_TR_NOOP("block output [T, d_model]"), True, False),
     "ln_final_out": (QT_TR_NOOP("final LayerNorm [T, d_model]"), False, False),
@@ -500,7 +524,24 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
             shared=(("mlp_pre", "mlp_pre_linear"),), panel_size=(330, 320),
             layouts=(),
             shapes=QT_TR_NOOP("mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · "
-                   "W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}"))}),
+                   "W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}")),
+        # A mixture of experts: the router's choice per token, then the experts' weighted sum.
+        "moe": dict(
+            formula=QT_TR_NOOP("router_probs = softmax(ln2_out · W_router);&nbsp; each token through its top-k "
+                               "experts e: (SiLU(x·W_gate[e]) ⊙ x·W_in[e])·W_out[e];&nbsp; "
+                               "mlp_out = Σ_e expert_weights[e] · expert_out[e]"),
+            # Four columns as SwiGLU's: the next-token bars take the last one of the second row.
+            slots=(Slot("ln2_out", 0, 0, attr="ln2"),
+                   Slot("router_probs", 0, 1, attr="router"),
+                   Slot("expert_weights", 0, 2, attr="weights"),
+                   Slot("expert_out", 0, 3, attr="expert"),
+                   Slot("W_router", 1, 0, roles=(None, None), attr="wrouter"),
+                   Slot("mlp_out", 1, 1, attr="out"),
+                   Slot("resid_post", 1, 2, attr="resid", title="resid_post")),
+            shared=(("router_probs", "expert_weights"),), panel_size=(330, 320), layouts=(),
+            shapes=QT_TR_NOOP("router_probs, expert_weights: [T, n_experts] = [{T}, {n_experts}] · each of "
+                              "{n_experts} experts: W_gate, W_in [d_model, d_mlp] = [{d_model}, {d_mlp}] · "
+                              "logits via {unembed}"))}),
 )}
 
 

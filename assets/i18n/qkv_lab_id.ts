@@ -1882,6 +1882,22 @@
         <translation>mlp_pre_linear = ln2_out · W_in{bias}  (up)</translation>
     </message>
     <message>
+        <source>expert_weights: the top {k}, renormalised</source>
+        <translation>expert_weights: {k} teratas, dinormalkan ulang</translation>
+    </message>
+    <message>
+        <source>expert_weights: the top {k}</source>
+        <translation>expert_weights: {k} teratas</translation>
+    </message>
+    <message>
+        <source>expert</source>
+        <translation>pakar</translation>
+    </message>
+    <message>
+        <source>expert_out[:, 0] (each token&apos;s first expert)</source>
+        <translation>expert_out[:, 0] (pakar pertama setiap token)</translation>
+    </message>
+    <message>
         <source>z_concat (heads side by side)</source>
         <translation>z_concat (head berdampingan)</translation>
     </message>
@@ -2006,6 +2022,26 @@
         <translation>GELU(mlp_pre) [T, d_mlp] (SwiGLU: SiLU(gate) ⊙ up)</translation>
     </message>
     <message>
+        <source>blocks.L.moe.W_router [d_model, n_experts] (a mixture of experts)</source>
+        <translation>blocks.L.moe.W_router [d_model, n_experts] (campuran pakar)</translation>
+    </message>
+    <message>
+        <source>a mixture of experts&apos; router, ln2_out · W_router [T, n_experts]</source>
+        <translation>router campuran pakar, ln2_out · W_router [T, n_experts]</translation>
+    </message>
+    <message>
+        <source>softmax of the router [T, n_experts]</source>
+        <translation>softmax router [T, n_experts]</translation>
+    </message>
+    <message>
+        <source>the router&apos;s weights on each token&apos;s top-k experts [T, n_experts]</source>
+        <translation>bobot router pada k pakar teratas setiap token [T, n_experts]</translation>
+    </message>
+    <message>
+        <source>each token&apos;s first expert&apos;s output [T, d_model]</source>
+        <translation>keluaran pakar pertama setiap token [T, d_model]</translation>
+    </message>
+    <message>
         <source>MLP output [T, d_model]</source>
         <translation>keluaran MLP [T, d_model]</translation>
     </message>
@@ -2110,6 +2146,14 @@
         <translation>mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits lewat {unembed}</translation>
     </message>
     <message>
+        <source>router_probs = softmax(ln2_out · W_router);&amp;nbsp; each token through its top-k experts e: (SiLU(x·W_gate[e]) ⊙ x·W_in[e])·W_out[e];&amp;nbsp; mlp_out = Σ_e expert_weights[e] · expert_out[e]</source>
+        <translation>router_probs = softmax(ln2_out · W_router);&amp;nbsp; setiap token melewati k pakar teratasnya e: (SiLU(x·W_gate[e]) ⊙ x·W_in[e])·W_out[e];&amp;nbsp; mlp_out = Σ_e expert_weights[e] · expert_out[e]</translation>
+    </message>
+    <message>
+        <source>router_probs, expert_weights: [T, n_experts] = [{T}, {n_experts}] · each of {n_experts} experts: W_gate, W_in [d_model, d_mlp] = [{d_model}, {d_mlp}] · logits via {unembed}</source>
+        <translation>router_probs, expert_weights: [T, n_experts] = [{T}, {n_experts}] · masing-masing dari {n_experts} pakar: W_gate, W_in [d_model, d_mlp] = [{d_model}, {d_mlp}] · logits lewat {unembed}</translation>
+    </message>
+    <message>
         <source>{axis} {j} at “{row}”</source>
         <translation>{axis} {j} pada “{row}”</translation>
     </message>
@@ -2202,6 +2246,10 @@
     <message>
         <source>must be at most d_head={d_head}</source>
         <translation>paling besar d_head={d_head}</translation>
+    </message>
+    <message>
+        <source>must be 1 to n_experts={n_experts}: each token&apos;s router picks that many experts</source>
+        <translation>harus 1 sampai n_experts={n_experts}: router memilih sebanyak itu pakar untuk setiap token</translation>
     </message>
     <message>
         <source>is outside the vocabulary 0..{last} (d_vocab={d_vocab})</source>
@@ -2336,6 +2384,14 @@
         <translation>pos_embed: model ini memakai posisi RoPE (q dan k diputar), tanpa embedding posisi yang dipelajari</translation>
     </message>
     <message>
+        <source>{name}: this model&apos;s MLP is dense (every token goes through the one MLP); only a mixture of experts has a router</source>
+        <translation>{name}: MLP model ini padat (setiap token melewati MLP yang sama); hanya campuran pakar yang punya router</translation>
+    </message>
+    <message>
+        <source>{name}: this model&apos;s MLP is a mixture of {n} experts, each token through {k} of them; see router_probs, expert_weights and expert_out</source>
+        <translation>{name}: MLP model ini adalah campuran {n} pakar, setiap token melewati {k} di antaranya; lihat router_probs, expert_weights, dan expert_out</translation>
+    </message>
+    <message>
         <source>mlp_pre_linear: this model&apos;s MLP is GELU (W_in, GELU, W_out); only SwiGLU has a second, linear branch x·W_in</source>
         <translation>mlp_pre_linear: MLP model ini GELU (W_in, GELU, W_out); hanya SwiGLU yang punya cabang kedua yang linear, x·W_in</translation>
     </message>
@@ -2358,6 +2414,14 @@
     <message>
         <source>{name}: this model has no QK-norm</source>
         <translation>{name}: model ini tidak memakai QK-norm</translation>
+    </message>
+    <message>
+        <source>{name}: this model&apos;s MLP is dense; only a mixture of experts has a router and expert weights</source>
+        <translation>{name}: MLP model ini padat; hanya campuran pakar yang punya router dan bobot pakar</translation>
+    </message>
+    <message>
+        <source>{name}: this model&apos;s MLP is a mixture of experts; its weights are moe.W_router, moe.W_gate, moe.W_in and moe.W_out</source>
+        <translation>{name}: MLP model ini adalah campuran pakar; bobotnya moe.W_router, moe.W_gate, moe.W_in, dan moe.W_out</translation>
     </message>
     <message>
         <source>{name}: only a SwiGLU MLP has a gate; this one is GELU</source>

@@ -1901,6 +1901,22 @@
         <translation>mlp_pre_linear = ln2_out · W_in{bias}  (up)</translation>
     </message>
     <message>
+        <source>expert_weights: the top {k}, renormalised</source>
+        <translation>expert_weights: de {k} högsta, omnormerade</translation>
+    </message>
+    <message>
+        <source>expert_weights: the top {k}</source>
+        <translation>expert_weights: de {k} högsta</translation>
+    </message>
+    <message>
+        <source>expert</source>
+        <translation>expert</translation>
+    </message>
+    <message>
+        <source>expert_out[:, 0] (each token&apos;s first expert)</source>
+        <translation>expert_out[:, 0] (varje tokens första expert)</translation>
+    </message>
+    <message>
         <source>z_concat (heads side by side)</source>
         <translation>z_concat (headarna sida vid sida)</translation>
     </message>
@@ -2025,6 +2041,26 @@
         <translation>GELU(mlp_pre) [T, d_mlp] (SwiGLU: SiLU(gate) ⊙ up)</translation>
     </message>
     <message>
+        <source>blocks.L.moe.W_router [d_model, n_experts] (a mixture of experts)</source>
+        <translation>blocks.L.moe.W_router [d_model, n_experts] (en blandning av experter)</translation>
+    </message>
+    <message>
+        <source>a mixture of experts&apos; router, ln2_out · W_router [T, n_experts]</source>
+        <translation>routern i en blandning av experter, ln2_out · W_router [T, n_experts]</translation>
+    </message>
+    <message>
+        <source>softmax of the router [T, n_experts]</source>
+        <translation>routerns softmax [T, n_experts]</translation>
+    </message>
+    <message>
+        <source>the router&apos;s weights on each token&apos;s top-k experts [T, n_experts]</source>
+        <translation>routerns vikter på varje tokens k bästa experter [T, n_experts]</translation>
+    </message>
+    <message>
+        <source>each token&apos;s first expert&apos;s output [T, d_model]</source>
+        <translation>utdata från varje tokens första expert [T, d_model]</translation>
+    </message>
+    <message>
         <source>MLP output [T, d_model]</source>
         <translation>MLP-utdata [T, d_model]</translation>
     </message>
@@ -2129,6 +2165,14 @@
         <translation>mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}</translation>
     </message>
     <message>
+        <source>router_probs = softmax(ln2_out · W_router);&amp;nbsp; each token through its top-k experts e: (SiLU(x·W_gate[e]) ⊙ x·W_in[e])·W_out[e];&amp;nbsp; mlp_out = Σ_e expert_weights[e] · expert_out[e]</source>
+        <translation>router_probs = softmax(ln2_out · W_router);&amp;nbsp; varje token genom sina k bästa experter e: (SiLU(x·W_gate[e]) ⊙ x·W_in[e])·W_out[e];&amp;nbsp; mlp_out = Σ_e expert_weights[e] · expert_out[e]</translation>
+    </message>
+    <message>
+        <source>router_probs, expert_weights: [T, n_experts] = [{T}, {n_experts}] · each of {n_experts} experts: W_gate, W_in [d_model, d_mlp] = [{d_model}, {d_mlp}] · logits via {unembed}</source>
+        <translation>router_probs, expert_weights: [T, n_experts] = [{T}, {n_experts}] · var och en av {n_experts} experter: W_gate, W_in [d_model, d_mlp] = [{d_model}, {d_mlp}] · logits via {unembed}</translation>
+    </message>
+    <message>
         <source>{axis} {j} at “{row}”</source>
         <translation>{axis} {j} vid ”{row}”</translation>
     </message>
@@ -2222,6 +2266,10 @@
     <message>
         <source>must be at most d_head={d_head}</source>
         <translation>får vara högst d_head={d_head}</translation>
+    </message>
+    <message>
+        <source>must be 1 to n_experts={n_experts}: each token&apos;s router picks that many experts</source>
+        <translation>måste vara 1 till n_experts={n_experts}: routern väljer så många experter för varje token</translation>
     </message>
     <message>
         <source>is outside the vocabulary 0..{last} (d_vocab={d_vocab})</source>
@@ -2356,6 +2404,14 @@
         <translation>pos_embed: den här modellen har RoPE-positioner (q och k roteras), ingen inlärd positionsinbäddning</translation>
     </message>
     <message>
+        <source>{name}: this model&apos;s MLP is dense (every token goes through the one MLP); only a mixture of experts has a router</source>
+        <translation>{name}: den här modellens MLP är tät (varje token går genom samma MLP); bara en blandning av experter har en router</translation>
+    </message>
+    <message>
+        <source>{name}: this model&apos;s MLP is a mixture of {n} experts, each token through {k} of them; see router_probs, expert_weights and expert_out</source>
+        <translation>{name}: den här modellens MLP är en blandning av {n} experter, varje token genom {k} av dem; se router_probs, expert_weights och expert_out</translation>
+    </message>
+    <message>
         <source>mlp_pre_linear: this model&apos;s MLP is GELU (W_in, GELU, W_out); only SwiGLU has a second, linear branch x·W_in</source>
         <translation>mlp_pre_linear: den här modellens MLP är GELU (W_in, GELU, W_out); bara SwiGLU har en andra, linjär gren x·W_in</translation>
     </message>
@@ -2378,6 +2434,14 @@
     <message>
         <source>{name}: this model has no QK-norm</source>
         <translation>{name}: den här modellen har ingen QK-norm</translation>
+    </message>
+    <message>
+        <source>{name}: this model&apos;s MLP is dense; only a mixture of experts has a router and expert weights</source>
+        <translation>{name}: den här modellens MLP är tät; bara en blandning av experter har en router och expertvikter</translation>
+    </message>
+    <message>
+        <source>{name}: this model&apos;s MLP is a mixture of experts; its weights are moe.W_router, moe.W_gate, moe.W_in and moe.W_out</source>
+        <translation>{name}: den här modellens MLP är en blandning av experter; dess vikter är moe.W_router, moe.W_gate, moe.W_in och moe.W_out</translation>
     </message>
     <message>
         <source>{name}: only a SwiGLU MLP has a gate; this one is GELU</source>

@@ -640,6 +640,8 @@ def mlp_half(cfg: Config, wb, resid_mid, new, watch: Stopwatch) -> dict:
     stats = norm_stats(cfg, T)                                              # [T] each
     named = dict(zip(c.norm.stat_names("ln2"), stats, strict=True))         # ln2_mean, ln2_var | ln2_scale
     ln2_out = new((T, dm))                                                  # [T, d_model]
+    if c.experts is not None:
+        return experts_half(cfg, wb, resid_mid, stats, named, ln2_out, new, watch)
     mlp_pre, mlp_post = new((T, dmlp)), new((T, dmlp))                      # [T, d_mlp] each
     mlp_pre_linear = new((T, dmlp)) if c.mlp.gated else None                # [T, d_mlp] SwiGLU's up
     mlp_out, resid_post = new((T, dm)), new((T, dm))                        # [T, d_model] each
@@ -651,3 +653,26 @@ def mlp_half(cfg: Config, wb, resid_mid, new, watch: Stopwatch) -> dict:
     watch.lap("mlp")
     ns = {**locals(), **named}
     return {name: ns[name] for name in mlp_names(cfg)}
+
+
+def experts_half(cfg: Config, wb, resid_mid, stats, named: dict, ln2_out, new, watch: Stopwatch) -> dict:
+    """mlp_half for a mixture of experts (components.Experts): norm 2 by rows, the router, then each
+    expert on the rows that chose it (float32 BLAS, the reference's own steps)."""
+    T, experts = len(resid_mid), cfg.components.experts
+    by_rows(partial(norm_rows, cfg, resid_mid, wb["ln2.w"], wb["ln2.b"], stats, ln2_out), T, split=False)
+    router_logits = ln2_out @ wb["moe.W_router"]                            # [T, E]
+    router_probs = softmax_f32(router_logits)                               # [T, E]
+    expert_weights, chosen = experts.choose(router_probs)                   # [T, E], [T, k]
+    progress.report("mlp", watch.fraction(0.5))                             # a newer edit may stop us here
+    expert_out = experts.run(ln2_out, chosen, wb["moe.W_gate"], wb["moe.W_in"], wb["moe.W_out"])  # [T, k, d_model]
+    mlp_out = experts.mix(expert_weights, chosen, expert_out).astype(np.float32, copy=False)      # [T, d_model]
+    resid_post = resid_mid + mlp_out                                        # [T, d_model]
+    watch.lap("mlp")
+    ns = {**locals(), **named}
+    return {name: ns[name] for name in mlp_names(cfg)}
+
+
+def softmax_f32(x: np.ndarray) -> np.ndarray:
+    """Row softmax in float32 with the max subtracted (the router's E columns)."""
+    e = np.exp(x - x.max(axis=-1, keepdims=True))                           # [T, E]
+    return e / e.sum(axis=-1, keepdims=True)                                # [T, E]

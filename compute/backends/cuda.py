@@ -67,6 +67,7 @@ from numba import cuda
 
 from cuda_kernels import SIMULATOR
 from cuda_kernels import elementwise as EW
+from cuda_kernels import experts as X
 from cuda_kernels import products as P
 from cuda_kernels import rows as R
 
@@ -92,8 +93,8 @@ GEMM_PATHS = ("auto", "numba", "cublas")
 # previous layer's resid_post); which of them a model has: buffered_names.
 _BUFFERED = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k",
              "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern", "z", "result", "attn_out",
-             "resid_mid", "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "mlp_pre", "mlp_pre_linear",
-             "mlp_post", "mlp_out", "resid_post")
+             "resid_mid", "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "router_logits", "router_probs",
+             "expert_weights", "expert_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out", "resid_post")
 _HEAD_MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")   # [H, T, T]: by head
 
 
@@ -430,8 +431,10 @@ class _DeviceWeights:
         self.blocks = []
         for layer in range(cfg.n_layers):
             w = weights.block(layer)
-            blk = {short: up(w[short]) for short in ("ln1.w", "attn.W_O", "ln2.w", "mlp.W_in", "mlp.W_out")}
-            if cfg.components.mlp.gated:
+            experts = cfg.components.experts
+            mlp = cfg.components.experts.weight_names() if experts else ("mlp.W_in", "mlp.W_out")
+            blk = {short: up(w[short]) for short in ("ln1.w", "attn.W_O", "ln2.w", *mlp)}
+            if cfg.components.mlp.gated and not experts:
                 blk["mlp.W_gate"] = up(w["mlp.W_gate"])                     # [d_model, d_mlp]
             for short in cfg.components.attention.qk_norm_weight_names():   # QK-norm: [d_head] each
                 blk[short] = up(w[short])
@@ -870,6 +873,9 @@ class CudaBackend(Backend):
         d = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         _norm(cfg, d("resid_mid"), blk["ln2.w"], blk["ln2.b"],
               tuple(d(n) for n in cfg.components.norm.stat_names("ln2")), d("ln2_out"), s)   # [T, d_model]
+        if cfg.components.experts is not None:
+            _experts(cfg, blk, d, s)
+            return
         if cfg.components.mlp.gated:
             P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_gate"], blk["mlp.b_gate"], d("mlp_pre"), stream=s)
             P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_in"], blk["mlp.b_in"], d("mlp_pre_linear"), stream=s)
@@ -963,6 +969,9 @@ class CudaBackend(Backend):
         t = lambda name: run.t((name, layer))[p:]                           # noqa: E731
         _norm(cfg, d("resid_mid"), blk["ln2.w"], blk["ln2.b"],
               tuple(d(n) for n in cfg.components.norm.stat_names("ln2")), d("ln2_out"), s)   # [T, d_model]
+        if cfg.components.experts is not None:                              # the numba kernels (see _experts)
+            _experts(cfg, blk, d, s)
+            return
         if cfg.components.mlp.gated:
             blas.linear(t("ln2_out"), W["mlp.W_gate"], W["mlp.b_gate"], t("mlp_pre"))         # [T, d_mlp] gate
             blas.linear(t("ln2_out"), W["mlp.W_in"], W["mlp.b_in"], t("mlp_pre_linear"))      # [T, d_mlp] up
@@ -1091,6 +1100,30 @@ def _qk_norm_and_rope(cfg: Config, dw: _DeviceWeights, blk: dict, r, p: int, str
         q_in, k_in = c.rope_inputs                                          # q, k (or q_normed, k_normed)
         EW.launch_rope(r(q_in), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=stream)   # [n, H, d_head]
         EW.launch_rope(r(k_in), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=stream)   # [n, KV, d_head]
+
+
+def _experts(cfg: Config, blk: dict, d, stream) -> None:
+    """A mixture of experts on rows >= p (`d(name)`): the router, each expert's SwiGLU over every row
+    (kept only where a row chose it), the weighted sum and the residual (components.Experts)."""
+    E, k, dm, dmlp = cfg.n_experts, cfg.experts_per_token, cfg.d_model, cfg.d_mlp
+    x = d("ln2_out")                                                        # [n, d_model]
+    n = x.shape[0]
+    zeros = lambda m: cuda.to_device(np.zeros(m, np.float32), stream=stream)   # noqa: E731 - no biases
+    P.launch_matmul_bias(x, blk["moe.W_router"], zeros(E), d("router_logits"), stream=stream)   # [n, E]
+    chosen = cuda.device_array((n, k), np.int32, stream=stream)            # [n, k] not kept: expert_weights says it
+    X.launch_route(d("router_logits"), cfg.components.experts.normalise, d("router_probs"), d("expert_weights"),
+                   chosen, stream=stream)                                   # [n, E] x2, [n, k]
+    gate, up = (cuda.device_array((n, dmlp), np.float32, stream=stream) for _ in range(2))   # [n, d_mlp] each
+    out_e = cuda.device_array((n, dm), np.float32, stream=stream)          # [n, d_model] one expert's output
+    b_mlp, b_dm = zeros(dmlp), zeros(dm)
+    for e in range(E):
+        P.launch_matmul_bias(x, blk["moe.W_gate"][e], b_mlp, gate, stream=stream)     # [n, d_mlp]
+        P.launch_matmul_bias(x, blk["moe.W_in"][e], b_mlp, up, stream=stream)         # [n, d_mlp]
+        EW.launch_silu_gate(gate, up, gate, stream=stream)                            # SiLU(gate) ⊙ up, in place
+        P.launch_matmul_bias(gate, blk["moe.W_out"][e], b_dm, out_e, stream=stream)   # [n, d_model]
+        X.launch_scatter_expert(out_e, chosen, e, d("expert_out"), stream=stream)     # its rows' slots
+    X.launch_mix(d("expert_out"), d("expert_weights"), chosen, d("resid_mid"), d("mlp_out"), d("resid_post"),
+                 stream=stream)                                             # [n, d_model] x2
 
 
 def _norm(cfg: Config, x, w, b, stats, out, stream=0) -> None:

@@ -9,6 +9,7 @@ One block, for every model family of docs/ARCHITECTURE.md, "Model families":
     pattern = softmax(scores / sqrt(d_head), masked: causal, window, attn_mask)
     z = pattern @ v_{h // n_groups};  attn_out = Σ_h z_h @ W_O[h] + b_O
     mlp: GELU(x W_in + b_in) W_out,  or  (SiLU(x W_gate) ⊙ x W_in) W_out
+         or a mixture of experts: the router's top k SwiGLU experts, weighted (components.Experts)
 """
 from __future__ import annotations
 
@@ -109,13 +110,21 @@ class ReferenceBackend(Backend):
             n2 = c.norm.reference(resid_mid, W(p + "ln2.w"), W(p + "ln2.b"))
             ln2_mean, ln2_var, ln2_scale = n2.get("mean"), n2.get("var"), n2.get("scale")  # [T] each
             ln2_out = n2["out"]                                             # [T, d_model]
-            if c.mlp.gated:
-                mlp_pre = plus(ln2_out @ W(p + "mlp.W_gate"), W(p + "mlp.b_gate"))      # [T, d_mlp] gate
-                mlp_pre_linear = plus(ln2_out @ W(p + "mlp.W_in"), W(p + "mlp.b_in"))   # [T, d_mlp] up
+            if c.experts is not None:                                       # a mixture of experts
+                router_logits = ln2_out @ W(p + "moe.W_router")             # [T, E]
+                router_probs = softmax_rows(router_logits)                  # [T, E]
+                expert_weights, chosen = c.experts.choose(router_probs)     # [T, E] (0 unless chosen), [T, k]
+                expert_out = c.experts.run(ln2_out, chosen, *(weights[p + n] for n in ("moe.W_gate", "moe.W_in",
+                                                                                       "moe.W_out")))  # [T, k, d_model]
+                mlp_out = c.experts.mix(expert_weights, chosen, expert_out)  # [T, d_model]
             else:
-                mlp_pre, mlp_pre_linear = plus(ln2_out @ W(p + "mlp.W_in"), W(p + "mlp.b_in")), None  # [T, d_mlp]
-            mlp_post = c.mlp.activation(mlp_pre, mlp_pre_linear)            # [T, d_mlp] GELU, or SiLU(gate) ⊙ up
-            mlp_out = plus(mlp_post @ W(p + "mlp.W_out"), W(p + "mlp.b_out"))   # [T, d_model]
+                if c.mlp.gated:
+                    mlp_pre = plus(ln2_out @ W(p + "mlp.W_gate"), W(p + "mlp.b_gate"))      # [T, d_mlp] gate
+                    mlp_pre_linear = plus(ln2_out @ W(p + "mlp.W_in"), W(p + "mlp.b_in"))   # [T, d_mlp] up
+                else:
+                    mlp_pre, mlp_pre_linear = plus(ln2_out @ W(p + "mlp.W_in"), W(p + "mlp.b_in")), None  # [T, d_mlp]
+                mlp_post = c.mlp.activation(mlp_pre, mlp_pre_linear)        # [T, d_mlp] GELU, or SiLU(gate) ⊙ up
+                mlp_out = plus(mlp_post @ W(p + "mlp.W_out"), W(p + "mlp.b_out"))   # [T, d_model]
             resid_post = resid_mid + mlp_out                                # [T, d_model]
             resid = resid_post
             progress.report(f"layer {layer}", (layer + 1) / cfg.n_layers)

@@ -1,4 +1,5 @@
-"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2, qwen3), mapped to our names.
+"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2, qwen3, and the mixtures of
+experts mixtral, qwen3_moe), mapped to our names.
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/SmolLM2-135M")
 
@@ -15,6 +16,9 @@ shards of `model.safetensors.index.json`, and `tokenizer.json`. nn.Linear stores
     layers.l.post_attention_layernorm.weight              -> blocks.l.ln2.w
     layers.l.mlp.gate_proj / up_proj [d_mlp, d_model]     -> blocks.l.mlp.W_gate / W_in [d_model, d_mlp]
     layers.l.mlp.down_proj [d_model, d_mlp]               -> blocks.l.mlp.W_out [d_mlp, d_model]
+    layers.l.block_sparse_moe.gate [E, d_model] (Mixtral) -> blocks.l.moe.W_router [d_model, E]
+      .experts.e.w1 / w3 / w2 (gate, up, down)            -> blocks.l.moe.W_gate / W_in / W_out [E, ...]
+    layers.l.mlp.gate, .experts.e.gate_proj ... (Qwen3-MoE) the same, experts of moe_intermediate_size
     model.norm.weight                                     -> ln_final.w
     lm_head.weight [d_vocab, d_model]                     -> unembed.W_U [d_model, d_vocab] (untied)
 HF's q/k rows are already in rotate_half order (pairs i, i + d/2): no permutation. Qwen2 has
@@ -33,13 +37,20 @@ import numpy as np
 
 from ..config import Config, ConfigError
 
-MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
+MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe")
 ARCHITECTURES = {"llama": ("LlamaForCausalLM", "LlamaModel"),
                  "mistral": ("MistralForCausalLM", "MistralModel"),
                  "qwen2": ("Qwen2ForCausalLM", "Qwen2Model"),
-                 "qwen3": ("Qwen3ForCausalLM", "Qwen3Model")}
+                 "qwen3": ("Qwen3ForCausalLM", "Qwen3Model"),
+                 "mixtral": ("MixtralForCausalLM", "MixtralModel"),
+                 "qwen3_moe": ("Qwen3MoeForCausalLM", "Qwen3MoeModel")}
 # The Qwen layout: windows only with use_sliding_window (layer_types or max_window_layers).
-QWEN = ("qwen2", "qwen3")
+QWEN = ("qwen2", "qwen3", "qwen3_moe")
+QK_NORM = ("qwen3", "qwen3_moe")                  # a per-head RMSNorm of q and k before RoPE
+# Mixtures of experts: where each layer's router and experts are, and the names of an expert's
+# gate, up and down projections (Mixtral's w1, w3, w2; Qwen3-MoE's as a dense SwiGLU's).
+EXPERTS = {"mixtral": ("block_sparse_moe.", ("w1", "w3", "w2")),
+           "qwen3_moe": ("mlp.", ("gate_proj", "up_proj", "down_proj"))}
 # Buffers older checkpoints carry (RoPE frequencies): not weights.
 IGNORED_SUFFIXES = (".rotary_emb.inv_freq",)
 
@@ -125,6 +136,28 @@ def _windows(raw: dict, model_type: str, n_layers: int, problems: list[str]) -> 
     return None
 
 
+def _experts(raw: dict, model_type: str, problems: list[str]) -> tuple[int, int, bool]:
+    """(n_experts, experts_per_token, norm_topk) of a mixture of experts; (0, 0, True) for a dense MLP.
+    Mixtral always renormalises the chosen weights; Qwen3-MoE when norm_topk_prob says so."""
+    if model_type not in EXPERTS:
+        return 0, 0, True
+    # transformers 5 writes num_local_experts for both; Qwen3-MoE folders of the hub say num_experts
+    key = "num_experts" if "num_experts" in raw and "num_local_experts" not in raw else "num_local_experts"
+    n = _whole(raw, key, problems)
+    k = _whole(raw, "num_experts_per_tok", problems)
+    norm = True if model_type == "mixtral" else raw.get("norm_topk_prob", False)
+    if not isinstance(norm, bool):
+        _problem(problems, f"norm_topk_prob={norm!r} must be true or false")
+    if model_type == "qwen3_moe":
+        step, dense = raw.get("decoder_sparse_step", 1), raw.get("mlp_only_layers", [])
+        if step != 1 or dense:
+            _problem(problems, f"decoder_sparse_step={step!r}, mlp_only_layers={dense!r}: layers with a dense MLP "
+                               "between the mixtures of experts are not supported (only every layer a mixture)")
+    if n is not None and k is not None and k > n:
+        _problem(problems, f"num_experts_per_tok={k} is more than the {n} experts")
+    return (n or 0), (k or 0), bool(norm)
+
+
 def config_from_json(raw: dict, folder: Path, error) -> Config:
     """Our Config for a llama/mistral/qwen2/qwen3 config.json (already known to be a JSON object)."""
     model_type = raw.get("model_type")
@@ -166,6 +199,9 @@ def config_from_json(raw: dict, folder: Path, error) -> Config:
         if not isinstance(value, bool):
             _problem(problems, f"{key}={value!r} must be true or false")
     windows = _windows(raw, model_type, n_layers, problems) if n_layers else None
+    n_experts, top_k, norm_topk = _experts(raw, model_type, problems)
+    if model_type == "qwen3_moe":
+        d_mlp = _whole(raw, "moe_intermediate_size", problems)      # each expert's width
     if problems:
         raise error(problems, folder)
     rotary_dim = int(head_dim * partial)
@@ -174,7 +210,8 @@ def config_from_json(raw: dict, folder: Path, error) -> Config:
                       n_layers=n_layers, d_mlp=d_mlp, norm="rmsnorm", norm_eps=eps, positions="rope",
                       rope_theta=theta, rotary_dim=rotary_dim, n_kv_heads=n_kv, mlp="swiglu",
                       tied_embeddings=tied, attn_bias=bias, mlp_bias=mlp_bias, windows=windows,
-                      qk_norm=model_type == "qwen3", name=folder.name or "checkpoint")
+                      qk_norm=model_type in QK_NORM, n_experts=n_experts, experts_per_token=top_k,
+                      norm_topk=norm_topk, name=folder.name or "checkpoint")
     except ConfigError as exc:
         raise error(f"config.json gives an impossible model: {exc}", folder) from None
 
@@ -191,9 +228,17 @@ def hf_shapes(cfg: Config, model_type: str) -> dict[str, tuple[int, ...]]:
             p + "self_attn.v_proj.weight": (KV * dh, dm), p + "self_attn.o_proj.weight": (dm, H * dh),
             p + "post_attention_layernorm.weight": (dm,),
             **({p + "self_attn.q_norm.weight": (dh,), p + "self_attn.k_norm.weight": (dh,)} if cfg.qk_norm else {}),
-            p + "mlp.gate_proj.weight": (mlp, dm), p + "mlp.up_proj.weight": (mlp, dm),
-            p + "mlp.down_proj.weight": (dm, mlp),
         })
+        if cfg.n_experts:                                                # the router and each expert
+            where, (gate, up, down) = EXPERTS[model_type]
+            shapes[p + where + "gate.weight"] = (cfg.n_experts, dm)
+            for e in range(cfg.n_experts):
+                x = f"{p}{where}experts.{e}."
+                shapes.update({x + gate + ".weight": (mlp, dm), x + up + ".weight": (mlp, dm),
+                               x + down + ".weight": (dm, mlp)})
+        else:
+            shapes.update({p + "mlp.gate_proj.weight": (mlp, dm), p + "mlp.up_proj.weight": (mlp, dm),
+                           p + "mlp.down_proj.weight": (dm, mlp)})
         if cfg.attn_bias:
             shapes.update({p + "self_attn.q_proj.bias": (H * dh,), p + "self_attn.k_proj.bias": (KV * dh,),
                            p + "self_attn.v_proj.bias": (KV * dh,)})
@@ -219,7 +264,7 @@ def unexpected(names, expected: dict) -> list[str]:
                   and not n.endswith(IGNORED_SUFFIXES))
 
 
-def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray], model_type: str = "llama") -> dict[str, np.ndarray]:
     """HF llama-family tensors (names without `model.`) to our names and layouts
     (docs/ARCHITECTURE.md, "Model families")."""
     dm, H, KV, dh = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head
@@ -238,10 +283,22 @@ def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
             # o_proj is (out, in): z_concat @ o_proj.T, whose rows h*dh + e split by head.
             p + "attn.W_O": hf[h + "self_attn.o_proj.weight"].T.reshape(H, dh, dm),  # [H, dh, d_model]
             p + "ln2.w": hf[h + "post_attention_layernorm.weight"],          # [d_model]
-            p + "mlp.W_gate": hf[h + "mlp.gate_proj.weight"].T,              # [d_model, d_mlp]
-            p + "mlp.W_in": hf[h + "mlp.up_proj.weight"].T,                  # [d_model, d_mlp]
-            p + "mlp.W_out": hf[h + "mlp.down_proj.weight"].T,               # [d_mlp, d_model]
         })
+        if cfg.n_experts:                                                # E experts stacked, (out, in) transposed
+            where, (gate, up, down) = EXPERTS[model_type]
+            x = [f"{h}{where}experts.{e}." for e in range(cfg.n_experts)]
+            out.update({
+                p + "moe.W_router": hf[h + where + "gate.weight"].T,         # [d_model, E]
+                p + "moe.W_gate": np.stack([hf[e + gate + ".weight"].T for e in x]),   # [E, d_model, d_mlp]
+                p + "moe.W_in": np.stack([hf[e + up + ".weight"].T for e in x]),       # [E, d_model, d_mlp]
+                p + "moe.W_out": np.stack([hf[e + down + ".weight"].T for e in x]),    # [E, d_mlp, d_model]
+            })
+        else:
+            out.update({
+                p + "mlp.W_gate": hf[h + "mlp.gate_proj.weight"].T,          # [d_model, d_mlp]
+                p + "mlp.W_in": hf[h + "mlp.up_proj.weight"].T,              # [d_model, d_mlp]
+                p + "mlp.W_out": hf[h + "mlp.down_proj.weight"].T,           # [d_mlp, d_model]
+            })
         if cfg.qk_norm:                                                  # per head, over d_head
             out[p + "attn.q_norm.w"] = hf[h + "self_attn.q_norm.weight"]  # [dh]
             out[p + "attn.k_norm.w"] = hf[h + "self_attn.k_norm.weight"]  # [dh]

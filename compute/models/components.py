@@ -14,6 +14,7 @@ comparing the strings. The house rule (tests/test_house_rules.py) keeps it so: n
       attention   Attention(n_heads, n_kv_heads, ...)   kind (mha | gqa | mqa), n_groups, scale, qk_norm, macs()
       mlp         GeluMLP(bias) | SwiGLU(bias)          gated, products, weight_names(), formula, macs()
       layers      (LayerKind(index, window), ...)       local, window
+      experts     Experts(E, k, normalise) | None       a mixture of experts in place of the MLP: choose(), macs()
       rope_inputs, score_inputs, cached_key, tags, has(tag)
 
 Room for the next families (each is a component or a field of one, plus its names in
@@ -251,6 +252,67 @@ class SwiGLU(MLP):
         return F.silu(mlp_pre) * mlp_pre_linear
 
 
+@dataclass(frozen=True)
+class Experts:
+    """A mixture of experts in place of the one MLP (Mixtral, Qwen3-MoE, OLMoE): a router scores
+    each token against E experts, the token goes through its top k, and mlp_out is their sum
+    weighted by the router:
+
+        router_logits  = ln2_out · W_router                     [T, E]
+        router_probs   = softmax(router_logits)                 [T, E]
+        chosen         = the k largest router_probs per row     [T, k]   (largest first)
+        expert_weights = router_probs on the chosen, else 0     [T, E]   (÷ their sum when normalised)
+        expert_out[t, s] = (SiLU(x·W_gate[e]) ⊙ x·W_in[e])·W_out[e],  x = ln2_out[t], e = chosen[t, s]
+        mlp_out[t]     = Σ_s expert_weights[t, chosen[t, s]] · expert_out[t, s]
+
+    Each expert is a SwiGLU MLP of width d_mlp; weights moe.W_router [d_model, E], moe.W_gate and
+    moe.W_in [E, d_model, d_mlp], moe.W_out [E, d_mlp, d_model]."""
+
+    n_experts: int
+    top_k: int
+    normalise: bool = True
+
+    formula: ClassVar[str] = "Σ_top-k g_e·(SiLU(x·W_gate[e]) ⊙ x·W_in[e])·W_out[e],  g = softmax(x·W_router)"
+
+    def weight_names(self) -> tuple[str, ...]:
+        return ("moe.W_router", "moe.W_gate", "moe.W_in", "moe.W_out")
+
+    def choose(self, router_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(expert_weights [T, E], chosen [T, k]) from router_probs [T, E]: the k largest per row,
+        largest first (ties: the lower expert, as torch.topk on a CPU)."""
+        chosen = np.argsort(-router_probs, axis=-1, kind="stable")[:, :self.top_k]        # [T, k]
+        picked = np.take_along_axis(router_probs, chosen, axis=-1)                         # [T, k]
+        if self.normalise:
+            picked = picked / picked.sum(axis=-1, keepdims=True)                           # [T, k] sums to 1
+        expert_weights = np.zeros_like(router_probs)                                       # [T, E]
+        np.put_along_axis(expert_weights, chosen, picked, axis=-1)
+        return expert_weights, chosen
+
+    def run(self, x: np.ndarray, chosen: np.ndarray, W_gate: np.ndarray, W_in: np.ndarray,
+            W_out: np.ndarray) -> np.ndarray:
+        """expert_out [T, k, d_model]: row t through each of its chosen experts, in x's precision
+        (float64 for the reference, float32 for the cpu backend). One expert at a time, on the rows
+        that chose it, so no [T, k, d_model, d_mlp] gather of weights is ever made."""
+        out = np.zeros((*chosen.shape, x.shape[1]), x.dtype)                              # [T, k, d_model]
+        for e in np.unique(chosen):
+            t, s = np.nonzero(chosen == e)                                                 # rows (and slots) of e
+            rows = x[t]                                                                    # [n_e, d_model]
+            gate = rows @ W_gate[e].astype(x.dtype, copy=False)                            # [n_e, d_mlp]
+            up = rows @ W_in[e].astype(x.dtype, copy=False)                                # [n_e, d_mlp]
+            out[t, s] = (F.silu(gate) * up) @ W_out[e].astype(x.dtype, copy=False)         # [n_e, d_model]
+        return out
+
+    @staticmethod
+    def mix(expert_weights: np.ndarray, chosen: np.ndarray, expert_out: np.ndarray) -> np.ndarray:
+        """mlp_out [T, d_model] = Σ_s g[t, chosen[t, s]] · expert_out[t, s]."""
+        g = np.take_along_axis(expert_weights, chosen, axis=-1)                            # [T, k]
+        return np.einsum("tk,tkd->td", g, expert_out)                                      # [T, d_model]
+
+    def macs(self, d_model: int, d_mlp: int, n: int) -> int:
+        """The router and the k chosen experts' three products per row."""
+        return n * d_model * self.n_experts + self.top_k * 3 * n * d_model * d_mlp
+
+
 # -- layers ------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LayerKind:
@@ -271,7 +333,8 @@ NORM_KINDS: dict[str, type[Norm]] = {"layernorm": LayerNorm, "rmsnorm": RMSNorm}
 POSITION_KINDS: dict[str, type] = {"learned": Learned, "rope": Rotary}
 MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "swiglu": SwiGLU}
 # The conditions a view may name (widgets.views Slot `when=`, StationView `family=`).
-TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias", "qknorm")
+TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias", "qknorm",
+                         "moe")
 
 
 @dataclass(frozen=True)
@@ -284,6 +347,7 @@ class Components:
     mlp: MLP
     layers: tuple[LayerKind, ...]
     tied_embeddings: bool = True
+    experts: Experts | None = None         # a mixture of experts in place of the dense MLP
 
     def layer(self, index: int) -> LayerKind:
         return self.layers[index]
@@ -314,6 +378,8 @@ class Components:
             on.add("nobias")
         if self.attention.qk_norm is not None:
             on.add("qknorm")
+        if self.experts is not None:
+            on.add("moe")
         return frozenset(on)
 
     def has(self, tag: str) -> bool:
@@ -324,7 +390,8 @@ class Components:
 
     def block_macs(self, d_model: int, d_mlp: int, n_new: int, keys: int) -> int:
         """Multiply-adds of one block for n_new rows scoring `keys` keys in all."""
-        return self.attention.macs(d_model, n_new, keys) + self.mlp.macs(d_model, d_mlp, n_new)
+        mlp = self.mlp if self.experts is None else self.experts
+        return self.attention.macs(d_model, n_new, keys) + mlp.macs(d_model, d_mlp, n_new)
 
 
 def components_of(cfg: Any) -> Components:
@@ -338,8 +405,9 @@ def components_of(cfg: Any) -> Components:
                             RMSNorm(cfg.norm_eps) if cfg.qk_norm else None),
         mlp=MLP_KINDS[cfg.mlp](cfg.mlp_bias),
         layers=tuple(LayerKind(i, cfg.window(i)) for i in range(cfg.n_layers)),
-        tied_embeddings=cfg.tied_embeddings)
+        tied_embeddings=cfg.tied_embeddings,
+        experts=Experts(cfg.n_experts, cfg.experts_per_token, cfg.norm_topk) if cfg.n_experts else None)
 
 
-__all__ = ["MLP", "MLP_KINDS", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "GeluMLP",
+__all__ = ["MLP", "MLP_KINDS", "Experts", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "GeluMLP",
            "LayerKind", "LayerNorm", "Learned", "Norm", "RMSNorm", "Rotary", "SwiGLU", "components_of"]

@@ -370,3 +370,24 @@ def test_the_dialog_starts_from_the_windows_maps_and_the_typed_suffix_chooses_th
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "fig.pdf"), ""))
     assert win.file_actions.export_dialog()
     assert seen["maps"][0] == "cividis" and (tmp_path / "fig.pdf").read_bytes().startswith(b"%PDF")
+
+
+# -- a mixture of experts: the MLP station shows the router ----------------------------------------------
+MOE = FAMILY.replace(n_experts=4, experts_per_token=2)
+
+
+def test_a_mixture_of_experts_shows_its_router_in_the_mlp_station_and_figure(qapp, tmp_path):
+    from widgets.views import panel, station_view
+
+    result = headless_result(Inputs(config=MOE, tokens=preset_tokens("toy"), seed=5, backend="reference"))
+    slots = [s.view for s in station_view("mlp", MOE).slots]
+    assert slots[:4] == ["ln2_out", "router_probs", "expert_weights", "expert_out"] and "mlp_pre" not in slots
+    weights = panel("expert_weights", result, SEL)
+    assert weights.values.shape == (len(preset_tokens("toy")), 4) and weights.cols == ("e0", "e1", "e2", "e3")
+    assert ((weights.values > 0).sum(axis=1) == 2).all()                # each token: its top 2
+    np.testing.assert_allclose(weights.values.sum(axis=1), 1.0, rtol=1e-12)
+    path = export(result, SEL, ExportRequest(str(tmp_path / "mlp.svg"), view="mlp"))
+    texts = " ".join(_svg_texts(path))
+    assert "router_probs = softmax(router_logits)" in texts and "expert_weights: the top 2" in texts
+    with pytest.raises(ExportError, match="mixture of 4 experts"):
+        export(result, SEL, ExportRequest(str(tmp_path / "pre.csv"), view="mlp_pre"))

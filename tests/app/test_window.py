@@ -577,3 +577,16 @@ def test_the_end_of_a_long_text_is_reachable_and_an_append_there_is_incremental(
     assert s.inputs.tokens == before + tuple(s.tokenizer.encode("dog"))
     assert s.result.trace.reused_rows == 485                  # the incremental path: one new row
     assert strip.edit.text().endswith("and the cat dog") and s.selection.query == 485
+
+
+def test_a_mixture_of_experts_mlp_station_shows_the_router_and_equals_the_reference(qtbot, window):
+    """A model with 4 experts, 2 per token: the MLP station becomes the router's (router_probs and
+    expert_weights, token × expert), and shows the reference backend's numbers."""
+    s = window.state
+    wait_render(qtbot, window, lambda: s.set_config(norm="rmsnorm", positions="rope", mlp="swiglu", mlp_bias=False,
+                                                    n_experts=4, experts_per_token=2))
+    assert s.inputs.config.components.experts is not None, window.messages.text
+    station = _show_station(qtbot, window, "mlp")
+    assert station.router.col_labels == ["e0", "e1", "e2", "e3"]
+    assert not hasattr(station, "pre") or station.pre is None or not station.pre.isVisible()
+    _assert_station_matches_reference(qtbot, window, "mlp")

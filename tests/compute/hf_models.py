@@ -45,7 +45,18 @@ class _Float64Torch:
         return getattr(self._real, name)
 
 
-_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3")
+_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe")
+
+
+def _mixtral_router_float64(self, hidden_states):
+    """MixtralTopKRouter.forward with its `router_logits.float()` (a float32 cast torch's module
+    attribute cannot reach) left in the model's dtype; otherwise HF's own steps."""
+    hidden_states = hidden_states.reshape(-1, self.hidden_dim)
+    router_logits = torch.nn.functional.linear(hidden_states, self.weight)             # (seq_len, E)
+    router_probs = torch.nn.functional.softmax(router_logits, dim=-1)
+    router_top_value, router_indices = torch.topk(router_probs, self.top_k, dim=-1)    # (seq_len, k)
+    router_top_value /= router_top_value.sum(dim=-1, keepdim=True)
+    return router_logits, router_top_value, router_indices
 
 
 @contextlib.contextmanager
@@ -55,13 +66,17 @@ def float64_hf():
 
     mods = [importlib.import_module(f"transformers.models.{m}.modeling_{m}") for m in _FAMILY_MODULES]
     saved = [m.torch for m in mods]
+    router = mods[_FAMILY_MODULES.index("mixtral")].MixtralTopKRouter
+    saved_router = router.forward
     try:
         for m in mods:
             m.torch = _Float64Torch(torch)
+        router.forward = _mixtral_router_float64
         yield
     finally:
         for m, t in zip(mods, saved, strict=True):
             m.torch = t
+        router.forward = saved_router
 
 
 def make_hf_model(model_type: str, seed: int = 0, **config):
@@ -70,15 +85,19 @@ def make_hf_model(model_type: str, seed: int = 0, **config):
     import transformers
 
     cls_cfg = {"llama": transformers.LlamaConfig, "mistral": transformers.MistralConfig,
-               "qwen2": transformers.Qwen2Config, "qwen3": transformers.Qwen3Config}[model_type]
+               "qwen2": transformers.Qwen2Config, "qwen3": transformers.Qwen3Config,
+               "mixtral": transformers.MixtralConfig, "qwen3_moe": transformers.Qwen3MoeConfig}[model_type]
     cls_model = {"llama": transformers.LlamaForCausalLM, "mistral": transformers.MistralForCausalLM,
-                 "qwen2": transformers.Qwen2ForCausalLM, "qwen3": transformers.Qwen3ForCausalLM}[model_type]
+                 "qwen2": transformers.Qwen2ForCausalLM, "qwen3": transformers.Qwen3ForCausalLM,
+                 "mixtral": transformers.MixtralForCausalLM,
+                 "qwen3_moe": transformers.Qwen3MoeForCausalLM}[model_type]
     base = dict(vocab_size=60, hidden_size=16, intermediate_size=24, num_hidden_layers=2,
                 num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
                 rms_norm_eps=1e-5, tie_word_embeddings=False)
     base.update(config)
     hf_cfg = cls_cfg(**base)
     hf_cfg._attn_implementation = "eager"
+    hf_cfg._experts_implementation = "eager"            # a mixture of experts: the per-expert loop (float64)
     torch.manual_seed(seed)
     with float64_hf():
         model = cls_model(hf_cfg)
@@ -91,8 +110,8 @@ def make_hf_model(model_type: str, seed: int = 0, **config):
                 p.copy_(0.3 * torch.randn(p.shape, generator=gen))
             elif "embed_tokens" in name or "lm_head" in name:
                 p.copy_(torch.randn(p.shape, generator=gen))
-            else:                                           # (out, in): unit-variance outputs
-                p.copy_(torch.randn(p.shape, generator=gen) * 1.5 / math.sqrt(p.shape[1]))
+            else:                                           # ([experts,] out, in): unit-variance outputs
+                p.copy_(torch.randn(p.shape, generator=gen) * 1.5 / math.sqrt(p.shape[-1]))
     model.eval()
     return model
 
@@ -106,11 +125,17 @@ def save_hf_folder(model, folder: Path, bos: bool = False) -> Path:
 
 def hf_forward(model, ids) -> tuple[np.ndarray, list[np.ndarray]]:
     """HF's float64 logits [T, vocab] and each layer's attention pattern [H, T, T]."""
+    out = hf_outputs(model, ids)
+    return out.logits[0].numpy(), [a[0].numpy() for a in out.attentions]
+
+
+def hf_outputs(model, ids, **kwargs):
+    """HF's float64 forward's whole output (kwargs: output_router_logits=True, ...)."""
     double = model.double()
     with torch.no_grad(), float64_hf():
-        out = double(torch.tensor([list(ids)]), output_attentions=True, use_cache=False)
+        out = double(torch.tensor([list(ids)]), output_attentions=True, use_cache=False, **kwargs)
     model.float()
-    return out.logits[0].numpy(), [a[0].numpy() for a in out.attentions]
+    return out
 
 
 def config_json(folder: Path) -> dict:

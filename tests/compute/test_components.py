@@ -40,11 +40,12 @@ def test_the_names_follow_the_components(rng, trial):
     cfg = family_config(rng)
     c = cfg.components
     blocks, names = set(block_weight_names(cfg)), set(layer_names(cfg))
-    assert set(c.norm.weight_names("ln1")) | set(c.mlp.weight_names()) | set(c.attention.qk_norm_weight_names()) \
-        <= blocks
+    mlp = c.experts.weight_names() if c.experts is not None else c.mlp.weight_names()   # experts replace the MLP
+    assert set(c.norm.weight_names("ln1")) | set(mlp) | set(c.attention.qk_norm_weight_names()) <= blocks
     assert set(c.norm.stat_names("ln1")) | set(c.norm.stat_names("ln2")) <= names
     assert set(c.score_inputs) | set(c.rope_inputs) <= names
-    assert ("mlp.W_gate" in blocks) == c.mlp.gated and ("ln1.b" in blocks) == c.norm.has_bias
+    assert ("mlp.W_gate" in blocks) == (c.mlp.gated and c.experts is None) and ("ln1.b" in blocks) == c.norm.has_bias
+    assert ("router_probs" in names) == ("moe.W_router" in blocks) == (c.experts is not None)
 
 
 def test_block_macs_count_each_product():

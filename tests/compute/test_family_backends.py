@@ -40,6 +40,10 @@ def family_config(rng, **overrides) -> Config:
         windows=tuple(None if rng.random() < 0.4 else int(rng.integers(1, 6)) for _ in range(n_layers)),
         qk_norm=bool(rng.random() < 0.3),
     )
+    if fields["mlp"] == "swiglu" and rng.random() < 0.3:                # a mixture of experts
+        fields["n_experts"] = int(rng.integers(2, 6))
+        fields["experts_per_token"] = int(rng.integers(1, fields["n_experts"] + 1))
+        fields["norm_topk"] = bool(rng.integers(0, 2))
     if fields["positions"] == "rope" and rng.random() < 0.3:
         fields["rotary_dim"] = 2 * int(rng.integers(1, d_head // 2 + 1))
     fields.update(overrides)

@@ -237,11 +237,12 @@ def test_cuda_matches_reference_on_random_family_configs(rng, trial):
     _compare(cfg, weights, tokens)
 
 
-@pytest.mark.parametrize(("window", "qk_norm"), [(None, False), (3, True)])
-def test_a_small_llama_every_name_and_shape(rng, window, qk_norm):
+@pytest.mark.parametrize(("window", "qk_norm", "experts"), [(None, False, 0), (3, True, 0), (None, False, 3)])
+def test_a_small_llama_every_name_and_shape(rng, window, qk_norm, experts):
     cfg = Config(d_model=8, n_heads=4, n_kv_heads=2, d_head=4, n_ctx=12, d_vocab=11, n_layers=2, d_mlp=10,
                  norm="rmsnorm", positions="rope", rope_theta=100.0, mlp="swiglu", attn_bias=False,
-                 mlp_bias=False, tied_embeddings=False, windows=window, qk_norm=qk_norm)
+                 mlp_bias=False, tied_embeddings=False, windows=window, qk_norm=qk_norm, n_experts=experts,
+                 experts_per_token=2 if experts else 0)
     weights, tokens = _inputs(rng, cfg, T=10)
     got, ref = _compare(cfg, weights, tokens)
     from compute.names import global_names, layer_names
@@ -267,7 +268,7 @@ def test_real_smollm2_block_on_cuda(rng):
     _compare(cfg, weights, ids, tol=2e-5)
 
 
-@pytest.mark.parametrize("case", ["llama-gqa", "mistral-window", "qwen3-qknorm"])
+@pytest.mark.parametrize("case", ["llama-gqa", "mistral-window", "qwen3-qknorm", "mixtral-moe", "qwen3_moe-moe"])
 def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
     """The HF-folder chain end to end on the device: load_checkpoint, the cuda backend, HF's own
     float64 logits and patterns (tests/compute/test_llama_family proves reference == HF to 1e-8)."""
@@ -277,7 +278,10 @@ def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
     from tests.compute.hf_models import hf_forward, make_hf_model, save_hf_folder
 
     config = {"llama-gqa": dict(num_key_value_heads=2), "mistral-window": dict(sliding_window=3),
-              "qwen3-qknorm": dict(num_key_value_heads=2, head_dim=4)}[case]
+              "qwen3-qknorm": dict(num_key_value_heads=2, head_dim=4),
+              "mixtral-moe": dict(num_local_experts=3, num_experts_per_tok=2),
+              "qwen3_moe-moe": dict(num_experts=4, num_experts_per_tok=3, moe_intermediate_size=6, head_dim=4,
+                                    norm_topk_prob=False)}[case]
     model = make_hf_model(case.split("-")[0], seed=11, hidden_size=8, intermediate_size=12,
                           num_attention_heads=4, **config)
     cfg, weights, tok = load_checkpoint(save_hf_folder(model, tmp_path / case))
