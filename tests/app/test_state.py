@@ -21,7 +21,8 @@ def state(qapp):
     s = LabState(runner=SyncRunner())
     s.shown, s.said = [], []
     s.resultChanged.connect(s.shown.append)
-    s.message.connect(lambda level, text: s.said.append((level, text)))
+    said = s.said                  # the lambda holds the list, not the state: a state no test holds is freed
+    s.message.connect(lambda level, text: said.append((level, text)))
     s.start()
     return s
 
