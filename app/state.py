@@ -140,7 +140,6 @@ class LabState(QObject):
         self._latest_request = 0
         self._cancelled_request: int | None = None   # a request cancelled by the user (see cancel)
         self._busy = False
-        self.blues_for_dark = False               # set_dark swapped blues for viridis (app/presentation.py)
         self.early_results = False                # set_early_results: a window draws partialResult
         self.incremental = True                   # requests reuse the rows of the result on screen
         self._shown_index = 0            # undo-stack index whose inputs the views show

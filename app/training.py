@@ -119,7 +119,6 @@ class Trainer(QObject):
         new = dataclasses.replace(before, weights=name)
         self.state.push_inputs(before, new, tr("Train %n step(s) (seed {seed})", "", rec["steps_done"]).format(
             seed=rec["seed"]))
-        self.last_record = rec
         loss = rec.get("final_loss")
         done = (tr("Training stopped after %n step(s) in {seconds} s", "", rec["steps_done"]) if rec["stopped"]
                 else tr("Training finished after %n step(s) in {seconds} s", "", rec["steps_done"]))
