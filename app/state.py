@@ -52,10 +52,10 @@ SCORE_MAPS: dict[str, tuple[str, ...]] = {
 class _InputsCommand(QUndoCommand):
     """Replace Inputs; consecutive commands with the same merge key (a slider drag) merge.
 
-    A command holds its LabState weakly, as the stack holds its state's `runner.held`: the state owns
-    the stack, which owns the commands, and a strong reference back would make a cycle that only the
-    garbage collector frees, on whatever thread it runs, tearing Qt objects down in an order Qt does
-    not expect (a segfault, tests/app/test_state.py)."""
+    A command holds its LabState weakly, and so does the stack: the state owns the stack, which owns
+    the commands, and a strong reference back would make a cycle that only the garbage collector
+    frees, on whatever thread it runs, tearing Qt objects down in an order Qt does not expect (a
+    segfault, tests/app/test_state.py)."""
 
     def __init__(self, state: LabState, old: Inputs, new: Inputs, text: str, merge_key: str | None = None):
         super().__init__(text)

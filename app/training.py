@@ -72,7 +72,7 @@ class Trainer(QObject):
         return True
 
     def shutdown(self, timeout: float = 30.0) -> bool:
-        """Stop a run and wait for its thread (before the app exits: see instruments.wait_for_background)."""
+        """Stop a run and wait for its thread (before the app exits, beside app.background.wait_for_background)."""
         thread = self._thread
         if thread is None:
             return True
