@@ -72,7 +72,6 @@ class FileActions(QObject):
         a.connect("restore_last", self._set_restore)
         a.connect("export", self.export_dialog)
         a.connect("export_npz", self.export_npz)
-        self.export_action, self.export_npz_action = a["export"], a["export_npz"]
         self.present_action = a["present"]
         a.connect("present", self._present)
         self.presentation.toggled.connect(self._presented)

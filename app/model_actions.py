@@ -31,7 +31,6 @@ from compute.progress import Cancelled
 from widgets.i18n import error_text, message, tr
 from widgets.training import TrainPanel
 
-from . import background
 from .background import Background
 from .download import REPOS, DownloadError, fetch
 from .state import preset_tokens
@@ -104,20 +103,16 @@ class ModelJob(QObject):
             return None, exc
 
     def start(self) -> None:
-        def work():
-            value, error = self.run_here()
-            if self._cancel.is_set() and error is None:
-                error = Cancelled()                   # cancelled after its last report: still cancelled
-            try:
-                self.done.emit(value, error)
-            except RuntimeError:                      # the window closed meanwhile
-                pass
-            finally:
-                background.untrack()
+        """Run on the one background worker (app/background.py); `done` arrives on the UI thread."""
+        worker = Background(self)
+        worker.done.connect(self._finished)
+        worker.run(("model",), self.run_here)
 
-        thread = threading.Thread(target=work, daemon=True, name="qkv-model")
-        background.track(thread)
-        thread.start()
+    def _finished(self, _tag, outcome, error) -> None:
+        value, error = outcome if error is None else (None, error)
+        if self._cancel.is_set() and error is None:
+            error = Cancelled()                       # cancelled after its last report: still cancelled
+        self.done.emit(value, error)
 
 
 def not_found(source: str) -> str:

@@ -9,6 +9,7 @@ with its own signal; it never triggers a recompute.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 import zlib
 from contextlib import nullcontext
 from typing import Any
@@ -49,11 +50,16 @@ SCORE_MAPS: dict[str, tuple[str, ...]] = {
 
 
 class _InputsCommand(QUndoCommand):
-    """Replace Inputs; consecutive commands with the same merge key (a slider drag) merge."""
+    """Replace Inputs; consecutive commands with the same merge key (a slider drag) merge.
+
+    A command holds its LabState weakly, and so does the stack: the state owns the stack, which owns
+    the commands, and a strong reference back would make a cycle that only the garbage collector
+    frees, on whatever thread it runs, tearing Qt objects down in an order Qt does not expect (a
+    segfault, tests/app/test_state.py)."""
 
     def __init__(self, state: LabState, old: Inputs, new: Inputs, text: str, merge_key: str | None = None):
         super().__init__(text)
-        self._state, self._old, self._new = state, old, new
+        self._state, self._old, self._new = weakref.ref(state), old, new
         # Qt merges commands of one id: the same key gives the same id, with no table that grows
         self._merge_id = -1 if merge_key is None else zlib.crc32(merge_key.encode()) & 0x7FFFFFFF
 
@@ -69,10 +75,12 @@ class _InputsCommand(QUndoCommand):
         return True
 
     def redo(self) -> None:
-        self._state._apply(self._new)
+        if (state := self._state()) is not None:
+            state._apply(self._new)
 
     def undo(self) -> None:
-        self._state._apply(self._old)
+        if (state := self._state()) is not None:
+            state._apply(self._old)
 
 
 class _UndoStack(QUndoStack):
@@ -80,9 +88,14 @@ class _UndoStack(QUndoStack):
     index (`Runner.held`): a failed step is then rolled back to the step on screen, one step,
     whichever runner computes (the threaded one delivers after the operation by nature)."""
 
-    def __init__(self, hold, parent: QObject | None = None):
-        super().__init__(parent)
-        self._hold = hold
+    def __init__(self, state: LabState):
+        super().__init__(state)
+        self._owner = weakref.ref(state)            # weakly: see _InputsCommand
+
+    def _hold(self):
+        # A runner without `held` (a test's own double) delivers as it likes.
+        state = self._owner()
+        return getattr(state.runner, "held", nullcontext)() if state is not None else nullcontext()
 
     def push(self, cmd: QUndoCommand) -> None:
         with self._hold():
@@ -118,8 +131,7 @@ class LabState(QObject):
         from compute.backends.blas import keep_blas_single_threaded
 
         keep_blas_single_threaded()                   # views' own products must not wake BLAS's pool
-        # A runner without `held` (a test's own double) delivers as it likes.
-        self.undo_stack = _UndoStack(lambda: getattr(self.runner, "held", nullcontext)(), self)
+        self.undo_stack = _UndoStack(self)
         self._inputs = Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"),
                               weights=preset_weights("toy"))
         self._custom = 0
@@ -128,7 +140,6 @@ class LabState(QObject):
         self._latest_request = 0
         self._cancelled_request: int | None = None   # a request cancelled by the user (see cancel)
         self._busy = False
-        self.blues_for_dark = False               # set_dark swapped blues for viridis (app/presentation.py)
         self.early_results = False                # set_early_results: a window draws partialResult
         self.incremental = True                   # requests reuse the rows of the result on screen
         self._shown_index = 0            # undo-stack index whose inputs the views show

@@ -72,7 +72,7 @@ class Trainer(QObject):
         return True
 
     def shutdown(self, timeout: float = 30.0) -> bool:
-        """Stop a run and wait for its thread (before the app exits: see instruments.wait_for_background)."""
+        """Stop a run and wait for its thread (before the app exits, beside app.background.wait_for_background)."""
         thread = self._thread
         if thread is None:
             return True
@@ -119,7 +119,6 @@ class Trainer(QObject):
         new = dataclasses.replace(before, weights=name)
         self.state.push_inputs(before, new, tr("Train %n step(s) (seed {seed})", "", rec["steps_done"]).format(
             seed=rec["seed"]))
-        self.last_record = rec
         loss = rec.get("final_loss")
         done = (tr("Training stopped after %n step(s) in {seconds} s", "", rec["steps_done"]) if rec["stopped"]
                 else tr("Training finished after %n step(s) in {seconds} s", "", rec["steps_done"]))

@@ -1,6 +1,8 @@
 """LabState without a window: the synchronous runner computes each edit before the call returns."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -19,7 +21,8 @@ def state(qapp):
     s = LabState(runner=SyncRunner())
     s.shown, s.said = [], []
     s.resultChanged.connect(s.shown.append)
-    s.message.connect(lambda level, text: s.said.append((level, text)))
+    said = s.said                  # the lambda holds the list, not the state: a state no test holds is freed
+    s.message.connect(lambda level, text: said.append((level, text)))
     s.start()
     return s
 
@@ -205,3 +208,67 @@ def test_the_score_maps_of_the_visible_station_come_made(state):
     trace = state.result.trace
     assert all(trace.is_ready(name, 1) for name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores"))
     assert not trace.is_ready("attn_scores", 0)                  # only the layer shown
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["SyncRunner", "Runner"])
+def test_a_state_with_undo_steps_is_freed_at_once_not_by_the_garbage_collector(qapp, qtbot, threaded):
+    """No reference cycle runs through a LabState: its undo commands and its stack hold it weakly.
+    A LabState left in a cycle is freed by the garbage collector, on whichever thread allocates
+    when it runs (a runner's, the Background's), tearing its Qt objects down mid-operation of
+    another: a segfault (the next test)."""
+    import gc
+    import weakref
+    from functools import partial
+
+    from app.runner import Runner
+
+    def settle(state, action) -> None:                      # no closure over `s`: it must go at `del s`
+        action()
+        qtbot.waitUntil(lambda: state.result is not None and not state.busy and state.runner.is_idle(),
+                        timeout=60_000)
+
+    gc.collect()
+    gc.disable()
+    try:
+        s = LabState(runner=Runner() if threaded else SyncRunner())
+        settle(s, s.start)
+        for d_head in (6, 8):
+            settle(s, partial(s.set_config, d_head=d_head))
+        settle(s, s.undo_stack.undo)                         # a step to redo as well as one to undo
+        assert s.undo_stack.count() == 2 and s.undo_stack.index() == 1
+        s.runner.shutdown()
+        freed = weakref.ref(s)
+        del s
+        assert freed() is None, "a reference cycle keeps the LabState for the garbage collector"
+    finally:
+        gc.enable()
+
+
+def test_states_dropped_while_others_edit_never_crash_the_garbage_collector(tmp_path):
+    """In a process of its own (a segfault must fail the test, not end the suite): states made,
+    edited and dropped one after another, with the collector running as it likes and then on a
+    worker thread. Freed from cycles, this crashed (PySide6 6.11) 3 times in 3."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "drop_states.py"
+    script.write_text(
+        "import faulthandler, gc, os, threading\n"
+        "faulthandler.enable()\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "app = QApplication([])\n"
+        "from app.runner import SyncRunner\n"
+        "from app.state import LabState\n"
+        "for _ in range(6):\n"
+        "    s = LabState(runner=SyncRunner())\n"
+        "    s.start(); s.set_config(d_head=6); s.set_config(d_head=8)\n"
+        "worker = threading.Thread(target=gc.collect)\n"
+        "worker.start(); worker.join()\n"
+        "print('survived')\n", encoding="utf-8")
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    run = subprocess.run([sys.executable, str(script)], cwd=root, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0 and "survived" in run.stdout, (run.returncode, run.stderr[-2000:])
