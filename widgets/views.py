@@ -665,4 +665,5 @@ def block_map_panels(result, sel) -> list[Panel]:
               for k, node in enumerate(BLOCK_MAP)]
     stream = tuple(p.name for p, node in zip(panels, BLOCK_MAP, strict=True) if node.stream)
     full = getattr(sel, "full_range", False)
-    return robust_levels(share_levels(panels, stream, full), full=full)
+    # No captions: a thumbnail is too narrow to name its outliers (the station does; the marks stay).
+    return [dataclasses.replace(p, caption="") for p in robust_levels(share_levels(panels, stream, full), full=full)]
