@@ -119,3 +119,21 @@ def test_the_rope_labs_third_chart_has_a_start_before_the_answer(qtbot):
     assert not any(np.array_equal(s.y, full.series[0].y) or np.array_equal(s.y, full.series[1].y)
                    for s in hidden.series)
     assert page.widgets["move"].items                                   # drawn: not empty axes
+
+
+def test_ab_shows_a_in_its_place_while_b_computes(qtbot):
+    """Issue 25 item 7: while B computes, A is drawn where and as large as it will be beside B
+    (B's places held, blank and named), so nothing moves when B arrives."""
+    from widgets.pages.instrument_views import ab_views, condition_of, side_b
+
+    result = compute_result(Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"), weights="trained"),
+                            request_id=9)
+    sel = Selection(query=len(result.labels) - 1, head=1, station="ab")
+    waiting = ab_views(result, sel)
+    done = ab_views(result, sel, side_b(result, condition_of(sel, result.inputs.config)))
+    assert waiting.waiting and not done.waiting
+    places = lambda v: [(i.view.name, i.row, i.col, i.rowspan, i.colspan) for i in v.items]  # noqa: E731
+    assert sorted(places(waiting)) == sorted(places(done))
+    shown = {i.view.name: i.view for i in waiting.items}
+    np.testing.assert_array_equal(shown["pattern/A"].values, result.trace["pattern", 0][1])
+    assert not shown["pattern/B"].values.any() and "computing" in shown["pattern/B"].title
