@@ -66,9 +66,10 @@ def export_parser():
     source.add_argument("--model", metavar="PATH|NAME", help="open a Hugging Face folder or a .gguf file, or "
                                                           "smollm2-135m (the packaged real model), as the window's "
                                                           "--model; --tokens go through its own tokenizer")
-    ap.add_argument("--tokens", metavar="TEXT", help="the sentence (toy vocabulary words, or the --model's own "
-                                                     "tokenizer)")
-    ap.add_argument("--weights", metavar="SOURCE", help="random | trained | a .safetensors file | a checkpoint folder")
+    ap.add_argument("--tokens", metavar="TEXT", help="the sentence, through the model's own tokenizer (a preset's: "
+                                                     "the toy vocabulary's words)")
+    ap.add_argument("--weights", metavar="SOURCE", help="random | trained | a .safetensors file | a checkpoint folder "
+                                                        "(a .gguf file or a Hugging Face folder opens as --model)")
     ap.add_argument("--seed", type=int, help="random weights from this seed")
     ap.add_argument("--backend", choices=list(BACKEND_NAMES), help="compute backend (default auto)")
     ap.add_argument("--view", metavar="NAME", help="what to draw (default pattern, or the session's station)")
@@ -162,7 +163,9 @@ def export_main(argv: list[str]) -> int:
                                                       if k in {f.name for f in dataclasses.fields(Selection)}})
         if view is None:
             view = selection.station if selection.station in PAGES else "pattern"
-    elif args.model:
+    elif args.model or (args.weights is not None and args.preset is None and is_model_path(args.weights)):
+        if args.model is None:                         # a model file named as --weights: opened as --model
+            args.model, args.weights = args.weights, None
         if args.weights is not None or args.seed is not None:
             ap.error("--model brings its own weights: leave out --weights and --seed")
         try:
@@ -238,6 +241,14 @@ def export_main(argv: list[str]) -> int:
     print(tr("wrote {path} ({what}; {preset}, layer {layer}, head {head}, T={T})").format(
         path=written, what=what, preset=inputs.preset, layer=selection.layer, head=selection.head, T=T))
     return 0
+
+
+def is_model_path(source: str) -> bool:
+    """A .gguf file or a Hugging Face folder (one with config.json): what --model opens."""
+    from pathlib import Path
+
+    path = Path(source).expanduser()
+    return (path.suffix.lower() == ".gguf" and path.is_file()) or (path / "config.json").is_file()
 
 
 def open_model(source: str):

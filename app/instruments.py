@@ -86,8 +86,12 @@ class Instruments(QObject):
         backend = in_use if which == "backend in use" else which
         if station not in source_map.STATIONS:
             numbers = PAGE[station].numbers if station in PAGE else "instruments/explain"
-            return None, tr("“{page}” is an instrument, not a step of the block: its numbers come from "
-                            "compute/{module}.py.").format(page=station, module=numbers)
+            note = tr("“{page}” is an instrument, not a step of the block: its numbers come from "
+                      "compute/{module}.py.").format(page=station, module=numbers)
+            try:
+                return source_map.instrument_source(station), note
+            except (KeyError, ImportError, OSError):
+                return None, note
         try:
             family = source_map.family_of(result.inputs.config) if result is not None else ()
             view = source_map.station_source(backend, station, family)

@@ -459,6 +459,8 @@ class MainWindow(QMainWindow):
         c.showValuesChanged.connect(lambda on: s.select(show_values=on))
         self.station_bar.chosen.connect(self._go_to)
         self.block_map.chosen.connect(self._go_to)
+        self.block_map.layerChosen.connect(lambda layer: s.select(layer=layer))
+        self.block_map.headChosen.connect(lambda head: s.select(head=head))
         self.station_bar.playToggled.connect(self._play)
         self.station_bar.speedChanged.connect(lambda sec: self._play_timer.setInterval(int(sec * 1000)))
         ins = self.instruments

@@ -474,7 +474,8 @@ class LabState(QObject):
 
     def _clamped(self, s: Selection) -> Selection:
         cfg, T = self._inputs.config, len(self._inputs.tokens)
-        lens = tuple((min(max(la, 0), cfg.n_layers - 1), min(max(ha, 0), cfg.n_heads - 1)) for la, ha in s.lens)
+        lens = None if s.lens is None else tuple((min(max(la, 0), cfg.n_layers - 1), min(max(ha, 0), cfg.n_heads - 1))
+                                                 for la, ha in s.lens)
         trace = s.trace
         if trace is not None:
             name, row, col = trace

@@ -109,7 +109,8 @@ class Selection:
     show_values: bool = True
     full_range: bool = False                    # colour scales to the largest value (else outliers are clipped)
     trace: tuple | None = None                  # dot-product trace: (name, row, col) in layer/head
-    lens: tuple = ((0, 1), (1, 1))              # head lens: (layer, head) of A and of B (clamped)
+    lens: tuple | None = None                   # head lens: (layer, head) of A and of B (clamped); None: the
+                                                # selected head and the most different one
     d_k: int = 64                               # the sqrt(d_k) lab's d_k
     theme: str = "light"                        # "light" | "dark" (widgets.theme.PALETTES)
     colormap: str = "blues"                     # widgets.theme.DEFAULT_SEQUENTIAL (export's default too)

@@ -149,3 +149,58 @@ def station_source(backend: str, station: str, family: tuple[str, ...] = ()) -> 
 def mapped_stations(backend: str) -> tuple[str, ...]:
     """The stations whose code the code view can show for `backend` (a new station may have none yet)."""
     return tuple(s for s in STATIONS if s in (_CUDA_STEP if backend == "cuda" else _source_map().get(backend, {})))
+
+
+# Instrument pages: the function behind each page's main numbers (module under compute/, name).
+INSTRUMENT_SOURCE: dict[str, tuple[str, str]] = {
+    "head_lens": ("instruments.explain", "most_different_head"),
+    "sqrt_dk": ("instruments.sqrt_dk", "dot_product_spread"),
+    "mask": ("instruments.explain", "mask_shares"),
+    "kv_cache": ("instruments.kvcache", "decode_step"),
+    "rope": ("instruments.rope_lab", "rope_score"),
+    "shared_kv": ("instruments.shared_kv", "group"),
+    "windows": ("instruments.receptive", "reach"),
+    "tiled_softmax": ("instruments.tiled_softmax", "tiled_attention"),
+    "ab": ("instruments.ab", "run"),
+    "knockout": ("circuits", "head_attribution"),
+    "logit_lens": ("circuits", "logit_lens"),
+    "score_parts": ("circuits", "score_parts"),
+    "head_finder": ("instruments.patching", "find_heads"),
+}
+
+
+def _first_statement(lines: list[str]) -> int:
+    """The index of a function's first line of code after its signature and docstring."""
+    n, quote = 0, None
+    while n < len(lines) and not lines[n].rstrip().endswith(":"):       # the signature, maybe several lines
+        n += 1
+    n += 1
+    while n < len(lines):
+        text = lines[n].strip()
+        if quote is not None:                                           # inside the docstring
+            if quote in text:
+                quote = None
+        elif text.startswith(('"""', "'''")):
+            q = text[:3]
+            if text.count(q) < 2 or text == q:
+                quote = q
+        elif text and not text.startswith("#"):
+            return n
+        n += 1
+    return 0
+
+
+@lru_cache(maxsize=32)
+def instrument_source(page: str) -> SourceView:
+    """The code behind an instrument page's numbers (INSTRUMENT_SOURCE), its first statement marked."""
+    import importlib
+
+    if page not in INSTRUMENT_SOURCE:
+        raise KeyError(f"no instrument page {page!r}; pages: {', '.join(INSTRUMENT_SOURCE)}")
+    module, name = INSTRUMENT_SOURCE[page]
+    fn = _py(getattr(importlib.import_module(f"compute.{module}"), name))
+    lines, first = inspect.getsourcelines(fn)
+    key = _first_statement(lines)
+    hi = min(len(lines), max(key + 2 * WINDOW, 40))
+    return SourceView(backend="compute", station=page, function=fn.__qualname__, path=inspect.getsourcefile(fn) or "",
+                      first_line=first, lines=tuple(line.rstrip("\n") for line in lines[:hi]), key_line=key)

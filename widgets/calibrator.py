@@ -36,6 +36,7 @@ class CalibratorPanel(Retranslate, QWidget):
         layout.addWidget(self.intro)
         self.box = QGroupBox()
         form = QFormLayout(self.box)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)   # a narrow dock: each field its full width
         self.change = QComboBox()
         for key, text in CHANGES.items():
             self.change.addItem(text, key)
@@ -51,10 +52,19 @@ class CalibratorPanel(Retranslate, QWidget):
         form.addRow(self.row_labels[1], self.question)
         self.answer = QComboBox()
         form.addRow(self.row_labels[2], self.answer)
+        self.whole: dict[QComboBox, QLabel] = {}
         for combo in (self.change, self.question, self.answer):   # long texts must not widen the dock
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(12)
             combo.currentTextChanged.connect(lambda text, c=combo: c.setToolTip(text))   # the whole text
+            whole = QLabel()                       # the whole choice, wrapped, where the box cuts it
+            whole.setObjectName("note")
+            whole.setWordWrap(True)
+            whole.hide()
+            form.insertRow(form.rowCount() if combo is self.answer else
+                           (2 if combo is self.change else 4), "", whole)
+            self.whole[combo] = whole
+            combo.currentTextChanged.connect(lambda _text: self._fit_choices())
         layout.addWidget(self.box)
         self.query_note = QLabel()
         self.query_note.setObjectName("note")
@@ -89,6 +99,26 @@ class CalibratorPanel(Retranslate, QWidget):
         self._score: tuple[int, int] | None = None
         self._question_changed()
         self.retranslate()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_choices()
+
+    def cut(self, combo: QComboBox) -> bool:
+        """Whether the box shows less than its choice's whole text."""
+        from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        room = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                            QStyle.SubControl.SC_ComboBoxEditField, combo).width()
+        return combo.fontMetrics().horizontalAdvance(combo.currentText()) > room
+
+    def _fit_choices(self) -> None:
+        for combo, whole in getattr(self, "whole", {}).items():
+            cut = self.cut(combo)
+            whole.setText(combo.currentText() if cut else "")
+            whole.setVisible(cut)
 
     def retranslate(self) -> None:
         self.intro.setText(tr("Predict first, then test: pick a change, say what you expect, and let the lab "
@@ -148,6 +178,7 @@ class CalibratorPanel(Retranslate, QWidget):
     def showEvent(self, event) -> None:
         self._sync()
         super().showEvent(event)
+        self._fit_choices()
 
     def set_prediction(self, question: str, answer) -> None:
         self._sync()

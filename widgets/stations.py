@@ -599,7 +599,7 @@ class Station(Retranslate, QWidget):
     # -- updates -----------------------------------------------------------------------------------
     def _data_key(self, result, sel) -> tuple:
         return (Same(result), sel.layer, sel.head, sel.query, sel.lock_scales, sel.show_values,
-                getattr(sel, "full_range", False))
+                getattr(sel, "full_range", False), sel.trace if self.key == "scores" else None)
 
     @staticmethod
     def _fits(result, sel) -> bool:
@@ -926,7 +926,8 @@ class SoftmaxRowStation(Station):
     def highlight(self, sel) -> None:
         """The hovered (else the chosen) key: its bars outlined and its label bold, in the key colour."""
         hover = sel.hover or (None, None)
-        key = hover[1] if hover[1] is not None else sel.key
+        traced = sel.trace if sel.trace and sel.trace[0] == "attn_scores" and sel.trace[1] == sel.query else None
+        key = hover[1] if hover[1] is not None else sel.key if sel.key is not None else traced and traced[2]
         T = len(self.masked_keys)
         on = key is not None and 0 <= key < T
         pen = pg.mkPen(self.palette.key, width=2.5)

@@ -639,7 +639,21 @@ def station_panels(key: str, result, sel) -> list[Panel]:
     full = getattr(sel, "full_range", False)
     for group in view.shared + (view.locked if sel.lock_scales else ()):
         panels = share_levels(panels, group, full)
-    return robust_levels(panels, full=full)
+    return traced_cell(key, robust_levels(panels, full=full), sel)
+
+
+SCORE_MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")
+
+
+def traced_cell(key: str, panels: list[Panel], sel) -> list[Panel]:
+    """The score cell the Trace tab takes apart (sel.trace = ("attn_scores", i, j)), outlined in
+    every score map of the Scores station: the number on the tab is that cell."""
+    traced = getattr(sel, "trace", None)
+    if key != "scores" or not traced or traced[0] != "attn_scores":
+        return panels
+    _, i, j = traced
+    return [dataclasses.replace(p, outline=(i, j, 1, 1)) if p.name in SCORE_MAPS and p.outline is None
+            and not p.missing and i < p.values.shape[0] and j < p.values.shape[1] else p for p in panels]
 
 
 def window_words(cfg: Config, layer: int, query: int, T: int) -> str:
@@ -706,4 +720,5 @@ def block_map_panels(result, sel) -> list[Panel]:
               for k, node in enumerate(BLOCK_MAP)]
     stream = tuple(p.name for p, node in zip(panels, BLOCK_MAP, strict=True) if node.stream)
     full = getattr(sel, "full_range", False)
-    return robust_levels(share_levels(panels, stream, full), full=full)
+    # No captions: a thumbnail is too narrow to name its outliers (the station does; the marks stay).
+    return [dataclasses.replace(p, caption="") for p in robust_levels(share_levels(panels, stream, full), full=full)]

@@ -186,3 +186,33 @@ def beyond_scale(values: np.ndarray, levels: tuple[float, float],
     size = np.abs(v[out])                                                 # [n]
     order = np.argsort(-size, kind="stable")
     return cells[order], size[order]
+
+
+def pattern_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """How differently two heads read the same tokens: the total-variation distance of their
+    pattern rows, ½ Σ_j |a_ij − b_ij| (0 = the same, 1 = disjoint), averaged over the queries."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)   # [T, T] each
+    return float(0.5 * np.abs(a - b).sum(axis=-1).mean()) if a.size else 0.0
+
+
+def most_different_head(trace: Trace, layer: int, head: int) -> tuple[int, int]:
+    """(layer, head) of the head whose pattern is farthest from this one's (pattern_distance),
+    over every layer the trace holds; the first such head on a tie, the head itself if it is alone."""
+    mine = trace["pattern", layer][head]
+    best, where = -1.0, (layer, head)
+    for other in range(trace.n_layers):
+        patterns = trace.get("pattern", other)
+        if patterns is None:
+            continue
+        for h in range(patterns.shape[0]):
+            if (other, h) != (layer, head) and (d := pattern_distance(mine, patterns[h])) > best:
+                best, where = d, (other, h)
+    return where
+
+
+def lens_heads(trace: Trace, lens, layer: int, head: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The head lens's A and B: the two chosen on the page, else the selected head and the head most
+    different from it (a lecture starts from the head on screen and its opposite)."""
+    if lens is not None:
+        return tuple(lens[0]), tuple(lens[1])
+    return (layer, head), most_different_head(trace, layer, head)

@@ -93,6 +93,9 @@ def test_code_view_shows_the_line_that_scales(qtbot, window):
     code.which.setCurrentText("cuda")
     code.which.activated.emit(code.which.currentIndex())
     assert "raw * scale" in code.key_line_text and "products.py" in code.where.text()
+    _station(qtbot, win, "tiled_softmax")                      # an instrument page: its own code, not an empty pane
+    assert "tiled_softmax.py" in code.where.text() and code.key_line_text.strip()
+    assert "def tiled_attention(" in code.text.toPlainText()
     win.state.select(station="mlp")
     code.which.setCurrentText("backend in use")
     code.which.activated.emit(code.which.currentIndex())

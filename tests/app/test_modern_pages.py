@@ -71,9 +71,9 @@ def test_rope_lab_shows_the_models_rotation_and_its_sliders_keep_the_weights(qtb
     assert bars.sum() == pytest.approx(ref["attn_scores_raw", 1][4, 11, 3], abs=1e-4)
     assert contributions.items                                  # drawn
     assert page.views.items[4].view.name == "move"
-    assert not page.widgets["move"].listDataItems()             # predict first: the test is held back
+    assert len(page.widgets["move"].listDataItems()) == 2       # predict first: only the start and its level
     page.reveal.setChecked(True)
-    assert page.widgets["move"].listDataItems()
+    assert len(page.widgets["move"].listDataItems()) == 3
     weights = result.weights
     with qtbot.waitSignal(win.rendered, timeout=30_000):
         page.theta.setValue(page.theta_stops.index(10_000.0))

@@ -97,3 +97,43 @@ def test_an_enlarged_figure_enlarges_the_chart_lines(qapp, result):
         assert widths() == pytest.approx([3 * w for w in normal])
     assert widths() == pytest.approx(normal)
     widget.deleteLater()
+
+
+def test_the_rope_labs_third_chart_has_a_start_before_the_answer(qtbot):
+    """Issue 25 item 7: before 'Predict, then show' the chart was empty axes; now it shows the score
+    at Δ = 0 and a dashed level over the range tested, and no curve that gives the answer away."""
+    from widgets.pages.modern import RopeLab
+
+    result = compute_result(Inputs(config=ROPE, tokens=tuple(preset_tokens("toy")) * 2, weights="random",
+                                   preset="custom"), request_id=8)
+    page = RopeLab()
+    qtbot.addWidget(page)
+    page.resize(1200, 800)
+    page.show()
+    page.show_result(result, Selection(query=len(result.labels) - 1, head=1, station="rope"))
+    full = {i.view.name: i.view for i in page.views.items}["move"]
+    hidden = page.chart_to_draw(full)
+    assert not page.reveal.isChecked() and len(hidden.series) == 2
+    level, start = hidden.series
+    assert level.dashed and np.all(level.y == start.y[0]) and level.x[-1] == full.series[0].x[-1]
+    assert not any(np.array_equal(s.y, full.series[0].y) or np.array_equal(s.y, full.series[1].y)
+                   for s in hidden.series)
+    assert page.widgets["move"].items                                   # drawn: not empty axes
+
+
+def test_ab_shows_a_in_its_place_while_b_computes(qtbot):
+    """Issue 25 item 7: while B computes, A is drawn where and as large as it will be beside B
+    (B's places held, blank and named), so nothing moves when B arrives."""
+    from widgets.pages.instrument_views import ab_views, condition_of, side_b
+
+    result = compute_result(Inputs(config=preset_config("toy"), tokens=preset_tokens("toy"), weights="trained"),
+                            request_id=9)
+    sel = Selection(query=len(result.labels) - 1, head=1, station="ab")
+    waiting = ab_views(result, sel)
+    done = ab_views(result, sel, side_b(result, condition_of(sel, result.inputs.config)))
+    assert waiting.waiting and not done.waiting
+    places = lambda v: [(i.view.name, i.row, i.col, i.rowspan, i.colspan) for i in v.items]  # noqa: E731
+    assert sorted(places(waiting)) == sorted(places(done))
+    shown = {i.view.name: i.view for i in waiting.items}
+    np.testing.assert_array_equal(shown["pattern/A"].values, result.trace["pattern", 0][1])
+    assert not shown["pattern/B"].values.any() and "computing" in shown["pattern/B"].title

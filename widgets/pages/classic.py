@@ -75,19 +75,20 @@ class HeadLens(Station):
             b = self.matrix(r, 1, f"{name} · B", kind=kind, roles=roles)
             d = self.matrix(r, 2, f"{name} · A − B", roles=roles)
             self.rows[name] = (a, b, d)
-        self.canvas.ci.layout.setRowStretchFactor(2, 2)     # the T×T patterns get the most room
+        self.canvas.ci.layout.setRowStretchFactor(2, 4)     # the T×T patterns get the most room
 
     def _emit(self) -> None:
         if not self._updating:
             self.headsChosen.emit(*(s.value() for s in self.spins))
 
     def _data_key(self, result, sel):
-        return (Same(result), sel.lens, sel.query, sel.show_values)
+        return (Same(result), sel.lens, sel.layer if sel.lens is None else None,
+                sel.head if sel.lens is None else None, sel.query, sel.show_values)
 
     def content(self, result, sel):
         t = result.trace
-        (la, ha), (lb, hb) = sel.lens
-        data = {}
+        (la, ha), (lb, hb) = explain.lens_heads(t, sel.lens, sel.layer, sel.head)
+        data = {"lens": np.array(((la, ha), (lb, hb)))}               # what the spin boxes show
         for tag, (layer, head) in (("A", (la, ha)), ("B", (lb, hb))):
             g = kv_head(result.inputs.config, head)                   # k, v: the K/V head this head reads
             for name in ("k", "v", "pattern", "result"):              # one head each (Trace.read)
@@ -97,12 +98,11 @@ class HeadLens(Station):
     def draw(self, result, sel, d):
         cfg, labels = result.inputs.config, result.labels
         self._updating = True
-        for spin, hi, value in zip(self.spins, (cfg.n_layers - 1, cfg.n_heads - 1) * 2,
-                                   (sel.lens[0][0], sel.lens[0][1], sel.lens[1][0], sel.lens[1][1]), strict=True):
+        (la, ha), (lb, hb) = (tuple(int(v) for v in row) for row in d["lens"])
+        for spin, hi, value in zip(self.spins, (cfg.n_layers - 1, cfg.n_heads - 1) * 2, (la, ha, lb, hb), strict=True):
             spin.setMaximum(hi)
             spin.setValue(value)
         self._updating = False
-        (la, ha), (lb, hb) = sel.lens
         cols = {"k": _idx(cfg.d_head), "v": _idx(cfg.d_head), "pattern": labels, "result": _idx(cfg.d_model)}
         for name, (a, b, diff) in self.rows.items():
             A, B = d[f"{name}_A"], d[f"{name}_B"]

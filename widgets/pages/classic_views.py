@@ -34,7 +34,7 @@ def head_lens_views(result, sel, extra=None, compute_missing: bool = False) -> P
     """Two heads (sel.lens: (layer, head) A and B) side by side, one colour scale per row for A and
     B, and A − B: their k, v (the K/V head each reads), pattern and share of attn_out."""
     t, cfg, labels = result.trace, result.inputs.config, tuple(result.labels)
-    (la, ha), (lb, hb) = sel.lens
+    (la, ha), (lb, hb) = explain.lens_heads(t, sel.lens, sel.layer, sel.head)
     la, lb = min(la, cfg.n_layers - 1), min(lb, cfg.n_layers - 1)
     ha, hb = min(ha, cfg.n_heads - 1), min(hb, cfg.n_heads - 1)
     cols = {"k": _idx(cfg.d_head), "v": _idx(cfg.d_head), "pattern": labels, "result": _idx(cfg.d_model)}
@@ -60,7 +60,7 @@ def head_lens_views(result, sel, extra=None, compute_missing: bool = False) -> P
         masked_d = (masked_a | masked_b) if pattern else None             # each head's mask; the difference both
         items.append(Item(Panel(f"{name}_diff", f"{name} · A − B", diff, labels, cols[name], masked=masked_d),
                           r, 2, roles=roles))
-    return PageViews("head_lens", tuple(items), row_stretch=(1, 1, 2, 1), panel_size=(300, 220),
+    return PageViews("head_lens", tuple(items), row_stretch=(1, 1, 4, 1), panel_size=(300, 220),
                      shapes=tr("rows: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; one colour scale per "
                                "row for A and B"))
 

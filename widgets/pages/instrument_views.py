@@ -571,6 +571,13 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
                                                                                       condition):
             return PageViews("ab", items, text=_t("B cannot be computed: {why}", why=html.escape(extra.error)),
                              shapes=f"[T, T] = [{T}, {T}]")
+        # A where and as large as it will be beside B, B's places held (blank, named): nothing moves
+        # when B arrives, and A is the lesson until then.
+        blank, later = np.zeros_like(sA), tr("B: computing…")
+        items += tuple(Item(Panel(f"{name}/{side}", later if side == "B" else "B − A", blank, labels, labels, "",
+                                  tr("key j"), kind="sequential" if name == "pattern" and side == "B" else "diverging",
+                                  levels=(0.0, 1.0) if name == "pattern" else symmetric_levels(sA)), r, c, roles=QK)
+                       for r, name in enumerate(("attn_scores", "pattern")) for c, side in ((1, "B"), (2, "B-A")))
         return PageViews("ab", items, text=tr("Computing B…"), waiting=tr("side B"), shapes=f"[T, T] = [{T}, {T}]")
     tb, e = extra.trace, extra.edited
     hb = e.head if e.head is not None else min(h, e.cfg.n_heads - 1)

@@ -14,7 +14,7 @@ from compute import Config
 from compute.instruments import ab, rope_lab, shared_kv
 from compute.instruments import tiled_softmax as tiled
 
-from ..charts import Chart, colour_of, draw_chart
+from ..charts import Chart, Series, colour_of, draw_chart
 from ..i18n import QT_TR_NOOP, language, num, tr
 from ..matrix import MatrixPlot
 from ..stations import Same, Station
@@ -306,8 +306,14 @@ class RopeLab(ModernPage):
     def chart_to_draw(self, chart: Chart) -> Chart:
         if chart.name != "move" or self.reveal.isChecked():
             return chart
-        return Chart("move", tr("Predict: i and j both move by Δ. Does the score change?"),
-                     (), x_axis=chart.x_axis, y_axis=chart.y_axis, legend=False)
+        # Before the answer: the score now at Δ = 0 and a dashed level across the range it will be
+        # tested over, so the prediction has axes, a start and a scale (the curves stay hidden).
+        start = chart.series[-1]
+        steps = chart.series[0].x
+        level = Series(tr("the score now"), steps, np.full(steps.shape, float(start.y[0])), colour="muted",
+                       width=1.4, dashed=True)
+        return Chart("move", tr("Predict: i and j both move by Δ. Does the score change?"), (level, start),
+                     x_axis=chart.x_axis, y_axis=chart.y_axis)
 
     def sync_controls(self, result, sel) -> None:
         cfg, T = result.inputs.config, result.trace.T
