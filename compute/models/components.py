@@ -12,8 +12,9 @@ comparing the strings. The house rule (tests/test_house_rules.py) keeps it so: n
       norm        LayerNorm(eps) | RMSNorm(eps)         stats, has_bias, weight_names(), formula, reference()
       positions   Learned() | Rotary(rotary_dim, base)  embeds, rotates, partial, angles(), rotate()
       attention   Attention(n_heads, n_kv_heads, ...)   kind (mha | gqa | mqa), n_groups, scale, qk_norm, macs()
-      mlp         GeluMLP(bias) | SwiGLU(bias)          gated, products, weight_names(), formula, macs()
+      mlp         GeluMLP(bias) | ExactGeluMLP(bias) | SwiGLU(bias)   gated, exact, products, weight_names(), formula
       layers      (LayerKind(index, window), ...)       local, window
+      parallel    False | True                          mlp_input: what ln2 reads (resid_mid, or resid_pre)
       rope_inputs, score_inputs, cached_key, tags, has(tag)
 
 Room for the next families (each is a component or a field of one, plus its names in
@@ -30,8 +31,10 @@ compute/names.py; nothing else needs to learn about it):
   - query_pre_attn_scalar (Gemma): `Attention.scale` = 1/√query_pre_attn_scalar instead of 1/√d_head.
   - GeGLU (Gemma): a gated MLP like SwiGLU whose gate is the tanh GELU; `GeGLU(GatedMLP)`.
   - soft-capping (Gemma 2): `attn_scores_capped` = cap · tanh(scores / cap) before the mask.
-  - partial rotary (Phi, GPT-NeoX): `Rotary.rotary_dim < d_head` is already here (`partial`).
-  - parallel attention + MLP (GPT-J, Pythia): `x + attn(ln1(x)) + mlp(ln2(x))`; a `parallel` flag.
+  - partial rotary (Phi, GPT-NeoX): `Rotary.rotary_dim < d_head` is here (`partial`).
+  - parallel attention + MLP (GPT-J, Pythia) is here: `x + attn(ln1(x)) + mlp(ln2(x))`,
+    `Components.parallel`; ln2 reads `mlp_input` (resid_pre), resid_post = resid_mid + mlp_out still.
+  - the exact (erf) GELU (Pythia's hidden_act "gelu") is here: `ExactGeluMLP`, `mlp.exact`.
 """
 from __future__ import annotations
 
@@ -208,7 +211,9 @@ class MLP:
 
     has_bias: bool = True
     key: ClassVar[str] = ""
+    tag: ClassVar[str] = ""                # the TAGS condition views name (the key, or its family's)
     gated: ClassVar[bool] = False          # a second, linear branch (mlp_pre_linear) and W_gate
+    exact: ClassVar[bool] = False          # GELU by erf, not GPT-2's tanh approximation
     products: ClassVar[int] = 2            # matrix products per row: W_in, W_out (and W_gate)
     formula: ClassVar[str] = ""
 
@@ -232,6 +237,7 @@ class GeluMLP(MLP):
     """mlp_post = GELU(x W_in + b_in), mlp_out = mlp_post W_out + b_out (GPT-2's tanh GELU)."""
 
     key: ClassVar[str] = "gelu"
+    tag: ClassVar[str] = "gelu"
     formula: ClassVar[str] = "GELU(x·W_in + b_in)·W_out + b_out"
 
     def activation(self, mlp_pre: np.ndarray, mlp_pre_linear: np.ndarray | None = None) -> np.ndarray:
@@ -239,10 +245,24 @@ class GeluMLP(MLP):
 
 
 @dataclass(frozen=True)
+class ExactGeluMLP(GeluMLP):
+    """GeluMLP with the exact GELU, x·Φ(x) = ½x(1 + erf(x/√2)) (GPT-NeoX / Pythia's hidden_act "gelu");
+    the views show it as a GELU MLP."""
+
+    key: ClassVar[str] = "gelu_erf"
+    exact: ClassVar[bool] = True
+    formula: ClassVar[str] = "GELU_erf(x·W_in + b_in)·W_out + b_out"
+
+    def activation(self, mlp_pre: np.ndarray, mlp_pre_linear: np.ndarray | None = None) -> np.ndarray:
+        return F.gelu_erf(mlp_pre)
+
+
+@dataclass(frozen=True)
 class SwiGLU(MLP):
     """mlp_post = SiLU(x W_gate) ⊙ (x W_in), then W_out (the LLaMA family)."""
 
     key: ClassVar[str] = "swiglu"
+    tag: ClassVar[str] = "swiglu"
     gated: ClassVar[bool] = True
     products: ClassVar[int] = 3            # W_gate, W_in, W_out
     formula: ClassVar[str] = "(SiLU(x·W_gate) ⊙ x·W_in)·W_out"
@@ -269,9 +289,10 @@ class LayerKind:
 # The Config strings each component answers to (compute.config validates against these keys).
 NORM_KINDS: dict[str, type[Norm]] = {"layernorm": LayerNorm, "rmsnorm": RMSNorm}
 POSITION_KINDS: dict[str, type] = {"learned": Learned, "rope": Rotary}
-MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "swiglu": SwiGLU}
+MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "gelu_erf": ExactGeluMLP, "swiglu": SwiGLU}
 # The conditions a view may name (widgets.views Slot `when=`, StationView `family=`).
-TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias", "qknorm")
+TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias", "qknorm",
+                         "parallel")
 
 
 @dataclass(frozen=True)
@@ -284,6 +305,17 @@ class Components:
     mlp: MLP
     layers: tuple[LayerKind, ...]
     tied_embeddings: bool = True
+    parallel: bool = False                 # attention and MLP both read resid_pre (GPT-J, GPT-NeoX)
+
+    @property
+    def mlp_input(self) -> str:
+        """The Trace name ln2 normalises: resid_mid, or resid_pre when attention and MLP run in
+        parallel (resid_post = resid_pre + attn_out + mlp_out = resid_mid + mlp_out either way)."""
+        return "resid_pre" if self.parallel else "resid_mid"
+
+    def mlp_reads(self, resid_pre, resid_mid):
+        """Of a layer's resid_pre and resid_mid (any arrays), the one ln2 normalises."""
+        return resid_pre if self.parallel else resid_mid
 
     def layer(self, index: int) -> LayerKind:
         return self.layers[index]
@@ -307,13 +339,15 @@ class Components:
     @property
     def tags(self) -> frozenset[str]:
         """The TAGS this model meets: its norm's, positions' and MLP's keys, gqa, nobias."""
-        on = {self.norm.key, self.positions.key, self.mlp.key}
+        on = {self.norm.key, self.positions.key, self.mlp.tag}
         if self.attention.shares_kv:
             on.add("gqa")
         if not self.attention.has_bias:
             on.add("nobias")
         if self.attention.qk_norm is not None:
             on.add("qknorm")
+        if self.parallel:
+            on.add("parallel")
         return frozenset(on)
 
     def has(self, tag: str) -> bool:
@@ -338,8 +372,8 @@ def components_of(cfg: Any) -> Components:
                             RMSNorm(cfg.norm_eps) if cfg.qk_norm else None),
         mlp=MLP_KINDS[cfg.mlp](cfg.mlp_bias),
         layers=tuple(LayerKind(i, cfg.window(i)) for i in range(cfg.n_layers)),
-        tied_embeddings=cfg.tied_embeddings)
+        tied_embeddings=cfg.tied_embeddings, parallel=cfg.parallel)
 
 
-__all__ = ["MLP", "MLP_KINDS", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "GeluMLP",
-           "LayerKind", "LayerNorm", "Learned", "Norm", "RMSNorm", "Rotary", "SwiGLU", "components_of"]
+__all__ = ["MLP", "MLP_KINDS", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "ExactGeluMLP",
+           "GeluMLP", "LayerKind", "LayerNorm", "Learned", "Norm", "RMSNorm", "Rotary", "SwiGLU", "components_of"]
