@@ -149,3 +149,20 @@ def test_parallel_means_ln2_reads_resid_pre(rng):
             pre = np.asarray(t["mlp_pre", layer], np.float64)
             exact = 0.5 * pre * (1 + np.vectorize(erf)(pre / np.sqrt(2)))
             np.testing.assert_allclose(t["mlp_post", layer], exact, rtol=10 * tol, atol=10 * tol)
+
+
+def test_an_ablation_in_a_parallel_model_equals_zeroing_its_head(rng):
+    """compute.circuits recomputes the layers after an intervention with its own equations: in
+    parallel the MLP reads resid_pre there too."""
+    from compute import Ablate
+
+    cfg = Config(d_model=12, n_heads=3, n_ctx=16, d_vocab=30, n_layers=3, positions="rope", rotary_dim=2,
+                 mlp="gelu_erf", parallel=True, tied_embeddings=False)
+    w = Weights.random(cfg, 5, bias_std=0.3)
+    ids = list(rng.integers(0, 30, 10))
+    arrays = {n: np.array(a) for n, a in w.items()}
+    arrays["blocks.1.attn.W_O"][2] = 0.0                                   # head 1.2 writes nothing
+    want = forward(cfg, Weights.from_dict(cfg, arrays), ids, "reference")
+    for backend in ("reference", "cpu"):
+        got = forward(cfg, w, ids, backend, interventions=[Ablate(1, 2)])
+        assert max_scaled_error(got["logits"], want["logits"]) <= TOL[backend], backend
