@@ -16,6 +16,8 @@ comparing the strings. The house rule (tests/test_house_rules.py) keeps it so: n
       layers      (LayerKind(index, window), ...)       local, window
       parallel    False | True                          mlp_input: what ln2 reads (resid_mid, or resid_pre)
       rope_inputs, score_inputs, cached_key, tags, has(tag)
+    mistakes(cfg)   the classic ways to load this model wrong (A/B's and Predict's "load it wrong"),
+                    only those whose part the model has: each a Mistake (Config fields, weights)
 
 Room for the next families (each is a component or a field of one, plus its names in
 compute/names.py; nothing else needs to learn about it):
@@ -44,6 +46,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..i18n import QT_TR_NOOP
 from . import functions as F
 
 
@@ -361,6 +364,72 @@ class Components:
         return self.attention.macs(d_model, n_new, keys) + self.mlp.macs(d_model, d_mlp, n_new)
 
 
+# -- loading it wrong ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Mistake:
+    """One classic way an engine or a converter gets this model wrong (lmdeploy #3772, TensorRT-LLM
+    #3247, TransformerLens #1149 and #719): the Config fields it sets, the block weights whose d_head
+    axis it permutes and those it drops; nothing else changes."""
+
+    key: str
+    title: str                                  # marked for translation (compute.i18n)
+    fields: tuple[tuple[str, Any], ...] = ()    # (Config field, its wrong value)
+    permuted: tuple[str, ...] = ()              # short block weight names, last axis (d_head) permuted
+    perm: tuple[int, ...] = ()                  # new[..., j] = old[..., perm[j]]
+    dropped: tuple[str, ...] = ()               # short block weight names the wrong model lacks
+
+    def weights(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The weights (full names -> arrays) as the wrong loader gives them."""
+        out = {}
+        for name, a in arrays.items():
+            short = name.split(".", 2)[2] if name.startswith("blocks.") else name
+            if short not in self.dropped:
+                out[name] = a[..., list(self.perm)] if short in self.permuted else a
+        return out
+
+
+def _pair_perms(r: int, d_head: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Over a head's first r dims: `interleaved` puts dims (2i, 2i+1) where half-split RoPE turns
+    (i, i + r/2), `inverse` undoes it (HF's permute for Meta's interleaved weights, applied once too
+    often). Dims from r on stay."""
+    rest = tuple(range(r, d_head))
+    interleaved = tuple(range(0, r, 2)) + tuple(range(1, r, 2)) + rest
+    inverse = tuple(int(j) for j in np.argsort(interleaved[:r])) + rest
+    return interleaved, inverse
+
+
+def mistakes(cfg: Any) -> tuple[Mistake, ...]:
+    """The mistakes this model can be loaded with, only for parts it has. (Gemma 3's one RoPE base
+    for all layers and its forgotten √d_model embedding scale go here with LayerKind.rope_base and
+    the embedding scale.)"""
+    c = cfg.components
+    out: list[Mistake] = []
+    if c.positions.rotates:
+        interleaved, inverse = _pair_perms(c.positions.rotary_dim, c.attention.d_head)
+        qk = (("attn.W_Q", "attn.W_K") + (("attn.b_Q", "attn.b_K") if c.attention.has_bias else ())
+              + c.attention.qk_norm_weight_names())                   # everything on q's and k's d_head axis
+        out.append(Mistake("rope_interleaved", QT_TR_NOOP("RoPE pairs interleaved (2i, 2i+1) instead of half-split "
+                                                          "(i, i + r/2)"), permuted=qk, perm=interleaved))
+        out.append(Mistake("rope_half_split", QT_TR_NOOP("RoPE pairs half-split on rows stored interleaved (q, k "
+                                                         "permuted once too often)"), permuted=qk, perm=inverse))
+    if c.attention.qk_norm is not None:
+        out.append(Mistake("qk_norm_off", QT_TR_NOOP("QK-norm left out"), (("qk_norm", False),),
+                           dropped=c.attention.qk_norm_weight_names()))
+    local = [k.window for k in c.layers if k.local]
+    if local:
+        out.append(Mistake("windows_off", QT_TR_NOOP("windows ignored: every layer global"), (("windows", None),)))
+        if len(local) < len(c.layers):
+            everywhere = tuple(k.window if k.local else local[0] for k in c.layers)
+            out.append(Mistake("windows_everywhere", QT_TR_NOOP("a window in every layer: no global layer"),
+                               (("windows", everywhere),)))
+    if c.parallel:
+        out.append(Mistake("sequential", QT_TR_NOOP("attention and MLP in sequence, not in parallel (ln2 reads "
+                                                    "resid_mid)"), (("parallel", False),)))
+    if c.mlp.exact:
+        out.append(Mistake("gelu_tanh", QT_TR_NOOP("the tanh GELU instead of the exact erf GELU"), (("mlp", "gelu"),)))
+    return tuple(out)
+
+
 def components_of(cfg: Any) -> Components:
     """The components a validated Config names (compute.config calls this once per Config)."""
     positions = (Rotary(cfg.rotary_dim, cfg.rope_theta, cfg.d_head) if POSITION_KINDS[cfg.positions].rotates
@@ -376,4 +445,5 @@ def components_of(cfg: Any) -> Components:
 
 
 __all__ = ["MLP", "MLP_KINDS", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "ExactGeluMLP",
-           "GeluMLP", "LayerKind", "LayerNorm", "Learned", "Norm", "RMSNorm", "Rotary", "SwiGLU", "components_of"]
+           "GeluMLP", "LayerKind", "LayerNorm", "Learned", "Mistake", "Norm", "RMSNorm", "Rotary", "SwiGLU",
+           "components_of", "mistakes"]
