@@ -143,7 +143,7 @@ def loaded_wrong(cfg: Config, weights: Weights, tokens, key: str) -> Edited:
                                                              "mistakes: {known}"), known=", ".join(known) or "—"))
     m = known[key]
     new = cfg.replace(**dict(m.fields)) if m.fields else cfg
-    if m.permuted or m.dropped:
+    if m.permuted or m.dropped or not new.same_shapes(cfg):                # weights made for the wrong config
         wrong = Weights.from_dict(new, m.weights({n: weights[n] for n in weights.names()}),
                                   source=f"the weights loaded wrong ({key})")
     else:

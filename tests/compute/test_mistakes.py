@@ -62,6 +62,8 @@ def test_each_mistake_changes_what_it_says_and_nothing_else(key):
         else:
             np.testing.assert_array_equal(e.weights[name], w[name])
     assert e.cfg != cfg or m.permuted                                        # it does change something
+    b = ab.run(cfg, w, [1, 2, 3], ("mistake", key), backend="cpu")[1]         # and B computes
+    assert b.T == 3 and np.isfinite(b["logits"]).all()
 
 
 def _interleaved_rope(x, theta, r, start=0):
