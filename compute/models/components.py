@@ -367,8 +367,8 @@ class Components:
 # -- loading it wrong ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Mistake:
-    """One classic way an engine or a converter gets this model wrong (lmdeploy #3772, TensorRT-LLM
-    #3247, TransformerLens #1149 and #719): the Config fields it sets, the block weights whose d_head
+    """One classic way an engine or a converter gets this model wrong (lmdeploy PR 3772, TensorRT-LLM
+    PR 3247, TransformerLens PRs 1149 and 719): the Config fields it sets, the block weights whose d_head
     axis it permutes and those it drops; nothing else changes."""
 
     key: str
