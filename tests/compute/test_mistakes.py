@@ -129,3 +129,9 @@ def test_wrong_rope_pairs_change_smollm2s_prediction():
         assert top(e.cfg, e.weights, days) != " and", key
     e = ab.edit(cfg, weights, [], ("mistake", "rope_half_split"))
     assert top(e.cfg, e.weights, capital) != " Paris"
+    # the half-split mistake is exactly llama.cpp's stored rows left un-permuted
+    from compute.loaders.gguf_file import load_gguf
+
+    _, as_stored, _ = load_gguf(SMOLLM2.path, rope_pairs="as_stored")
+    for name in ("blocks.0.attn.W_Q", "blocks.29.attn.W_K"):
+        np.testing.assert_array_equal(e.weights[name], as_stored[name])
