@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from compute import source_map
 from compute.instruments import explain
 from compute.stations import PAGE
+from widgets.calibrator import MISTAKE
 from widgets.i18n import num, tr
 from widgets.pages.instrument_views import Side
 from widgets.theme import CORRECT, WARN
@@ -141,6 +142,8 @@ class Instruments(QObject):
             condition = ("head", (sel.head + 1) % cfg.n_heads)
         elif change in CALIBRATOR_CONDITIONS:
             condition = CALIBRATOR_CONDITIONS[change]
+        elif change.startswith(MISTAKE):                 # "load it wrong": the model with one classic mistake
+            condition = ("mistake", change[len(MISTAKE):])
         else:
             self.calibrated.emit(tr("That change cannot be made here."), self.correct, self.total, False)
             return

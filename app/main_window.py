@@ -27,6 +27,7 @@ from shiboken6 import isValid
 
 from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, ConfigError, memory
 from compute.backends import cuda_unsupported_here, cuda_unused_reason
+from compute.models.components import mistakes
 from compute.stations import PAGE, PAGES, STATIONS
 from widgets.block_map import BlockMap
 from widgets.calibrator import CalibratorPanel
@@ -695,6 +696,8 @@ class MainWindow(QMainWindow):
             self._update_code()
         sel = s.selection
         self.calibrator.set_context(s.labels(), sel.query, sel.head, sel.layer)
+        if s.result is not None:                      # "load it wrong": the mistakes this model's parts allow
+            self.calibrator.set_mistakes([(m.key, m.title) for m in mistakes(s.result.inputs.config)])
 
     def _on_partial(self, result) -> None:
         """An early result (the selected layer's attention, MLP still running): the current

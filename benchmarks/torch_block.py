@@ -70,8 +70,8 @@ def rope_tables(T: int, rotary_dim: int, theta: float, device="cpu", dtype=torch
 
 @torch.no_grad()
 def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=None, sin=None, window=None):
-    """One block of any model family (RMSNorm, QK-norm, RoPE, GQA, SwiGLU, a window) on resid_pre x
-    [T, d_model], the way a PyTorch user writes it; every per-layer name as its own tensor."""
+    """One block of any model family (RMSNorm, QK-norm, RoPE, GQA, SwiGLU, exact GELU, parallel, a window) on
+    resid_pre x [T, d_model], the way a PyTorch user writes it; every per-layer name as its own tensor."""
     T, d_model = x.shape
     H, dh = cfg.n_heads, cfg.d_head
     out = {"resid_pre": x}
@@ -122,7 +122,8 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
     resid_mid = x + attn_out
     out.update(attn_scores_raw=raw, attn_scores_scaled=scaled, attn_scores=masked, pattern=pattern,
                z=z, z_concat=z.reshape(T, H * dh), result=result, attn_out=attn_out, resid_mid=resid_mid)
-    h2 = out["ln2_out"] = norm(resid_mid, W["ln2.w"], W.get("ln2.b"), "ln2")
+    mlp_in = cfg.components.mlp_reads(x, resid_mid)                                      # parallel: resid_pre
+    h2 = out["ln2_out"] = norm(mlp_in, W["ln2.w"], W.get("ln2.b"), "ln2")
     experts = cfg.components.experts
     if experts is not None:                                 # a mixture of experts, as HF's Mixtral computes it
         out["router_logits"] = h2 @ W["moe.W_router"]                                 # [T, E]
@@ -143,7 +144,7 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
         out["mlp_post"] = F.silu(out["mlp_pre"]) * out["mlp_pre_linear"]
     else:
         out["mlp_pre"] = plus(h2 @ W["mlp.W_in"], "mlp.b_in")
-        out["mlp_post"] = F.gelu(out["mlp_pre"], approximate="tanh")
+        out["mlp_post"] = F.gelu(out["mlp_pre"], approximate="none" if cfg.components.mlp.exact else "tanh")
     out["mlp_out"] = plus(out["mlp_post"] @ W["mlp.W_out"], "mlp.b_out")               # [T, d_model]
     out["resid_post"] = resid_mid + out["mlp_out"]
     return out

@@ -368,7 +368,7 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
         result = h("result", np.matmul(z.transpose(0, 2, 1, 3), W("attn.W_O")).transpose(0, 2, 1, 3))  # [B,T,H,d]
         attn_out = h("attn_out", plus(result.sum(axis=2), W("attn.b_O")))        # [B, T, d_model]
         resid_mid = h("resid_mid", resid_pre + attn_out)                         # [B, T, d_model]
-        n2 = norm_batched(cfg, resid_mid, W("ln2.w"), W("ln2.b"))
+        n2 = norm_batched(cfg, c.mlp_reads(resid_pre, resid_mid), W("ln2.w"), W("ln2.b"))   # parallel: resid_pre
         ln2_mean, ln2_var, ln2_scale = n2.get("mean"), n2.get("var"), n2.get("scale")   # [B, T] each
         ln2_out = h("ln2_out", n2["out"])                                        # [B, T, d_model]
         if c.experts is not None:                                                # a mixture of experts, row by row

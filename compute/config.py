@@ -42,6 +42,7 @@ FAMILY_DEFAULTS: dict[str, Any] = {
     "rotary_dim": None, "n_kv_heads": None, "mlp": "gelu", "tied_embeddings": True,
     "attn_bias": True, "mlp_bias": True, "windows": None, "qk_norm": False,
     "n_experts": 0, "experts_per_token": 0, "norm_topk": True,
+    "parallel": False,
 }
 
 
@@ -132,7 +133,7 @@ class Config:
     rope_theta: float = 10000.0
     rotary_dim: int | None = None        # RoPE only: leading dims of each head rotated (default d_head)
     n_kv_heads: int | None = None        # K/V heads (default n_heads; 1 = multi-query)
-    mlp: str = "gelu"                    # "gelu" (W_in, GELU, W_out) | "swiglu" (SiLU(x W_gate) ⊙ x W_in)
+    mlp: str = "gelu"                    # "gelu" (W_in, tanh GELU, W_out) | "gelu_erf" (exact GELU) | "swiglu"
     tied_embeddings: bool = True         # unembedding = W_Eᵀ, else its own unembed.W_U
     attn_bias: bool = True               # b_Q, b_K, b_V, b_O present
     mlp_bias: bool = True                # b_in, b_out (and b_gate) present
@@ -141,6 +142,7 @@ class Config:
     n_experts: int = 0                   # 0: one dense MLP; E >= 2: a mixture of E expert MLPs (Mixtral)
     experts_per_token: int = 0           # with experts: the top k each token's router picks
     norm_topk: bool = True               # with experts: the k chosen weights renormalised to sum to 1
+    parallel: bool = False               # x + attn(ln1(x)) + mlp(ln2(x)): ln2 reads resid_pre (GPT-NeoX)
     name: str = field(default="custom", compare=False)
 
     def __init__(self, **fields: Any):
@@ -169,7 +171,7 @@ class Config:
         if self.d_mlp is None:
             set_(self, "d_mlp", min(4 * self.d_model, LIMITS["d_mlp"]))
         set_(self, "d_mlp", _as_size("d_mlp", self.d_mlp))
-        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias", "qk_norm", "norm_topk"):
+        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias", "qk_norm", "parallel", "norm_topk"):
             set_(self, fname, _as_flag(fname, getattr(self, fname)))
         if not isinstance(self.name, str):
             raise ConfigError("name", self.name, "must be text")

@@ -47,7 +47,7 @@ def _source_map() -> dict:
             "softmax": (cpu_kernels.scale_mask_softmax, "e = exp32(ms[j] - row_max)"),
             "weighted_sum": (cpu.attention_blocks, "np.matmul(pattern[h, s0:s1, first:keys], vh[g, first:keys]"),
             "heads": (cpu.attention_blocks, "np.matmul(z[r0:r1, h], W_O[h]"),
-            "mlp": (cpu.mlp_rows, "K.bias_gelu.serial(mlp_pre[r0:r1]"),
+            "mlp": (cpu.mlp_rows, "gelu.serial(mlp_pre[r0:r1]"),
         },
     }
 

@@ -64,6 +64,18 @@ def gelu(x, out):
 
 
 @kernel
+def gelu_erf(x, out):
+    """out = 0.5·x·(1 + erf(x/√2))  (the exact GELU: GPT-NeoX, Pythia)."""
+    T, d = x.shape
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, d, dc):
+            v = x[t, c]
+            out[t, c] = float32(0.5) * v * (float32(1.0) + math.erf(v * float32(0.7071067811865476)))
+
+
+@kernel
 def silu_gate(gate, up, out):
     """out = SiLU(gate) · up = gate / (1 + e^(-gate)) · up  (SwiGLU: mlp_post from mlp_pre and mlp_pre_linear)."""
     T, d = out.shape
@@ -148,6 +160,10 @@ def launch_silu_gate(gate, up, out, stream=0):
 
 def launch_gelu(x, out, stream=0):
     gelu[(*_grid(*out.shape), stream)](x, out)
+
+
+def launch_gelu_erf(x, out, stream=0):
+    gelu_erf[(*_grid(*out.shape), stream)](x, out)
 
 
 def launch_sum_heads(result, b_O, attn_out, stream=0):

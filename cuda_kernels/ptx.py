@@ -54,6 +54,7 @@ SIGNATURES = {
     "embed": (elementwise.embed, (_a(1, types.int64), _a(2), _a(2), _b, _a(2), _a(2))),
     "rope": (elementwise.rope, (_a(3), _a(2), _a(2), _a(3))),
     "gelu": (elementwise.gelu, (_a(2), _a(2))),
+    "gelu_erf": (elementwise.gelu_erf, (_a(2), _a(2))),
     "silu_gate": (elementwise.silu_gate, (_a(2), _a(2), _a(2))),
     "sum_heads": (elementwise.sum_heads, (_a(3), _a(1), _a(2))),
     "sum_heads_residual": (elementwise.sum_heads_residual, (_a(3), _a(1), _a(2), _a(2), _a(2))),

@@ -16,6 +16,8 @@ CHANGES = {
     "move_token": QT_TR_NOOP("Move the query's token to the front"),
     "switch_head": QT_TR_NOOP("Switch to the next head"),
 }
+MISTAKE = "mistake:"                 # + a mistake's key (compute.models.components.mistakes): "load it wrong"
+LOAD_WRONG = QT_TR_NOOP("Load it wrong: {mistake}")
 QUESTIONS = {
     "top_key": QT_TR_NOOP("Which key will get query i's largest weight?"),
     "sharper": QT_TR_NOOP("Will query i's row get sharper (a larger top weight)?"),
@@ -97,6 +99,7 @@ class CalibratorPanel(Retranslate, QWidget):
         self._context: tuple | None = None          # the latest context, until it is shown
         self._shown_context: tuple | None = None    # the context on show (for a new language)
         self._score: tuple[int, int] | None = None
+        self._mistakes: tuple[tuple[str, str], ...] = ()   # (key, title marked for translation)
         self._question_changed()
         self.retranslate()
 
@@ -133,7 +136,8 @@ class CalibratorPanel(Retranslate, QWidget):
         self.keep.setToolTip(tr("make B the lab's inputs (Edit ▸ Undo takes it back)"))
         for combo, texts in ((self.change, CHANGES), (self.question, QUESTIONS)):
             for i in range(combo.count()):
-                combo.setItemText(i, tr(texts[combo.itemData(i)]))
+                combo.setItemText(i, self._change_text(combo.itemData(i)) if combo is self.change
+                                  else tr(texts[combo.itemData(i)]))
             combo.setToolTip(combo.currentText())
         self._question_changed()
         self._show_score()
@@ -184,6 +188,28 @@ class CalibratorPanel(Retranslate, QWidget):
         self._sync()
         self.question.setCurrentIndex(self.question.findData(question))
         self.answer.setCurrentIndex(max(0, self.answer.findData(answer)))
+
+    def _change_text(self, key: str) -> str:
+        if key.startswith(MISTAKE):
+            title = dict(self._mistakes).get(key[len(MISTAKE):], key)
+            return tr(LOAD_WRONG).format(mistake=tr(title))
+        return tr(CHANGES[key])
+
+    def set_mistakes(self, items) -> None:
+        """The model's "load it wrong" mistakes, (key, title) each, offered after the other changes."""
+        items = tuple((str(k), str(t)) for k, t in items)
+        if items == self._mistakes:
+            return
+        chosen = self.change.currentData()
+        self._mistakes = items
+        self.change.blockSignals(True)
+        for i in range(self.change.count() - 1, -1, -1):
+            if str(self.change.itemData(i)).startswith(MISTAKE):
+                self.change.removeItem(i)
+        for key, _ in items:
+            self.change.addItem(self._change_text(MISTAKE + key), MISTAKE + key)
+        self.change.setCurrentIndex(max(0, self.change.findData(chosen)))
+        self.change.blockSignals(False)
 
     def choose_change(self, change: str) -> None:
         self.change.setCurrentIndex(self.change.findData(change))

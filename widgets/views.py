@@ -157,6 +157,8 @@ def panel(name: str, result, sel) -> Panel:
     if name in ("resid_pre", "ln1_out", "attn_out", "resid_mid", "ln2_out", "mlp_out", "resid_post"):
         titles = {"attn_out": f"attn_out = Σ_h result{ab('b_O')}", "resid_mid": "resid_mid = resid_pre + attn_out",
                   "resid_post": "resid_post = resid_mid + mlp_out"}
+        if cfg.components.parallel:                       # GPT-NeoX: the MLP reads the block's input
+            titles["ln2_out"] = f"ln2_out = {cfg.components.norm.title}(resid_pre)  ∥ attention"
         return Panel(name, titles.get(name, name), t[name, L], cols=dm, col_axis="d_model", **tok)
     if name in ("mlp_pre", "mlp_pre_linear", "mlp_post"):
         if cfg.components.mlp.gated:
@@ -164,7 +166,8 @@ def panel(name: str, result, sel) -> Panel:
                       "mlp_pre_linear": tr("mlp_pre_linear = ln2_out · W_in{bias}  (up)").format(bias=mb("b_in")),
                       "mlp_post": "mlp_post = SiLU(mlp_pre) ⊙ mlp_pre_linear"}
         else:
-            titles = {"mlp_pre": f"mlp_pre = ln2_out · W_in{mb('b_in')}", "mlp_post": "mlp_post = GELU(mlp_pre)"}
+            gelu = "GELU_erf" if cfg.components.mlp.exact else "GELU"           # exact, or GPT-2's tanh
+            titles = {"mlp_pre": f"mlp_pre = ln2_out · W_in{mb('b_in')}", "mlp_post": f"mlp_post = {gelu}(mlp_pre)"}
         return Panel(name, titles[name], t[name, L], cols=dmlp, col_axis="d_mlp", **tok)
     if name in ("router_logits", "router_probs", "expert_weights"):       # a mixture of experts: token × expert
         experts = cfg.components.experts

@@ -6,7 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 
 from compute import ConfigError, WeightsError
-from compute.instruments import shared_kv
+from compute.instruments import ab, shared_kv
+from compute.models.components import mistakes
 from widgets.i18n import error_text, tr
 from widgets.pages.instrument_views import Side, condition_of, side_b
 
@@ -90,9 +91,30 @@ class Controller(PageController):
             ok = s.set_weights("trained") if value == "trained" else s.set_seed(int(value))
         elif change == "knock_out":
             ok = (tuple(value) in inputs.ablated) or s.toggle_ablation(*value)
+        elif change == "mistake":
+            ok = self._keep_mistake(result, value)
         else:                                               # another head: a view, not an edit
             s.select(head=int(value))
             ok = True
         if ok:
             s.select(ab=None)
             self.kept.emit()
+
+    def _keep_mistake(self, result, key: str) -> bool:
+        """The model loaded wrong as the lab's inputs: its config, and its rewritten weights
+        registered as a set of their own, in one undoable edit."""
+        s, inputs, cfg = self.state, result.inputs, result.inputs.config
+        try:
+            wrong = ab.loaded_wrong(cfg, result.weights, inputs.tokens, key)
+        except (ConfigError, WeightsError) as exc:
+            s.message.emit("error", error_text(exc))
+            return False
+        title = tr(next(m.title for m in mistakes(cfg) if m.key == key))
+        text = tr("Load the model wrong: {mistake}").format(mistake=title)
+        if wrong.weights is result.weights:                  # the same weights, another config
+            return s.edit(text, config=wrong.cfg, preset="custom")
+        entry = s.registry.get(inputs.weights)
+        name = s.register_weights(wrong.weights, entry.tokenizer if entry is not None else None,
+                                  tr("{weights}, loaded wrong: {mistake}").format(weights=s.weights_label(),
+                                                                                  mistake=title))
+        return s.edit(text, config=wrong.cfg, weights=name, preset="custom")

@@ -372,6 +372,14 @@
         <translation>Gabungkan head K/V menjadi {n}</translation>
     </message>
     <message>
+        <source>Load the model wrong: {mistake}</source>
+        <translation>Muat model dengan salah: {mistake}</translation>
+    </message>
+    <message>
+        <source>{weights}, loaded wrong: {mistake}</source>
+        <translation>{weights}, dimuat salah: {mistake}</translation>
+    </message>
+    <message>
         <source>The change is now the lab&apos;s (Edit ▸ Undo takes it back).</source>
         <translation>Perubahan itu kini milik lab (Edit ▸ Urungkan membatalkannya).</translation>
     </message>
@@ -842,6 +850,10 @@
     <message>
         <source>Switch to the next head</source>
         <translation>Pindah ke head berikutnya</translation>
+    </message>
+    <message>
+        <source>Load it wrong: {mistake}</source>
+        <translation>Muat dengan salah: {mistake}</translation>
     </message>
     <message>
         <source>Which key will get query i&apos;s largest weight?</source>
@@ -1694,8 +1706,28 @@
         <translation>Blok dalam satu gambar</translation>
     </message>
     <message>
-        <source>click a picture to go to its station</source>
-        <translation>klik sebuah gambar untuk menuju stasiunnya</translation>
+        <source>click a picture to go to its station, a layer or a head to select it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>L{layer}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dense</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layers: head {head}&apos;s pattern in each</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>K/V {g}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>heads of layer {layer}</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>layer {layer}, head {head}</source>
@@ -2712,8 +2744,16 @@
         <translation>. Pada setiap saat hanya ada satu ubin skor [{Br}, {Bc}]; softmax utuh menulis [{Br}, {T}] skor dan probabilitas sebanyak itu ke memori lalu membacanya kembali. Setelah ubin terakhir, baris berjalan sama dengan pola (selisih maks {final:.1e}) dan o/ℓ sama dengan z (selisih maks {z:.1e}). Lalu lintas memori: berubin &lt;b&gt;{tiled}&lt;/b&gt; lawan utuh &lt;b&gt;{full}&lt;/b&gt; (K dan V tetap dibaca; penghematannya bertambah seiring T). T×T = {TT:,} skor per head dan lapisan tidak pernah disimpan: pada n_ctx = {n_ctx:,} besarnya akan {big} per head.</translation>
     </message>
     <message>
+        <source>The next token after query {i}: A “{wa}” ({pa:.2f}), B “{wb}” ({pb:.2f}).</source>
+        <translation>Token berikutnya setelah query {i}: A “{wa}” ({pa:.2f}), B “{wb}” ({pb:.2f}).</translation>
+    </message>
+    <message>
         <source>B cannot be computed: {why}</source>
         <translation>B tidak dapat dihitung: {why}</translation>
+    </message>
+    <message>
+        <source>B: computing…</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Computing B…</source>
@@ -2746,6 +2786,10 @@
     <message>
         <source>Hide the test</source>
         <translation>Sembunyikan uji</translation>
+    </message>
+    <message>
+        <source>the score now</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Predict: i and j both move by Δ. Does the score change?</source>
@@ -2846,6 +2890,10 @@
     <message>
         <source>a head knocked out</source>
         <translation>sebuah head dimatikan</translation>
+    </message>
+    <message>
+        <source>the model loaded wrong</source>
+        <translation>model dimuat dengan salah</translation>
     </message>
     <message>
         <source>B = A with</source>
@@ -3078,6 +3126,10 @@
         <translation>bobot ini untuk {theirs}, bukan untuk {ours}</translation>
     </message>
     <message>
+        <source>this model has none of the parts that are classically loaded wrong (RoPE, QK-norm, windows, parallel attention and MLP)</source>
+        <translation>model ini tidak punya bagian yang biasanya dimuat dengan salah (RoPE, QK-norm, jendela, attention dan MLP paralel)</translation>
+    </message>
+    <message>
         <source>causal mask off</source>
         <translation>causal mask mati</translation>
     </message>
@@ -3140,6 +3192,14 @@
     <message>
         <source>head {layer}.{h} knocked out (z = 0)</source>
         <translation>head {layer}.{h} dimatikan (z = 0)</translation>
+    </message>
+    <message>
+        <source>this model cannot be loaded wrong that way; its mistakes: {known}</source>
+        <translation>model ini tidak bisa dimuat salah dengan cara itu; kesalahannya: {known}</translation>
+    </message>
+    <message>
+        <source>loaded wrong: {mistake}</source>
+        <translation>dimuat salah: {mistake}</translation>
     </message>
     <message>
         <source>This model has learned positions: no RoPE, nothing is rotated. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] gives each position a vector that is added to the token&apos;s embedding before the first block (pos_embed = W_pos[:T]); q and k then carry content and absolute position mixed in one vector, and no position past n_ctx = {n_ctx} has a row.</source>
@@ -3212,6 +3272,34 @@
     <message>
         <source>measuring d_k = {d_k}…</source>
         <translation>mengukur d_k = {d_k}…</translation>
+    </message>
+    <message>
+        <source>RoPE pairs interleaved (2i, 2i+1) instead of half-split (i, i + r/2)</source>
+        <translation>pasangan RoPE berselang-seling (2i, 2i+1), bukan dibelah dua (i, i + r/2)</translation>
+    </message>
+    <message>
+        <source>RoPE pairs half-split on rows stored interleaved (q, k permuted once too often)</source>
+        <translation>pasangan RoPE dibelah dua pada baris yang disimpan berselang-seling (q, k dipermutasi sekali terlalu banyak)</translation>
+    </message>
+    <message>
+        <source>QK-norm left out</source>
+        <translation>QK-norm dihilangkan</translation>
+    </message>
+    <message>
+        <source>windows ignored: every layer global</source>
+        <translation>jendela diabaikan: setiap lapisan global</translation>
+    </message>
+    <message>
+        <source>a window in every layer: no global layer</source>
+        <translation>jendela di setiap lapisan: tidak ada lapisan global</translation>
+    </message>
+    <message>
+        <source>attention and MLP in sequence, not in parallel (ln2 reads resid_mid)</source>
+        <translation>attention dan MLP berurutan, bukan paralel (ln2 membaca resid_mid)</translation>
+    </message>
+    <message>
+        <source>the tanh GELU instead of the exact erf GELU</source>
+        <translation>GELU tanh, bukan GELU erf yang eksak</translation>
     </message>
 </context>
 <context>

@@ -372,6 +372,14 @@
         <translation>Slå samman K/V-headarna till {n}</translation>
     </message>
     <message>
+        <source>Load the model wrong: {mistake}</source>
+        <translation>Läs in modellen fel: {mistake}</translation>
+    </message>
+    <message>
+        <source>{weights}, loaded wrong: {mistake}</source>
+        <translation>{weights}, felaktigt inläst: {mistake}</translation>
+    </message>
+    <message>
         <source>The change is now the lab&apos;s (Edit ▸ Undo takes it back).</source>
         <translation>Ändringen är nu labbets (Redigera ▸ Ångra tar tillbaka den).</translation>
     </message>
@@ -850,6 +858,10 @@
     <message>
         <source>Switch to the next head</source>
         <translation>Byt till nästa head</translation>
+    </message>
+    <message>
+        <source>Load it wrong: {mistake}</source>
+        <translation>Läs in den fel: {mistake}</translation>
     </message>
     <message>
         <source>Which key will get query i&apos;s largest weight?</source>
@@ -1711,8 +1723,28 @@
         <translation>Blocket som en bild</translation>
     </message>
     <message>
-        <source>click a picture to go to its station</source>
-        <translation>klicka på en bild för att gå till dess station</translation>
+        <source>click a picture to go to its station, a layer or a head to select it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>L{layer}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dense</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layers: head {head}&apos;s pattern in each</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>K/V {g}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>heads of layer {layer}</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>layer {layer}, head {head}</source>
@@ -2732,8 +2764,16 @@
         <translation>. Vid varje tidpunkt finns bara en [{Br}, {Bc}]-bricka med poäng; den fullständiga softmaxen skriver [{Br}, {T}] poäng och lika många sannolikheter till minnet och läser tillbaka dem. Efter den sista brickan är de löpande raderna lika med mönstret (största skillnad {final:.1e}) och o/ℓ lika med z (största skillnad {z:.1e}). Minnestrafik: blockvis &lt;b&gt;{tiled}&lt;/b&gt; mot fullständig &lt;b&gt;{full}&lt;/b&gt; (K och V läses i båda fallen; vinsten växer med T). De T×T = {TT:,} poängen per head och lager lagras aldrig: vid n_ctx = {n_ctx:,} skulle de vara {big} per head.</translation>
     </message>
     <message>
+        <source>The next token after query {i}: A “{wa}” ({pa:.2f}), B “{wb}” ({pb:.2f}).</source>
+        <translation>Nästa token efter query {i}: A ”{wa}” ({pa:.2f}), B ”{wb}” ({pb:.2f}).</translation>
+    </message>
+    <message>
         <source>B cannot be computed: {why}</source>
         <translation>B kan inte beräknas: {why}</translation>
+    </message>
+    <message>
+        <source>B: computing…</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Computing B…</source>
@@ -2766,6 +2806,10 @@
     <message>
         <source>Hide the test</source>
         <translation>Dölj testet</translation>
+    </message>
+    <message>
+        <source>the score now</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Predict: i and j both move by Δ. Does the score change?</source>
@@ -2866,6 +2910,10 @@
     <message>
         <source>a head knocked out</source>
         <translation>ett huvud utslaget</translation>
+    </message>
+    <message>
+        <source>the model loaded wrong</source>
+        <translation>modellen felaktigt inläst</translation>
     </message>
     <message>
         <source>B = A with</source>
@@ -3099,6 +3147,10 @@
         <translation>de är gjorda för {theirs}, inte för {ours}</translation>
     </message>
     <message>
+        <source>this model has none of the parts that are classically loaded wrong (RoPE, QK-norm, windows, parallel attention and MLP)</source>
+        <translation>den här modellen har inga av de delar som klassiskt läses in fel (RoPE, QK-norm, fönster, attention och MLP parallellt)</translation>
+    </message>
+    <message>
         <source>causal mask off</source>
         <translation>kausal mask av</translation>
     </message>
@@ -3161,6 +3213,14 @@
     <message>
         <source>head {layer}.{h} knocked out (z = 0)</source>
         <translation>huvud {layer}.{h} utslaget (z = 0)</translation>
+    </message>
+    <message>
+        <source>this model cannot be loaded wrong that way; its mistakes: {known}</source>
+        <translation>den här modellen kan inte läsas in fel på det sättet; dess misstag: {known}</translation>
+    </message>
+    <message>
+        <source>loaded wrong: {mistake}</source>
+        <translation>felaktigt inläst: {mistake}</translation>
     </message>
     <message>
         <source>This model has learned positions: no RoPE, nothing is rotated. W_pos [n_ctx, d_model] = [{n_ctx}, {d_model}] gives each position a vector that is added to the token&apos;s embedding before the first block (pos_embed = W_pos[:T]); q and k then carry content and absolute position mixed in one vector, and no position past n_ctx = {n_ctx} has a row.</source>
@@ -3233,6 +3293,34 @@
     <message>
         <source>measuring d_k = {d_k}…</source>
         <translation>mäter d_k = {d_k}…</translation>
+    </message>
+    <message>
+        <source>RoPE pairs interleaved (2i, 2i+1) instead of half-split (i, i + r/2)</source>
+        <translation>RoPE-par sammanflätade (2i, 2i+1) i stället för halvdelade (i, i + r/2)</translation>
+    </message>
+    <message>
+        <source>RoPE pairs half-split on rows stored interleaved (q, k permuted once too often)</source>
+        <translation>RoPE-par halvdelade på rader lagrade sammanflätade (q, k permuterade en gång för mycket)</translation>
+    </message>
+    <message>
+        <source>QK-norm left out</source>
+        <translation>QK-norm utelämnad</translation>
+    </message>
+    <message>
+        <source>windows ignored: every layer global</source>
+        <translation>fönster ignorerade: varje lager globalt</translation>
+    </message>
+    <message>
+        <source>a window in every layer: no global layer</source>
+        <translation>ett fönster i varje lager: inget globalt lager</translation>
+    </message>
+    <message>
+        <source>attention and MLP in sequence, not in parallel (ln2 reads resid_mid)</source>
+        <translation>attention och MLP i följd, inte parallellt (ln2 läser resid_mid)</translation>
+    </message>
+    <message>
+        <source>the tanh GELU instead of the exact erf GELU</source>
+        <translation>tanh-GELU i stället för den exakta erf-GELU</translation>
     </message>
 </context>
 <context>

@@ -433,7 +433,8 @@ class CpuBackend(Backend):
             out.update({(name, layer): value for name, value in maps.items()})
             if progress.wants_partial():                                   # this layer's attention is final
                 progress.publish(layer, dict(out))
-            mlp = mlp_half(cfg, wb, attn["resid_mid"], new, watch)
+            mlp_in = cfg.components.mlp_reads(resid, attn["resid_mid"])   # resid_pre's rows when parallel
+            mlp = mlp_half(cfg, wb, mlp_in, attn["resid_mid"], new, watch)
             out.update({(name, layer): keep((name, layer), value) for name, value in mlp.items()})
             resid = mlp["resid_post"]
 
@@ -614,11 +615,11 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
     return {name: ns[name] for name in attention_names(cfg) if not name.startswith("attn_scores")}
 
 
-def mlp_rows(cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,
+def mlp_rows(cfg, mlp_in, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,
              r0, r1, checkpoint) -> None:
-    """Rows r0:r1 on one thread: norm 2, the MLP (GELU: W_in, GELU; SwiGLU: W_gate and W_in,
-    SiLU(gate) ⊙ up), W_out and the residual."""
-    norm_rows(cfg, resid_mid, wb["ln2.w"], wb["ln2.b"], stats, ln2_out, r0, r1, checkpoint)
+    """Rows r0:r1 on one thread: norm 2 of mlp_in (resid_mid, or resid_pre in parallel), the MLP
+    (GELU: W_in, GELU; SwiGLU: W_gate and W_in, SiLU(gate) ⊙ up), W_out and the residual."""
+    norm_rows(cfg, mlp_in, wb["ln2.w"], wb["ln2.b"], stats, ln2_out, r0, r1, checkpoint)
     if cfg.components.mlp.gated:
         np.matmul(ln2_out[r0:r1], wb["mlp.W_gate"], out=mlp_pre[r0:r1])       # [R, d_mlp] gate (bias below)
         np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre_linear[r0:r1])  # [R, d_mlp] up
@@ -626,28 +627,30 @@ def mlp_rows(cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_po
                                 mlp_post[r0:r1])                          # + biases; SiLU(gate) * up
     else:
         np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre[r0:r1])      # [R, d_mlp] (bias below)
-        K.bias_gelu.serial(mlp_pre[r0:r1], wb["mlp.b_in"], mlp_post[r0:r1])     # mlp_pre += b_in; GELU
+        gelu = K.bias_gelu_erf if cfg.components.mlp.exact else K.bias_gelu   # erf, or GPT-2's tanh
+        gelu.serial(mlp_pre[r0:r1], wb["mlp.b_in"], mlp_post[r0:r1])       # mlp_pre += b_in; GELU
     checkpoint()                                                            # a newer edit may stop us here
     np.matmul(mlp_post[r0:r1], wb["mlp.W_out"], out=mlp_out[r0:r1])        # [R, d_model] (bias below)
     K.bias_residual.serial(mlp_out[r0:r1], wb["mlp.b_out"], resid_mid[r0:r1],
                            resid_post[r0:r1])                               # mlp_out += b_out; + resid_mid
 
 
-def mlp_half(cfg: Config, wb, resid_mid, new, watch: Stopwatch) -> dict:
-    """One layer from resid_mid to resid_post: the mlp_names(cfg) values, by name."""
+def mlp_half(cfg: Config, wb, mlp_in, resid_mid, new, watch: Stopwatch) -> dict:
+    """One layer from resid_mid to resid_post: the mlp_names(cfg) values, by name. ln2 reads
+    mlp_in (resid_mid, or resid_pre with attention and MLP in parallel)."""
     T, dm, dmlp = len(resid_mid), cfg.d_model, cfg.d_mlp
     c = cfg.components
     stats = norm_stats(cfg, T)                                              # [T] each
     named = dict(zip(c.norm.stat_names("ln2"), stats, strict=True))         # ln2_mean, ln2_var | ln2_scale
     ln2_out = new((T, dm))                                                  # [T, d_model]
     if c.experts is not None:
-        return experts_half(cfg, wb, resid_mid, stats, named, ln2_out, new, watch)
+        return experts_half(cfg, wb, mlp_in, resid_mid, stats, named, ln2_out, watch)
     mlp_pre, mlp_post = new((T, dmlp)), new((T, dmlp))                      # [T, d_mlp] each
     mlp_pre_linear = new((T, dmlp)) if c.mlp.gated else None                # [T, d_mlp] SwiGLU's up
     mlp_out, resid_post = new((T, dm)), new((T, dm))                        # [T, d_model] each
     fraction = watch.fraction(0.5)
     macs = c.mlp.macs(dm, dmlp, T)
-    by_rows(partial(mlp_rows, cfg, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out,
+    by_rows(partial(mlp_rows, cfg, mlp_in, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out,
                     resid_post), T, split=macs >= SPLIT_MIN_MACS,
             checkpoint=partial(progress.report, "mlp", fraction))
     watch.lap("mlp")
@@ -655,11 +658,11 @@ def mlp_half(cfg: Config, wb, resid_mid, new, watch: Stopwatch) -> dict:
     return {name: ns[name] for name in mlp_names(cfg)}
 
 
-def experts_half(cfg: Config, wb, resid_mid, stats, named: dict, ln2_out, new, watch: Stopwatch) -> dict:
+def experts_half(cfg: Config, wb, mlp_in, resid_mid, stats, named: dict, ln2_out, watch: Stopwatch) -> dict:
     """mlp_half for a mixture of experts (components.Experts): norm 2 by rows, the router, then each
     expert on the rows that chose it (float32 BLAS, the reference's own steps)."""
     T, experts = len(resid_mid), cfg.components.experts
-    by_rows(partial(norm_rows, cfg, resid_mid, wb["ln2.w"], wb["ln2.b"], stats, ln2_out), T, split=False)
+    by_rows(partial(norm_rows, cfg, mlp_in, wb["ln2.w"], wb["ln2.b"], stats, ln2_out), T, split=False)
     router_logits = ln2_out @ wb["moe.W_router"]                            # [T, E]
     router_probs = softmax_f32(router_logits)                               # [T, E]
     expert_weights, chosen = experts.choose(router_probs)                   # [T, E], [T, k]

@@ -283,6 +283,20 @@ def add_into(acc, x):  # pragma: no cover - compiled
 
 
 @kernel(fastmath={"contract"})
+def bias_gelu_erf(pre, bias, post):  # pragma: no cover - compiled
+    """pre[t] += bias (mlp_pre), then post = 0.5 pre (1 + erf(pre / sqrt 2)), the exact GELU
+    (GPT-NeoX / Pythia), in one pass."""
+    T, d = pre.shape
+    inv_sqrt2 = np.float32(1.0 / math.sqrt(2.0))
+    one = np.float32(1.0)
+    for t in prange(T):
+        for n in range(d):
+            x = pre[t, n] + bias[n]
+            pre[t, n] = x
+            post[t, n] = np.float32(0.5) * x * (one + math.erf(x * inv_sqrt2))
+
+
+@kernel(fastmath={"contract"})
 def bias_gelu(pre, bias, post):  # pragma: no cover - compiled
     """pre[t] += bias (mlp_pre), then post = 0.5 pre (1 + tanh(sqrt(2/pi) (pre + 0.044715 pre^3))),
     GPT-2's tanh GELU, in one pass; tanh(u) = 1 - 2 / (e^(2u) + 1) with the vectorised exp32."""

@@ -871,7 +871,7 @@ class CudaBackend(Backend):
         """resid_mid -> resid_post with the numba product kernels, rows >= p."""
         blk, s = dw.blocks[layer], stream
         d = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
-        _norm(cfg, d("resid_mid"), blk["ln2.w"], blk["ln2.b"],
+        _norm(cfg, d(cfg.components.mlp_input), blk["ln2.w"], blk["ln2.b"],
               tuple(d(n) for n in cfg.components.norm.stat_names("ln2")), d("ln2_out"), s)   # [T, d_model]
         if cfg.components.experts is not None:
             _experts(cfg, blk, d, s)
@@ -882,7 +882,8 @@ class CudaBackend(Backend):
             EW.launch_silu_gate(d("mlp_pre"), d("mlp_pre_linear"), d("mlp_post"), stream=s)   # [T, d_mlp]
         else:
             P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_in"], blk["mlp.b_in"], d("mlp_pre"), stream=s)   # [T, d_mlp]
-            EW.launch_gelu(d("mlp_pre"), d("mlp_post"), stream=s)                                       # [T, d_mlp]
+            gelu = EW.launch_gelu_erf if cfg.components.mlp.exact else EW.launch_gelu                  # erf | tanh
+            gelu(d("mlp_pre"), d("mlp_post"), stream=s)                                                 # [T, d_mlp]
         P.launch_matmul_bias(d("mlp_post"), blk["mlp.W_out"], blk["mlp.b_out"], d("mlp_out"), stream=s)  # [T, d_model]
         EW.launch_add(d("resid_mid"), d("mlp_out"), d("resid_post"), stream=s)                        # [T, d_model]
 
@@ -967,7 +968,7 @@ class CudaBackend(Backend):
         W = dw.torch_block(layer, blas.view)
         d = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         t = lambda name: run.t((name, layer))[p:]                           # noqa: E731
-        _norm(cfg, d("resid_mid"), blk["ln2.w"], blk["ln2.b"],
+        _norm(cfg, d(cfg.components.mlp_input), blk["ln2.w"], blk["ln2.b"],
               tuple(d(n) for n in cfg.components.norm.stat_names("ln2")), d("ln2_out"), s)   # [T, d_model]
         if cfg.components.experts is not None:                              # the numba kernels (see _experts)
             _experts(cfg, blk, d, s)
@@ -978,7 +979,8 @@ class CudaBackend(Backend):
             EW.launch_silu_gate(d("mlp_pre"), d("mlp_pre_linear"), d("mlp_post"), stream=s)   # [T, d_mlp]
         else:
             blas.linear(t("ln2_out"), W["mlp.W_in"], W["mlp.b_in"], t("mlp_pre"))             # [T, d_mlp]
-            EW.launch_gelu(d("mlp_pre"), d("mlp_post"), stream=s)                             # [T, d_mlp]
+            gelu = EW.launch_gelu_erf if cfg.components.mlp.exact else EW.launch_gelu        # erf | tanh
+            gelu(d("mlp_pre"), d("mlp_post"), stream=s)                                       # [T, d_mlp]
         blas.linear(t("mlp_post"), W["mlp.W_out"], W["mlp.b_out"], t("mlp_out"))              # [T, d_model]
         EW.launch_add(d("resid_mid"), d("mlp_out"), d("resid_post"), stream=s)                # [T, d_model]
 

@@ -7,9 +7,11 @@ One block, for every model family of docs/ARCHITECTURE.md, "Model families":
     rot_q, rot_k = RoPE(q), RoPE(k)                 with RoPE only: each pair (i, i + r/2) rotated
     scores  = q_h · k_{h // n_groups}               query head h reads its group's K/V head
     pattern = softmax(scores / sqrt(d_head), masked: causal, window, attn_mask)
-    z = pattern @ v_{h // n_groups};  attn_out = Σ_h z_h @ W_O[h] + b_O
-    mlp: GELU(x W_in + b_in) W_out,  or  (SiLU(x W_gate) ⊙ x W_in) W_out
+    z = pattern @ v_{h // n_groups};  attn_out = Σ_h z_h @ W_O[h] + b_O;  resid_mid = resid_pre + attn_out
+    ln2_out = norm(resid_mid), or norm(resid_pre) in parallel (GPT-NeoX)
+    mlp: GELU(x W_in + b_in) W_out (tanh or erf),  or  (SiLU(x W_gate) ⊙ x W_in) W_out
          or a mixture of experts: the router's top k SwiGLU experts, weighted (components.Experts)
+    resid_post = resid_mid + mlp_out
 """
 from __future__ import annotations
 
@@ -107,7 +109,8 @@ class ReferenceBackend(Backend):
             result = np.einsum("the,hed->thd", z, W(p + "attn.W_O"))        # [T, H, d_model]
             attn_out = plus(result.sum(axis=1), W(p + "attn.b_O"))          # [T, d_model]
             resid_mid = resid_pre + attn_out                                # [T, d_model]
-            n2 = c.norm.reference(resid_mid, W(p + "ln2.w"), W(p + "ln2.b"))
+            mlp_in = c.mlp_reads(resid_pre, resid_mid)                      # [T, d_model] resid_pre when parallel
+            n2 = c.norm.reference(mlp_in, W(p + "ln2.w"), W(p + "ln2.b"))
             ln2_mean, ln2_var, ln2_scale = n2.get("mean"), n2.get("var"), n2.get("scale")  # [T] each
             ln2_out = n2["out"]                                             # [T, d_model]
             if c.experts is not None:                                       # a mixture of experts

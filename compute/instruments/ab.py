@@ -5,7 +5,8 @@ A condition is a (change, value) pair, a plain hashable tuple so that it can sit
 state. The changes: the causal mask on/off, the 1/√d_head scaling on/off, d_head × 4 (new shapes,
 so random weights from the seed), another RoPE θ, another number of K/V heads (the model's own K/V
 heads mean-pooled or copied: compute.instruments.shared_kv.pool_kv), one token moved, other weights (random
-from a seed, or the trained toy weights), another head of the same pass.
+from a seed, or the trained toy weights), another head of the same pass, and the model loaded wrong
+(one classic mistake of compute.models.components.mistakes: RoPE pairs, QK-norm, windows, ...).
 """
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ from ..circuits import Ablate
 from ..config import Config, ConfigError
 from ..forward import forward
 from ..i18n import QT_TR_NOOP, Message, Number
+from ..models.components import mistakes
 from ..trace import Trace
 from ..weights import Weights
 from .shared_kv import pool_kv
 
 CHANGES: tuple[str, ...] = ("mask_off", "scaling_off", "d_head_x4", "rope_theta", "n_kv_heads", "move_token",
-                            "weights", "head", "knock_out")
+                            "weights", "head", "knock_out", "mistake")
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,13 @@ def default_condition(change: str, cfg: Config, head: int = 0, query: int = 0) -
         return (change, (int(head) + 1) % cfg.n_heads)
     if change == "knock_out":
         return (change, (0, int(head) % cfg.n_heads))
+    if change == "mistake":
+        known = mistakes(cfg)
+        if not known:
+            raise ConfigError("mistake", None, Message(QT_TR_NOOP("this model has none of the parts that are "
+                                                                  "classically loaded wrong (RoPE, QK-norm, windows, "
+                                                                  "parallel attention and MLP)")))
+        return (change, known[0].key)
     if change not in CHANGES:
         raise ConfigError("change", change, f"must be one of {', '.join(CHANGES)}")
     return (change, None)
@@ -120,7 +129,27 @@ def edit(cfg: Config, weights: Weights, tokens, condition: tuple, seed: int = 0,
                                                           heads=str(cfg.n_heads - 1)))
         return Edited(cfg, weights, tokens, None, Message(QT_TR_NOOP("head {layer}.{h} knocked out (z = 0)"),
                                                           layer=str(layer), h=str(h)), (Ablate(layer, h),))
+    if change == "mistake":
+        return loaded_wrong(cfg, weights, tokens, value)
     raise ConfigError("change", change, f"must be one of {', '.join(CHANGES)}")
+
+
+def loaded_wrong(cfg: Config, weights: Weights, tokens, key: str) -> Edited:
+    """B = the same model with the mistake `key` (one of mistakes(cfg)): its fields set, its
+    weights permuted or dropped, the tokens the same."""
+    known = {m.key: m for m in mistakes(cfg)}
+    if key not in known:
+        raise ConfigError("mistake", key, Message(QT_TR_NOOP("this model cannot be loaded wrong that way; its "
+                                                             "mistakes: {known}"), known=", ".join(known) or "—"))
+    m = known[key]
+    new = cfg.replace(**dict(m.fields)) if m.fields else cfg
+    if m.permuted or m.dropped or not new.same_shapes(cfg):                # weights made for the wrong config
+        wrong = Weights.from_dict(new, m.weights({n: weights[n] for n in weights.names()}),
+                                  source=f"the weights loaded wrong ({key})")
+    else:
+        wrong = weights
+    return Edited(new, wrong, tuple(int(t) for t in tokens), None,
+                  Message(QT_TR_NOOP("loaded wrong: {mistake}"), mistake=Message(m.title)))
 
 
 def run(cfg: Config, weights: Weights, tokens, condition: tuple, backend: str = "auto", a: Trace | None = None,

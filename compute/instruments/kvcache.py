@@ -178,20 +178,20 @@ def _row_through_block(cfg: Config, W, layer: int, x, position: int, cache: Laye
     pattern = e / e.sum(axis=1, keepdims=True)                                        # [H, t]
     z = np.einsum("ht,the->he", pattern, cache.v[:, kv_of])                           # [H, dh]
     attn_out = plus(np.einsum("he,hed->d", z, W[p + "attn.W_O"]), "attn.b_O")         # [d_model]
-    x = x + attn_out                                                                  # resid_mid
-    h2 = c.norm.reference(x[None, :], W[p + "ln2.w"], W.get(p + "ln2.b"))["out"][0]    # [d_model]
+    x_mid = x + attn_out                                                              # resid_mid
+    h2 = c.norm.reference(c.mlp_reads(x, x_mid)[None, :], W[p + "ln2.w"], W.get(p + "ln2.b"))["out"][0]  # [d_model]
     if c.experts is not None:                                                         # the row's top-k experts
         probs = np.exp(h2 @ W[p + "moe.W_router"] - (h2 @ W[p + "moe.W_router"]).max())  # [E]
         g, chosen = c.experts.choose((probs / probs.sum())[None])                    # [1, E], [1, k]
         out = c.experts.run(h2[None], chosen, W[p + "moe.W_gate"], W[p + "moe.W_in"], W[p + "moe.W_out"])
         mlp_out = c.experts.mix(g, chosen, out)[0]                                    # [d_model]
-        return x + mlp_out, q, scores, pattern                                        # resid_post [d_model]
+        return x_mid + mlp_out, q, scores, pattern                                    # resid_post [d_model]
     if c.mlp.gated:
         post = c.mlp.activation(plus(h2 @ W[p + "mlp.W_gate"], "mlp.b_gate"), plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in"))
     else:
         post = c.mlp.activation(plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in"))             # [d_mlp]
     mlp_out = plus(post @ W[p + "mlp.W_out"], "mlp.b_out")                            # [d_model]
-    return x + mlp_out, q, scores, pattern                                            # resid_post [d_model]
+    return x_mid + mlp_out, q, scores, pattern                                            # resid_post [d_model]
 
 
 def prefill(cfg: Config, weights: Weights, prompt) -> Generation:

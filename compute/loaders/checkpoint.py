@@ -1,11 +1,12 @@
 """Open a checkpoint, mapped to our names: a Hugging Face folder (model_type gpt2, llama, mistral,
-qwen2, qwen3) or a GGUF file (compute.loaders.gguf_file).
+qwen2, qwen3, phi3, gpt_neox) or a GGUF file (compute.loaders.gguf_file).
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/gpt2")
     trace = forward(cfg, weights, tokenizer.encode("The cat sat"))
     compute.load_checkpoint("model.gguf").info.label     # e.g. 'weights dequantized from Q4_1'
 
-The GPT-2 mapping is below; the LLaMA family's is in compute.loaders.hf_llama.
+The GPT-2 mapping is below; the LLaMA family's is in compute.loaders.hf_llama, GPT-NeoX's (Pythia) in
+compute.loaders.hf_neox (both: config_from_json, hf_shapes, headline, strip_prefix, unexpected, hf_to_ours).
 
 The folder holds `config.json`, `model.safetensors` (or shards listed in
 `model.safetensors.index.json`) and `tokenizer.json` (or `vocab.json` + `merges.txt`). Nothing is
@@ -69,7 +70,7 @@ VOCAB_FILE, MERGES_FILE = "vocab.json", "merges.txt"
 PICKLE_FILES = ("pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack",
                 "model.ckpt.index")
 
-SUPPORTED_MODEL_TYPES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe")
+SUPPORTED_MODEL_TYPES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "mixtral", "qwen3_moe")
 SUPPORTED_ARCHITECTURES = ("GPT2LMHeadModel", "GPT2Model")
 # Both are GPT-2's tanh approximation, which is what our GELU is.
 SUPPORTED_ACTIVATIONS = ("gelu_new", "gelu_pytorch_tanh")
@@ -215,9 +216,7 @@ def _config_from_json(folder: Path) -> Config:
         raise CheckpointError(f"unsupported architecture: {CONFIG_FILE} has model_type={model_type!r}; "
                               f"supported: {', '.join(SUPPORTED_MODEL_TYPES)}", folder)
     if model_type != "gpt2":
-        from . import hf_llama
-
-        return hf_llama.config_from_json(raw, folder, CheckpointError)
+        return _family(model_type).config_from_json(raw, folder, CheckpointError)
     archs = raw.get("architectures") or []
     if not isinstance(archs, list) or any(a not in SUPPORTED_ARCHITECTURES for a in archs):
         raise CheckpointError(f"unsupported architecture {archs!r}; supported: "
@@ -526,10 +525,20 @@ def _load_gpt2(folder: Path, cfg: Config, entries: dict[str, _Entry]) -> Checkpo
     return Checkpoint(cfg, weights, tokenizer, _info(folder, "gpt2", entries, hf_shapes(cfg)))
 
 
-def _load_llama(folder: Path, cfg: Config, entries: dict[str, _Entry]) -> Checkpoint:
+def _family(model_type: str):
+    """The mapping module of a non-GPT-2 model_type: hf_neox for GPT-NeoX, else hf_llama."""
+    if model_type == "gpt_neox":
+        from . import hf_neox
+
+        return hf_neox
     from . import hf_llama
 
+    return hf_llama
+
+
+def _load_llama(folder: Path, cfg: Config, entries: dict[str, _Entry]) -> Checkpoint:
     model_type = _model_type(folder)
+    hf_llama = _family(model_type)                  # the family's mapping (llama-like or GPT-NeoX)
     entries = hf_llama.strip_prefix(entries)
     expected = hf_llama.hf_shapes(cfg, model_type)
     headline = hf_llama.headline(cfg, entries)

@@ -1,5 +1,5 @@
-"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2, qwen3, and the mixtures of
-experts mixtral, qwen3_moe), mapped to our names.
+"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2, qwen3, phi3, and the mixtures
+of experts mixtral, qwen3_moe), mapped to our names.
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/SmolLM2-135M")
 
@@ -24,8 +24,11 @@ shards of `model.safetensors.index.json`, and `tokenizer.json`. nn.Linear stores
 HF's q/k rows are already in rotate_half order (pairs i, i + d/2): no permutation. Qwen2 has
 q/k/v biases and none on o_proj: b_O is zeros. Qwen3 is Qwen2 without those biases (attention_bias,
 false by default) and with a QK-norm: a per-head RMSNorm of q and k before RoPE (Config.qk_norm).
-Mistral's sliding_window applies to every layer; Qwen2's and Qwen3's to the layers their
+Mistral's (and Phi-3's) sliding_window applies to every layer; Qwen2's and Qwen3's to the layers their
 layer_types (or use_sliding_window + max_window_layers) name.
+Phi-3 is LLaMA with two fused products, split here into the names above:
+    layers.l.self_attn.qkv_proj.weight [(H + 2 KV)·dh, d_model]   rows [q_proj; k_proj; v_proj]
+    layers.l.mlp.gate_up_proj.weight [2·d_mlp, d_model]           rows [gate_proj; up_proj]
 """
 from __future__ import annotations
 
@@ -37,16 +40,21 @@ import numpy as np
 
 from ..config import Config, ConfigError
 
-MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe")
+MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "mixtral", "qwen3_moe")
 ARCHITECTURES = {"llama": ("LlamaForCausalLM", "LlamaModel"),
                  "mistral": ("MistralForCausalLM", "MistralModel"),
                  "qwen2": ("Qwen2ForCausalLM", "Qwen2Model"),
                  "qwen3": ("Qwen3ForCausalLM", "Qwen3Model"),
+                 "phi3": ("Phi3ForCausalLM", "Phi3Model"),
                  "mixtral": ("MixtralForCausalLM", "MixtralModel"),
                  "qwen3_moe": ("Qwen3MoeForCausalLM", "Qwen3MoeModel")}
 # The Qwen layout: windows only with use_sliding_window (layer_types or max_window_layers).
 QWEN = ("qwen2", "qwen3", "qwen3_moe")
 QK_NORM = ("qwen3", "qwen3_moe")                  # a per-head RMSNorm of q and k before RoPE
+# Mistral's layout: one sliding_window for every layer.
+EVERY_LAYER_WINDOW = ("mistral", "phi3")
+# Fused q/k/v and gate/up products (rows stacked in that order), split on loading.
+FUSED = ("phi3",)
 # Mixtures of experts: where each layer's router and experts are, and the names of an expert's
 # gate, up and down projections (Mixtral's w1, w3, w2; Qwen3-MoE's as a dense SwiGLU's).
 EXPERTS = {"mixtral": ("block_sparse_moe.", ("w1", "w3", "w2")),
@@ -125,7 +133,7 @@ def _windows(raw: dict, model_type: str, n_layers: int, problems: list[str]) -> 
         return tuple(window if t == "sliding_attention" else None for t in layer_types)
     if window is None:
         return None
-    if model_type == "mistral":
+    if model_type in EVERY_LAYER_WINDOW:
         return (window,) * n_layers
     if model_type in QWEN and raw.get("use_sliding_window", False):
         first = raw.get("max_window_layers", n_layers)
@@ -250,7 +258,45 @@ def hf_shapes(cfg: Config, model_type: str) -> dict[str, tuple[int, ...]]:
     shapes["norm.weight"] = (dm,)
     if not cfg.tied_embeddings:
         shapes["lm_head.weight"] = (cfg.d_vocab, dm)
-    return shapes
+    return _fused_shapes(shapes) if model_type in FUSED else shapes
+
+
+# The fused tensor each separate one is a block of rows of (Phi-3), in row order.
+_FUSED_PARTS = {"self_attn.qkv_proj": ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"),
+                "mlp.gate_up_proj": ("mlp.gate_proj", "mlp.up_proj")}
+
+
+def _fused_shapes(shapes: dict) -> dict:
+    """The separate q/k/v and gate/up shapes replaced by their fused tensors' (rows stacked)."""
+    out = {}
+    for name, shape in shapes.items():
+        for fused, parts in _FUSED_PARTS.items():
+            part = next((q for q in parts if f".{q}." in name), None)
+            if part is None:
+                continue
+            if part == parts[0]:                                            # the fused tensor, once
+                rows = sum(shapes[name.replace(part, other)][0] for other in parts)
+                out[name.replace(part, fused)] = (rows, *shape[1:])
+            break
+        else:
+            out[name] = shape
+    return out
+
+
+def unfused(cfg: Config, hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Phi-3's fused qkv_proj and gate_up_proj split by rows into the llama names (no copy)."""
+    dh, H, KV = cfg.d_head, cfg.n_heads, cfg.n_kv_heads
+    sizes = {"self_attn.qkv_proj": (H * dh, KV * dh, KV * dh), "mlp.gate_up_proj": (cfg.d_mlp, cfg.d_mlp)}
+    out = {}
+    for name, arr in hf.items():
+        fused = next((f for f in _FUSED_PARTS if f".{f}." in name), None)
+        if fused is None:
+            out[name] = arr
+            continue
+        edges = np.cumsum((0, *sizes[fused]))                               # row offsets of the parts
+        for part, a, b in zip(_FUSED_PARTS[fused], edges[:-1], edges[1:], strict=True):
+            out[name.replace(fused, part)] = arr[a:b]                      # [rows of this part, ...]
+    return out
 
 
 def strip_prefix(entries: dict) -> dict:
@@ -268,6 +314,7 @@ def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray], model_type: str = "llama"
     """HF llama-family tensors (names without `model.`) to our names and layouts
     (docs/ARCHITECTURE.md, "Model families")."""
     dm, H, KV, dh = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head
+    hf = unfused(cfg, hf)                                                # Phi-3's fused products, split
 
     def heads_in(w: np.ndarray, n: int) -> np.ndarray:
         return w.reshape(n, dh, dm).transpose(0, 2, 1)                  # (n*dh, d_model) -> [n, d_model, dh]

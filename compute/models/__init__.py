@@ -8,6 +8,7 @@ from .components import (
     TAGS,
     Attention,
     Components,
+    ExactGeluMLP,
     GeluMLP,
     LayerKind,
     LayerNorm,
@@ -20,6 +21,6 @@ from .components import (
 )
 from .macs import block_macs, keys_seen, sequence_macs
 
-__all__ = ["MLP", "MLP_KINDS", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "GeluMLP",
-           "LayerKind", "LayerNorm", "Learned", "Norm", "RMSNorm", "Rotary", "SwiGLU", "block_macs", "components_of",
-           "keys_seen", "sequence_macs"]
+__all__ = ["MLP", "MLP_KINDS", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "ExactGeluMLP",
+           "GeluMLP", "LayerKind", "LayerNorm", "Learned", "Norm", "RMSNorm", "Rotary", "SwiGLU", "block_macs",
+           "components_of", "keys_seen", "sequence_macs"]

@@ -12,10 +12,13 @@ comparing the strings. The house rule (tests/test_house_rules.py) keeps it so: n
       norm        LayerNorm(eps) | RMSNorm(eps)         stats, has_bias, weight_names(), formula, reference()
       positions   Learned() | Rotary(rotary_dim, base)  embeds, rotates, partial, angles(), rotate()
       attention   Attention(n_heads, n_kv_heads, ...)   kind (mha | gqa | mqa), n_groups, scale, qk_norm, macs()
-      mlp         GeluMLP(bias) | SwiGLU(bias)          gated, products, weight_names(), formula, macs()
+      mlp         GeluMLP(bias) | ExactGeluMLP(bias) | SwiGLU(bias)   gated, exact, products, weight_names(), formula
       layers      (LayerKind(index, window), ...)       local, window
       experts     Experts(E, k, normalise) | None       a mixture of experts in place of the MLP: choose(), macs()
+      parallel    False | True                          mlp_input: what ln2 reads (resid_mid, or resid_pre)
       rope_inputs, score_inputs, cached_key, tags, has(tag)
+    mistakes(cfg)   the classic ways to load this model wrong (A/B's and Predict's "load it wrong"),
+                    only those whose part the model has: each a Mistake (Config fields, weights)
 
 Room for the next families (each is a component or a field of one, plus its names in
 compute/names.py; nothing else needs to learn about it):
@@ -31,8 +34,10 @@ compute/names.py; nothing else needs to learn about it):
   - query_pre_attn_scalar (Gemma): `Attention.scale` = 1/√query_pre_attn_scalar instead of 1/√d_head.
   - GeGLU (Gemma): a gated MLP like SwiGLU whose gate is the tanh GELU; `GeGLU(GatedMLP)`.
   - soft-capping (Gemma 2): `attn_scores_capped` = cap · tanh(scores / cap) before the mask.
-  - partial rotary (Phi, GPT-NeoX): `Rotary.rotary_dim < d_head` is already here (`partial`).
-  - parallel attention + MLP (GPT-J, Pythia): `x + attn(ln1(x)) + mlp(ln2(x))`; a `parallel` flag.
+  - partial rotary (Phi, GPT-NeoX): `Rotary.rotary_dim < d_head` is here (`partial`).
+  - parallel attention + MLP (GPT-J, Pythia) is here: `x + attn(ln1(x)) + mlp(ln2(x))`,
+    `Components.parallel`; ln2 reads `mlp_input` (resid_pre), resid_post = resid_mid + mlp_out still.
+  - the exact (erf) GELU (Pythia's hidden_act "gelu") is here: `ExactGeluMLP`, `mlp.exact`.
 """
 from __future__ import annotations
 
@@ -42,6 +47,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..i18n import QT_TR_NOOP
 from . import functions as F
 
 
@@ -209,7 +215,9 @@ class MLP:
 
     has_bias: bool = True
     key: ClassVar[str] = ""
+    tag: ClassVar[str] = ""                # the TAGS condition views name (the key, or its family's)
     gated: ClassVar[bool] = False          # a second, linear branch (mlp_pre_linear) and W_gate
+    exact: ClassVar[bool] = False          # GELU by erf, not GPT-2's tanh approximation
     products: ClassVar[int] = 2            # matrix products per row: W_in, W_out (and W_gate)
     formula: ClassVar[str] = ""
 
@@ -233,6 +241,7 @@ class GeluMLP(MLP):
     """mlp_post = GELU(x W_in + b_in), mlp_out = mlp_post W_out + b_out (GPT-2's tanh GELU)."""
 
     key: ClassVar[str] = "gelu"
+    tag: ClassVar[str] = "gelu"
     formula: ClassVar[str] = "GELU(x·W_in + b_in)·W_out + b_out"
 
     def activation(self, mlp_pre: np.ndarray, mlp_pre_linear: np.ndarray | None = None) -> np.ndarray:
@@ -240,10 +249,24 @@ class GeluMLP(MLP):
 
 
 @dataclass(frozen=True)
+class ExactGeluMLP(GeluMLP):
+    """GeluMLP with the exact GELU, x·Φ(x) = ½x(1 + erf(x/√2)) (GPT-NeoX / Pythia's hidden_act "gelu");
+    the views show it as a GELU MLP."""
+
+    key: ClassVar[str] = "gelu_erf"
+    exact: ClassVar[bool] = True
+    formula: ClassVar[str] = "GELU_erf(x·W_in + b_in)·W_out + b_out"
+
+    def activation(self, mlp_pre: np.ndarray, mlp_pre_linear: np.ndarray | None = None) -> np.ndarray:
+        return F.gelu_erf(mlp_pre)
+
+
+@dataclass(frozen=True)
 class SwiGLU(MLP):
     """mlp_post = SiLU(x W_gate) ⊙ (x W_in), then W_out (the LLaMA family)."""
 
     key: ClassVar[str] = "swiglu"
+    tag: ClassVar[str] = "swiglu"
     gated: ClassVar[bool] = True
     products: ClassVar[int] = 3            # W_gate, W_in, W_out
     formula: ClassVar[str] = "(SiLU(x·W_gate) ⊙ x·W_in)·W_out"
@@ -331,10 +354,10 @@ class LayerKind:
 # The Config strings each component answers to (compute.config validates against these keys).
 NORM_KINDS: dict[str, type[Norm]] = {"layernorm": LayerNorm, "rmsnorm": RMSNorm}
 POSITION_KINDS: dict[str, type] = {"learned": Learned, "rope": Rotary}
-MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "swiglu": SwiGLU}
+MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "gelu_erf": ExactGeluMLP, "swiglu": SwiGLU}
 # The conditions a view may name (widgets.views Slot `when=`, StationView `family=`).
 TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias", "qknorm",
-                         "moe")
+                         "moe", "parallel")
 
 
 @dataclass(frozen=True)
@@ -348,6 +371,17 @@ class Components:
     layers: tuple[LayerKind, ...]
     tied_embeddings: bool = True
     experts: Experts | None = None         # a mixture of experts in place of the dense MLP
+    parallel: bool = False                 # attention and MLP both read resid_pre (GPT-J, GPT-NeoX)
+
+    @property
+    def mlp_input(self) -> str:
+        """The Trace name ln2 normalises: resid_mid, or resid_pre when attention and MLP run in
+        parallel (resid_post = resid_pre + attn_out + mlp_out = resid_mid + mlp_out either way)."""
+        return "resid_pre" if self.parallel else "resid_mid"
+
+    def mlp_reads(self, resid_pre, resid_mid):
+        """Of a layer's resid_pre and resid_mid (any arrays), the one ln2 normalises."""
+        return resid_pre if self.parallel else resid_mid
 
     def layer(self, index: int) -> LayerKind:
         return self.layers[index]
@@ -371,7 +405,7 @@ class Components:
     @property
     def tags(self) -> frozenset[str]:
         """The TAGS this model meets: its norm's, positions' and MLP's keys, gqa, nobias."""
-        on = {self.norm.key, self.positions.key, self.mlp.key}
+        on = {self.norm.key, self.positions.key, self.mlp.tag}
         if self.attention.shares_kv:
             on.add("gqa")
         if not self.attention.has_bias:
@@ -380,6 +414,8 @@ class Components:
             on.add("qknorm")
         if self.experts is not None:
             on.add("moe")
+        if self.parallel:
+            on.add("parallel")
         return frozenset(on)
 
     def has(self, tag: str) -> bool:
@@ -394,6 +430,72 @@ class Components:
         return self.attention.macs(d_model, n_new, keys) + mlp.macs(d_model, d_mlp, n_new)
 
 
+# -- loading it wrong ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Mistake:
+    """One classic way an engine or a converter gets this model wrong (lmdeploy PR 3772, TensorRT-LLM
+    PR 3247, TransformerLens PRs 1149 and 719): the Config fields it sets, the block weights whose d_head
+    axis it permutes and those it drops; nothing else changes."""
+
+    key: str
+    title: str                                  # marked for translation (compute.i18n)
+    fields: tuple[tuple[str, Any], ...] = ()    # (Config field, its wrong value)
+    permuted: tuple[str, ...] = ()              # short block weight names, last axis (d_head) permuted
+    perm: tuple[int, ...] = ()                  # new[..., j] = old[..., perm[j]]
+    dropped: tuple[str, ...] = ()               # short block weight names the wrong model lacks
+
+    def weights(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The weights (full names -> arrays) as the wrong loader gives them."""
+        out = {}
+        for name, a in arrays.items():
+            short = name.split(".", 2)[2] if name.startswith("blocks.") else name
+            if short not in self.dropped:
+                out[name] = a[..., list(self.perm)] if short in self.permuted else a
+        return out
+
+
+def _pair_perms(r: int, d_head: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Over a head's first r dims: `interleaved` puts dims (2i, 2i+1) where half-split RoPE turns
+    (i, i + r/2), `inverse` undoes it (HF's permute for Meta's interleaved weights, applied once too
+    often). Dims from r on stay."""
+    rest = tuple(range(r, d_head))
+    interleaved = tuple(range(0, r, 2)) + tuple(range(1, r, 2)) + rest
+    inverse = tuple(int(j) for j in np.argsort(interleaved[:r])) + rest
+    return interleaved, inverse
+
+
+def mistakes(cfg: Any) -> tuple[Mistake, ...]:
+    """The mistakes this model can be loaded with, only for parts it has. (Gemma 3's one RoPE base
+    for all layers and its forgotten √d_model embedding scale go here with LayerKind.rope_base and
+    the embedding scale.)"""
+    c = cfg.components
+    out: list[Mistake] = []
+    if c.positions.rotates:
+        interleaved, inverse = _pair_perms(c.positions.rotary_dim, c.attention.d_head)
+        qk = (("attn.W_Q", "attn.W_K") + (("attn.b_Q", "attn.b_K") if c.attention.has_bias else ())
+              + c.attention.qk_norm_weight_names())                   # everything on q's and k's d_head axis
+        out.append(Mistake("rope_interleaved", QT_TR_NOOP("RoPE pairs interleaved (2i, 2i+1) instead of half-split "
+                                                          "(i, i + r/2)"), permuted=qk, perm=interleaved))
+        out.append(Mistake("rope_half_split", QT_TR_NOOP("RoPE pairs half-split on rows stored interleaved (q, k "
+                                                         "permuted once too often)"), permuted=qk, perm=inverse))
+    if c.attention.qk_norm is not None:
+        out.append(Mistake("qk_norm_off", QT_TR_NOOP("QK-norm left out"), (("qk_norm", False),),
+                           dropped=c.attention.qk_norm_weight_names()))
+    local = [k.window for k in c.layers if k.local]
+    if local:
+        out.append(Mistake("windows_off", QT_TR_NOOP("windows ignored: every layer global"), (("windows", None),)))
+        if len(local) < len(c.layers):
+            everywhere = tuple(k.window if k.local else local[0] for k in c.layers)
+            out.append(Mistake("windows_everywhere", QT_TR_NOOP("a window in every layer: no global layer"),
+                               (("windows", everywhere),)))
+    if c.parallel:
+        out.append(Mistake("sequential", QT_TR_NOOP("attention and MLP in sequence, not in parallel (ln2 reads "
+                                                    "resid_mid)"), (("parallel", False),)))
+    if c.mlp.exact:
+        out.append(Mistake("gelu_tanh", QT_TR_NOOP("the tanh GELU instead of the exact erf GELU"), (("mlp", "gelu"),)))
+    return tuple(out)
+
+
 def components_of(cfg: Any) -> Components:
     """The components a validated Config names (compute.config calls this once per Config)."""
     positions = (Rotary(cfg.rotary_dim, cfg.rope_theta, cfg.d_head) if POSITION_KINDS[cfg.positions].rotates
@@ -405,9 +507,10 @@ def components_of(cfg: Any) -> Components:
                             RMSNorm(cfg.norm_eps) if cfg.qk_norm else None),
         mlp=MLP_KINDS[cfg.mlp](cfg.mlp_bias),
         layers=tuple(LayerKind(i, cfg.window(i)) for i in range(cfg.n_layers)),
-        tied_embeddings=cfg.tied_embeddings,
+        tied_embeddings=cfg.tied_embeddings, parallel=cfg.parallel,
         experts=Experts(cfg.n_experts, cfg.experts_per_token, cfg.norm_topk) if cfg.n_experts else None)
 
 
-__all__ = ["MLP", "MLP_KINDS", "Experts", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "GeluMLP",
-           "LayerKind", "LayerNorm", "Learned", "Norm", "RMSNorm", "Rotary", "SwiGLU", "components_of"]
+__all__ = ["MLP", "MLP_KINDS", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "ExactGeluMLP",
+           "Experts", "GeluMLP", "LayerKind", "LayerNorm", "Learned", "Mistake", "Norm", "RMSNorm", "Rotary", "SwiGLU",
+           "components_of", "mistakes"]

@@ -3,7 +3,11 @@ the KV-cache instrument and the circuits read these (compute/backends/reference.
 them under their old names). Each works on the last axis, so a batch [..., d] works too."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+_erf = np.frompyfunc(math.erf, 1, 1)                                        # exact, elementwise (no scipy)
 
 
 def layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, eps: float = 1e-5):
@@ -24,6 +28,12 @@ def rms_norm(x: np.ndarray, w: np.ndarray, eps: float):
 def gelu(x: np.ndarray) -> np.ndarray:
     """GPT-2's tanh approximation of GELU."""
     return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+def gelu_erf(x: np.ndarray) -> np.ndarray:
+    """The exact GELU, x·Φ(x) = ½x(1 + erf(x/√2)) (GPT-NeoX's "gelu"), in x's float type."""
+    x = np.asarray(x)
+    return (0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)).astype(np.float64))).astype(np.result_type(x, np.float32))
 
 
 def silu(x: np.ndarray) -> np.ndarray:

@@ -246,3 +246,39 @@ def test_sinks_measured_on_the_real_smollm2(qtbot, window):
     assert shares[4:].mean() > 3 * receptive.uniform_share(len(ids))         # a sink, far above uniform
     after = page.widgets["sink_share_without_first"].values
     assert after[4:].mean() > 3 * receptive.uniform_share(len(ids) - 1)      # the new first token takes it
+
+
+def test_ab_and_predict_offer_exactly_the_models_mistakes_and_keep_one_undoably(qtbot, window):
+    """'Load it wrong': only with a part to get wrong (the toy GPT-2 has none); B is the model with
+    the mistake (compute.instruments.ab.loaded_wrong, checked on the reference); keeping it is one
+    undoable edit; Predict offers the same mistakes."""
+    from compute.instruments import ab
+    from compute.models.components import mistakes
+
+    win, s = window, window.state
+    page = _page(qtbot, win, "ab")
+    assert page.change.findData("mistake") == -1                               # GPT-2: nothing to load wrong
+    cfg = ROPE.replace(windows=(None, 3, None), qk_norm=True)
+    name = s.register_weights(Weights.random(cfg, 4), label="a small qk-norm model")
+    wait_render(qtbot, win, lambda: s.edit("qk-norm model", config=cfg, tokens=TOKENS, weights=name, preset="custom"))
+    s.select(query=11, layer=1, head=4, ab=("mistake", "rope_interleaved"))
+    page = _page(qtbot, win, "ab")
+    assert page.change.findData("mistake") >= 0
+    offered = [page.value.itemData(n) for n in range(page.value.count())]
+    assert offered == [m.key for m in mistakes(cfg)] == ["rope_interleaved", "rope_half_split", "qk_norm_off",
+                                                         "windows_off", "windows_everywhere"]
+    wrong = ab.loaded_wrong(cfg, s.result.weights, TOKENS, "rope_interleaved")
+    fresh = _reference(win, wrong.cfg, wrong.weights, list(TOKENS))
+    np.testing.assert_allclose(page.widgets["pattern/B"].values, fresh["pattern", 1][4], atol=1e-5)
+    assert "The next token after query 11" in page.text.text()
+    cal = win.calibrator
+    assert [cal.change.itemData(n) for n in range(cal.change.count()) if cal.change.itemData(n).startswith(
+        "mistake:")] == [f"mistake:{k}" for k in offered]
+    s.select(ab=("mistake", "qk_norm_off"))
+    page = _page(qtbot, win, "ab")
+    with qtbot.waitSignal(win.rendered, timeout=30_000):
+        page.keep.click()
+    assert not s.inputs.config.qk_norm and s.selection.ab is None
+    assert "blocks.0.attn.q_norm.w" not in s.result.weights.names()
+    s.undo_stack.undo()
+    qtbot.waitUntil(lambda: s.inputs.config.qk_norm and not s.busy, timeout=10_000)

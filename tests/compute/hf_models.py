@@ -45,7 +45,7 @@ class _Float64Torch:
         return getattr(self._real, name)
 
 
-_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe")
+_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "mixtral", "qwen3_moe")
 
 
 def _mixtral_router_float64(self, hidden_states):
@@ -61,7 +61,8 @@ def _mixtral_router_float64(self, hidden_states):
 
 @contextlib.contextmanager
 def float64_hf():
-    """Within: HF's llama/mistral/qwen2/qwen3 modules compute in float64 where they would cast to float32."""
+    """Within: HF's llama/mistral/qwen2/qwen3/phi3/gpt_neox modules compute in float64 where they would cast to
+    float32."""
     import importlib
 
     mods = [importlib.import_module(f"transformers.models.{m}.modeling_{m}") for m in _FAMILY_MODULES]
@@ -86,14 +87,19 @@ def make_hf_model(model_type: str, seed: int = 0, **config):
 
     cls_cfg = {"llama": transformers.LlamaConfig, "mistral": transformers.MistralConfig,
                "qwen2": transformers.Qwen2Config, "qwen3": transformers.Qwen3Config,
+               "phi3": transformers.Phi3Config, "gpt_neox": transformers.GPTNeoXConfig,
                "mixtral": transformers.MixtralConfig, "qwen3_moe": transformers.Qwen3MoeConfig}[model_type]
     cls_model = {"llama": transformers.LlamaForCausalLM, "mistral": transformers.MistralForCausalLM,
                  "qwen2": transformers.Qwen2ForCausalLM, "qwen3": transformers.Qwen3ForCausalLM,
+                 "phi3": transformers.Phi3ForCausalLM, "gpt_neox": transformers.GPTNeoXForCausalLM,
                  "mixtral": transformers.MixtralForCausalLM,
                  "qwen3_moe": transformers.Qwen3MoeForCausalLM}[model_type]
     base = dict(vocab_size=60, hidden_size=16, intermediate_size=24, num_hidden_layers=2,
-                num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-                rms_norm_eps=1e-5, tie_word_embeddings=False)
+                num_attention_heads=4, max_position_embeddings=64, tie_word_embeddings=False)
+    if model_type == "gpt_neox":                    # LayerNorm, no K/V sharing
+        base.update(layer_norm_eps=1e-5)
+    else:
+        base.update(num_key_value_heads=2, rms_norm_eps=1e-5)
     base.update(config)
     hf_cfg = cls_cfg(**base)
     hf_cfg._attn_implementation = "eager"
@@ -104,11 +110,11 @@ def make_hf_model(model_type: str, seed: int = 0, **config):
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, p in model.named_parameters():
-            if name.endswith("norm.weight") or "layernorm" in name:
-                p.copy_(1.0 + 0.3 * torch.randn(p.shape, generator=gen))
-            elif name.endswith(".bias"):
+            if name.endswith(".bias"):               # (a LayerNorm's bias too)
                 p.copy_(0.3 * torch.randn(p.shape, generator=gen))
-            elif "embed_tokens" in name or "lm_head" in name:
+            elif name.endswith("norm.weight") or "layernorm" in name:
+                p.copy_(1.0 + 0.3 * torch.randn(p.shape, generator=gen))
+            elif "embed_tokens" in name or "lm_head" in name or "embed_in" in name or "embed_out" in name:
                 p.copy_(torch.randn(p.shape, generator=gen))
             else:                                           # ([experts,] out, in): unit-variance outputs
                 p.copy_(torch.randn(p.shape, generator=gen) * 1.5 / math.sqrt(p.shape[-1]))

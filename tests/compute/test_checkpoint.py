@@ -271,7 +271,7 @@ def _retensor(folder, mutate, prefix=""):
 @pytest.mark.parametrize("break_it, match", [
     (lambda f: (f / "config.json").unlink(), r"config.json is missing .*model.safetensors"),
     (lambda f: (f / "config.json").write_text("{nope"), "config.json is not valid JSON"),
-    (lambda f: _edit_config(f, model_type="gpt_neox"), r"unsupported architecture: .*model_type='gpt_neox'"),
+    (lambda f: _edit_config(f, model_type="mamba"), r"unsupported architecture: .*model_type='mamba'"),
     (lambda f: _edit_config(f, architectures=["GPT2ForSequenceClassification"]),
      r"unsupported architecture \['GPT2ForSequenceClassification'\]"),
     (lambda f: _edit_config(f, activation_function="relu"), "activation_function='relu' is not supported"),
@@ -342,7 +342,7 @@ def test_a_model_too_large_for_memory_is_refused_before_reading(good, monkeypatc
 
 def test_a_failed_load_leaves_the_previous_model_usable(good, tmp_path):
     cfg, w, tok = load_checkpoint(good)
-    bad = make_checkpoint(tmp_path / "bad", config=hf_config(model_type="gpt_neox"))
+    bad = make_checkpoint(tmp_path / "bad", config=hf_config(model_type="mamba"))
     with pytest.raises(CheckpointError):
         load_checkpoint(bad)
     assert forward(cfg, w, tok.encode("the cat"), backend="reference").T == 2

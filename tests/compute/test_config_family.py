@@ -47,7 +47,7 @@ def test_a_family_config_round_trips_through_json():
     (dict(windows="3"), "windows", "must be None, a whole number"),
     (dict(norm="batchnorm"), "norm", "'layernorm', 'rmsnorm'"),
     (dict(positions="alibi"), "positions", "'learned', 'rope'"),
-    (dict(mlp="relu"), "mlp", "'gelu', 'swiglu'"),
+    (dict(mlp="relu"), "mlp", "'gelu', 'gelu_erf', 'swiglu'"),
     (dict(norm_eps=0.0), "norm_eps", "above 0"),
     (dict(norm_eps=float("nan")), "norm_eps", "above 0"),
     (dict(rope_theta=-1), "rope_theta", "above 0"),

@@ -34,11 +34,11 @@ def family_config(rng, **overrides) -> Config:
         d_vocab=int(rng.integers(2, 40)), n_layers=n_layers, d_mlp=int(rng.integers(1, 40)),
         n_ctx=int(rng.integers(8, 40)), causal=bool(rng.random() < 0.8), scale_scores=bool(rng.random() < 0.8),
         norm=str(rng.choice(["layernorm", "rmsnorm"])), positions=str(rng.choice(["learned", "rope"])),
-        mlp=str(rng.choice(["gelu", "swiglu"])), tied_embeddings=bool(rng.integers(0, 2)),
+        mlp=str(rng.choice(["gelu", "gelu_erf", "swiglu"])), tied_embeddings=bool(rng.integers(0, 2)),
         attn_bias=bool(rng.integers(0, 2)), mlp_bias=bool(rng.integers(0, 2)),
         norm_eps=float(rng.choice([1e-5, 1e-6, 0.1])), rope_theta=float(rng.choice([10.0, 1e4, 5e5])),
         windows=tuple(None if rng.random() < 0.4 else int(rng.integers(1, 6)) for _ in range(n_layers)),
-        qk_norm=bool(rng.random() < 0.3),
+        qk_norm=bool(rng.random() < 0.3), parallel=bool(rng.random() < 0.3),
     )
     if fields["mlp"] == "swiglu" and rng.random() < 0.3:                # a mixture of experts
         fields["n_experts"] = int(rng.integers(2, 6))

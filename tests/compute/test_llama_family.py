@@ -126,7 +126,7 @@ def test_sharded_bf16_llama_loads(checkpoints, tmp_path):
     (dict(num_hidden_layers=3), "num_hidden_layers=3 but the weights have 2 layer"),
     (dict(intermediate_size=20), r"says intermediate_size=20 but layers.0.mlp.up_proj.weight has shape \(24, 16\)"),
     (dict(sliding_window=0), "sliding_window=0 must be a whole number"),
-    (dict(model_type="gpt_neox"), r"unsupported architecture: config.json has model_type='gpt_neox'"),
+    (dict(model_type="mamba"), r"unsupported architecture: config.json has model_type='mamba'"),
     (dict(architectures=["LlamaForSequenceClassification"]), "unsupported architecture"),
     (dict(tie_word_embeddings=True), r"unexpected tensor|lm_head.weight differs"),
 ])

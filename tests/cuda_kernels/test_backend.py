@@ -268,7 +268,8 @@ def test_real_smollm2_block_on_cuda(rng):
     _compare(cfg, weights, ids, tol=2e-5)
 
 
-@pytest.mark.parametrize("case", ["llama-gqa", "mistral-window", "qwen3-qknorm", "mixtral-moe", "qwen3_moe-moe"])
+@pytest.mark.parametrize("case", ["llama-gqa", "mistral-window", "qwen3-qknorm", "gpt_neox-parallel", "phi3-fused",
+                                  "mixtral-moe", "qwen3_moe-moe"])
 def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
     """The HF-folder chain end to end on the device: load_checkpoint, the cuda backend, HF's own
     float64 logits and patterns (tests/compute/test_llama_family proves reference == HF to 1e-8)."""
@@ -279,11 +280,15 @@ def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
 
     config = {"llama-gqa": dict(num_key_value_heads=2), "mistral-window": dict(sliding_window=3),
               "qwen3-qknorm": dict(num_key_value_heads=2, head_dim=4),
+              "gpt_neox-parallel": dict(num_attention_heads=2, rotary_pct=0.5, hidden_act="gelu",
+                                        use_parallel_residual=True),
+              "phi3-fused": dict(num_key_value_heads=2, sliding_window=4,
+                                 pad_token_id=None, eos_token_id=2, bos_token_id=1),
               "mixtral-moe": dict(num_local_experts=3, num_experts_per_tok=2),
               "qwen3_moe-moe": dict(num_experts=4, num_experts_per_tok=3, moe_intermediate_size=6, head_dim=4,
                                     norm_topk_prob=False)}[case]
-    model = make_hf_model(case.split("-")[0], seed=11, hidden_size=8, intermediate_size=12,
-                          num_attention_heads=4, **config)
+    model = make_hf_model(case.split("-")[0], seed=11, **{"hidden_size": 8, "intermediate_size": 12,
+                                                          "num_attention_heads": 4, **config})
     cfg, weights, tok = load_checkpoint(save_hf_folder(model, tmp_path / case))
     ids = tok.encode("the cat sat on the mat and the dog ran")[:10]
     logits, patterns = hf_forward(model, ids)

@@ -554,6 +554,21 @@ def side_b(result, condition: tuple) -> Side:
     return Side(result.request_id, tuple(condition), edited, trace)
 
 
+def _next_tokens(result, a, b, i: int, T_b: int) -> str:
+    """'The next token after i: A “x” (p), B “y” (p)' from both Traces' logits rows at i."""
+    def top(trace) -> tuple[str, float]:
+        logits = np.asarray(trace.logits_rows([i])[0], np.float64)          # [d_vocab]
+        p = np.exp(logits - logits.max())
+        j = int(np.argmax(p))
+        return result.token_label(j), float(p[j] / p.sum())
+
+    if not 0 <= i < min(a.T, T_b):
+        return ""
+    (wa, pa), (wb, pb) = top(a), top(b)
+    return _t("The next token after query {i}: A “{wa}” ({pa:.2f}), B “{wb}” ({pb:.2f}).", i=i,
+              wa=html.escape(wa), pa=pa, wb=html.escape(wb), pb=pb)
+
+
 def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = False) -> PageViews:
     t, cfg, labels = result.trace, result.inputs.config, tuple(result.labels)
     L, h, i, T = sel.layer, sel.head, sel.query, t.T
@@ -607,5 +622,7 @@ def ab_views(result, sel, extra: Side | None = None, compute_missing: bool = Fal
               "colour scale for A and B in each row.", note=html.escape(message(e.note)), i=i, ta=ta,
               wa=html.escape(labels[ta]), pa=pA[i, ta], tb=tbk, wb=html.escape(labels_b[tbk]), pb=pB[i, tbk],
               moved=np.abs(dp[i]).sum() / 2)
+    if condition[0] == "mistake":                       # loaded wrong: what it does to the prediction
+        text += " " + _next_tokens(result, t, tb, i, len(e.tokens))
     return PageViews("ab", items, text=text,
                      shapes=f"[T, T] = [{T}, {T}] · B: {message(e.note)}")

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlid
 from compute import Config
 from compute.instruments import ab, rope_lab, shared_kv
 from compute.instruments import tiled_softmax as tiled
+from compute.models.components import mistakes
 
 from ..charts import Chart, Series, colour_of, draw_chart
 from ..i18n import QT_TR_NOOP, language, num, tr
@@ -466,6 +467,7 @@ CHANGE_TITLES = {
     "weights": QT_TR_NOOP("other weights"),
     "head": QT_TR_NOOP("another head"),
     "knock_out": QT_TR_NOOP("a head knocked out"),
+    "mistake": QT_TR_NOOP("the model loaded wrong"),      # offered when the model has a part to get wrong
 }
 
 
@@ -513,9 +515,20 @@ class ABView(ModernPage):
         except ValueError:
             self.conditionChosen.emit((change, None))
 
+    def _offer(self, cfg) -> None:
+        """The changes this model allows in the first box: 'loaded wrong' only with a part to get wrong."""
+        keys = [k for k in CHANGE_TITLES if k != "mistake" or mistakes(cfg)]
+        if keys != [self.change.itemData(n) for n in range(self.change.count())]:
+            self.change.blockSignals(True)
+            self.change.clear()
+            for key in keys:
+                self.change.addItem(tr(CHANGE_TITLES[key]), key)
+            self.change.blockSignals(False)
+
     def sync_controls(self, result, sel) -> None:
         cfg, labels = result.inputs.config, result.labels
         self._cfg, self._sel = cfg, sel
+        self._offer(cfg)
         change, value = condition_of(sel, cfg)
         self.set_quietly(self.change, self.change.setCurrentIndex, max(0, self.change.findData(change)))
         options: list[tuple[str, object]] = []
@@ -535,6 +548,8 @@ class ABView(ModernPage):
             options = [(tr("head {h}").format(h=h), h) for h in range(cfg.n_heads)]
         elif change == "knock_out":
             options = [(f"{la}.{h}", (la, h)) for la in range(cfg.n_layers) for h in range(cfg.n_heads)]
+        elif change == "mistake":
+            options = [(tr(m.title), m.key) for m in mistakes(cfg)] or [("—", value)]
         self.value.blockSignals(True)
         self.value.clear()
         for text, data in options:
