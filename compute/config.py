@@ -40,7 +40,10 @@ FAMILY_DEFAULTS: dict[str, Any] = {
     "norm": "layernorm", "norm_eps": 1e-5, "positions": "learned", "rope_theta": 10000.0,
     "rotary_dim": None, "n_kv_heads": None, "mlp": "gelu", "tied_embeddings": True,
     "attn_bias": True, "mlp_bias": True, "windows": None, "qk_norm": False,
+    "pre_norms": True, "post_norms": False, "rope_theta_local": None, "scale_embed": False,
+    "query_pre_attn_scalar": None, "qk_norm_scope": "head",
 }
+QK_NORM_SCOPES = ("head", "all")
 
 
 class ConfigError(ValueError):
@@ -136,6 +139,12 @@ class Config:
     mlp_bias: bool = True                # b_in, b_out (and b_gate) present
     windows: tuple[int | None, ...] | None = None   # per layer: None = dense, W = keys i-W < j <= i
     qk_norm: bool = False                # per-head RMSNorm of q and k before RoPE (Qwen3): q_normed, k_normed
+    qk_norm_scope: str = "head"          # "head": over each head's d_head; "all": over all heads at once (OLMo 2)
+    pre_norms: bool = True               # ln1, ln2 before attention and MLP (OLMo 2 has none)
+    post_norms: bool = False             # RMSNorm of attn_out and mlp_out before each residual add (Gemma 2/3, OLMo 2)
+    rope_theta_local: float | None = None   # RoPE base of windowed layers (Gemma 3: 10,000; global ones rope_theta)
+    scale_embed: bool = False            # embed = W_E[tokens] · √d_model (Gemma)
+    query_pre_attn_scalar: float | None = None   # scores · query_pre_attn_scalar^-1/2 instead of 1/√d_head (Gemma)
     name: str = field(default="custom", compare=False)
 
     def __init__(self, **fields: Any):
@@ -164,7 +173,8 @@ class Config:
         if self.d_mlp is None:
             set_(self, "d_mlp", min(4 * self.d_model, LIMITS["d_mlp"]))
         set_(self, "d_mlp", _as_size("d_mlp", self.d_mlp))
-        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias", "qk_norm"):
+        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias", "qk_norm", "pre_norms", "post_norms",
+                                    "scale_embed"):
             set_(self, fname, _as_flag(fname, getattr(self, fname)))
         if not isinstance(self.name, str):
             raise ConfigError("name", self.name, "must be text")
@@ -178,6 +188,12 @@ class Config:
         set_(self, "mlp", _as_choice("mlp", self.mlp, MLPS))
         set_(self, "norm_eps", _as_positive("norm_eps", self.norm_eps, below=1.0))
         set_(self, "rope_theta", _as_positive("rope_theta", self.rope_theta, below=1e12))
+        set_(self, "qk_norm_scope", _as_choice("qk_norm_scope", self.qk_norm_scope, QK_NORM_SCOPES))
+        if self.rope_theta_local is not None:
+            set_(self, "rope_theta_local", _as_positive("rope_theta_local", self.rope_theta_local, below=1e12))
+        if self.query_pre_attn_scalar is not None:
+            set_(self, "query_pre_attn_scalar", _as_positive("query_pre_attn_scalar", self.query_pre_attn_scalar,
+                                                             below=1e12))
         if self.n_kv_heads is None:
             set_(self, "n_kv_heads", self.n_heads)
         kv = _as_size("n_kv_heads", self.n_kv_heads, limit=LIMITS["n_heads"])
@@ -312,7 +328,7 @@ class Config:
         return (self.d_model, self.n_heads, self.d_head, self.d_vocab, self.n_layers, self.d_mlp,
                 self.n_kv_heads, self.norm, self.positions, self.mlp, self.tied_embeddings,
                 self.attn_bias, self.mlp_bias, self.n_ctx if self.components.positions.embeds else None,
-                self.qk_norm)
+                self.qk_norm, self.qk_norm_scope if self.qk_norm else None, self.pre_norms, self.post_norms)
 
     def same_shapes(self, other: Config) -> bool:
         """True when weights made for `other` fit this config: same sizes and the same family
@@ -323,7 +339,8 @@ class Config:
     def shape_differences(self, other: Config) -> list[str]:
         """'field: other's vs ours' for each field that makes `other`'s weights not fit this config."""
         fields = ("d_model", "n_heads", "d_head", "n_ctx", "d_vocab", "n_layers", "d_mlp", "n_kv_heads",
-                  "norm", "positions", "mlp", "tied_embeddings", "attn_bias", "mlp_bias", "qk_norm")
+                  "norm", "positions", "mlp", "tied_embeddings", "attn_bias", "mlp_bias", "qk_norm", "qk_norm_scope",
+                  "pre_norms", "post_norms")
         return [f"{f}: weights {getattr(other, f)} vs config {getattr(self, f)}" for f in fields
                 if getattr(self, f) != getattr(other, f)
                 and (f != "n_ctx" or self.components.positions.embeds or other.components.positions.embeds)]

@@ -69,7 +69,7 @@ VOCAB_FILE, MERGES_FILE = "vocab.json", "merges.txt"
 PICKLE_FILES = ("pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack",
                 "model.ckpt.index")
 
-SUPPORTED_MODEL_TYPES = ("gpt2", "llama", "mistral", "qwen2", "qwen3")
+SUPPORTED_MODEL_TYPES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma3_text", "olmo2")
 SUPPORTED_ARCHITECTURES = ("GPT2LMHeadModel", "GPT2Model")
 # Both are GPT-2's tanh approximation, which is what our GELU is.
 SUPPORTED_ACTIVATIONS = ("gelu_new", "gelu_pytorch_tanh")
@@ -562,7 +562,8 @@ def _load_llama(folder: Path, cfg: Config, entries: dict[str, _Entry]) -> Checkp
             raise CheckpointError("config.json says tie_word_embeddings=true but lm_head.weight differs from "
                                   "embed_tokens.weight", folder)
     try:
-        weights = Weights.from_dict(cfg, hf_llama.hf_to_ours(cfg, hf), source=f"checkpoint {str(folder)!r}")
+        weights = Weights.from_dict(cfg, hf_llama.hf_to_ours(cfg, hf, model_type),
+                                     source=f"checkpoint {str(folder)!r}")
     except WeightsError as exc:
         raise CheckpointError(exc.problems, folder) from None
     return Checkpoint(cfg, weights, tokenizer, _info(folder, model_type, entries, expected))

@@ -45,12 +45,12 @@ class _Float64Torch:
         return getattr(self._real, name)
 
 
-_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3")
+_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3", "olmo2")
 
 
 @contextlib.contextmanager
 def float64_hf():
-    """Within: HF's llama/mistral/qwen2/qwen3 modules compute in float64 where they would cast to float32."""
+    """Within: HF's llama/mistral/qwen2/qwen3/olmo2 modules compute in float64 where they would cast to float32."""
     import importlib
 
     mods = [importlib.import_module(f"transformers.models.{m}.modeling_{m}") for m in _FAMILY_MODULES]
@@ -70,9 +70,11 @@ def make_hf_model(model_type: str, seed: int = 0, **config):
     import transformers
 
     cls_cfg = {"llama": transformers.LlamaConfig, "mistral": transformers.MistralConfig,
-               "qwen2": transformers.Qwen2Config, "qwen3": transformers.Qwen3Config}[model_type]
+               "qwen2": transformers.Qwen2Config, "qwen3": transformers.Qwen3Config,
+               "olmo2": transformers.Olmo2Config}[model_type]
     cls_model = {"llama": transformers.LlamaForCausalLM, "mistral": transformers.MistralForCausalLM,
-                 "qwen2": transformers.Qwen2ForCausalLM, "qwen3": transformers.Qwen3ForCausalLM}[model_type]
+                 "qwen2": transformers.Qwen2ForCausalLM, "qwen3": transformers.Qwen3ForCausalLM,
+                 "olmo2": transformers.Olmo2ForCausalLM}[model_type]
     base = dict(vocab_size=60, hidden_size=16, intermediate_size=24, num_hidden_layers=2,
                 num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
                 rms_norm_eps=1e-5, tie_word_embeddings=False)
