@@ -446,6 +446,13 @@ PRESETS: dict[str, Config] = {
                            d_vocab=49152, n_layers=30, norm="rmsnorm", norm_eps=1e-5, positions="rope",
                            rope_theta=1e5, mlp="swiglu", tied_embeddings=True, attn_bias=False,
                            mlp_bias=False, name="smollm2-135m"),
+    # Gemma 3 270M as its GGUF gives it: 5 local layers (window 512, RoPE base 10,000) to 1 global (1,000,000).
+    "gemma3-270m": Config(d_model=640, n_heads=4, n_kv_heads=1, d_head=256, d_mlp=2048, n_ctx=32768,
+                          d_vocab=262144, n_layers=18, norm="rmsnorm", norm_eps=1e-6, positions="rope",
+                          rope_theta=1e6, rope_theta_local=1e4, windows=tuple(None if (i + 1) % 6 == 0 else 512
+                                                                              for i in range(18)),
+                          mlp="geglu", tied_embeddings=True, attn_bias=False, mlp_bias=False, qk_norm=True,
+                          post_norms=True, scale_embed=True, query_pre_attn_scalar=256.0, name="gemma3-270m"),
     # Dimensions only (like gpt3-175b): one block at a time.
     "llama-3-8b": Config(d_model=4096, n_heads=32, n_kv_heads=8, d_head=128, d_mlp=14336, n_ctx=8192,
                          d_vocab=128256, n_layers=32, norm="rmsnorm", norm_eps=1e-5, positions="rope",
@@ -477,6 +484,11 @@ PRESET_NOTES: dict[str, str] = {
                                '64, width 576, SwiGLU MLP of 1,536, RMSNorm, RoPE (theta 100,000), tied embeddings, '
                                'vocabulary 49,152, context 8,192 (its config.json and GGUF say 8,192). Random '
                                "weights; the real ones are 'SmolLM2-135M (real weights)'."),
+    "gemma3-270m": QT_TR_NOOP("Gemma 3 270M's dimensions: 18 blocks, 4 query heads sharing 1 K/V head (MQA) of 256 "
+                              "(q is 1,024 wide, d_model 640), QK-norm, RMSNorm before and after attention and the "
+                              "MLP, GeGLU MLP of 2,048, embeddings × √640, scores × 1/√256; 5 local layers (window "
+                              "512, RoPE base 10,000) to 1 global (base 1,000,000); vocabulary 262,144. Random "
+                              "weights; the real ones are 'Gemma 3 270M (real weights)'."),
     "llama-3-8b": QT_TR_NOOP("Llama-3-8B's dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, width "
                              '4,096, SwiGLU MLP of 14,336, RMSNorm, RoPE (theta 500,000), untied unembedding, '
                              'vocabulary 128,256, context 8,192. Dimensions only, random weights, one block at a '

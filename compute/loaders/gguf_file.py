@@ -4,9 +4,10 @@
     loaded.info.label        # 'weights dequantized from Q4_1 and Q8_0'
 
 Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral), `qwen2` and `gemma3` (compute.loaders.gemma3:
-local and global layers, QK-norm, sandwich norms, GeGLU, its tensors read through a memory map). Tensors of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K and Q6_K are
-dequantized to float32 by `gguf.quants`; the numbers are then those of the quantized model (not of
-the float model it was made from).
+local and global layers, QK-norm, sandwich norms, GeGLU, its tensors read through a memory map).
+Tensors of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K and Q6_K are dequantized
+to float32 by `gguf.quants`; the numbers are then those of the quantized model (not of the float
+model it was made from).
 
 GGUF keeps HF's (out, in) layout, so the tensors are renamed to HF's and mapped by
 compute.loaders.hf_llama. One difference: llama.cpp's converter permutes the rows of every head of Q and K

@@ -300,7 +300,8 @@ def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray], model_type: str = "llama"
     for layer in range(cfg.n_layers):
         h, p = f"layers.{layer}.", f"blocks.{layer}."
         norms = {"ln1.w": pre1, "ln1_post.w": post1, "ln2.w": pre2, "ln2_post.w": post2}
-        out.update({p + ours: norm_w(hf[h + theirs + ".weight"]) for ours, theirs in norms.items() if theirs})  # [d_model]
+        out.update({p + ours: norm_w(hf[h + theirs + ".weight"])            # [d_model] each
+                    for ours, theirs in norms.items() if theirs})
         out.update({
             p + "attn.W_Q": heads_in(hf[h + "self_attn.q_proj.weight"], H),  # [H, d_model, dh]
             p + "attn.W_K": heads_in(hf[h + "self_attn.k_proj.weight"], KV),  # [KV, d_model, dh]
