@@ -500,6 +500,11 @@ def embed_stage(W_E: np.ndarray, W_pos: np.ndarray | None, tokens: np.ndarray, p
             embed *= np.float32(scale)                                      # Gemma: · √d_model
         return embed, embed
     resid = new((n, dm))                                                    # [n, d_model]
+    if scale != 1.0:                                                        # a scaled embedding with W_pos
+        np.take(W_E, tokens[p:], axis=0, out=embed)
+        embed *= np.float32(scale)
+        np.add(embed, W_pos[p:T], out=resid)
+        return embed, resid
     by_rows(partial(embed_rows, W_E, tokens[p:], W_pos[p:T], embed, resid), n, split=n * dm >= 1 << 18)
     return embed, resid
 
