@@ -103,3 +103,71 @@ def test_olmo2_has_norms_after_only_and_a_qk_norm_over_all_heads(olmo2):
     assert "ln1_out" not in layer_names(cfg) and "attn_out_normed" in layer_names(cfg)
     assert "no norm before attention" in missing_reason("ln2_scale", cfg)
     assert "only Gemma 2/3 and OLMo 2" in missing_reason("mlp_out_normed", Config())
+
+
+GEMMA_LIKE = dict(mlp="geglu", post_norms=True, rope_theta_local=10.0, windows=(3, 3, None), scale_embed=True,
+                  query_pre_attn_scalar=5.0)
+OLMO2_LIKE = dict(pre_norms=False, post_norms=True, qk_norm_scope="all")
+
+
+@pytest.mark.parametrize("family", [GEMMA_LIKE, OLMO2_LIKE], ids=["gemma3", "olmo2"])
+def test_interventions_attributions_and_the_score_decomposition_know_the_new_parts(family):
+    """compute.circuits recomputes the layers after an intervention with its own equations, splits a
+    score by source and a logit by writer with each norm's scale frozen: through the norms after
+    attention and the MLP (OLMo 2 without those before), the per-layer RoPE base and both QK-norms."""
+    from compute import Ablate, Weights
+    from compute.circuits import logit_attribution, score_parts
+
+    cfg = Config(**{**dict(d_model=16, n_heads=4, n_kv_heads=2, d_head=4, n_ctx=32, d_vocab=60, n_layers=3,
+                           norm="rmsnorm", positions="rope", rope_theta=1e4, mlp="swiglu", attn_bias=False,
+                           mlp_bias=False, qk_norm=True), **family})
+    w = Weights.random(cfg, 11, bias_std=0.3)
+    ids = [1, 7, 12, 30, 7, 12, 44, 9, 30, 7, 12, 5]
+    arrays = {n: np.array(a) for n, a in w.items()}
+    arrays["blocks.1.attn.W_O"][2] = 0.0                                   # head 1.2 writes nothing
+    want = forward(cfg, Weights.from_dict(cfg, arrays), ids, "reference")
+    for backend in ("reference", "cpu"):
+        got = forward(cfg, w, ids, backend, interventions=[Ablate(1, 2)])
+        assert max_scaled_error(got["logits"], want["logits"]) <= TOL[backend], backend
+    trace = forward(cfg, w, ids, "reference")
+    parts = score_parts(trace, 2, 3, 11, 7)
+    score = float(trace["attn_scores_raw", 2][3, 11, 7])
+    bound = 1e-8 * max(1.0, abs(score))
+    assert parts.by_query_source.sum() == pytest.approx(score, abs=bound)
+    assert parts.matrix.sum() == pytest.approx(score, abs=bound)
+    attribution = logit_attribution(trace, 5)
+    assert attribution.total == pytest.approx(attribution.logit, abs=1e-8 * max(1.0, abs(attribution.logit)))
+
+
+def test_the_rope_lab_turns_a_local_layer_with_its_own_base(gemma3):
+    """Gemma 3's local layers rotate with base 10,000, its global ones with 1,000,000: the RoPE lab's
+    pairs use the layer's own, and their dot products are the score."""
+    from compute.instruments.rope_lab import pair_view
+
+    cfg, w, _ = load_checkpoint(gemma3[1])
+    trace = forward(cfg, w, IDS[:12], backend="reference")
+    for layer, base in ((0, 1e4), (5, 1e6)):
+        view = pair_view(trace, layer, 3, 9, 7)
+        assert view.theta == base and view.scale == pytest.approx(24 ** -0.5)
+        assert view.score == pytest.approx(float(trace["attn_scores_raw", layer][3, 9, 7]), abs=1e-9)
+
+
+@pytest.mark.parametrize("family", [GEMMA_LIKE, OLMO2_LIKE], ids=["gemma3", "olmo2"])
+def test_the_torch_block_computes_the_same_names(rng, family):
+    from benchmarks.torch_block import rope_tables, torch_family_block
+    from compute import Weights
+
+    cfg = Config(**{**dict(d_model=12, n_heads=4, n_kv_heads=2, d_head=6, n_ctx=16, d_vocab=20, n_layers=3,
+                           norm="rmsnorm", positions="rope", mlp="swiglu", attn_bias=False, mlp_bias=False,
+                           qk_norm=True), **family})
+    w = Weights.random(cfg, int(rng.integers(1 << 30)), bias_std=0.3)
+    ids = rng.integers(0, cfg.d_vocab, 9)
+    want = forward(cfg, w, ids, backend="reference")
+    for layer in range(cfg.n_layers):
+        W = {short: torch.as_tensor(a.astype(np.float64)) for short, a in w.block(layer).items()}
+        cos, sin = rope_tables(len(ids), cfg.rotary_dim, cfg.components.rotary(layer).base, dtype=torch.float64)
+        got = torch_family_block(torch.tensor(np.asarray(want["resid_pre", layer], np.float64)), W, cfg, cos, sin,
+                                 cfg.window(layer))
+        assert set(layer_names(cfg)) - {"z_concat"} <= set(got), layer
+        for name in ("q_normed", "rot_k", "pattern", "attn_out_normed", "mlp_out_normed", "resid_post"):
+            assert max_scaled_error(got[name].numpy(), want[name, layer]) <= 1e-10, (name, layer)
