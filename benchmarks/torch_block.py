@@ -70,8 +70,10 @@ def rope_tables(T: int, rotary_dim: int, theta: float, device="cpu", dtype=torch
 
 @torch.no_grad()
 def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=None, sin=None, window=None):
-    """One block of any model family (RMSNorm, QK-norm, RoPE, GQA, SwiGLU, exact GELU, parallel, a window) on
-    resid_pre x [T, d_model], the way a PyTorch user writes it; every per-layer name as its own tensor."""
+    """One block of any model family (RMSNorm, QK-norm, RoPE, GQA, SwiGLU / GeGLU, exact GELU, parallel, a
+    window, norms after attention and the MLP, a mixture of experts) on resid_pre x [T, d_model], the way a
+    PyTorch user writes it; every per-layer name as its own tensor. cos, sin: the layer's own RoPE tables
+    (Gemma 3: local or global base)."""
     T, d_model = x.shape
     H, dh = cfg.n_heads, cfg.d_head
     out = {"resid_pre": x}
@@ -88,13 +90,27 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
     def plus(t, name):
         return t + W[name] if name in W else t
 
-    h = out["ln1_out"] = norm(x, W["ln1.w"], W.get("ln1.b"), "ln1")
+    c_ = cfg.components
+
+    def post(t, name):                                                                   # Gemma 2/3, OLMo 2
+        return t * torch.rsqrt(t.pow(2).mean(-1, keepdim=True) + c_.post_norm.eps) * W[name]
+
+    if c_.pre_norm:
+        h = out["ln1_out"] = norm(x, W["ln1.w"], W.get("ln1.b"), "ln1")
+    else:
+        h = x                                                                            # OLMo 2: no norm before
     q = plus(torch.einsum("td,hde->the", h, W["attn.W_Q"]), "attn.b_Q")                 # [T, H, dh]
     k = plus(torch.einsum("td,hde->the", h, W["attn.W_K"]), "attn.b_K")                 # [T, KV, dh]
     v = plus(torch.einsum("td,hde->the", h, W["attn.W_V"]), "attn.b_V")                 # [T, KV, dh]
     out["q"], out["k"], out["v"] = q, k, v
-    if cfg.components.attention.qk_norm is not None:                                     # Qwen3: per head
-        eps = cfg.components.attention.qk_norm.eps
+    if c_.attention.qk_norm_all_heads:                                                   # OLMo 2: all heads at once
+        eps = c_.attention.qk_norm.eps
+        q = out["q_normed"] = (q.reshape(T, -1) * torch.rsqrt(q.reshape(T, -1).pow(2).mean(-1, keepdim=True) + eps)
+                               * W["attn.q_norm.w"]).reshape(q.shape)
+        k = out["k_normed"] = (k.reshape(T, -1) * torch.rsqrt(k.reshape(T, -1).pow(2).mean(-1, keepdim=True) + eps)
+                               * W["attn.k_norm.w"]).reshape(k.shape)
+    elif c_.attention.qk_norm is not None:                                               # Qwen3, Gemma 3: per head
+        eps = c_.attention.qk_norm.eps
         q = out["q_normed"] = q * torch.rsqrt(q.pow(2).mean(-1, keepdim=True) + eps) * W["attn.q_norm.w"]
         k = out["k_normed"] = k * torch.rsqrt(k.pow(2).mean(-1, keepdim=True) + eps) * W["attn.k_norm.w"]
     if cfg.components.positions.rotates:
@@ -109,7 +125,7 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
     k_h = k.repeat_interleave(cfg.n_groups, dim=1)                                       # [T, H, dh]
     v_h = v.repeat_interleave(cfg.n_groups, dim=1)                                       # [T, H, dh]
     raw = torch.einsum("qhe,khe->hqk", q, k_h)                                          # [H, T, T]
-    scaled = raw / math.sqrt(dh) if cfg.scale_scores else raw.clone()
+    scaled = raw * c_.attention.scale                       # 1/√d_head (Gemma: 1/√query_pre_attn_scalar), or 1
     i = torch.arange(T, device=x.device)
     forbidden = (i[None, :] > i[:, None]) if cfg.causal else torch.zeros(T, T, dtype=torch.bool, device=x.device)
     if window is not None:
@@ -119,11 +135,18 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
     z = torch.einsum("hqk,khe->qhe", pattern, v_h)                                      # [T, H, dh]
     result = torch.einsum("the,hed->thd", z, W["attn.W_O"])                             # [T, H, d_model]
     attn_out = plus(result.sum(1), "attn.b_O")                                          # [T, d_model]
-    resid_mid = x + attn_out
+    if c_.post_norm is not None:
+        out["attn_out_normed"] = post(attn_out, "ln1_post.w")
+        resid_mid = x + out["attn_out_normed"]
+    else:
+        resid_mid = x + attn_out
     out.update(attn_scores_raw=raw, attn_scores_scaled=scaled, attn_scores=masked, pattern=pattern,
                z=z, z_concat=z.reshape(T, H * dh), result=result, attn_out=attn_out, resid_mid=resid_mid)
     mlp_in = cfg.components.mlp_reads(x, resid_mid)                                      # parallel: resid_pre
-    h2 = out["ln2_out"] = norm(mlp_in, W["ln2.w"], W.get("ln2.b"), "ln2")
+    if c_.pre_norm:
+        h2 = out["ln2_out"] = norm(mlp_in, W["ln2.w"], W.get("ln2.b"), "ln2")
+    else:
+        h2 = mlp_in
     experts = cfg.components.experts
     if experts is not None:                                 # a mixture of experts, as HF's Mixtral computes it
         out["router_logits"] = h2 @ W["moe.W_router"]                                 # [T, E]
@@ -133,18 +156,23 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
             top = top / top.sum(-1, keepdim=True)
         out["expert_weights"] = torch.zeros_like(out["router_probs"]).scatter(-1, chosen, top)   # [T, E]
         Wg, Wi, Wo = W["moe.W_gate"][chosen], W["moe.W_in"][chosen], W["moe.W_out"][chosen]   # [T, k, ...]
-        post = F.silu(torch.einsum("td,tkdm->tkm", h2, Wg)) * torch.einsum("td,tkdm->tkm", h2, Wi)  # [T, k, d_mlp]
-        out["expert_out"] = torch.einsum("tkm,tkmd->tkd", post, Wo)                   # [T, k, d_model]
+        act = F.silu(torch.einsum("td,tkdm->tkm", h2, Wg)) * torch.einsum("td,tkdm->tkm", h2, Wi)  # [T, k, d_mlp]
+        out["expert_out"] = torch.einsum("tkm,tkmd->tkd", act, Wo)                    # [T, k, d_model]
         out["mlp_out"] = torch.einsum("tk,tkd->td", top, out["expert_out"])           # [T, d_model]
         out["resid_post"] = resid_mid + out["mlp_out"]
         return out
     if cfg.components.mlp.gated:
         out["mlp_pre"] = plus(h2 @ W["mlp.W_gate"], "mlp.b_gate")                      # [T, d_mlp]
         out["mlp_pre_linear"] = plus(h2 @ W["mlp.W_in"], "mlp.b_in")                   # [T, d_mlp]
-        out["mlp_post"] = F.silu(out["mlp_pre"]) * out["mlp_pre_linear"]
+        gate = F.gelu(out["mlp_pre"], approximate="tanh") if c_.mlp.key == "geglu" else F.silu(out["mlp_pre"])
+        out["mlp_post"] = gate * out["mlp_pre_linear"]
     else:
         out["mlp_pre"] = plus(h2 @ W["mlp.W_in"], "mlp.b_in")
         out["mlp_post"] = F.gelu(out["mlp_pre"], approximate="none" if cfg.components.mlp.exact else "tanh")
     out["mlp_out"] = plus(out["mlp_post"] @ W["mlp.W_out"], "mlp.b_out")               # [T, d_model]
-    out["resid_post"] = resid_mid + out["mlp_out"]
+    if c_.post_norm is not None:
+        out["mlp_out_normed"] = post(out["mlp_out"], "ln2_post.w")
+        out["resid_post"] = resid_mid + out["mlp_out_normed"]
+    else:
+        out["resid_post"] = resid_mid + out["mlp_out"]
     return out

@@ -321,12 +321,13 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
     layer's end (None: nothing kept). Returns the last resid_post [B, T, d_model]."""
     B, T, dm = resid.shape
     H, KV, dh = cfg.n_heads, cfg.n_kv_heads, cfg.d_head
-    scale = dtype.type(1.0 / np.sqrt(dh) if cfg.scale_scores else 1.0)
-    kv_of = np.arange(H) // cfg.n_groups                                         # [H] K/V head of each query head
     c = cfg.components
-    if c.positions.rotates:
-        cos, sin = (a.astype(dtype) for a in c.positions.angles(T))              # [T, r/2] each
+    scale = dtype.type(c.attention.scale)                                        # 1/√d_head (Gemma: 1/√q_p_a_s)
+    kv_of = np.arange(H) // cfg.n_groups                                         # [H] K/V head of each query head
     for layer in range(first, cfg.n_layers):
+        if c.positions.rotates:
+            rope = c.rotary(layer)                                               # the layer's base (Gemma 3)
+            cos, sin = (a.astype(dtype) for a in rope.angles(T))                 # [T, r/2] each
         progress.report(f"layer {layer}", (layer + 1 - first) / max(cfg.n_layers - first, 1))
 
         def W(name: str, layer=layer) -> np.ndarray | None:
@@ -344,19 +345,22 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
 
         allowed = allowed_pairs(T, cfg.causal, mask, cfg.window(layer))          # [T, T]
         resid_pre = h("resid_pre", resid)                                        # [B, T, d_model]
-        n1 = norm_batched(cfg, resid_pre, W("ln1.w"), W("ln1.b"))
-        ln1_mean, ln1_var, ln1_scale = n1.get("mean"), n1.get("var"), n1.get("scale")   # [B, T] each
-        ln1_out = h("ln1_out", n1["out"])                                        # [B, T, d_model]
+        if c.pre_norm:
+            n1 = norm_batched(cfg, resid_pre, W("ln1.w"), W("ln1.b"))
+            ln1_mean, ln1_var, ln1_scale = n1.get("mean"), n1.get("var"), n1.get("scale")   # [B, T] each
+            ln1_out = h("ln1_out", n1["out"])                                    # [B, T, d_model]
+        else:
+            ln1_out = resid_pre                                                  # OLMo 2: no norm before
         q = h("q", plus(proj(ln1_out, "attn.W_Q", H), W("attn.b_Q")))            # [B, T, H, dh]
         k = h("k", plus(proj(ln1_out, "attn.W_K", KV), W("attn.b_K")))           # [B, T, KV, dh]
         v = h("v", plus(proj(ln1_out, "attn.W_V", KV), W("attn.b_V")))           # [B, T, KV, dh]
         q_pos, k_pos = q, k
-        if c.attention.qk_norm is not None:                                      # per head, over d_head
-            q_pos = q_normed = h("q_normed", c.attention.qk_norm.reference(q, W("attn.q_norm.w"))["out"])
-            k_pos = k_normed = h("k_normed", c.attention.qk_norm.reference(k, W("attn.k_norm.w"))["out"])
+        if c.attention.qk_norm is not None:                                      # per head (OLMo 2: all heads)
+            q_pos = q_normed = h("q_normed", c.attention.qk_norm_reference(q, W("attn.q_norm.w")))
+            k_pos = k_normed = h("k_normed", c.attention.qk_norm_reference(k, W("attn.k_norm.w")))
         if c.positions.rotates:
-            rot_q = h("rot_q", c.positions.rotate(q_pos, cos, sin))               # [B, T, H, dh]
-            rot_k = h("rot_k", c.positions.rotate(k_pos, cos, sin))               # [B, T, KV, dh]
+            rot_q = h("rot_q", rope.rotate(q_pos, cos, sin))                     # [B, T, H, dh]
+            rot_k = h("rot_k", rope.rotate(k_pos, cos, sin))                     # [B, T, KV, dh]
             q_pos, k_pos = rot_q, rot_k
         k_h, v_h = k_pos[:, :, kv_of], v[:, :, kv_of]                            # [B, T, H, dh] each head's K, V
         attn_scores_raw = h("attn_scores_raw", q_pos.transpose(0, 2, 1, 3) @ k_h.transpose(0, 2, 3, 1))  # [B, H, T, T]
@@ -367,10 +371,18 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
         z_concat = z.reshape(B, T, H * dh)                                       # [B, T, H*dh]
         result = h("result", np.matmul(z.transpose(0, 2, 1, 3), W("attn.W_O")).transpose(0, 2, 1, 3))  # [B,T,H,d]
         attn_out = h("attn_out", plus(result.sum(axis=2), W("attn.b_O")))        # [B, T, d_model]
-        resid_mid = h("resid_mid", resid_pre + attn_out)                         # [B, T, d_model]
-        n2 = norm_batched(cfg, c.mlp_reads(resid_pre, resid_mid), W("ln2.w"), W("ln2.b"))   # parallel: resid_pre
-        ln2_mean, ln2_var, ln2_scale = n2.get("mean"), n2.get("var"), n2.get("scale")   # [B, T] each
-        ln2_out = h("ln2_out", n2["out"])                                        # [B, T, d_model]
+        if c.post_norm is not None:                                              # Gemma 2/3, OLMo 2
+            attn_out_normed = h("attn_out_normed", c.post_norm.reference(attn_out, W("ln1_post.w"))["out"])
+            resid_mid = h("resid_mid", resid_pre + attn_out_normed)              # [B, T, d_model]
+        else:
+            resid_mid = h("resid_mid", resid_pre + attn_out)                     # [B, T, d_model]
+        mlp_in = c.mlp_reads(resid_pre, resid_mid)                               # parallel: resid_pre
+        if c.pre_norm:
+            n2 = norm_batched(cfg, mlp_in, W("ln2.w"), W("ln2.b"))
+            ln2_mean, ln2_var, ln2_scale = n2.get("mean"), n2.get("var"), n2.get("scale")   # [B, T] each
+            ln2_out = h("ln2_out", n2["out"])                                    # [B, T, d_model]
+        else:
+            ln2_out = mlp_in                                                     # OLMo 2: no norm before
         if c.experts is not None:                                                # a mixture of experts, row by row
             x2 = ln2_out.reshape(B * T, dm)                                      # [B·T, d_model]
             router_logits = h("router_logits", (x2 @ W("moe.W_router")).reshape(B, T, -1))   # [B, T, E]
@@ -390,7 +402,11 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
                 mlp_pre_linear = None
             mlp_post = h("mlp_post", c.mlp.activation(mlp_pre, mlp_pre_linear))  # [B, T, d_mlp]
             mlp_out = h("mlp_out", plus(mlp_post @ W("mlp.W_out"), W("mlp.b_out")))  # [B, T, d_model]
-        resid_post = h("resid_post", resid_mid + mlp_out)                        # [B, T, d_model]
+        if c.post_norm is not None:
+            mlp_out_normed = h("mlp_out_normed", c.post_norm.reference(mlp_out, W("ln2_post.w"))["out"])
+            resid_post = h("resid_post", resid_mid + mlp_out_normed)             # [B, T, d_model]
+        else:
+            resid_post = h("resid_post", resid_mid + mlp_out)                    # [B, T, d_model]
         resid = resid_post
         if keep is not None:
             keep(layer, locals())
@@ -489,14 +505,14 @@ def logit_attribution(trace: Any, token: int, position: int = -1, weights: Weigh
     u = unembed_column(cfg, w, t)                                                 # [d_model]
     L = cfg.n_layers
     f = final_norm_frozen(cfg, w, trace.read("resid_post", L - 1, rows=i))
-    heads = np.stack([f(trace.read("result", layer, rows=i).astype(np.float64)) @ u for layer in range(L)])   # [L, H]
-    mlps = np.array([f(trace.read("mlp_out", layer, rows=i).astype(np.float64)) @ u for layer in range(L)])   # [L]
+    writes = [layer_writes(trace, layer, i, w) for layer in range(L)]             # what each layer adds
+    heads = np.stack([f(heads_) @ u for heads_, _, _ in writes])                  # [L, H]
+    mlps = np.array([f(mlp) @ u for _, mlp, _ in writes])                         # [L]
     embed_part = trace.read("embed", rows=i).astype(np.float64)                             # [d_model]
     if cfg.components.positions.embeds:
         embed_part = embed_part + trace.read("pos_embed", rows=i)
     embed = float(f(embed_part) @ u)
-    b_O = sum((w[f"blocks.{layer}.attn.b_O"].astype(np.float64) for layer in range(L)
-               if f"blocks.{layer}.attn.b_O" in w), np.zeros(cfg.d_model))        # [d_model]
+    b_O = sum((bias for _, _, bias in writes), np.zeros(cfg.d_model))             # [d_model]
     b_final = w["ln_final.b"].astype(np.float64) if "ln_final.b" in w else np.zeros(cfg.d_model)
     biases = float(f(b_O) @ u + b_final @ u)
     logit = float(trace.logits_rows([i])[0, t])
@@ -567,6 +583,23 @@ class ScoreParts:
     scale: float                      # 1/sqrt(d_head) (or 1)
 
 
+def layer_writes(trace: Any, layer: int, position: int, weights: Weights):
+    """What `layer` adds to the residual stream at `position`, split: each head's result [H, d_model],
+    the MLP's output [d_model], the b_O bias [d_model]. With norms after attention and the MLP (Gemma,
+    OLMo 2) the attention part is attn_out_normed, linear in the heads with its norm's scale frozen
+    at this position, and the MLP's is mlp_out_normed."""
+    cfg = trace.cfg
+    p = f"blocks.{layer}."
+    heads = trace.read("result", layer, rows=position).astype(np.float64)                   # [H, d_model]
+    bias = weights[p + "attn.b_O"].astype(np.float64) if p + "attn.b_O" in weights else np.zeros(cfg.d_model)
+    post = cfg.components.post_norm
+    if post is None:
+        return heads, trace.read("mlp_out", layer, rows=position).astype(np.float64), bias
+    frozen = post.frozen(trace.read("attn_out", layer, rows=position).astype(np.float64),
+                         weights[p + "ln1_post.w"].astype(np.float64))                   # c -> c / σ · w
+    return frozen(heads), trace.read("mlp_out_normed", layer, rows=position).astype(np.float64), frozen(bias)
+
+
 def residual_parts(trace: Any, layer: int, position: int, weights: Weights) -> tuple[tuple[str, ...], np.ndarray]:
     """resid_pre of `layer` at `position` split by who wrote it: the embedding (with learned positions),
     each earlier head's result, each earlier MLP's mlp_out, and the b_O biases. [n_sources, d_model]; the
@@ -579,14 +612,13 @@ def residual_parts(trace: Any, layer: int, position: int, weights: Weights) -> t
     parts.append(e)
     bias = np.zeros(cfg.d_model)
     for src in range(layer):
-        result = trace.read("result", src, rows=position).astype(np.float64)                # [H, d_model]
+        result, mlp, b_O = layer_writes(trace, src, position, weights)                      # [H, d], [d], [d]
         for h in range(cfg.n_heads):
             names.append(f"L{src}H{h}")
             parts.append(result[h])
         names.append(f"MLP{src}")
-        parts.append(trace.read("mlp_out", src, rows=position).astype(np.float64))
-        if f"blocks.{src}.attn.b_O" in weights:
-            bias = bias + weights[f"blocks.{src}.attn.b_O"]
+        parts.append(mlp)
+        bias = bias + b_O
     names.append("bias")
     parts.append(bias)
     return tuple(names), np.stack(parts)                                          # [S, d_model]
@@ -599,19 +631,30 @@ def _project(cfg: Config, weights: Weights, trace: Any, layer: int, position: in
     bias and b_Q / b_K go to the last part ("bias"). [S, d_head]."""
     x = trace.read("resid_pre", layer, rows=position).astype(np.float64)                    # [d_model]
     p = f"blocks.{layer}."
-    w = weights[p + "ln1.w"].astype(np.float64)
-    normed = cfg.components.norm.frozen(x, w)(parts)                               # [S, d_model]
-    if p + "ln1.b" in weights:
-        normed[-1] = normed[-1] + weights[p + "ln1.b"]
+    c = cfg.components
+    if c.pre_norm:
+        w = weights[p + "ln1.w"].astype(np.float64)
+        normed = c.norm.frozen(x, w)(parts)                                        # [S, d_model]
+        if p + "ln1.b" in weights:
+            normed[-1] = normed[-1] + weights[p + "ln1.b"]
+    else:
+        normed = np.array(parts, dtype=np.float64)                                 # OLMo 2: no norm before
     g = head if which == "Q" else head // cfg.n_groups
-    out = normed @ weights[p + f"attn.W_{which}"][g].astype(np.float64)            # [S, d_head]
+    out = np.einsum("sd,nde->sne", normed, weights[p + f"attn.W_{which}"].astype(np.float64))   # [S, n, d_head]
     if p + f"attn.b_{which}" in weights:
-        out[-1] = out[-1] + weights[p + f"attn.b_{which}"][g]
-    qkn = cfg.components.attention.qk_norm
+        out[-1] = out[-1] + weights[p + f"attn.b_{which}"]
+    qkn = c.attention.qk_norm
     if qkn is not None:                                   # its scale frozen at this q (or k): linear in the parts
         w_norm = weights[p + ("attn.q_norm.w" if which == "Q" else "attn.k_norm.w")].astype(np.float64)
-        out = qkn.frozen(out.sum(axis=0), w_norm)(out)                             # [S, d_head]
-    pos = cfg.components.positions
+        if c.attention.qk_norm_all_heads:                 # OLMo 2: one scale over every head's q (k)
+            flat = out.reshape(len(out), -1)                                       # [S, n·d_head]
+            out = qkn.frozen(flat.sum(axis=0), w_norm)(flat).reshape(out.shape)    # [S, n, d_head]
+        else:
+            out = out[:, g:g + 1]
+            out = qkn.frozen(out.sum(axis=0)[0], w_norm)(out)                      # [S, 1, d_head]
+            g = 0
+    out = out[:, g]                                                                # [S, d_head]
+    pos = c.rotary(layer) if c.positions.rotates else c.positions
     if pos.rotates:
         cos, sin = pos.angles(1, start=position)                                   # [1, r/2] this position's
         out = pos.rotate(out[None], cos, sin)[0]                                   # [S, d_head]

@@ -43,7 +43,10 @@ FAMILY_DEFAULTS: dict[str, Any] = {
     "attn_bias": True, "mlp_bias": True, "windows": None, "qk_norm": False,
     "n_experts": 0, "experts_per_token": 0, "norm_topk": True,
     "parallel": False,
+    "pre_norms": True, "post_norms": False, "rope_theta_local": None, "scale_embed": False,
+    "query_pre_attn_scalar": None, "qk_norm_scope": "head",
 }
+QK_NORM_SCOPES = ("head", "all")
 
 
 class ConfigError(ValueError):
@@ -143,6 +146,12 @@ class Config:
     experts_per_token: int = 0           # with experts: the top k each token's router picks
     norm_topk: bool = True               # with experts: the k chosen weights renormalised to sum to 1
     parallel: bool = False               # x + attn(ln1(x)) + mlp(ln2(x)): ln2 reads resid_pre (GPT-NeoX)
+    qk_norm_scope: str = "head"          # "head": over each head's d_head; "all": over all heads at once (OLMo 2)
+    pre_norms: bool = True               # ln1, ln2 before attention and MLP (OLMo 2 has none)
+    post_norms: bool = False             # RMSNorm of attn_out and mlp_out before each residual add (Gemma 2/3, OLMo 2)
+    rope_theta_local: float | None = None   # RoPE base of windowed layers (Gemma 3: 10,000; global ones rope_theta)
+    scale_embed: bool = False            # embed = W_E[tokens] · √d_model (Gemma)
+    query_pre_attn_scalar: float | None = None   # scores · query_pre_attn_scalar^-1/2 instead of 1/√d_head (Gemma)
     name: str = field(default="custom", compare=False)
 
     def __init__(self, **fields: Any):
@@ -171,7 +180,8 @@ class Config:
         if self.d_mlp is None:
             set_(self, "d_mlp", min(4 * self.d_model, LIMITS["d_mlp"]))
         set_(self, "d_mlp", _as_size("d_mlp", self.d_mlp))
-        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias", "qk_norm", "parallel", "norm_topk"):
+        for fname in FLAG_FIELDS + ("tied_embeddings", "attn_bias", "mlp_bias", "qk_norm", "parallel", "norm_topk",
+                                    "pre_norms", "post_norms", "scale_embed"):
             set_(self, fname, _as_flag(fname, getattr(self, fname)))
         if not isinstance(self.name, str):
             raise ConfigError("name", self.name, "must be text")
@@ -185,6 +195,12 @@ class Config:
         set_(self, "mlp", _as_choice("mlp", self.mlp, MLPS))
         set_(self, "norm_eps", _as_positive("norm_eps", self.norm_eps, below=1.0))
         set_(self, "rope_theta", _as_positive("rope_theta", self.rope_theta, below=1e12))
+        set_(self, "qk_norm_scope", _as_choice("qk_norm_scope", self.qk_norm_scope, QK_NORM_SCOPES))
+        if self.rope_theta_local is not None:
+            set_(self, "rope_theta_local", _as_positive("rope_theta_local", self.rope_theta_local, below=1e12))
+        if self.query_pre_attn_scalar is not None:
+            set_(self, "query_pre_attn_scalar", _as_positive("query_pre_attn_scalar", self.query_pre_attn_scalar,
+                                                             below=1e12))
         if self.n_kv_heads is None:
             set_(self, "n_kv_heads", self.n_heads)
         kv = _as_size("n_kv_heads", self.n_kv_heads, limit=LIMITS["n_heads"])
@@ -232,9 +248,11 @@ class Config:
             raise ConfigError("experts_per_token", k, Message(QT_TR_NOOP(
                 "must be 1 to n_experts={n_experts}: each token's router picks that many experts"),
                 n_experts=str(E)), limit=E)
-        if not MLP_KINDS[self.mlp].gated:
-            raise ConfigError("mlp", self.mlp, "a mixture of experts here is one of gated (SwiGLU) experts; "
-                              "set mlp='swiglu'")
+        if self.mlp != "swiglu":
+            raise ConfigError("mlp", self.mlp, "a mixture of experts here is one of SwiGLU experts; set mlp='swiglu'")
+        for fname in ("post_norms", "parallel"):             # no such model: Mixtral, Qwen3-MoE, OLMoE have neither
+            if getattr(self, fname):
+                raise ConfigError(fname, True, "is not supported with a mixture of experts (n_experts > 0)")
 
     def _checked_windows(self, windows: Any) -> tuple[int | None, ...] | None:
         """None (every layer dense), or one entry per layer: None or a window W >= 1. A single
@@ -343,7 +361,8 @@ class Config:
         return (self.d_model, self.n_heads, self.d_head, self.d_vocab, self.n_layers, self.d_mlp,
                 self.n_kv_heads, self.norm, self.positions, self.mlp, self.tied_embeddings,
                 self.attn_bias, self.mlp_bias, self.n_ctx if self.components.positions.embeds else None,
-                self.qk_norm, self.n_experts)
+                self.qk_norm, self.qk_norm_scope if self.qk_norm else None, self.pre_norms, self.post_norms,
+                self.n_experts)
 
     def same_shapes(self, other: Config) -> bool:
         """True when weights made for `other` fit this config: same sizes and the same family
@@ -354,8 +373,8 @@ class Config:
     def shape_differences(self, other: Config) -> list[str]:
         """'field: other's vs ours' for each field that makes `other`'s weights not fit this config."""
         fields = ("d_model", "n_heads", "d_head", "n_ctx", "d_vocab", "n_layers", "d_mlp", "n_kv_heads",
-                  "norm", "positions", "mlp", "tied_embeddings", "attn_bias", "mlp_bias", "qk_norm",
-                  "n_experts")
+                  "norm", "positions", "mlp", "tied_embeddings", "attn_bias", "mlp_bias", "qk_norm", "qk_norm_scope",
+                  "pre_norms", "post_norms", "n_experts")
         return [f"{f}: weights {getattr(other, f)} vs config {getattr(self, f)}" for f in fields
                 if getattr(self, f) != getattr(other, f)
                 and (f != "n_ctx" or self.components.positions.embeds or other.components.positions.embeds)]
@@ -461,6 +480,13 @@ PRESETS: dict[str, Config] = {
                            d_vocab=49152, n_layers=30, norm="rmsnorm", norm_eps=1e-5, positions="rope",
                            rope_theta=1e5, mlp="swiglu", tied_embeddings=True, attn_bias=False,
                            mlp_bias=False, name="smollm2-135m"),
+    # Gemma 3 270M as its GGUF gives it: 5 local layers (window 512, RoPE base 10,000) to 1 global (1,000,000).
+    "gemma3-270m": Config(d_model=640, n_heads=4, n_kv_heads=1, d_head=256, d_mlp=2048, n_ctx=32768,
+                          d_vocab=262144, n_layers=18, norm="rmsnorm", norm_eps=1e-6, positions="rope",
+                          rope_theta=1e6, rope_theta_local=1e4, windows=tuple(None if (i + 1) % 6 == 0 else 512
+                                                                              for i in range(18)),
+                          mlp="geglu", tied_embeddings=True, attn_bias=False, mlp_bias=False, qk_norm=True,
+                          post_norms=True, scale_embed=True, query_pre_attn_scalar=256.0, name="gemma3-270m"),
     # Dimensions only (like gpt3-175b): one block at a time.
     "llama-3-8b": Config(d_model=4096, n_heads=32, n_kv_heads=8, d_head=128, d_mlp=14336, n_ctx=8192,
                          d_vocab=128256, n_layers=32, norm="rmsnorm", norm_eps=1e-5, positions="rope",
@@ -492,6 +518,11 @@ PRESET_NOTES: dict[str, str] = {
                                '64, width 576, SwiGLU MLP of 1,536, RMSNorm, RoPE (theta 100,000), tied embeddings, '
                                'vocabulary 49,152, context 8,192 (its config.json and GGUF say 8,192). Random '
                                "weights; the real ones are 'SmolLM2-135M (real weights)'."),
+    "gemma3-270m": QT_TR_NOOP("Gemma 3 270M's dimensions: 18 blocks, 4 query heads sharing 1 K/V head (MQA) of 256 "
+                              "(q is 1,024 wide, d_model 640), QK-norm, RMSNorm before and after attention and the "
+                              "MLP, GeGLU MLP of 2,048, embeddings × √640, scores × 1/√256; 5 local layers (window "
+                              "512, RoPE base 10,000) to 1 global (base 1,000,000); vocabulary 262,144. Random "
+                              "weights; the real ones are 'Gemma 3 270M (real weights)'."),
     "llama-3-8b": QT_TR_NOOP("Llama-3-8B's dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, width "
                              '4,096, SwiGLU MLP of 14,336, RMSNorm, RoPE (theta 500,000), untied unembedding, '
                              'vocabulary 128,256, context 8,192. Dimensions only, random weights, one block at a '

@@ -22,14 +22,15 @@ LAYER_NAMES: tuple[str, ...] = (
     "ln2_mean", "ln2_var", "ln2_out", "mlp_pre", "mlp_post", "mlp_out", "resid_post",
 )
 # Every per-layer name any model family has, in block order (RMSNorm's scale, QK-norm's normed q
-# and k, RoPE's rotated q and k, SwiGLU's linear branch are the additions).
+# and k, RoPE's rotated q and k, SwiGLU's linear branch, the norms after attention and the MLP are
+# the additions).
 ALL_LAYER_NAMES: tuple[str, ...] = (
     "resid_pre", "ln1_mean", "ln1_var", "ln1_scale", "ln1_out",
     "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k",
     "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern",
-    "z", "z_concat", "result", "attn_out", "resid_mid",
+    "z", "z_concat", "result", "attn_out", "attn_out_normed", "resid_mid",
     "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "router_logits", "router_probs", "expert_weights",
-    "expert_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out", "resid_post",
+    "expert_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out", "mlp_out_normed", "resid_post",
 )
 # A mixture of experts' router and its chosen experts' outputs (in place of mlp_pre, mlp_post).
 EXPERT_NAMES: tuple[str, ...] = ("router_logits", "router_probs", "expert_weights", "expert_out")
@@ -53,6 +54,13 @@ def missing_message(name: str, cfg: Config) -> Message | None:
     """missing_reason as a Message the window translates (compute/i18n.py)."""
     c = cfg.components
     stat = name[4:] if name[:4] in ("ln1_", "ln2_") else None
+    if stat is not None and not c.pre_norm:
+        return Message(QT_TR_NOOP("{name}: this model has no norm before attention and the MLP (OLMo 2): they read "
+                                  "the residual stream as it is, and their outputs are normed instead "
+                                  "(attn_out_normed, mlp_out_normed)"), name=name)
+    if name in ("attn_out_normed", "mlp_out_normed") and c.post_norm is None:
+        return Message(QT_TR_NOOP("{name}: this model adds attn_out and mlp_out to the residual stream as they are; "
+                                  "only Gemma 2/3 and OLMo 2 norm them first"), name=name)
     if stat in ("mean", "var") and stat not in c.norm.stats:
         return Message(QT_TR_NOOP("{name}: this model uses RMSNorm, which subtracts no mean and keeps no variance; "
                                   "see {scale}, sqrt(mean(x²) + eps)"), name=name, scale=f"{name[:3]}_scale")
@@ -75,8 +83,8 @@ def missing_message(name: str, cfg: Config) -> Message | None:
                                   "{k} of them; see router_probs, expert_weights and expert_out"),
                        name=name, n=str(c.experts.n_experts), k=str(c.experts.top_k))
     if name == "mlp_pre_linear" and not c.mlp.gated:
-        return Message(QT_TR_NOOP("mlp_pre_linear: this model's MLP is GELU (W_in, GELU, W_out); only SwiGLU has a "
-                                  "second, linear branch x·W_in"))
+        return Message(QT_TR_NOOP("mlp_pre_linear: this model's MLP is GELU (W_in, GELU, W_out); only SwiGLU and "
+                                  "GeGLU have a second, linear branch x·W_in"))
     return None
 
 
@@ -122,11 +130,11 @@ def trace_shape(name: str, cfg: Config, T: int) -> tuple[int, ...]:
         "attn_scores_raw": (H, T, T), "attn_scores_scaled": (H, T, T),
         "attn_scores": (H, T, T), "pattern": (H, T, T),
         "z": (T, H, dh), "z_concat": (T, H * dh), "result": (T, H, dm),
-        "attn_out": (T, dm), "resid_mid": (T, dm),
+        "attn_out": (T, dm), "attn_out_normed": (T, dm), "resid_mid": (T, dm),
         "ln2_mean": (T,), "ln2_var": (T,), "ln2_scale": (T,), "ln2_out": (T, dm),
         "router_logits": (T, E), "router_probs": (T, E), "expert_weights": (T, E), "expert_out": (T, k, dm),
         "mlp_pre": (T, mlp), "mlp_pre_linear": (T, mlp), "mlp_post": (T, mlp), "mlp_out": (T, dm),
-        "resid_post": (T, dm),
+        "mlp_out_normed": (T, dm), "resid_post": (T, dm),
     }
     return shapes[name]
 
@@ -149,19 +157,23 @@ def block_weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
     E = cfg.n_experts
     if c.experts is not None:                     # the experts' weights instead of the one MLP's
         gated = mlp_bias = False
+    qw, kw = ((H * dh,), (KV * dh,)) if c.attention.qk_norm_all_heads else ((dh,), (dh,))
+    pre, post = c.pre_norm, c.post_norm is not None
     block: dict[str, tuple[int, ...] | None] = {
-        "ln1.w": (dm,), "ln1.b": (dm,) if norm_bias else None,
+        "ln1.w": (dm,) if pre else None, "ln1.b": (dm,) if norm_bias and pre else None,
         "attn.W_Q": (H, dm, dh), "attn.W_K": (KV, dm, dh), "attn.W_V": (KV, dm, dh),
         "attn.b_Q": (H, dh) if bias else None, "attn.b_K": (KV, dh) if bias else None,
         "attn.b_V": (KV, dh) if bias else None,
-        "attn.q_norm.w": (dh,) if qk else None, "attn.k_norm.w": (dh,) if qk else None,
+        "attn.q_norm.w": qw if qk else None, "attn.k_norm.w": kw if qk else None,
         "attn.W_O": (H, dh, dm), "attn.b_O": (dm,) if bias else None,
-        "ln2.w": (dm,), "ln2.b": (dm,) if norm_bias else None,
+        "ln1_post.w": (dm,) if post else None,
+        "ln2.w": (dm,) if pre else None, "ln2.b": (dm,) if norm_bias and pre else None,
         "mlp.W_gate": (dm, mlp) if gated else None, "mlp.b_gate": (mlp,) if gated and mlp_bias else None,
         "mlp.W_in": (dm, mlp) if not E else None, "mlp.b_in": (mlp,) if mlp_bias else None,
         "mlp.W_out": (mlp, dm) if not E else None, "mlp.b_out": (dm,) if mlp_bias else None,
         "moe.W_router": (dm, E) if E else None, "moe.W_gate": (E, dm, mlp) if E else None,
         "moe.W_in": (E, dm, mlp) if E else None, "moe.W_out": (E, mlp, dm) if E else None,
+        "ln2_post.w": (dm,) if post else None,
     }
     return {short: shape for short, shape in block.items() if shape is not None}
 
@@ -204,6 +216,12 @@ def missing_weight_message(name: str, cfg: Config) -> Message | None:
     """missing_weight_reason as a Message the window translates."""
     short = name.split(".", 2)[-1] if name.startswith("blocks.") else name
     c = cfg.components
+    if short in ("ln1.w", "ln1.b", "ln2.w", "ln2.b") and not c.pre_norm:
+        return Message(QT_TR_NOOP("{name}: this model has no norm before attention and the MLP (OLMo 2); see "
+                                  "ln1_post.w and ln2_post.w"), name=name)
+    if short in ("ln1_post.w", "ln2_post.w") and c.post_norm is None:
+        return Message(QT_TR_NOOP("{name}: this model has no norm after attention and the MLP (only Gemma 2/3 and "
+                                  "OLMo 2 have one)"), name=name)
     if short in ("ln1.b", "ln2.b", "ln_final.b") and not c.norm.has_bias:
         return Message(QT_TR_NOOP("{name}: RMSNorm has a scale w and no bias"), name=name)
     if name == "pos_embed.W_pos" and not c.positions.embeds:
@@ -221,7 +239,7 @@ def missing_weight_message(name: str, cfg: Config) -> Message | None:
         return Message(QT_TR_NOOP("{name}: this model's MLP is a mixture of experts; its weights are "
                                   "moe.W_router, moe.W_gate, moe.W_in and moe.W_out"), name=name)
     if short in ("mlp.W_gate", "mlp.b_gate") and not c.mlp.gated:
-        return Message(QT_TR_NOOP("{name}: only a SwiGLU MLP has a gate; this one is GELU"), name=name)
+        return Message(QT_TR_NOOP("{name}: only a gated MLP (SwiGLU, GeGLU) has a gate; this one is GELU"), name=name)
     if name == "unembed.W_U" and c.tied_embeddings:
         return Message(QT_TR_NOOP("{name}: the unembedding is tied to W_E (logits = ln_final_out @ W_Eᵀ)"), name=name)
     return None

@@ -1,4 +1,4 @@
-"""Element-wise kernels: embeddings, RoPE, GELU, SiLU·gate, the heads' sum, residual adds.
+"""Element-wise kernels: embeddings, RoPE, GELU, SiLU·gate and GELU·gate, the heads' sum, residual adds.
 
 Each thread starts at its (row t, column c) from cuda.grid(2) and strides by the grid size, so a
 launch of any size covers any array; the loop bounds are the bounds guards.
@@ -19,14 +19,15 @@ GELU_A = np.float32(0.044715)
 
 
 @kernel
-def embed(tokens, W_E, W_pos, has_pos, embed_out, resid_pre):
-    """embed[t] = W_E[tokens[t]];  resid_pre[t] = embed[t] + W_pos[t]  (the first block's input; RoPE: no W_pos)."""
+def embed(tokens, W_E, W_pos, has_pos, scale, embed_out, resid_pre):
+    """embed[t] = W_E[tokens[t]] · scale (1, or √d_model: Gemma);  resid_pre[t] = embed[t] + W_pos[t]
+    (the first block's input; RoPE: no W_pos)."""
     T, d_model = embed_out.shape
     c0, t0 = cuda.grid(2)
     dc, dt = cuda.gridsize(2)
     for t in range(t0, T, dt):
         for c in range(c0, d_model, dc):
-            e = W_E[tokens[t], c]
+            e = W_E[tokens[t], c] * scale
             embed_out[t, c] = e
             resid_pre[t, c] = e + W_pos[t, c] if has_pos else e
 
@@ -88,6 +89,18 @@ def silu_gate(gate, up, out):
 
 
 @kernel
+def gelu_gate(gate, up, out):
+    """out = GELU(gate) · up with GPT-2's tanh GELU  (GeGLU, Gemma: mlp_post from mlp_pre and mlp_pre_linear)."""
+    T, d = out.shape
+    c0, t0 = cuda.grid(2)
+    dc, dt = cuda.gridsize(2)
+    for t in range(t0, T, dt):
+        for c in range(c0, d, dc):
+            g = gate[t, c]
+            out[t, c] = float32(0.5) * g * (float32(1.0) + math.tanh(GELU_C * (g + GELU_A * g * g * g))) * up[t, c]
+
+
+@kernel
 def sum_heads(result, b_O, attn_out):
     """attn_out[t] = Σ_h result[t, h] + b_O: the heads' shares added back together."""
     T, n_heads, d_model = result.shape
@@ -145,8 +158,8 @@ def _grid(T: int, d: int):
     return (min(cdiv(d, bx), MAX_BLOCKS[0]), min(cdiv(T, by), MAX_BLOCKS[1])), THREADS
 
 
-def launch_embed(tokens, W_E, W_pos, embed_out, resid_pre, has_pos=True, stream=0):
-    embed[(*_grid(*embed_out.shape), stream)](tokens, W_E, W_pos, has_pos, embed_out, resid_pre)
+def launch_embed(tokens, W_E, W_pos, embed_out, resid_pre, has_pos=True, stream=0, scale=1.0):
+    embed[(*_grid(*embed_out.shape), stream)](tokens, W_E, W_pos, has_pos, np.float32(scale), embed_out, resid_pre)
 
 
 def launch_rope(x, cos, sin, out, stream=0):
@@ -156,6 +169,10 @@ def launch_rope(x, cos, sin, out, stream=0):
 
 def launch_silu_gate(gate, up, out, stream=0):
     silu_gate[(*_grid(*out.shape), stream)](gate, up, out)
+
+
+def launch_gelu_gate(gate, up, out, stream=0):
+    gelu_gate[(*_grid(*out.shape), stream)](gate, up, out)
 
 
 def launch_gelu(x, out, stream=0):

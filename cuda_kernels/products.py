@@ -12,8 +12,6 @@ Grid of every product: (ceil(N / BLOCK), ceil(M / BLOCK), batch) blocks of (TILE
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import cuda, float32
 
@@ -125,9 +123,10 @@ def _forbidden(i, j, causal, window):
 
 
 @kernel
-def scores(q, k, causal, mask, has_mask, scale_scores, groups, window, first_row, attn_scores_raw,
+def scores(q, k, causal, mask, has_mask, scale, groups, window, first_row, attn_scores_raw,
            attn_scores_scaled, attn_scores):
-    """raw[h, i, j] = q[i, h]·k[j, h // groups]; scaled = raw / sqrt(d_head); masked = scaled or -inf (j forbidden)."""
+    """raw[h, i, j] = q[i, h]·k[j, h // groups]; scaled = raw · scale (1/sqrt(d_head), Gemma's
+    1/sqrt(query_pre_attn_scalar), or 1); masked = scaled or -inf (j forbidden)."""
     # Forbidden: j > i when causal, outside the window, mask[i, j] False when has_mask. Every raw
     # score is computed, the forbidden ones too: the Trace shows them all. The queries are the
     # positions first_row .. first_row + n - 1 (an incremental pass's new rows; 0 .. T - 1 in a full
@@ -137,13 +136,12 @@ def scores(q, k, causal, mask, has_mask, scale_scores, groups, window, first_row
     T = k.shape[0]                                              # keys
     acc = cuda.local.array((REG, REG), float32)
     _tile_product(q[:, h, :], k[:, h // groups, :], B_TRANSPOSED, 0, d_head, acc)   # q_h @ k_gᵀ: [n, T]
-    scale = float32(1.0) / math.sqrt(float32(d_head)) if scale_scores else float32(1.0)
     for r in range(REG):
         for c in range(REG):
             i, j = _output_index(r, c)
             if i < n and j < T:
                 raw = acc[r, c]
-                scaled = raw * scale                            # ÷ sqrt(d_head)
+                scaled = raw * scale                            # ÷ sqrt(d_head), or Gemma's scale
                 attn_scores_raw[h, i, j] = raw
                 attn_scores_scaled[h, i, j] = scaled
                 attn_scores[h, i, j] = NEG_INF if _forbidden(first_row + i, j, causal, window) else scaled
@@ -233,10 +231,15 @@ def launch_project_qkv(ln1_out, W_QKV, b_QKV, q, k, v, stream=0):
 
 
 def launch_scores(q, k, causal, mask, has_mask, scale_scores, raw, scaled, masked, window=0, stream=0, first_row=0):
-    """q [n, H, d_head] the queries at positions first_row.., k [T, KV, d_head]: maps [H, n, T] (mask [T, T])."""
-    n, H, _ = q.shape
+    """q [n, H, d_head] the queries at positions first_row.., k [T, KV, d_head]: maps [H, n, T] (mask [T, T]).
+    `scale_scores`: True (1/sqrt(d_head)), False (1), or the factor itself (Gemma's 1/sqrt(query_pre_attn_scalar))."""
+    n, H, d_head = q.shape
     groups = H // k.shape[1]
-    scores[(*_grid(n, k.shape[0], H), stream)](q, k, causal, mask, has_mask, scale_scores, groups, window,
+    if isinstance(scale_scores, (bool, np.bool_)):
+        scale = np.float32(1.0) / np.sqrt(np.float32(d_head)) if scale_scores else np.float32(1.0)
+    else:
+        scale = np.float32(scale_scores)
+    scores[(*_grid(n, k.shape[0], H), stream)](q, k, causal, mask, has_mask, scale, groups, window,
                                                first_row, raw, scaled, masked)
 
 

@@ -2316,6 +2316,10 @@
         <translation>Dimensi SmolLM2-135M: 30 blok, 9 head query berbagi 3 head K/V (GQA) berukuran 64, lebar 576, MLP SwiGLU 1.536, RMSNorm, RoPE (theta 100.000), embedding terikat, kosakata 49.152, konteks 8.192 (config.json dan GGUF-nya menyebut 8.192). Bobot acak; bobot aslinya ada di “SmolLM2-135M (bobot asli)”.</translation>
     </message>
     <message>
+        <source>Gemma 3 270M&apos;s dimensions: 18 blocks, 4 query heads sharing 1 K/V head (MQA) of 256 (q is 1,024 wide, d_model 640), QK-norm, RMSNorm before and after attention and the MLP, GeGLU MLP of 2,048, embeddings × √640, scores × 1/√256; 5 local layers (window 512, RoPE base 10,000) to 1 global (base 1,000,000); vocabulary 262,144. Random weights; the real ones are &apos;Gemma 3 270M (real weights)&apos;.</source>
+        <translation>Dimensi Gemma 3 270M: 18 blok, 4 head query berbagi 1 head K/V (MQA) berukuran 256 (q selebar 1.024, d_model 640), QK-norm, RMSNorm sebelum dan sesudah attention dan MLP, MLP GeGLU 2.048, embedding × √640, skor × 1/√256; 5 layer lokal (jendela 512, basis RoPE 10.000) per 1 layer global (basis 1.000.000); kosakata 262.144. Bobot acak; bobot aslinya ada di “Gemma 3 270M (bobot asli)”.</translation>
+    </message>
+    <message>
         <source>Llama-3-8B&apos;s dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, width 4,096, SwiGLU MLP of 14,336, RMSNorm, RoPE (theta 500,000), untied unembedding, vocabulary 128,256, context 8,192. Dimensions only, random weights, one block at a time.</source>
         <translation>Dimensi Llama-3-8B: 32 blok, 32 head query berbagi 8 head K/V berukuran 128, lebar 4.096, MLP SwiGLU 14.336, RMSNorm, RoPE (theta 500.000), unembedding terpisah, kosakata 128.256, konteks 8.192. Hanya dimensinya, bobot acak, satu blok setiap kali.</translation>
     </message>
@@ -2396,6 +2400,14 @@
         <translation>diperkirakan butuh {need} GiB ({sizes}), melebihi anggaran memori {budget} GiB ({source}); {hints}</translation>
     </message>
     <message>
+        <source>{name}: this model has no norm before attention and the MLP (OLMo 2): they read the residual stream as it is, and their outputs are normed instead (attn_out_normed, mlp_out_normed)</source>
+        <translation>{name}: model ini tidak punya norm sebelum attention dan MLP (OLMo 2): keduanya membaca residual stream apa adanya, dan keluarannya yang dinormalkan (attn_out_normed, mlp_out_normed)</translation>
+    </message>
+    <message>
+        <source>{name}: this model adds attn_out and mlp_out to the residual stream as they are; only Gemma 2/3 and OLMo 2 norm them first</source>
+        <translation>{name}: model ini menambahkan attn_out dan mlp_out ke residual stream apa adanya; hanya Gemma 2/3 dan OLMo 2 yang menormalkannya dulu</translation>
+    </message>
+    <message>
         <source>{name}: this model uses RMSNorm, which subtracts no mean and keeps no variance; see {scale}, sqrt(mean(x²) + eps)</source>
         <translation>{name}: model ini memakai RMSNorm, yang tidak mengurangkan rata-rata dan tidak menyimpan variansi; lihat {scale}, sqrt(mean(x²) + eps)</translation>
     </message>
@@ -2424,8 +2436,20 @@
         <translation>{name}: MLP model ini adalah campuran {n} pakar, setiap token melewati {k} di antaranya; lihat router_probs, expert_weights, dan expert_out</translation>
     </message>
     <message>
-        <source>mlp_pre_linear: this model&apos;s MLP is GELU (W_in, GELU, W_out); only SwiGLU has a second, linear branch x·W_in</source>
-        <translation>mlp_pre_linear: MLP model ini GELU (W_in, GELU, W_out); hanya SwiGLU yang punya cabang kedua yang linear, x·W_in</translation>
+        <source>mlp_pre_linear: this model&apos;s MLP is GELU (W_in, GELU, W_out); only SwiGLU and GeGLU have a second, linear branch x·W_in</source>
+        <translation>mlp_pre_linear: MLP model ini GELU (W_in, GELU, W_out); hanya SwiGLU dan GeGLU yang punya cabang kedua yang linear, x·W_in</translation>
+    </message>
+    <message>
+        <source>{name}: this model has no norm before attention and the MLP (OLMo 2); see ln1_post.w and ln2_post.w</source>
+        <translation>{name}: model ini tidak punya norm sebelum attention dan MLP (OLMo 2); lihat ln1_post.w dan ln2_post.w</translation>
+    </message>
+    <message>
+        <source>{name}: this model has no norm after attention and the MLP (only Gemma 2/3 and OLMo 2 have one)</source>
+        <translation>{name}: model ini tidak punya norm sesudah attention dan MLP (hanya Gemma 2/3 dan OLMo 2 yang punya)</translation>
+    </message>
+    <message>
+        <source>{name}: only a gated MLP (SwiGLU, GeGLU) has a gate; this one is GELU</source>
+        <translation>{name}: hanya MLP ber-gate (SwiGLU, GeGLU) yang punya gate; yang ini GELU</translation>
     </message>
     <message>
         <source>{name}: RMSNorm has a scale w and no bias</source>
@@ -2454,10 +2478,6 @@
     <message>
         <source>{name}: this model&apos;s MLP is a mixture of experts; its weights are moe.W_router, moe.W_gate, moe.W_in and moe.W_out</source>
         <translation>{name}: MLP model ini adalah campuran pakar; bobotnya moe.W_router, moe.W_gate, moe.W_in, dan moe.W_out</translation>
-    </message>
-    <message>
-        <source>{name}: only a SwiGLU MLP has a gate; this one is GELU</source>
-        <translation>{name}: hanya MLP SwiGLU yang punya gate; yang ini GELU</translation>
     </message>
     <message>
         <source>{name}: the unembedding is tied to W_E (logits = ln_final_out @ W_Eᵀ)</source>

@@ -2336,6 +2336,10 @@
         <translation>SmolLM2-135M:s dimensioner: 30 block, 9 query-headar som delar 3 K/V-headar (GQA) à 64, bredd 576, SwiGLU-MLP på 1 536, RMSNorm, RoPE (theta 100 000), delade inbäddningar, vokabulär 49 152, kontext 8 192 (dess config.json och GGUF anger 8 192). Slumpade vikter; de riktiga är ”SmolLM2-135M (riktiga vikter)”.</translation>
     </message>
     <message>
+        <source>Gemma 3 270M&apos;s dimensions: 18 blocks, 4 query heads sharing 1 K/V head (MQA) of 256 (q is 1,024 wide, d_model 640), QK-norm, RMSNorm before and after attention and the MLP, GeGLU MLP of 2,048, embeddings × √640, scores × 1/√256; 5 local layers (window 512, RoPE base 10,000) to 1 global (base 1,000,000); vocabulary 262,144. Random weights; the real ones are &apos;Gemma 3 270M (real weights)&apos;.</source>
+        <translation>Gemma 3 270M:s dimensioner: 18 block, 4 query-headar som delar 1 K/V-head (MQA) à 256 (q är 1 024 brett, d_model 640), QK-norm, RMSNorm före och efter attention och MLP:n, GeGLU-MLP på 2 048, inbäddningar × √640, poäng × 1/√256; 5 lokala lager (fönster 512, RoPE-bas 10 000) per 1 globalt (bas 1 000 000); vokabulär 262 144. Slumpade vikter; de riktiga är ”Gemma 3 270M (riktiga vikter)”.</translation>
+    </message>
+    <message>
         <source>Llama-3-8B&apos;s dimensions: 32 blocks, 32 query heads sharing 8 K/V heads of 128, width 4,096, SwiGLU MLP of 14,336, RMSNorm, RoPE (theta 500,000), untied unembedding, vocabulary 128,256, context 8,192. Dimensions only, random weights, one block at a time.</source>
         <translation>Llama-3-8B:s dimensioner: 32 block, 32 query-headar som delar 8 K/V-headar à 128, bredd 4 096, SwiGLU-MLP på 14 336, RMSNorm, RoPE (theta 500 000), separat unembedding, vokabulär 128 256, kontext 8 192. Bara dimensionerna, slumpade vikter, ett block i taget.</translation>
     </message>
@@ -2416,6 +2420,14 @@
         <translation>behöver uppskattningsvis {need} GiB ({sizes}), över minnesbudgeten på {budget} GiB ({source}); {hints}</translation>
     </message>
     <message>
+        <source>{name}: this model has no norm before attention and the MLP (OLMo 2): they read the residual stream as it is, and their outputs are normed instead (attn_out_normed, mlp_out_normed)</source>
+        <translation>{name}: den här modellen har ingen norm före attention och MLP:n (OLMo 2): de läser residualströmmen som den är, och deras utdata normeras i stället (attn_out_normed, mlp_out_normed)</translation>
+    </message>
+    <message>
+        <source>{name}: this model adds attn_out and mlp_out to the residual stream as they are; only Gemma 2/3 and OLMo 2 norm them first</source>
+        <translation>{name}: den här modellen lägger till attn_out och mlp_out i residualströmmen som de är; bara Gemma 2/3 och OLMo 2 normerar dem först</translation>
+    </message>
+    <message>
         <source>{name}: this model uses RMSNorm, which subtracts no mean and keeps no variance; see {scale}, sqrt(mean(x²) + eps)</source>
         <translation>{name}: den här modellen använder RMSNorm, som inte drar av något medelvärde och inte sparar någon varians; se {scale}, sqrt(mean(x²) + eps)</translation>
     </message>
@@ -2444,8 +2456,20 @@
         <translation>{name}: den här modellens MLP är en blandning av {n} experter, varje token genom {k} av dem; se router_probs, expert_weights och expert_out</translation>
     </message>
     <message>
-        <source>mlp_pre_linear: this model&apos;s MLP is GELU (W_in, GELU, W_out); only SwiGLU has a second, linear branch x·W_in</source>
-        <translation>mlp_pre_linear: den här modellens MLP är GELU (W_in, GELU, W_out); bara SwiGLU har en andra, linjär gren x·W_in</translation>
+        <source>mlp_pre_linear: this model&apos;s MLP is GELU (W_in, GELU, W_out); only SwiGLU and GeGLU have a second, linear branch x·W_in</source>
+        <translation>mlp_pre_linear: den här modellens MLP är GELU (W_in, GELU, W_out); bara SwiGLU och GeGLU har en andra, linjär gren x·W_in</translation>
+    </message>
+    <message>
+        <source>{name}: this model has no norm before attention and the MLP (OLMo 2); see ln1_post.w and ln2_post.w</source>
+        <translation>{name}: den här modellen har ingen norm före attention och MLP:n (OLMo 2); se ln1_post.w och ln2_post.w</translation>
+    </message>
+    <message>
+        <source>{name}: this model has no norm after attention and the MLP (only Gemma 2/3 and OLMo 2 have one)</source>
+        <translation>{name}: den här modellen har ingen norm efter attention och MLP:n (bara Gemma 2/3 och OLMo 2 har en)</translation>
+    </message>
+    <message>
+        <source>{name}: only a gated MLP (SwiGLU, GeGLU) has a gate; this one is GELU</source>
+        <translation>{name}: bara en grindad MLP (SwiGLU, GeGLU) har en gate; den här är GELU</translation>
     </message>
     <message>
         <source>{name}: RMSNorm has a scale w and no bias</source>
@@ -2474,10 +2498,6 @@
     <message>
         <source>{name}: this model&apos;s MLP is a mixture of experts; its weights are moe.W_router, moe.W_gate, moe.W_in and moe.W_out</source>
         <translation>{name}: den här modellens MLP är en blandning av experter; dess vikter är moe.W_router, moe.W_gate, moe.W_in och moe.W_out</translation>
-    </message>
-    <message>
-        <source>{name}: only a SwiGLU MLP has a gate; this one is GELU</source>
-        <translation>{name}: bara en SwiGLU-MLP har en gate; den här är GELU</translation>
     </message>
     <message>
         <source>{name}: the unembedding is tied to W_E (logits = ln_final_out @ W_Eᵀ)</source>

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import memory, progress
 from ..config import Config
-from ..models.components import RMSNorm
+from ..models.components import GeGLU, RMSNorm
 from ..models.functions import rope_angles
 from ..names import attention_names, mlp_names
 from ..trace import Lazy
@@ -418,7 +418,8 @@ class CpuBackend(Backend):
             return rows_value(leading_rows(prev, key, p, axis) + (rows,), axis, new=new) if p else rows
 
         W_pos = weights["pos_embed.W_pos"] if cfg.components.positions.embeds else None
-        embed, resid = embed_stage(weights["embed.W_E"], W_pos, tokens, p, new)    # [n, d_model] each
+        embed, resid = embed_stage(weights["embed.W_E"], W_pos, tokens, p, new,
+                                   cfg.components.embed_scale)              # [n, d_model] each
         out["embed"] = keep("embed", embed)
         if W_pos is not None:
             out["pos_embed"] = W_pos[:T]                                    # [T, d_model] (read-only view)
@@ -464,7 +465,7 @@ class CpuBackend(Backend):
         and from the earlier Trace's maps where a view made them."""
         q_name, k_name = cfg.components.score_inputs                       # rot_q, rot_k with RoPE
         q, k = made(out[q_name, layer]), made(out[k_name, layer])          # [T, H, dh], [T, KV, dh]
-        scale = np.float32(1.0 / np.sqrt(cfg.d_head)) if cfg.scale_scores else np.float32(1.0)
+        scale = np.float32(cfg.components.attention.scale)                  # 1/√d_head, 1/√q_p_a_s or 1
         names = ("attn_scores_raw", "attn_scores_scaled", "attn_scores")
         before = {name: made_before(prev, (name, layer)) for name in names} if p else {}
         return score_maps(Once(lambda: head_major(q())), Once(lambda: head_major(k())), cfg.n_heads,
@@ -487,16 +488,24 @@ def head_major(x: np.ndarray) -> np.ndarray:
 # -- the stages of a pass, each on explicit arrays (the Trace names as local names) --------------------
 # A pass computes rows p..T-1 (n = T - p of them; p = 0 for a full pass): the arrays here have n rows,
 # row r being position p + r; attention reads the keys of all T positions from the KeyCache.
-def embed_stage(W_E: np.ndarray, W_pos: np.ndarray | None, tokens: np.ndarray, p: int, new):
-    """embed = W_E[tokens] (ids validated by forward) and resid = embed + W_pos[position], for
-    positions p..T-1. With RoPE (W_pos None) resid is embed itself."""
+def embed_stage(W_E: np.ndarray, W_pos: np.ndarray | None, tokens: np.ndarray, p: int, new,
+                scale: float = 1.0):
+    """embed = W_E[tokens] (ids validated by forward; · √d_model for Gemma: `scale`) and
+    resid = embed + W_pos[position], for positions p..T-1. With RoPE (W_pos None) resid is embed itself."""
     T, dm = len(tokens), W_E.shape[1]
     n = T - p
     embed = new((n, dm))                                                    # [n, d_model]
     if W_pos is None:
         np.take(W_E, tokens[p:], axis=0, out=embed)                         # [n, d_model]
+        if scale != 1.0:
+            embed *= np.float32(scale)                                      # Gemma: · √d_model
         return embed, embed
     resid = new((n, dm))                                                    # [n, d_model]
+    if scale != 1.0:                                                        # a scaled embedding with W_pos
+        np.take(W_E, tokens[p:], axis=0, out=embed)
+        embed *= np.float32(scale)
+        np.add(embed, W_pos[p:T], out=resid)
+        return embed, resid
     by_rows(partial(embed_rows, W_E, tokens[p:], W_pos[p:T], embed, resid), n, split=n * dm >= 1 << 18)
     return embed, resid
 
@@ -523,17 +532,28 @@ def ln1_qkv_rows(cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, 
                  checkpoint) -> None:
     """Rows r0:r1 on one thread: norm 1, the one fused q/k/v product, its bias and head split, with a
     QK-norm each head's RMSNorm of q and k (`qkn` = (qnh, knh, q_scale, k_scale)), and with RoPE the
-    rotation of q and k (`rot` = (cos, sin, rqh, rkh), cos and sin of these rows)."""
-    norm_rows(cfg, resid_pre, wb["ln1.w"], wb["ln1.b"], stats, ln1_out, r0, r1, checkpoint)
+    rotation of q and k (`rot` = (cos, sin, rqh, rkh), cos and sin of these rows). Without norms before
+    attention (OLMo 2) ln1_out is resid_pre itself."""
+    if cfg.components.pre_norm:
+        norm_rows(cfg, resid_pre, wb["ln1.w"], wb["ln1.b"], stats, ln1_out, r0, r1, checkpoint)
     np.matmul(ln1_out[r0:r1], W_QKV, out=qkv[r0:r1])                       # [R, (H+2KV)*dh] one product
     K.bias_split_heads.serial(qkv[r0:r1], b_QKV, qh[:, r0:r1], kh[:, r0:r1], vh[:, r0:r1])  # + b_Q, b_K, b_V
     if qkn is not None:
         qnh, knh, q_scale, k_scale = qkn
-        eps = cfg.components.attention.qk_norm.eps
-        for h in range(qh.shape[0]):                                        # [R, dh] of head h, over d_head
-            K.rms_norm.serial(qh[h, r0:r1], wb["attn.q_norm.w"], q_scale[h, r0:r1], qnh[h, r0:r1], eps)
-        for g in range(kh.shape[0]):
-            K.rms_norm.serial(kh[g, r0:r1], wb["attn.k_norm.w"], k_scale[g, r0:r1], knh[g, r0:r1], eps)
+        att = cfg.components.attention
+        eps = att.qk_norm.eps
+        if att.qk_norm_all_heads:                                           # OLMo 2: over all heads of a row
+            H, KV, dh = qh.shape[0], kh.shape[0], qh.shape[2]
+            for part, w, scale, heads, lo, hi in ((qnh, "attn.q_norm.w", q_scale, H, 0, H * dh),
+                                                  (knh, "attn.k_norm.w", k_scale, KV, H * dh, (H + KV) * dh)):
+                flat = np.empty((r1 - r0, hi - lo), np.float32)             # [R, heads*dh]
+                K.rms_norm.serial(np.ascontiguousarray(qkv[r0:r1, lo:hi]), wb[w], scale[0, r0:r1], flat, eps)
+                part[:, r0:r1] = flat.reshape(r1 - r0, heads, dh).transpose(1, 0, 2)   # head-major
+        else:
+            for h in range(qh.shape[0]):                                    # [R, dh] of head h, over d_head
+                K.rms_norm.serial(qh[h, r0:r1], wb["attn.q_norm.w"], q_scale[h, r0:r1], qnh[h, r0:r1], eps)
+            for g in range(kh.shape[0]):
+                K.rms_norm.serial(kh[g, r0:r1], wb["attn.k_norm.w"], k_scale[g, r0:r1], knh[g, r0:r1], eps)
         qh, kh = qnh, knh                                                   # RoPE turns the normed ones
     if rot is not None:
         cos, sin, rqh, rkh = rot
@@ -550,11 +570,11 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
     T = p + n
     hd, kvd = H * dh, KV * dh
     f32 = np.float32
-    scale = f32(1.0 / np.sqrt(dh)) if cfg.scale_scores else f32(1.0)
     c = cfg.components
+    scale = f32(c.attention.scale)                                          # 1/√d_head (Gemma: 1/√q_p_a_s), or 1
     stats = norm_stats(cfg, n)                                              # [n] each
     named = dict(zip(c.norm.stat_names("ln1"), stats, strict=True))         # ln1_mean, ln1_var | ln1_scale
-    ln1_out = new((n, dm))                                                  # [n, d_model]
+    ln1_out = new((n, dm)) if c.pre_norm else resid_pre                     # [n, d_model] (OLMo 2: no norm)
     qkv = new((n, hd + 2 * kvd))                                            # [n, (H+2KV)*dh]
     # Head-major copies of q, k, v (made with the bias add) let BLAS run at full speed per head.
     qh, kh, vh = new((H, n, dh)), new((KV, n, dh)), new((KV, n, dh))        # [H|KV, n, dh] each
@@ -563,7 +583,7 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
         qkn = (new((H, n, dh)), new((KV, n, dh)), np.empty((H, n), f32), np.empty((KV, n), f32))
     rot = None
     if c.positions.rotates:
-        cos, sin = rope_tables(T, c.positions.rotary_dim, c.positions.base)  # [T, r/2] each
+        cos, sin = rope_tables(T, c.positions.rotary_dim, c.rotary(layer).base)  # [T, r/2] each, this layer's base
         rot = (cos[p:], sin[p:], new((H, n, dh)), new((KV, n, dh)))          # rot_q, rot_k head-major
     by_rows(partial(ln1_qkv_rows, cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, vh, qkn, rot),
             n, split=n * dm * (hd + 2 * kvd) >= SPLIT_MIN_MACS)
@@ -610,21 +630,29 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
     resid_mid = new((n, dm))                                                # [n, d_model]
     # attn_out = sum over heads + b_O; resid_mid = resid_pre + attn_out
     K.heads_sum_residual(parts[0], parts[-1], two, wb["attn.b_O"], resid_pre, attn_out, resid_mid)
+    if c.post_norm is not None:                                             # Gemma 2/3, OLMo 2
+        attn_out_normed = new((n, dm))                                      # [n, d_model]
+        K.rms_norm(attn_out, wb["ln1_post.w"], np.empty(n, f32), attn_out_normed, c.post_norm.eps)
+        np.add(resid_pre, attn_out_normed, out=resid_mid)                   # resid_mid = resid_pre + normed
     watch.lap("W_O")
     ns = {**locals(), **named}
     return {name: ns[name] for name in attention_names(cfg) if not name.startswith("attn_scores")}
 
 
-def mlp_rows(cfg, mlp_in, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out, resid_post,
-             r0, r1, checkpoint) -> None:
-    """Rows r0:r1 on one thread: norm 2 of mlp_in (resid_mid, or resid_pre in parallel), the MLP
-    (GELU: W_in, GELU; SwiGLU: W_gate and W_in, SiLU(gate) ⊙ up), W_out and the residual."""
-    norm_rows(cfg, mlp_in, wb["ln2.w"], wb["ln2.b"], stats, ln2_out, r0, r1, checkpoint)
-    if cfg.components.mlp.gated:
+def mlp_rows(cfg, mlp_in, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out, mlp_out_normed,
+             resid_post, r0, r1, checkpoint) -> None:
+    """Rows r0:r1 on one thread: norm 2 of mlp_in (resid_mid, or resid_pre in parallel; OLMo 2: no
+    norm), the MLP (GELU: W_in, GELU; SwiGLU / GeGLU: W_gate and W_in, SiLU or GELU(gate) ⊙ up),
+    W_out, its norm after (Gemma, OLMo 2) and the residual."""
+    c = cfg.components
+    if c.pre_norm:
+        norm_rows(cfg, mlp_in, wb["ln2.w"], wb["ln2.b"], stats, ln2_out, r0, r1, checkpoint)
+    if c.mlp.gated:
         np.matmul(ln2_out[r0:r1], wb["mlp.W_gate"], out=mlp_pre[r0:r1])       # [R, d_mlp] gate (bias below)
         np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre_linear[r0:r1])  # [R, d_mlp] up
-        K.bias_silu_gate.serial(mlp_pre[r0:r1], wb["mlp.b_gate"], mlp_pre_linear[r0:r1], wb["mlp.b_in"],
-                                mlp_post[r0:r1])                          # + biases; SiLU(gate) * up
+        gate = K.bias_gelu_gate if isinstance(c.mlp, GeGLU) else K.bias_silu_gate
+        gate.serial(mlp_pre[r0:r1], wb["mlp.b_gate"], mlp_pre_linear[r0:r1], wb["mlp.b_in"],
+                    mlp_post[r0:r1])                                      # + biases; SiLU|GELU(gate) * up
     else:
         np.matmul(ln2_out[r0:r1], wb["mlp.W_in"], out=mlp_pre[r0:r1])      # [R, d_mlp] (bias below)
         gelu = K.bias_gelu_erf if cfg.components.mlp.exact else K.bias_gelu   # erf, or GPT-2's tanh
@@ -633,6 +661,10 @@ def mlp_rows(cfg, mlp_in, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear
     np.matmul(mlp_post[r0:r1], wb["mlp.W_out"], out=mlp_out[r0:r1])        # [R, d_model] (bias below)
     K.bias_residual.serial(mlp_out[r0:r1], wb["mlp.b_out"], resid_mid[r0:r1],
                            resid_post[r0:r1])                               # mlp_out += b_out; + resid_mid
+    if mlp_out_normed is not None:                                          # resid_post = resid_mid + normed
+        K.rms_norm.serial(mlp_out[r0:r1], wb["ln2_post.w"], np.empty(r1 - r0, np.float32), mlp_out_normed[r0:r1],
+                          c.post_norm.eps)
+        np.add(resid_mid[r0:r1], mlp_out_normed[r0:r1], out=resid_post[r0:r1])
 
 
 def mlp_half(cfg: Config, wb, mlp_in, resid_mid, new, watch: Stopwatch) -> dict:
@@ -642,16 +674,17 @@ def mlp_half(cfg: Config, wb, mlp_in, resid_mid, new, watch: Stopwatch) -> dict:
     c = cfg.components
     stats = norm_stats(cfg, T)                                              # [T] each
     named = dict(zip(c.norm.stat_names("ln2"), stats, strict=True))         # ln2_mean, ln2_var | ln2_scale
-    ln2_out = new((T, dm))                                                  # [T, d_model]
+    ln2_out = new((T, dm)) if c.pre_norm else mlp_in                        # [T, d_model] (OLMo 2: no norm)
     if c.experts is not None:
         return experts_half(cfg, wb, mlp_in, resid_mid, stats, named, ln2_out, watch)
     mlp_pre, mlp_post = new((T, dmlp)), new((T, dmlp))                      # [T, d_mlp] each
     mlp_pre_linear = new((T, dmlp)) if c.mlp.gated else None                # [T, d_mlp] SwiGLU's up
     mlp_out, resid_post = new((T, dm)), new((T, dm))                        # [T, d_model] each
+    mlp_out_normed = new((T, dm)) if c.post_norm is not None else None      # [T, d_model] Gemma, OLMo 2
     fraction = watch.fraction(0.5)
     macs = c.mlp.macs(dm, dmlp, T)
     by_rows(partial(mlp_rows, cfg, mlp_in, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out,
-                    resid_post), T, split=macs >= SPLIT_MIN_MACS,
+                    mlp_out_normed, resid_post), T, split=macs >= SPLIT_MIN_MACS,
             checkpoint=partial(progress.report, "mlp", fraction))
     watch.lap("mlp")
     ns = {**locals(), **named}
@@ -662,7 +695,8 @@ def experts_half(cfg: Config, wb, mlp_in, resid_mid, stats, named: dict, ln2_out
     """mlp_half for a mixture of experts (components.Experts): norm 2 by rows, the router, then each
     expert on the rows that chose it (float32 BLAS, the reference's own steps)."""
     T, experts = len(resid_mid), cfg.components.experts
-    by_rows(partial(norm_rows, cfg, mlp_in, wb["ln2.w"], wb["ln2.b"], stats, ln2_out), T, split=False)
+    if cfg.components.pre_norm:
+        by_rows(partial(norm_rows, cfg, mlp_in, wb["ln2.w"], wb["ln2.b"], stats, ln2_out), T, split=False)
     router_logits = ln2_out @ wb["moe.W_router"]                            # [T, E]
     router_probs = softmax_f32(router_logits)                               # [T, E]
     expert_weights, chosen = experts.choose(router_probs)                   # [T, E], [T, k]

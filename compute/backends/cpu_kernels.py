@@ -312,6 +312,24 @@ def bias_gelu(pre, bias, post):  # pragma: no cover - compiled
             post[t, n] = np.float32(0.5) * x * (one + tanh_u)
 
 
+@kernel(fastmath={"contract"})
+def bias_gelu_gate(pre, b_gate, pre_linear, b_in, post):  # pragma: no cover - compiled
+    """pre += b_gate (mlp_pre, the gate), pre_linear += b_in (mlp_pre_linear), then
+    post = GELU(pre) ⊙ pre_linear with GPT-2's tanh GELU, in one pass (GeGLU: Gemma)."""
+    T, d = pre.shape
+    c = np.float32(GELU_C)
+    one, two = np.float32(1.0), np.float32(2.0)
+    for t in prange(T):
+        for n in range(d):
+            g = pre[t, n] + b_gate[n]
+            u = pre_linear[t, n] + b_in[n]
+            pre[t, n] = g
+            pre_linear[t, n] = u
+            a = c * (g + np.float32(0.044715) * g * g * g)
+            tanh_a = one - two / (exp32(two * a) + one)
+            post[t, n] = np.float32(0.5) * g * (one + tanh_a) * u
+
+
 @kernel()
 def bias_split_heads(qkv, bias, qh, kh, vh):  # pragma: no cover - compiled
     """qkv[t] += bias, then copy its Q, K and V parts head-major: qh[h, t] = qkv[t, h*dh:(h+1)*dh],

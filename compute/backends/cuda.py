@@ -75,7 +75,7 @@ from .. import memory, progress
 from ..config import Config
 from ..i18n import QT_TR_NOOP, Message
 from ..install import pip_command
-from ..models.components import RMSNorm
+from ..models.components import GeGLU, RMSNorm
 from ..models.functions import rope_angles
 from ..names import attention_names, global_names, layer_names, mlp_names, trace_shape
 from ..trace import Lazy
@@ -93,8 +93,9 @@ GEMM_PATHS = ("auto", "numba", "cublas")
 # previous layer's resid_post); which of them a model has: buffered_names.
 _BUFFERED = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k",
              "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern", "z", "result", "attn_out",
-             "resid_mid", "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "router_logits", "router_probs",
-             "expert_weights", "expert_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out", "resid_post")
+             "attn_out_normed", "resid_mid", "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "router_logits",
+             "router_probs", "expert_weights", "expert_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out",
+             "mlp_out_normed", "resid_post")
 _HEAD_MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")   # [H, T, T]: by head
 
 
@@ -433,7 +434,9 @@ class _DeviceWeights:
             w = weights.block(layer)
             experts = cfg.components.experts
             mlp = cfg.components.experts.weight_names() if experts else ("mlp.W_in", "mlp.W_out")
-            blk = {short: up(w[short]) for short in ("ln1.w", "attn.W_O", "ln2.w", *mlp)}
+            norms = ("ln1.w", "ln2.w") if cfg.components.pre_norm else ()
+            norms += ("ln1_post.w", "ln2_post.w") if cfg.components.post_norm is not None else ()
+            blk = {short: up(w[short]) for short in norms + ("attn.W_O", *mlp)}
             if cfg.components.mlp.gated and not experts:
                 blk["mlp.W_gate"] = up(w["mlp.W_gate"])                     # [d_model, d_mlp]
             for short in cfg.components.attention.qk_norm_weight_names():   # QK-norm: [d_head] each
@@ -456,9 +459,11 @@ class _DeviceWeights:
         self.ln_final_b = up(weights["ln_final.b"] if "ln_final.b" in weights else zeros(dm, np.float32))
         self.W_U = None if cfg.tied_embeddings else up(weights["unembed.W_U"])   # [d_model, d_vocab]
         self.no_bias_vocab = None if cfg.tied_embeddings else up(zeros(cfg.d_vocab, np.float32))
+        self.rope: dict = {}                                                # RoPE base -> (cos, sin) [n_ctx, r/2]
         if cfg.components.positions.rotates:
-            cos, sin = _rope_tables(cfg.n_ctx, cfg.rotary_dim, cfg.rope_theta)   # [n_ctx, r/2] each
-            self.cos, self.sin = up(cos), up(sin)
+            for base in sorted({kind.rope_base for kind in cfg.components.layers}):   # Gemma 3: local, global
+                cos, sin = _rope_tables(cfg.n_ctx, cfg.rotary_dim, base)   # [n_ctx, r/2] each
+                self.rope[base] = (up(cos), up(sin))
         self._torch: dict = {}
 
     def torch_block(self, layer: int, view) -> dict:
@@ -793,7 +798,8 @@ class CudaBackend(Backend):
             _copy_leading_rows(run, reuse, p, stream)                      # rows < p of every row-wise buffer
             watch.lap("reuse_copy")
         EW.launch_embed(tokens_d[p:], dw.W_E, dw.W_pos[p:] if learned else dw.W_pos, run.d(("embed",))[p:],
-                        run.d(("resid_pre", 0))[p:], learned, stream=stream)   # [n, d_model] x2 (rows >= p)
+                        run.d(("resid_pre", 0))[p:], learned, stream=stream,
+                        scale=cfg.components.embed_scale)           # [n, d_model] x2 (rows >= p)
         first = event()
         if first is not None:
             first.record(stream)
@@ -848,14 +854,13 @@ class CudaBackend(Backend):
         d = lambda name: run.d((name, layer))                               # noqa: E731
         r = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         window = cfg.window(layer) or 0
-        _norm(cfg, r("resid_pre"), blk["ln1.w"], blk["ln1.b"],
-              tuple(r(n) for n in cfg.components.norm.stat_names("ln1")), r("ln1_out"), s)   # [n, d_model]
-        P.launch_project_qkv(r("ln1_out"), blk["W_QKV"], blk["b_QKV"], r("q"), r("k"), r("v"), stream=s)
-        _qk_norm_and_rope(cfg, dw, blk, r, p, s)                            # q_normed, k_normed; rot_q, rot_k
+        ln1 = _pre_norm(cfg, blk, "ln1", r("resid_pre"), r, s)             # [n, d_model] (OLMo 2: resid_pre)
+        P.launch_project_qkv(ln1, blk["W_QKV"], blk["b_QKV"], r("q"), r("k"), r("v"), stream=s)
+        _qk_norm_and_rope(cfg, dw, blk, r, p, s, layer)                     # q_normed, k_normed; rot_q, rot_k
         q, k = (d(name) for name in cfg.components.score_inputs)           # what the scores use
         m = lambda name: run.d((name, layer))[:, p:]                        # noqa: E731 - a map's rows >= p
         # The queries p.. against every key; the kernels mask by position (row i is position p + i).
-        P.launch_scores(q[p:], k, cfg.causal, mask, has_mask, cfg.scale_scores, m("attn_scores_raw"),
+        P.launch_scores(q[p:], k, cfg.causal, mask, has_mask, cfg.components.attention.scale, m("attn_scores_raw"),
                         m("attn_scores_scaled"), m("attn_scores"), window, stream=s, first_row=p)   # [H, n, T] x3
         R.launch_softmax_rows(m("attn_scores"), cfg.causal, m("pattern"), window, stream=s, first_row=p)  # [H, n, T]
         P.launch_weighted_sum(m("pattern"), d("v"), cfg.causal, r("z"), window, stream=s, first_row=p)  # [n, H, d_head]
@@ -864,6 +869,8 @@ class CudaBackend(Backend):
         P.launch_head_results(r("z"), blk["attn.W_O"], r("result"), stream=s)              # [n, H, d_model]
         EW.launch_sum_heads_residual(r("result"), blk["attn.b_O"], r("resid_pre"), r("attn_out"), r("resid_mid"),
                                      stream=s)                              # [n, d_model] x2
+        if cfg.components.post_norm is not None:                            # Gemma 2/3, OLMo 2
+            _post_norm(cfg, blk, "ln1_post.w", r("attn_out"), r("attn_out_normed"), r("resid_pre"), r("resid_mid"), s)
 
     @staticmethod
     def _mlp(cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask, stream,
@@ -871,21 +878,20 @@ class CudaBackend(Backend):
         """resid_mid -> resid_post with the numba product kernels, rows >= p."""
         blk, s = dw.blocks[layer], stream
         d = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
-        _norm(cfg, d(cfg.components.mlp_input), blk["ln2.w"], blk["ln2.b"],
-              tuple(d(n) for n in cfg.components.norm.stat_names("ln2")), d("ln2_out"), s)   # [T, d_model]
+        ln2 = _pre_norm(cfg, blk, "ln2", d(cfg.components.mlp_input), d, s)   # [T, d_model] (OLMo 2: its input)
         if cfg.components.experts is not None:
-            _experts(cfg, blk, d, s)
+            _experts(cfg, blk, ln2, d, s)
             return
         if cfg.components.mlp.gated:
-            P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_gate"], blk["mlp.b_gate"], d("mlp_pre"), stream=s)
-            P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_in"], blk["mlp.b_in"], d("mlp_pre_linear"), stream=s)
-            EW.launch_silu_gate(d("mlp_pre"), d("mlp_pre_linear"), d("mlp_post"), stream=s)   # [T, d_mlp]
+            P.launch_matmul_bias(ln2, blk["mlp.W_gate"], blk["mlp.b_gate"], d("mlp_pre"), stream=s)
+            P.launch_matmul_bias(ln2, blk["mlp.W_in"], blk["mlp.b_in"], d("mlp_pre_linear"), stream=s)
+            _gate(cfg)(d("mlp_pre"), d("mlp_pre_linear"), d("mlp_post"), stream=s)   # [T, d_mlp] SiLU | GELU gate
         else:
-            P.launch_matmul_bias(d("ln2_out"), blk["mlp.W_in"], blk["mlp.b_in"], d("mlp_pre"), stream=s)   # [T, d_mlp]
+            P.launch_matmul_bias(ln2, blk["mlp.W_in"], blk["mlp.b_in"], d("mlp_pre"), stream=s)   # [T, d_mlp]
             gelu = EW.launch_gelu_erf if cfg.components.mlp.exact else EW.launch_gelu                  # erf | tanh
             gelu(d("mlp_pre"), d("mlp_post"), stream=s)                                                 # [T, d_mlp]
         P.launch_matmul_bias(d("mlp_post"), blk["mlp.W_out"], blk["mlp.b_out"], d("mlp_out"), stream=s)  # [T, d_model]
-        EW.launch_add(d("resid_mid"), d("mlp_out"), d("resid_post"), stream=s)                        # [T, d_model]
+        _add_residual(cfg, blk, "ln2_post.w", d("mlp_out"), d, d("resid_mid"), d("resid_post"), s)    # [T, d_model]
 
     def _attention_blas(self, cfg: Config, dw: _DeviceWeights, layer: int, run: _DeviceRun, mask, has_mask,
                         stream, p: int = 0) -> None:
@@ -898,14 +904,13 @@ class CudaBackend(Backend):
         r = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         T = run.T
         window = cfg.window(layer) or 0
-        _norm(cfg, r("resid_pre"), blk["ln1.w"], blk["ln1.b"],
-              tuple(r(n) for n in cfg.components.norm.stat_names("ln1")), r("ln1_out"), s)   # [n, d_model]
-        ln1 = t("ln1_out")[p:]
+        _pre_norm(cfg, blk, "ln1", r("resid_pre"), r, s)                   # [n, d_model] (OLMo 2: none)
+        ln1 = t("ln1_out" if cfg.components.pre_norm else "resid_pre")[p:]
         for P_, name in (("Q", "q"), ("K", "k"), ("V", "v")):
             blas.linear(ln1, W[f"W_{P_}2"], W[f"b_{P_}2"], t(name).view(T, -1)[p:])   # [n, n·d_head] = ln1_out @ W + b
-        _qk_norm_and_rope(cfg, dw, blk, r, p, s)                            # q_normed, k_normed; rot_q, rot_k
+        _qk_norm_and_rope(cfg, dw, blk, r, p, s, layer)                     # q_normed, k_normed; rot_q, rot_k
         q, k = (t(name) for name in cfg.components.score_inputs)           # what the scores use
-        scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
+        scale = cfg.components.attention.scale                             # 1/√d_head (Gemma: 1/√q_p_a_s), or 1
         if p:   # rows >= p only, the causal mask, the window and the extra mask as one explicit mask
             blas.scores(q[p:], k, t("attn_scores_raw")[:, p:])             # [H, n, T] q·kᵀ
             R.launch_scale_mask_softmax(d("attn_scores_raw")[:, p:], False, run.allowed(layer, slice(p, None), s),
@@ -920,6 +925,8 @@ class CudaBackend(Backend):
         blas.head_results(t("z")[p:], W["attn.W_O"], t("result")[p:])       # [n, H, d_model]
         EW.launch_sum_heads_residual(r("result"), blk["attn.b_O"], r("resid_pre"), r("attn_out"), r("resid_mid"),
                                      stream=s)                              # [n, d_model] x2
+        if cfg.components.post_norm is not None:                            # Gemma 2/3, OLMo 2
+            _post_norm(cfg, blk, "ln1_post.w", r("attn_out"), r("attn_out_normed"), r("resid_pre"), r("resid_mid"), s)
 
     def make_map_rows(self, run: _DeviceRun, layer: int, p: int, heads) -> None:
         """Rows < p of the four maps of `heads` in an incremental run's `layer`, from its own q and k
@@ -931,7 +938,7 @@ class CudaBackend(Backend):
         q_name, k_name = cfg.components.score_inputs                       # rot_q, rot_k with RoPE
         q, k = run.t((q_name, layer)), run.t((k_name, layer))              # [T, H, dh], [T, KV, dh]
         raw, d = run.t(("attn_scores_raw", layer)), (lambda name: run.d((name, layer)))   # noqa: E731
-        scale = 1.0 / math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
+        scale = cfg.components.attention.scale                             # 1/√d_head (Gemma: 1/√q_p_a_s), or 1
         with blas.fp32():
             s = blas.numba_stream
             allowed = run.allowed(layer, slice(0, p), s)                    # [p, T]
@@ -955,7 +962,7 @@ class CudaBackend(Backend):
         for h in heads:
             g = h // cfg.n_groups
             P.launch_scores(q[:p, h:h + 1], k[:, g:g + 1], cfg.causal, run.mask_d, run.attn_mask is not None,
-                            cfg.scale_scores, m("attn_scores_raw", h), m("attn_scores_scaled", h),
+                            cfg.components.attention.scale, m("attn_scores_raw", h), m("attn_scores_scaled", h),
                             m("attn_scores", h), window, stream=s)         # [1, p, T] x3 q_h·k_gᵀ
             R.launch_softmax_rows(m("attn_scores", h), cfg.causal, m("pattern", h), window, stream=s)   # [1, p, T]
         if not SIMULATOR:
@@ -968,21 +975,21 @@ class CudaBackend(Backend):
         W = dw.torch_block(layer, blas.view)
         d = lambda name: run.d((name, layer))[p:]                           # noqa: E731 - rows >= p
         t = lambda name: run.t((name, layer))[p:]                           # noqa: E731
-        _norm(cfg, d(cfg.components.mlp_input), blk["ln2.w"], blk["ln2.b"],
-              tuple(d(n) for n in cfg.components.norm.stat_names("ln2")), d("ln2_out"), s)   # [T, d_model]
+        ln2 = _pre_norm(cfg, blk, "ln2", d(cfg.components.mlp_input), d, s)   # [T, d_model] (OLMo 2: none)
         if cfg.components.experts is not None:                              # the numba kernels (see _experts)
-            _experts(cfg, blk, d, s)
+            _experts(cfg, blk, ln2, d, s)
             return
+        ln2 = t("ln2_out" if cfg.components.pre_norm else cfg.components.mlp_input)
         if cfg.components.mlp.gated:
-            blas.linear(t("ln2_out"), W["mlp.W_gate"], W["mlp.b_gate"], t("mlp_pre"))         # [T, d_mlp] gate
-            blas.linear(t("ln2_out"), W["mlp.W_in"], W["mlp.b_in"], t("mlp_pre_linear"))      # [T, d_mlp] up
-            EW.launch_silu_gate(d("mlp_pre"), d("mlp_pre_linear"), d("mlp_post"), stream=s)   # [T, d_mlp]
+            blas.linear(ln2, W["mlp.W_gate"], W["mlp.b_gate"], t("mlp_pre"))                 # [T, d_mlp] gate
+            blas.linear(ln2, W["mlp.W_in"], W["mlp.b_in"], t("mlp_pre_linear"))              # [T, d_mlp] up
+            _gate(cfg)(d("mlp_pre"), d("mlp_pre_linear"), d("mlp_post"), stream=s)           # [T, d_mlp]
         else:
-            blas.linear(t("ln2_out"), W["mlp.W_in"], W["mlp.b_in"], t("mlp_pre"))             # [T, d_mlp]
+            blas.linear(ln2, W["mlp.W_in"], W["mlp.b_in"], t("mlp_pre"))                     # [T, d_mlp]
             gelu = EW.launch_gelu_erf if cfg.components.mlp.exact else EW.launch_gelu        # erf | tanh
             gelu(d("mlp_pre"), d("mlp_post"), stream=s)                                       # [T, d_mlp]
         blas.linear(t("mlp_post"), W["mlp.W_out"], W["mlp.b_out"], t("mlp_out"))              # [T, d_model]
-        EW.launch_add(d("resid_mid"), d("mlp_out"), d("resid_post"), stream=s)                # [T, d_model]
+        _add_residual(cfg, blk, "ln2_post.w", d("mlp_out"), d, d("resid_mid"), d("resid_post"), s)    # [T, d_model]
 
     def _logits_fn(self, cfg: Config, weights: Weights, run: _DeviceRun):
         unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
@@ -1086,29 +1093,64 @@ def _trace_arrays(cfg: Config, weights: Weights, tokens: np.ndarray, run: _Devic
     return out
 
 
-def _qk_norm_and_rope(cfg: Config, dw: _DeviceWeights, blk: dict, r, p: int, stream) -> None:
+def _qk_norm_and_rope(cfg: Config, dw: _DeviceWeights, blk: dict, r, p: int, stream, layer: int = 0) -> None:
     """After the q/k/v projection, rows >= p (`r(name)`): the QK-norm of each head of q and k over
-    d_head (the rows of [n, heads, d_head] as [n·heads, d_head]), then RoPE of what it gave."""
+    d_head (the rows of [n, heads, d_head] as [n·heads, d_head]; OLMo 2: over all heads, [n, heads·d_head]),
+    then RoPE of what it gave with the layer's base."""
     c = cfg.components
     qkn = c.attention.qk_norm
     if qkn is not None:
         for src, w, dst in (("q", "attn.q_norm.w", "q_normed"), ("k", "attn.k_norm.w", "k_normed")):
             x, out = r(src), r(dst)                                         # [n, heads, d_head] each
-            rows = x.shape[0] * x.shape[1]
-            scale = cuda.device_array(rows, np.float32, stream=stream)      # [n·heads] not kept
-            R.launch_rms_norm(x.reshape(rows, x.shape[2]), blk[w], scale, out.reshape(rows, x.shape[2]), qkn.eps,
-                              stream=stream)                                # [n·heads, d_head]
+            rows = x.shape[0] if c.attention.qk_norm_all_heads else x.shape[0] * x.shape[1]
+            width = x.shape[1] * x.shape[2] // (rows // x.shape[0])
+            scale = cuda.device_array(rows, np.float32, stream=stream)      # not kept
+            R.launch_rms_norm(x.reshape(rows, width), blk[w], scale, out.reshape(rows, width), qkn.eps,
+                              stream=stream)                                # [n·heads, d_head] | [n, heads·d_head]
     if c.positions.rotates:
         q_in, k_in = c.rope_inputs                                          # q, k (or q_normed, k_normed)
-        EW.launch_rope(r(q_in), dw.cos[p:], dw.sin[p:], r("rot_q"), stream=stream)   # [n, H, d_head]
-        EW.launch_rope(r(k_in), dw.cos[p:], dw.sin[p:], r("rot_k"), stream=stream)   # [n, KV, d_head]
+        cos, sin = dw.rope[c.layer(layer).rope_base]                        # this layer's base
+        EW.launch_rope(r(q_in), cos[p:], sin[p:], r("rot_q"), stream=stream)   # [n, H, d_head]
+        EW.launch_rope(r(k_in), cos[p:], sin[p:], r("rot_k"), stream=stream)   # [n, KV, d_head]
 
 
-def _experts(cfg: Config, blk: dict, d, stream) -> None:
-    """A mixture of experts on rows >= p (`d(name)`): the router, each expert's SwiGLU over every row
-    (kept only where a row chose it), the weighted sum and the residual (components.Experts)."""
+def _pre_norm(cfg: Config, blk: dict, prefix: str, x, named, stream):
+    """Norm `prefix` (ln1, ln2) of x into its buffers, and what the next product reads: its output, or
+    x itself in a model without norms before attention and the MLP (OLMo 2)."""
+    if not cfg.components.pre_norm:
+        return x
+    _norm(cfg, x, blk[prefix + ".w"], blk[prefix + ".b"],
+          tuple(named(n) for n in cfg.components.norm.stat_names(prefix)), named(prefix + "_out"), stream)
+    return named(prefix + "_out")
+
+
+def _post_norm(cfg: Config, blk: dict, w: str, out, normed, resid_in, resid_out, stream) -> None:
+    """With norms after attention and the MLP (Gemma 2/3, OLMo 2): normed = RMSNorm(out), and the
+    residual adds it instead (resid_out = resid_in + normed)."""
+    post = cfg.components.post_norm
+    scale = cuda.device_array(out.shape[0], np.float32, stream=stream)      # [n] not kept
+    R.launch_rms_norm(out, blk[w], scale, normed, post.eps, stream=stream)  # [n, d_model]
+    EW.launch_add(resid_in, normed, resid_out, stream=stream)               # [n, d_model]
+
+
+def _add_residual(cfg: Config, blk: dict, w: str, out, named, resid_in, resid_out, stream) -> None:
+    """resid_out = resid_in + out, or + RMSNorm(out) with norms after (mlp_out_normed)."""
+    if cfg.components.post_norm is None:
+        EW.launch_add(resid_in, out, resid_out, stream=stream)              # [n, d_model]
+    else:
+        _post_norm(cfg, blk, w, out, named("mlp_out_normed"), resid_in, resid_out, stream)
+
+
+def _gate(cfg: Config):
+    """The gated MLP's kernel: SiLU(gate) · up (SwiGLU) or GELU(gate) · up (GeGLU)."""
+    return EW.launch_gelu_gate if isinstance(cfg.components.mlp, GeGLU) else EW.launch_silu_gate
+
+
+def _experts(cfg: Config, blk: dict, x, d, stream) -> None:
+    """A mixture of experts on rows >= p (`d(name)`) of x, what ln2 gave: the router, each expert's
+    SwiGLU over every row (kept only where a row chose it), the weighted sum and the residual
+    (components.Experts)."""
     E, k, dm, dmlp = cfg.n_experts, cfg.experts_per_token, cfg.d_model, cfg.d_mlp
-    x = d("ln2_out")                                                        # [n, d_model]
     n = x.shape[0]
     zeros = lambda m: cuda.to_device(np.zeros(m, np.float32), stream=stream)   # noqa: E731 - no biases
     P.launch_matmul_bias(x, blk["moe.W_router"], zeros(E), d("router_logits"), stream=stream)   # [n, E]

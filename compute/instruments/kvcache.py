@@ -160,26 +160,36 @@ def _row_through_block(cfg: Config, W, layer: int, x, position: int, cache: Laye
         return a + W[p + name] if p + name in W else a
 
     c = cfg.components
-    h_in = c.norm.reference(x[None, :], W[p + "ln1.w"], W.get(p + "ln1.b"))["out"][0]  # [d_model]
+
+    def pre(x, name):
+        """Norm `name` before attention or the MLP (OLMo 2: none, x itself)."""
+        return c.norm.reference(x[None, :], W[p + name + ".w"], W.get(p + name + ".b"))["out"][0] if c.pre_norm else x
+
+    def post(out, name):
+        """The norm after attention or the MLP (Gemma 2/3, OLMo 2), or out as it is."""
+        return out if c.post_norm is None else c.post_norm.reference(out, W[p + name])["out"]
+
+    h_in = pre(x, "ln1")                                                             # [d_model]
     q = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_Q"]), "attn.b_Q")            # [H, dh]
     k = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_K"]), "attn.b_K")            # [KV, dh]
     v = plus(np.einsum("d,hde->he", h_in, W[p + "attn.W_V"]), "attn.b_V")            # [KV, dh]
-    if c.attention.qk_norm is not None:                                              # per head, over d_head
-        q = c.attention.qk_norm.reference(q, W[p + "attn.q_norm.w"])["out"]          # [H, dh] q_normed
-        k = c.attention.qk_norm.reference(k, W[p + "attn.k_norm.w"])["out"]          # [KV, dh] k_normed
+    if c.attention.qk_norm is not None:                                              # per head (OLMo 2: all heads)
+        q = c.attention.qk_norm_reference(q[None], W[p + "attn.q_norm.w"])[0]        # [H, dh] q_normed
+        k = c.attention.qk_norm_reference(k[None], W[p + "attn.k_norm.w"])[0]        # [KV, dh] k_normed
     if c.positions.rotates:
-        cos, sin = c.positions.angles(1, start=position)                             # [1, r/2] this position's angles
-        q, k = c.positions.rotate(q[None], cos, sin)[0], c.positions.rotate(k[None], cos, sin)[0]  # [H|KV, dh]
+        rope = c.rotary(layer)                                                       # the layer's base (Gemma 3)
+        cos, sin = rope.angles(1, start=position)                                    # [1, r/2] this position's angles
+        q, k = rope.rotate(q[None], cos, sin)[0], rope.rotate(k[None], cos, sin)[0]  # [H|KV, dh]
     cache.append(k, v, position)
     kv_of = np.arange(cfg.n_heads) // cfg.n_groups                                  # [H] K/V head of each query head
-    scale = 1.0 / np.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
+    scale = c.attention.scale                                                         # 1/√d_head (Gemma: 1/√q_p_a_s)
     scores = np.einsum("he,the->ht", q, cache.k[:, kv_of]) * scale                   # [H, t] one row per head
     e = np.exp(scores - scores.max(axis=1, keepdims=True))                            # [H, t]
     pattern = e / e.sum(axis=1, keepdims=True)                                        # [H, t]
     z = np.einsum("ht,the->he", pattern, cache.v[:, kv_of])                           # [H, dh]
     attn_out = plus(np.einsum("he,hed->d", z, W[p + "attn.W_O"]), "attn.b_O")         # [d_model]
-    x_mid = x + attn_out                                                              # resid_mid
-    h2 = c.norm.reference(c.mlp_reads(x, x_mid)[None, :], W[p + "ln2.w"], W.get(p + "ln2.b"))["out"][0]  # [d_model]
+    x_mid = x + post(attn_out, "ln1_post.w")                                          # resid_mid
+    h2 = pre(c.mlp_reads(x, x_mid), "ln2")                                            # [d_model] parallel: x
     if c.experts is not None:                                                         # the row's top-k experts
         probs = np.exp(h2 @ W[p + "moe.W_router"] - (h2 @ W[p + "moe.W_router"]).max())  # [E]
         g, chosen = c.experts.choose((probs / probs.sum())[None])                    # [1, E], [1, k]
@@ -187,11 +197,11 @@ def _row_through_block(cfg: Config, W, layer: int, x, position: int, cache: Laye
         mlp_out = c.experts.mix(g, chosen, out)[0]                                    # [d_model]
         return x_mid + mlp_out, q, scores, pattern                                    # resid_post [d_model]
     if c.mlp.gated:
-        post = c.mlp.activation(plus(h2 @ W[p + "mlp.W_gate"], "mlp.b_gate"), plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in"))
+        act = c.mlp.activation(plus(h2 @ W[p + "mlp.W_gate"], "mlp.b_gate"), plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in"))
     else:
-        post = c.mlp.activation(plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in"))             # [d_mlp]
-    mlp_out = plus(post @ W[p + "mlp.W_out"], "mlp.b_out")                            # [d_model]
-    return x_mid + mlp_out, q, scores, pattern                                            # resid_post [d_model]
+        act = c.mlp.activation(plus(h2 @ W[p + "mlp.W_in"], "mlp.b_in"))              # [d_mlp]
+    mlp_out = plus(act @ W[p + "mlp.W_out"], "mlp.b_out")                             # [d_model]
+    return x_mid + post(mlp_out, "ln2_post.w"), q, scores, pattern                    # resid_post [d_model]
 
 
 def prefill(cfg: Config, weights: Weights, prompt) -> Generation:
@@ -230,7 +240,7 @@ def decode_step(gen: Generation, weights: Weights, token: int | None = None) -> 
                                   n_ctx=str(cfg.n_ctx)), limit=cfg.n_ctx)
     cfg.validate_tokens([token])
     W = gen.W or {n: a.astype(np.float64) for n, a in weights.items()}
-    x = W["embed.W_E"][token]                                             # [d_model]
+    x = W["embed.W_E"][token] * cfg.components.embed_scale                # [d_model] (Gemma: · √d_model)
     if cfg.components.positions.embeds:
         x = x + W["pos_embed.W_pos"][position]                            # [d_model]
     qs, scores, patterns, keys = [], [], [], []

@@ -109,7 +109,7 @@ def pair_view(trace: Trace, layer: int, head: int, query: int, key: int) -> Pair
     cfg = trace.cfg
     if not cfg.components.positions.rotates:
         raise KeyError(learned_reason(cfg))
-    r, theta = cfg.rotary_dim, cfg.rope_theta
+    r, theta = cfg.rotary_dim, cfg.components.rotary(layer).base            # the layer's base (Gemma 3)
     g = int(head) // cfg.n_groups
     q_name, k_name = cfg.components.rope_inputs                               # q, k (QK-norm: q_normed, k_normed)
     q_vec = np.asarray(trace.read(q_name, layer, head=head, rows=query), np.float64)   # [d_head]
@@ -124,7 +124,7 @@ def pair_view(trace: Trace, layer: int, head: int, query: int, key: int) -> Pair
                     d_head=cfg.d_head, freq=freq, q=q, k=k, q_rot=q_rot, k_rot=k_rot, angle_q=angle_q,
                     angle_k=angle_k, contributions=contributions, unrotated=(q * k).sum(axis=-1), rest=rest,
                     score=float(contributions.sum()) + rest,
-                    scale=1.0 / np.sqrt(cfg.d_head) if cfg.scale_scores else 1.0, q_vec=q_vec, k_vec=k_vec)
+                    scale=cfg.components.attention.scale, q_vec=q_vec, k_vec=k_vec)
 
 
 def shifted_scores(view: PairView, offsets: np.ndarray) -> np.ndarray:

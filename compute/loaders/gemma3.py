@@ -5,7 +5,7 @@ names, before the lab computes them.
     layout.kinds          # ('local', 'local', 'local', 'local', 'local', 'global', ...)
     layout.windows        # (512, 512, 512, 512, 512, None, ...)
     layout.rope_thetas    # (10000.0, ..., 1000000.0, ...)
-    layout.missing        # what the lab's block does not have yet (the message says the same)
+    cfg, weights, tokenizer = compute.load_checkpoint("gemma-3-270m-q4_k_m.gguf")   # computed by the lab
 
 Some of a Gemma 3 model is not in the file and llama.cpp decides it by architecture (src/llama-model.cpp,
 LLM_ARCH_GEMMA3); so does this description:
@@ -24,6 +24,11 @@ LLM_ARCH_GEMMA3); so does this description:
   post_ffw_norm, output_norm) is stored as 1 + w: convert_hf_to_gguf.py adds Gemma's 1 before writing,
   so the file's weight multiplies the normalized x directly;
 - the MLP is GeGLU: GELU(tanh approximation)(x·W_gate) ⊙ x·W_up, then W_down.
+
+`config_of` turns the layout into the lab's Config (windows, rope_theta_local, post_norms, qk_norm,
+scale_embed, query_pre_attn_scalar, mlp="geglu"); `load` reads the tensors through a memory map of
+the file (only each tensor's bytes, dequantized one at a time: the 262k-row embedding is the one
+large array) and maps them to the lab's names.
 """
 from __future__ import annotations
 
@@ -39,16 +44,18 @@ GLOBAL_EVERY = 6                   # llama.cpp: set_swa_pattern(6), layer l glob
 LOCAL_ROPE_THETA = 10_000.0        # llama.cpp: rope_freq_base_train_swa
 BLOCK_TENSORS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "attn_q_norm", "attn_k_norm",
                  "post_attention_norm", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down", "post_ffw_norm")
-# What the lab's block (compute/) lacks for Gemma 3; each named with its tensors or key.
-MISSING = (
-    "QK-norm (RMSNorm of each head's q and k before RoPE: attn_q_norm, attn_k_norm)",
-    "sandwich norms (RMSNorm after attention and after the MLP, before each residual add: "
-    "post_attention_norm, post_ffw_norm)",
-    "local and global layers (a window on 5 of every 6 layers, each kind with its own RoPE base)",
-    "GeGLU (a tanh-GELU gate; the lab's gated MLP is SwiGLU)",
-    "embedding scale sqrt(d_model)",
-    "score scale query_pre_attn_scalar^-1/2 (1/16 for d_head 256, where the lab scales by 1/sqrt(d_head))",
-)
+# GGUF tensor name (after "blk.{l}.") -> Hugging Face Gemma3 name (after "layers.{l}."): Gemma's
+# four norms per block are input, post-attention, pre-feedforward and post-feedforward.
+HF_NAMES = {
+    "attn_norm": "input_layernorm.weight", "attn_q": "self_attn.q_proj.weight", "attn_k": "self_attn.k_proj.weight",
+    "attn_v": "self_attn.v_proj.weight", "attn_output": "self_attn.o_proj.weight",
+    "attn_q_norm": "self_attn.q_norm.weight", "attn_k_norm": "self_attn.k_norm.weight",
+    "post_attention_norm": "post_attention_layernorm.weight", "ffn_norm": "pre_feedforward_layernorm.weight",
+    "ffn_gate": "mlp.gate_proj.weight", "ffn_up": "mlp.up_proj.weight", "ffn_down": "mlp.down_proj.weight",
+    "post_ffw_norm": "post_feedforward_layernorm.weight",
+}
+GLOBAL_HF_NAMES = {"token_embd.weight": "embed_tokens.weight", "output_norm.weight": "norm.weight",
+                   "output.weight": "lm_head.weight"}
 
 
 @dataclass(frozen=True)
@@ -97,10 +104,6 @@ class Gemma3Layout:
     @property
     def embed_scale(self) -> float:
         return math.sqrt(self.d_model)
-
-    @property
-    def missing(self) -> tuple[str, ...]:
-        return MISSING
 
     def summary(self) -> str:
         """One line: the shape and the layer pattern."""
@@ -211,9 +214,46 @@ def layout(meta: dict, infos: list, path: Path) -> Gemma3Layout:
         tensor_types=tuple(sorted(types.items(), key=lambda kv: -kv[1])))
 
 
-def not_computed(meta: dict, infos: list, path: Path):
-    """The CheckpointError for a Gemma 3 file while the lab cannot compute it: what the file is (or
-    what is wrong with it) and what the lab's block is missing."""
-    described = layout(meta, infos, path)            # a malformed file says what is wrong with it first
-    return CheckpointError(f"{described.summary()}. The lab reads this Gemma 3 file but cannot compute it yet: "
-                           f"its block has no {'; no '.join(MISSING)}", path)
+def config_of(described: Gemma3Layout, path: Path):
+    """The lab's Config of a Gemma 3 layout; a CheckpointError for what the lab does not compute
+    (a final-logit soft-cap: Gemma 2's, not Gemma 3's)."""
+    from ..config import Config, ConfigError
+
+    if described.final_logit_softcap is not None:
+        raise CheckpointError(f"{described.summary()}: final_logit_softcapping={described.final_logit_softcap:g} "
+                              "(Gemma 2's logit soft-cap) is not computed by the lab", path)
+    try:
+        return Config(d_model=described.d_model, n_heads=described.n_heads, n_kv_heads=described.n_kv_heads,
+                      d_head=described.d_head, d_mlp=described.d_mlp, n_ctx=described.n_ctx,
+                      d_vocab=described.d_vocab, n_layers=described.n_layers, norm="rmsnorm",
+                      norm_eps=described.norm_eps, positions="rope", rope_theta=described.rope_theta_global,
+                      rope_theta_local=described.rope_theta_local, windows=described.windows, mlp="geglu",
+                      tied_embeddings=described.tied_embeddings, attn_bias=False, mlp_bias=False, qk_norm=True,
+                      post_norms=True, scale_embed=True, query_pre_attn_scalar=described.query_pre_attn_scalar,
+                      name=described.name)
+    except ConfigError as exc:
+        raise CheckpointError(f"the metadata gives an impossible model: {exc}", path) from None
+
+
+def hf_tensors(infos: list, data_start: int, path: Path, dequantize) -> tuple[dict, dict[str, int]]:
+    """Every tensor of the file as float32 under its Hugging Face name (norms as stored: 1 + w),
+    read through one memory map: `dequantize(raw bytes, info)` makes each from its own bytes only.
+    Also the count of each stored type."""
+    import numpy as np
+
+    from .. import progress
+    from ..i18n import QT_TR_NOOP
+
+    mm = np.memmap(path, dtype=np.uint8, mode="r")                          # nothing read until used
+    hf, types = {}, {}
+    for n, t in enumerate(infos):                 # finiteness: Weights.from_dict checks every array once
+        progress.report(QT_TR_NOOP("dequantizing the weights"), n / len(infos))   # a callback may cancel
+        kind = _type_name(t.type_code)
+        types[kind] = types.get(kind, 0) + 1
+        arr = dequantize(mm, data_start, t)                                 # float32, numpy shape
+        if t.name.startswith("blk."):
+            _, layer, rest = t.name.split(".", 2)
+            hf[f"layers.{layer}.{HF_NAMES[rest.removesuffix('.weight')]}"] = arr
+        else:
+            hf[GLOBAL_HF_NAMES[t.name]] = arr
+    return hf, types

@@ -3,11 +3,11 @@
     cfg, weights, tokenizer = loaded = compute.load_checkpoint("SmolLM2-135M-Instruct.Q4_1.gguf")
     loaded.info.label        # 'weights dequantized from Q4_1 and Q8_0'
 
-Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral) and `qwen2`; `gemma3` files are read and
-described (compute.loaders.gemma3) but refused, with what the lab is missing, until the lab
-computes them. Tensors of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K and Q6_K are
-dequantized to float32 by `gguf.quants`; the numbers are then those of the quantized model (not of
-the float model it was made from).
+Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral), `qwen2` and `gemma3` (compute.loaders.gemma3:
+local and global layers, QK-norm, sandwich norms, GeGLU, its tensors read through a memory map).
+Tensors of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K and Q6_K are dequantized
+to float32 by `gguf.quants`; the numbers are then those of the quantized model (not of the float
+model it was made from).
 
 GGUF keeps HF's (out, in) layout, so the tensors are renamed to HF's and mapped by
 compute.loaders.hf_llama. One difference: llama.cpp's converter permutes the rows of every head of Q and K
@@ -40,7 +40,7 @@ from ..config import Config, ConfigError
 from ..i18n import QT_TR_NOOP
 from .loaded import Checkpoint, CheckpointError, CheckpointInfo, CheckpointTokenizer, stored_label
 
-ARCHITECTURES = ("llama", "qwen2")
+ARCHITECTURES = ("llama", "qwen2", "gemma3")
 TENSOR_TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q4_K", "Q5_K", "Q6_K")
 MAX_TENSORS = 1 << 16
 MAX_KV = 1 << 12
@@ -346,7 +346,10 @@ def gguf_config(path: str | os.PathLike) -> Config:
     """The Config a GGUF file describes, from its metadata (no tensor data is read)."""
     path = Path(path).expanduser()
     meta, infos, _ = _scan_checked(path)
-    _known_but_not_computed(meta, infos, path)
+    if meta.get("general.architecture") == "gemma3":
+        from . import gemma3
+
+        return gemma3.config_of(gemma3.layout(meta, infos, path), path)
     return _config(meta, {t.name for t in infos}, path)[0]
 
 
@@ -362,13 +365,63 @@ def gemma3_layout(path: str | os.PathLike):
     return layout(meta, infos, path)
 
 
-def _known_but_not_computed(meta: dict, infos: list, path: Path) -> None:
-    """Architectures the loaders can read but the lab cannot compute yet: a CheckpointError that
-    says what the model is and what is missing (compute.loaders.gemma3)."""
-    if meta.get("general.architecture") == "gemma3":
-        from .gemma3 import not_computed
+def _load_gemma3(path: Path, meta: dict, infos: list, data_start: int):
+    """A gemma3 file as a Checkpoint: its layout checked (compute.loaders.gemma3), its tensors read
+    through a memory map and dequantized one at a time, Q/K rows as stored (half-split: no permutation)."""
+    from .. import memory
+    from ..weights import Weights, WeightsError
+    from . import gemma3, hf_llama
 
-        raise not_computed(meta, infos, path)
+    described = gemma3.layout(meta, infos, path)
+    cfg = gemma3.config_of(described, path)
+    try:
+        memory.check(cfg, 0, include_weights=True)
+    except ConfigError as exc:
+        raise _error(f"too large for this machine: {exc}", path) from None
+    problems = _check_tensor_bytes(infos, data_start, path.stat().st_size, path)
+    if problems:
+        raise _error(problems, path)
+    tokenizer = sentencepiece_tokenizer(path, meta, cfg.d_vocab, cfg.n_ctx)
+    hf, types = gemma3.hf_tensors(infos, data_start, path, _dequantize_mapped)
+    try:                                                 # the file's norms are 1 + w already
+        ours = hf_llama.hf_to_ours(cfg, hf, "gemma3_text", norms_plus_one=False)
+        weights = Weights.from_dict(cfg, ours, source=f"GGUF file {str(path)!r}")
+    except WeightsError as exc:
+        raise _error(exc.problems, path) from None
+    info = CheckpointInfo(source=str(path), format="gguf", model_type="gemma3", stored_types=types,
+                          label=stored_label(types), name=cfg.name, notes=(described.summary(),))
+    return Checkpoint(cfg, weights, tokenizer, info)
+
+
+def _dequantize_mapped(mm: np.ndarray, data_start: int, info: _TensorInfo) -> np.ndarray:
+    """One tensor as float32 in numpy order, from its own bytes of the memory-mapped file (checked
+    by _check_tensor_bytes). Q8_0 by ggml's formula in numpy (gguf's generic path takes seconds
+    on a 262k-row embedding), the others by `gguf.quants`."""
+    import gguf
+    from gguf.quants import dequantize
+
+    kind = gguf.GGMLQuantizationType(info.type_code)
+    block, block_bytes = gguf.GGML_QUANT_SIZES[kind]
+    rows = math.prod(info.shape[:-1])
+    begin = data_start + info.offset
+    raw = mm[begin:begin + rows * (info.shape[-1] // block) * block_bytes]    # a view: read when used
+    try:
+        if kind == gguf.GGMLQuantizationType.Q8_0:
+            return q8_0(raw).reshape(info.shape)
+        if kind == gguf.GGMLQuantizationType.F32:
+            return np.array(raw.view(np.float32).reshape(info.shape))
+        arr = dequantize(np.asarray(raw).reshape(rows, -1), kind)
+        return np.ascontiguousarray(arr, dtype=np.float32).reshape(info.shape)
+    except Exception as exc:  # noqa: BLE001 - a malformed block: say which tensor
+        raise _error(f"{info.name} cannot be dequantized from {kind.name}: {exc}", "GGUF file") from None
+
+
+def q8_0(raw: np.ndarray) -> np.ndarray:
+    """ggml's dequantize_row_q8_0: blocks of a float16 scale d and 32 int8 q; x = d·q. float32, flat."""
+    blocks = np.asarray(raw, dtype=np.uint8).reshape(-1, 34)               # [n_blocks, 2 + 32]
+    d = blocks[:, :2].copy().view(np.float16).astype(np.float32)            # [n_blocks, 1]
+    q = blocks[:, 2:].view(np.int8)                                         # [n_blocks, 32]
+    return (q * d).reshape(-1)                                              # float32
 
 
 def read_array(path: Path, entry: tuple, key: str = "an array") -> list:
@@ -434,7 +487,8 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
 
     path = Path(path).expanduser()
     meta, infos, data_start = _scan_checked(path)
-    _known_but_not_computed(meta, infos, path)
+    if meta.get("general.architecture") == "gemma3":
+        return _load_gemma3(path, meta, infos, data_start)
     names = {t.name for t in infos}
     cfg, arch = _config(meta, names, path)
     try:

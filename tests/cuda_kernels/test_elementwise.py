@@ -25,6 +25,9 @@ def test_embed(rng, T, d_model, d_vocab):
     check(resid_pre, f64(W_E)[tokens] + f64(W_pos)[:T], wrong=f64(W_E)[tokens] + f64(W_pos)[1:T + 1])
     EW.launch_embed(dev(tokens.astype(np.int64)), dev(W_E), dev(np.zeros((1, 1))), embed, resid_pre, False)
     check(resid_pre, f64(W_E)[tokens], tol=0)                               # RoPE models: no W_pos
+    EW.launch_embed(dev(tokens.astype(np.int64)), dev(W_E), dev(np.zeros((1, 1))), embed, resid_pre, False,
+                    scale=math.sqrt(d_model))                               # Gemma: · √d_model
+    check(embed, f64(W_E)[tokens] * math.sqrt(d_model), wrong=f64(W_E)[tokens])
 
 
 @pytest.mark.parametrize("T, n, d_head, rotary_dim", [(7, 3, 6, 6), (5, 2, 8, 4), (1, 1, 2, 2),
@@ -52,6 +55,15 @@ def test_silu_gate(rng, T, d):
     EW.launch_silu_gate(dev(gate), dev(up), out)
     g = f64(gate)
     check(out, g / (1 + np.exp(-g)) * f64(up), wrong=g / (1 + np.exp(-g)))  # times the linear branch
+
+
+@pytest.mark.parametrize("T, d", [(9, 21), pytest.param(512, 2048, marks=gpu)])
+def test_gelu_gate(rng, T, d):
+    gate, up = rand(rng, T, d, scale=3.0), rand(rng, T, d)
+    out = empty(T, d)
+    EW.launch_gelu_gate(dev(gate), dev(up), out)
+    g = f64(gate)
+    check(out, gelu(g) * f64(up), wrong=g / (1 + np.exp(-g)) * f64(up))   # GeGLU, not SwiGLU
 
 
 @pytest.mark.parametrize("T, d", [(9, 21), pytest.param(1024, 3072, marks=gpu)])

@@ -144,7 +144,8 @@ def _outputs():
 
     return {R: {"launch_layer_norm": (3, 4, 5), "launch_rms_norm": (2, 3), "launch_softmax_rows": (2,),
                 "launch_scale_mask_softmax": (6, 7, 8)},
-            EW: {"launch_embed": (3, 4), "launch_rope": (3,), "launch_silu_gate": (2,), "launch_gelu": (1,),
+            EW: {"launch_embed": (3, 4), "launch_rope": (3,), "launch_silu_gate": (2,), "launch_gelu_gate": (2,),
+                 "launch_gelu": (1,),
                  "launch_sum_heads_residual": (3, 4), "launch_add": (2,)},
             P: {"launch_project_qkv": (3, 4, 5), "launch_scores": (6, 7, 8), "launch_weighted_sum": (3,),
                 "launch_head_results": (2,), "launch_matmul_bias": (3,)},
