@@ -50,7 +50,7 @@ import numpy as np
 
 from ..config import Config, ConfigError
 
-MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3_text", "olmo2", "mixtral", "qwen3_moe")
+MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3_text", "olmo2", "mixtral", "qwen3_moe", "olmoe")
 ARCHITECTURES = {"llama": ("LlamaForCausalLM", "LlamaModel"),
                  "mistral": ("MistralForCausalLM", "MistralModel"),
                  "qwen2": ("Qwen2ForCausalLM", "Qwen2Model"),
@@ -59,7 +59,8 @@ ARCHITECTURES = {"llama": ("LlamaForCausalLM", "LlamaModel"),
                  "gemma3_text": ("Gemma3ForCausalLM", "Gemma3TextModel"),
                  "olmo2": ("Olmo2ForCausalLM", "Olmo2Model"),
                  "mixtral": ("MixtralForCausalLM", "MixtralModel"),
-                 "qwen3_moe": ("Qwen3MoeForCausalLM", "Qwen3MoeModel")}
+                 "qwen3_moe": ("Qwen3MoeForCausalLM", "Qwen3MoeModel"),
+                 "olmoe": ("OlmoeForCausalLM", "OlmoeModel")}
 GEMMA = ("gemma3_text",)
 # The HF names of each block's norms: (before attention, after it, before the MLP, after it); None = none.
 NORM_NAMES = {
@@ -70,7 +71,8 @@ NORM_NAMES = {
 LLAMA_NORMS = ("input_layernorm", None, "post_attention_layernorm", None)
 # The Qwen layout: windows only with use_sliding_window (layer_types or max_window_layers).
 QWEN = ("qwen2", "qwen3", "qwen3_moe")
-QK_NORM = ("qwen3", "qwen3_moe", "gemma3_text", "olmo2")   # an RMSNorm of q and k before RoPE
+QK_NORM = ("qwen3", "qwen3_moe", "gemma3_text", "olmo2", "olmoe")   # an RMSNorm of q and k before RoPE
+QK_NORM_ALL_HEADS = ("olmo2", "olmoe")           # ... over all heads' q (k) at once, not per head
 # Mistral's layout: one sliding_window for every layer.
 EVERY_LAYER_WINDOW = ("mistral", "phi3")
 # Fused q/k/v and gate/up products (rows stacked in that order), split on loading.
@@ -78,7 +80,8 @@ FUSED = ("phi3",)
 # Mixtures of experts: where each layer's router and experts are, and the names of an expert's
 # gate, up and down projections (Mixtral's w1, w3, w2; Qwen3-MoE's as a dense SwiGLU's).
 EXPERTS = {"mixtral": ("block_sparse_moe.", ("w1", "w3", "w2")),
-           "qwen3_moe": ("mlp.", ("gate_proj", "up_proj", "down_proj"))}
+           "qwen3_moe": ("mlp.", ("gate_proj", "up_proj", "down_proj")),
+           "olmoe": ("mlp.", ("gate_proj", "up_proj", "down_proj"))}
 # Buffers older checkpoints carry (RoPE frequencies): not weights.
 IGNORED_SUFFIXES = (".rotary_emb.inv_freq",)
 
@@ -184,7 +187,7 @@ def _windows(raw: dict, model_type: str, n_layers: int, problems: list[str]) -> 
 
 def _experts(raw: dict, model_type: str, problems: list[str]) -> tuple[int, int, bool]:
     """(n_experts, experts_per_token, norm_topk) of a mixture of experts; (0, 0, True) for a dense MLP.
-    Mixtral always renormalises the chosen weights; Qwen3-MoE when norm_topk_prob says so."""
+    Mixtral always renormalises the chosen weights; Qwen3-MoE and OLMoE when norm_topk_prob says so."""
     if model_type not in EXPERTS:
         return 0, 0, True
     # transformers 5 writes num_local_experts for both; Qwen3-MoE folders of the hub say num_experts
@@ -194,6 +197,8 @@ def _experts(raw: dict, model_type: str, problems: list[str]) -> tuple[int, int,
     norm = True if model_type == "mixtral" else raw.get("norm_topk_prob", False)
     if not isinstance(norm, bool):
         _problem(problems, f"norm_topk_prob={norm!r} must be true or false")
+    if model_type == "olmoe" and raw.get("clip_qkv") is not None:
+        _problem(problems, f"clip_qkv={raw['clip_qkv']!r} is not supported (q, k and v clamped: only null)")
     if model_type == "qwen3_moe":
         step, dense = raw.get("decoder_sparse_step", 1), raw.get("mlp_only_layers", [])
         if step != 1 or dense:
@@ -273,7 +278,7 @@ def config_from_json(raw: dict, folder: Path, error) -> Config:
                       n_layers=n_layers, d_mlp=d_mlp, norm="rmsnorm", norm_eps=eps, positions="rope",
                       rope_theta=theta, rotary_dim=rotary_dim, n_kv_heads=n_kv, mlp="geglu" if gemma else "swiglu",
                       tied_embeddings=tied, attn_bias=bias, mlp_bias=mlp_bias, windows=windows,
-                      qk_norm=model_type in QK_NORM, qk_norm_scope="all" if model_type == "olmo2" else "head",
+                      qk_norm=model_type in QK_NORM, qk_norm_scope="all" if model_type in QK_NORM_ALL_HEADS else "head",
                       pre_norms=norms[0] is not None, post_norms=norms[1] is not None,
                       rope_theta_local=theta_local if windows is not None else None, scale_embed=gemma,
                       query_pre_attn_scalar=scalar, n_experts=n_experts, experts_per_token=top_k,

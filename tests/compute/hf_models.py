@@ -45,7 +45,7 @@ class _Float64Torch:
         return getattr(self._real, name)
 
 
-_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "olmo2", "mixtral", "qwen3_moe")
+_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "olmo2", "mixtral", "qwen3_moe", "olmoe")
 
 
 def _mixtral_router_float64(self, hidden_states):
@@ -89,12 +89,13 @@ def make_hf_model(model_type: str, seed: int = 0, **config):
                "qwen2": transformers.Qwen2Config, "qwen3": transformers.Qwen3Config,
                "phi3": transformers.Phi3Config, "gpt_neox": transformers.GPTNeoXConfig,
                "olmo2": transformers.Olmo2Config,
-               "mixtral": transformers.MixtralConfig, "qwen3_moe": transformers.Qwen3MoeConfig}[model_type]
+               "mixtral": transformers.MixtralConfig, "qwen3_moe": transformers.Qwen3MoeConfig,
+               "olmoe": transformers.OlmoeConfig}[model_type]
     cls_model = {"llama": transformers.LlamaForCausalLM, "mistral": transformers.MistralForCausalLM,
                  "qwen2": transformers.Qwen2ForCausalLM, "qwen3": transformers.Qwen3ForCausalLM,
                  "phi3": transformers.Phi3ForCausalLM, "gpt_neox": transformers.GPTNeoXForCausalLM,
                  "olmo2": transformers.Olmo2ForCausalLM, "mixtral": transformers.MixtralForCausalLM,
-                 "qwen3_moe": transformers.Qwen3MoeForCausalLM}[model_type]
+                 "qwen3_moe": transformers.Qwen3MoeForCausalLM, "olmoe": transformers.OlmoeForCausalLM}[model_type]
     base = dict(vocab_size=60, hidden_size=16, intermediate_size=24, num_hidden_layers=2,
                 num_attention_heads=4, max_position_embeddings=64, tie_word_embeddings=False)
     if model_type == "gpt_neox":                    # LayerNorm, no K/V sharing

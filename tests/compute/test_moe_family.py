@@ -1,7 +1,7 @@
-"""Mixtures of experts (Mixtral, Qwen3-MoE): a router scores each token against E experts, the token
+"""Mixtures of experts (Mixtral, Qwen3-MoE, OLMoE): a router scores each token against E experts, the token
 goes through its top k, and mlp_out is their sum weighted by the router (components.Experts; the
 names router_logits, router_probs, expert_weights, expert_out). Tiny random models of
-`transformers`' own MixtralForCausalLM and Qwen3MoeForCausalLM, saved as real folders and opened
+`transformers`' own MixtralForCausalLM, Qwen3MoeForCausalLM and OlmoeForCausalLM, saved as real folders and opened
 with load_checkpoint: logits, every layer's pattern and the router's logits equal HF's float64
 forward on the reference and cpu backends (cuda: tests/cuda_kernels/test_backend.py)."""
 from __future__ import annotations
@@ -26,7 +26,8 @@ PROMPT = "the capital of france is paris the cat sat on the mat and the dog ran 
 TOL = {"reference": 1e-8, "cpu": 2e-4}
 MODELS = {"mixtral": dict(num_local_experts=4, num_experts_per_tok=2, num_key_value_heads=2),
           "qwen3_moe": dict(num_experts=6, num_experts_per_tok=3, moe_intermediate_size=20, head_dim=6,
-                            norm_topk_prob=False)}
+                            norm_topk_prob=False),
+          "olmoe": dict(num_experts=5, num_experts_per_tok=2, num_key_value_heads=2, norm_topk_prob=True)}
 
 
 @pytest.fixture(scope="module", params=list(MODELS))
@@ -63,8 +64,9 @@ def test_the_config_and_weights_map_the_experts(moe):
     cfg, w, _ = load_checkpoint(folder)
     assert cfg.n_experts == MODELS[raw["model_type"]].get("num_local_experts", MODELS[raw["model_type"]].get(
         "num_experts")) and cfg.components.has("moe")
-    assert cfg.norm_topk == (raw["model_type"] == "mixtral")               # Qwen3-MoE: as its config says
-    assert cfg.qk_norm == (raw["model_type"] == "qwen3_moe")
+    assert cfg.norm_topk == (raw["model_type"] != "qwen3_moe")             # Qwen3-MoE, OLMoE: as the config says
+    assert cfg.qk_norm == (raw["model_type"] != "mixtral")
+    assert cfg.components.attention.qk_norm_all_heads == (raw["model_type"] == "olmoe")   # OLMoE: all heads at once
     layer = model.model.layers[1].mlp
     router = layer.gate.weight.detach().numpy()                            # [E, d_model]
     np.testing.assert_array_equal(w["blocks.1.moe.W_router"], router.T)
