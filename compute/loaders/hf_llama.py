@@ -1,5 +1,5 @@
 """Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2, qwen3, phi3, gemma3_text, olmo2,
-and the mixtures of experts mixtral, qwen3_moe), mapped to our names.
+and the mixtures of experts mixtral, qwen3_moe, olmoe), mapped to our names.
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/SmolLM2-135M")
 
