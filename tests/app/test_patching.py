@@ -52,7 +52,8 @@ def test_cells_fill_in_and_each_equals_its_single_patch_in_the_float64_reference
     assert m.answer == int(np.argmax(clean["logits"][-1]))                       # picked from the prediction
     for layer in range(cfg.n_layers):
         for head in range(cfg.n_heads):
-            one = forward(cfg, w, list(setup.corrupted), "reference", interventions=[Patch("z", layer, clean, head=head)])
+            one = forward(cfg, w, list(setup.corrupted), "reference",
+                          interventions=[Patch("z", layer, clean, head=head)])
             assert last.run.heads[layer, head] == pytest.approx(last.run.restored(m(one)), abs=1e-4)
         for p in range(len(setup.clean)):
             one = forward(cfg, w, list(setup.corrupted), "reference",
@@ -95,7 +96,8 @@ def test_prompts_and_metric_are_an_undoable_step_kept_in_sessions(qtbot, state):
     qtbot.waitUntil(lambda: ctrl.extra.finished and ctrl.extra.setup.answer == 3, timeout=30_000)
     assert (ctrl.extra.run.metric.answer, ctrl.extra.run.metric.wrong) == (3, 5)
     data = session_dict(state.inputs, state.selection)
-    assert data["patching"] == {"clean": list(chosen.clean), "corrupted": list(chosen.corrupted), "answer": 3, "wrong": 5}
+    assert data["patching"] == {"clean": list(chosen.clean), "corrupted": list(chosen.corrupted),
+                                "answer": 3, "wrong": 5}
     back = parse_session(json.dumps(data))
     assert back.selection["patching"] == PatchSetup(chosen.clean, chosen.corrupted, 3, 5)
     state.undo_stack.undo()

@@ -127,7 +127,7 @@ class Patching(CircuitPage):
         self.go.clicked.connect(self._run)
         self.answer_label, self.wrong_label = QLabel(), QLabel()
         self.say(self.answer_label.setText, QT_TR_NOOP("metric: logit of"))
-        self.say(self.wrong_label.setText, QT_TR_NOOP("minus"))
+        self.say(self.wrong_label.setText, QT_TR_NOOP("minus the logit of"))
         self.answer, self.wrong = QComboBox(), QComboBox()
         for box in (self.answer, self.wrong):
             box.activated.connect(self._metric)
