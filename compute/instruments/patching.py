@@ -64,6 +64,16 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
     L, H, T, dm = cfg.n_layers, cfg.n_heads, len(corr_ids), cfg.d_model
     heads_map, pos_map = np.full((L, H), np.nan), np.full((L, T), np.nan)
     gap = m_clean - m_corr
+    # Rows before the first token the prompts differ in are the same in both passes (causal), so in every
+    # patched pass too: each batch computes rows p0..T-1 only, the earlier rows' keys and values taken
+    # from the corrupted pass.
+    differ = np.flatnonzero(np.asarray(clean_ids) != np.asarray(corr_ids))
+    p0 = int(min(differ[0], T - 1)) if differ.size and cfg.causal else 0
+    score_key = cfg.components.score_inputs[1]
+
+    def past(layer: int) -> tuple[np.ndarray, np.ndarray]:
+        return (np.asarray(corrupted[score_key, layer][:p0], dtype=dtype),
+                np.asarray(corrupted["v", layer][:p0], dtype=dtype))               # [p0, KV, dh] each
     dtype = np.dtype(corrupted.dtype)
     direction = unembed_column(cfg, weights, metric.answer) - unembed_column(cfg, weights, metric.wrong)  # [d_model]
 
@@ -78,8 +88,8 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
 
     def run(kind: str, layer: int, name: str, put, n: int, cells) -> None:
         stop_if_asked()
-        base = np.asarray(corrupted["resid_pre", layer], dtype=dtype)             # [T, d_model]
-        resid = np.ascontiguousarray(np.broadcast_to(base, (n, T, dm)))           # [n, T, d_model]
+        base = np.asarray(corrupted["resid_pre", layer], dtype=dtype)[p0:]        # [T - p0, d_model]
+        resid = np.ascontiguousarray(np.broadcast_to(base, (n, T - p0, dm)))      # [n, T - p0, d_model]
 
         def hook(at: str, lyr: int, x: np.ndarray) -> np.ndarray:
             if at == "resid_pre":
@@ -89,7 +99,8 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
             x = x.copy()
             put(x)
             return x
-        values = batched_metric(cfg, weights, dtype, resid, base, layer, None, hook, direction)   # [n]
+        values = batched_metric(cfg, weights, dtype, resid, base, layer, None, hook, direction,
+                                first_row=p0, past=past)                          # [n]
         for index, value in zip(cells, values, strict=True):
             restored = (float(value) - m_corr) / gap if gap != 0 else float("nan")
             (heads_map if kind == "heads" else pos_map)[layer, index] = restored
@@ -101,14 +112,15 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
     for layer in range(L) if "heads" in kinds else ():
         z = np.asarray(clean["z", layer], dtype=dtype)                            # [T, H, dh]
 
-        def put_heads(x, z=z) -> None:                                            # x [H, T, H, dh]: batch b, head b
+        def put_heads(x, z=z) -> None:                                  # x [H, T - p0, H, dh]: batch b, head b
             for b in range(H):
-                x[b, :, b] = z[:, b]
+                x[b, :, b] = z[p0:, b]
         run("heads", layer, "z", put_heads, H, range(H))
     for layer in range(L) if "positions" in kinds else ():
         r = np.asarray(clean["resid_pre", layer], dtype=dtype)                    # [T, d_model]
         # A row the two passes share (every row before the first differing token: causal) patches nothing.
         rows = np.flatnonzero((r != np.asarray(corrupted["resid_pre", layer], dtype=dtype)).any(axis=1))   # [n]
+        rows = rows[rows >= p0]                                                   # before p0: equal by causality
         for p in sorted(set(range(T)) - set(rows.tolist())):
             pos_map[layer, p] = 0.0
             if on_cell is not None:
@@ -117,9 +129,9 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
             snapshot()
             continue
 
-        def put_positions(x, r=r, rows=rows) -> None:                  # x [n, T, d_model]: batch b, row rows[b]
+        def put_positions(x, r=r, rows=rows) -> None:             # x [n, T - p0, d_model]: batch b, row rows[b]
             for b, p in enumerate(rows):
-                x[b, p] = r[p]
+                x[b, p - p0] = r[p]
         run("positions", layer, "resid_pre", put_positions, len(rows), rows.tolist())
     return PatchingRun(clean_ids, corr_ids, metric, m_clean, m_corr, heads_map, pos_map, time.perf_counter() - t0)
 
