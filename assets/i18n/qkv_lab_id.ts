@@ -478,6 +478,10 @@
         <translation>Setiap hasil antara dari blok bergaya GPT-2, langsung, dengan angka sungguhan.</translation>
     </message>
     <message>
+        <source>Show every head&apos;s share (Knock heads out)</source>
+        <translation>Tampilkan bagian tiap head (Matikan head)</translation>
+    </message>
+    <message>
         <source>Change the model&apos;s shape?</source>
         <translation>Ubah bentuk model?</translation>
     </message>

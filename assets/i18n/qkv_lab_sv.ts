@@ -479,6 +479,10 @@
         <translation>Varje mellanresultat i ett block i GPT-2-stil, live, med riktiga tal.</translation>
     </message>
     <message>
+        <source>Show every head&apos;s share (Knock heads out)</source>
+        <translation>Visa varje huvuds andel (Slå ut huvuden)</translation>
+    </message>
+    <message>
         <source>Change the model&apos;s shape?</source>
         <translation>Ändra modellens form?</translation>
     </message>
