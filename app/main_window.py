@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QGraphicsOpacityEffect,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -504,6 +505,10 @@ class MainWindow(QMainWindow):
             widget.clicked.connect(self._on_cell_clicked)
             widget.traced.connect(self._on_traced)
             widget.rangeToggled.connect(lambda: s.select(full_range=not s.selection.full_range))
+            if PAGE[key].head:                               # right-click: knock the head shown out (or back)
+                widget.canvas.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+                widget.canvas.customContextMenuRequested.connect(
+                    lambda pos, w=widget: self._pop_head_menu(w.canvas.mapToGlobal(pos)))
         appearance = getattr(getattr(self, "file_actions", None), "appearance", None)
         if appearance is not None:
             appearance.style_page(widget)
@@ -512,6 +517,25 @@ class MainWindow(QMainWindow):
         if isinstance(widget, Station) and s.result is not None:
             widget.show_result(s.result, s.selection)
         return widget
+
+    def head_menu(self) -> QMenu:
+        """The stations' right-click menu: knock the selected head out, or put it back (undoable)."""
+        s = self.state
+        layer, head = s.selection.layer, s.selection.head
+        menu = QMenu(self)
+        text = (tr("Put head {layer}.{head} back") if (layer, head) in s.inputs.ablated else
+                tr("Knock head {layer}.{head} out"))
+        menu.addAction(text.format(layer=layer, head=head)).triggered.connect(lambda: s.toggle_ablation(layer, head))
+        if s.inputs.ablated:
+            menu.addAction(tr("Put every head back")).triggered.connect(s.clear_ablations)
+        menu.addAction(tr("Show every head's share (Knock heads out)")).triggered.connect(
+            lambda: s.select(station="knockout"))
+        return menu
+
+    def _pop_head_menu(self, where) -> None:
+        menu = self.head_menu()
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)      # one menu per right-click, gone when closed
+        menu.popup(where)
 
     def _on_lock(self, _flag: bool = False) -> None:
         """While training runs, the history is frozen (the views show the live weights): Undo and

@@ -16,7 +16,9 @@ A session is UTF-8 JSON with a schema version (SCHEMA_VERSION = 1):
       },                                                   #     tokenizer (Inputs.vocabulary)
       "selection": {"layer": 0, "head": 1, "query": 5, "key": null, "station": "scores"},
       "colours": {"theme": "light", "colormap": "blues", "diverging": "diverging",
-                  "lock_scales": false, "show_values": true}
+                  "lock_scales": false, "show_values": true},
+      "patching": {"clean": [...], "corrupted": [...],      # only with an activation-patching run: its
+                   "answer": null, "wrong": null}           #     prompts; its metric (null: from the prediction)
     }
 
 Saving is atomic (a temporary file renamed over the target). Loading checks everything before
@@ -42,7 +44,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from compute import BACKEND_NAMES, PRESETS, Config, ConfigError, safe_io
+from compute import BACKEND_NAMES, PRESETS, Config, ConfigError, InterventionError, safe_io
+from compute.instruments.patching import PatchSetup
 from widgets.i18n import QT_TR_NOOP, error_text, num, tr
 from widgets.theme import DIVERGING_MAPS, SEQUENTIAL_MAPS
 
@@ -214,7 +217,15 @@ def session_dict(inputs: Inputs, selection, labels=None, base_dir=None) -> dict[
         },
         "selection": {f: getattr(sel, f) for f in SELECTION_FIELDS},
         "colours": {f: getattr(sel, f) for f in COLOUR_FIELDS},
+        **({"patching": _patching_dict(sel.patching)} if getattr(sel, "patching", None) is not None else {}),
     }
+
+
+def _patching_dict(setup) -> dict[str, Any]:
+    """The activation-patching run: its two prompts (ids) and its metric's tokens (null: picked from the prediction)."""
+    return {"clean": [int(t) for t in setup.clean], "corrupted": [int(t) for t in setup.corrupted],
+            "answer": None if setup.answer is None else int(setup.answer),
+            "wrong": None if setup.wrong is None else int(setup.wrong)}
 
 
 def dumps(state, base_dir=None) -> str:
@@ -460,6 +471,8 @@ def _parse(text: str, source: str, base_dir: Path | None) -> SessionData:
     for name in ("lock_scales", "show_values"):
         if name in colours:
             selection[name] = _need(colours, name, bool, "colours")
+    if "patching" in data:
+        selection["patching"] = _patching(data["patching"], config)
     return SessionData(inputs=inputs, selection=selection, warnings=tuple(warnings), source=source,
                        checks=tuple(checks))
 
@@ -605,6 +618,24 @@ def _size(path: str) -> int:
         return sum(c.stat().st_size for c in p.iterdir() if c.is_file()) if p.is_dir() else p.stat().st_size
     except OSError:
         return 0
+
+
+def _patching(value: Any, config):
+    """patching: {"clean": [ids], "corrupted": [ids], "answer": id | null, "wrong": id | null}, for this model."""
+    if not isinstance(value, dict):
+        raise SessionError(tr("patching must be an object such as {example}").format(
+            example='{"clean": [1, 2], "corrupted": [1, 3], "answer": null, "wrong": null}'))
+    prompts = [_need(value, name, list, "patching") for name in ("clean", "corrupted")]
+    tokens = []
+    for name in ("answer", "wrong"):
+        if value.get(name) is None:
+            tokens.append(None)
+        else:
+            tokens.append(_need(value, name, int, "patching"))
+    try:
+        return PatchSetup(tuple(prompts[0]), tuple(prompts[1]), *tokens).check(config)
+    except (InterventionError, ConfigError) as exc:
+        raise SessionError(f"patching: {error_text(exc) or exc}") from None
 
 
 def _ablated(value: Any, config) -> tuple[tuple[int, int], ...]:

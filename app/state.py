@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from compute import PRESETS, ConfigError, memory
+from compute import PRESETS, ConfigError, InterventionError, memory
 from compute.forward import check_budget, resolve_backend
 from compute.stations import EARLY_STATIONS, INSTRUMENT_PAGES, PAGES, STATIONS
 from compute.tokenizer import VocabularyError
@@ -81,6 +81,20 @@ class _InputsCommand(QUndoCommand):
     def undo(self) -> None:
         if (state := self._state()) is not None:
             state._apply(self._old)
+
+
+class _PatchingCommand(QUndoCommand):
+    """Choose an activation-patching run (Selection.patching): view state, but an undoable step."""
+
+    def __init__(self, state: LabState, old, new, text: str):
+        super().__init__(text)
+        self._state, self._old, self._new = state, old, new
+
+    def redo(self) -> None:
+        self._state.select(patching=self._new)
+
+    def undo(self) -> None:
+        self._state.select(patching=self._old)
 
 
 class _UndoStack(QUndoStack):
@@ -456,6 +470,19 @@ class LabState(QObject):
     def clear_ablations(self) -> bool:
         return self.edit(tr("Put every head back"), ablated=())
 
+    def set_patching(self, setup) -> bool:
+        """Make `setup` (a compute.instruments.patching.PatchSetup: two prompts and a metric) the patching
+        page's run, one undoable step; a setup this model cannot run is refused with a message."""
+        try:
+            setup = setup.check(self._inputs.config)
+        except (InterventionError, ConfigError) as exc:
+            self.message.emit("error", tr("Activation patching: {why}").format(why=error_text(exc) or str(exc)))
+            return False
+        if setup == self._selection.patching:
+            return True
+        self.undo_stack.push(_PatchingCommand(self, self._selection.patching, setup, tr("Patch two prompts")))
+        return True
+
     def set_backend(self, backend: str) -> bool:
         return self.edit(tr("Backend {backend}").format(backend=backend), backend=backend)
 
@@ -482,8 +509,14 @@ class LabState(QObject):
             limit = T if name == "attn_scores" else cfg.d_head
             if not (0 <= row < T and 0 <= col < limit):
                 trace = None
+        patching = s.patching
+        if patching is not None:
+            try:
+                patching = patching.check(cfg)                   # another model: its ids may not exist there
+            except (InterventionError, ConfigError):
+                patching = None
         return dataclasses.replace(
-            s, lens=lens, trace=trace,
+            s, lens=lens, trace=trace, patching=patching,
             layer=min(max(s.layer, 0), cfg.n_layers - 1),
             head=min(max(s.head, 0), cfg.n_heads - 1),
             query=min(max(s.query, 0), max(T - 1, 0)),

@@ -121,6 +121,8 @@ class Selection:
     tile: int = 4                               # tiled softmax: B_r = B_c
     tile_step: int | None = None                # tiled softmax: steps done (None: all of them)
     ab: tuple | None = None                     # A/B: the condition (change, value) of compute.instruments.ab
+    patching: Any = None                        # activation patching: a compute.instruments.patching.PatchSetup
+                                                #   (the two prompts and the metric; None: the page's default)
 
 
 @dataclass(frozen=True)

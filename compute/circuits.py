@@ -315,11 +315,18 @@ def norm_batched(cfg: Config, x: np.ndarray, w: np.ndarray, b: np.ndarray | None
 
 
 def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first: int, mask: np.ndarray | None,
-                 hook: Callable, keep: Callable | None = None) -> np.ndarray:
+                 hook: Callable, keep: Callable | None = None, first_row: int = 0,
+                 past: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
     """Layers `first`..L-1 on a batch of passes, resid [B, T, d_model] (resid_pre of `first`): the block's
     equations with `hook(name, layer, x [B, ...]) -> x` after each name, `keep(layer, locals)` at each
-    layer's end (None: nothing kept). Returns the last resid_post [B, T, d_model]."""
-    B, T, dm = resid.shape
+    layer's end (None: nothing kept). Returns the last resid_post [B, T, d_model].
+
+    With `first_row` p > 0 (causal, no extra mask) resid holds rows p..T-1 only, [B, T - p, d_model]: rows
+    before p are the same in every pass of the batch, so only their keys and values are needed, and
+    `past(layer)` gives them (the score's key and v, [p, n_kv_heads, d_head] each); every name the hooks
+    see then has rows p..T-1 only (the incremental pass of section 6, for a batch)."""
+    B, R, dm = resid.shape
+    T = first_row + R                                                            # positions; rows first_row..T-1
     H, KV, dh = cfg.n_heads, cfg.n_kv_heads, cfg.d_head
     c = cfg.components
     scale = dtype.type(c.attention.scale)                                        # 1/√d_head (Gemma: 1/√q_p_a_s)
@@ -327,7 +334,7 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
     for layer in range(first, cfg.n_layers):
         if c.positions.rotates:
             rope = c.rotary(layer)                                               # the layer's base (Gemma 3)
-            cos, sin = (a.astype(dtype) for a in rope.angles(T))                 # [T, r/2] each
+            cos, sin = (a.astype(dtype) for a in rope.angles(R, first_row))      # [R, r/2] rows p..T-1
         progress.report(f"layer {layer}", (layer + 1 - first) / max(cfg.n_layers - first, 1))
 
         def W(name: str, layer=layer) -> np.ndarray | None:
@@ -337,13 +344,13 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
             return x if b is None else x + b
 
         def proj(x: np.ndarray, name: str, n: int, layer=layer) -> np.ndarray:
-            y = x.reshape(B * T, dm) @ _fused(weights, layer, name, dtype)        # [B·T, n·dh]
-            return y.reshape(B, T, n, dh)                                         # [B, T, n, dh]
+            y = x.reshape(B * R, dm) @ _fused(weights, layer, name, dtype)        # [B·R, n·dh]
+            return y.reshape(B, R, n, dh)                                         # [B, R, n, dh]
 
         def h(name: str, x: np.ndarray, layer=layer) -> np.ndarray:
             return hook(name, layer, x)
 
-        allowed = allowed_pairs(T, cfg.causal, mask, cfg.window(layer))          # [T, T]
+        allowed = allowed_pairs(T, cfg.causal, mask, cfg.window(layer))[first_row:]   # [R, T]
         resid_pre = h("resid_pre", resid)                                        # [B, T, d_model]
         if c.pre_norm:
             n1 = norm_batched(cfg, resid_pre, W("ln1.w"), W("ln1.b"))
@@ -362,13 +369,17 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
             rot_q = h("rot_q", rope.rotate(q_pos, cos, sin))                     # [B, T, H, dh]
             rot_k = h("rot_k", rope.rotate(k_pos, cos, sin))                     # [B, T, KV, dh]
             q_pos, k_pos = rot_q, rot_k
-        k_h, v_h = k_pos[:, :, kv_of], v[:, :, kv_of]                            # [B, T, H, dh] each head's K, V
+        k_all, v_all = k_pos, v                                                  # [B, R, KV, dh] (+ the earlier rows')
+        if first_row:
+            k_past, v_past = (np.broadcast_to(a.astype(dtype, copy=False), (B,) + a.shape) for a in past(layer))
+            k_all, v_all = np.concatenate([k_past, k_pos], 1), np.concatenate([v_past, v], 1)   # [B, T, KV, dh]
+        k_h, v_h = k_all[:, :, kv_of], v_all[:, :, kv_of]                        # [B, T, H, dh] each head's K, V
         attn_scores_raw = h("attn_scores_raw", q_pos.transpose(0, 2, 1, 3) @ k_h.transpose(0, 2, 3, 1))  # [B, H, T, T]
         attn_scores_scaled = h("attn_scores_scaled", attn_scores_raw * scale)   # [B, H, T, T]
         attn_scores = h("attn_scores", np.where(allowed, attn_scores_scaled, dtype.type(-np.inf)))   # [B, H, T, T]
         pattern = h("pattern", softmax_rows(attn_scores))                        # [B, H, T, T]
         z = h("z", (pattern @ v_h.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3))  # [B, T, H, dh]  sum_j p_ij v_j
-        z_concat = z.reshape(B, T, H * dh)                                       # [B, T, H*dh]
+        z_concat = z.reshape(B, R, H * dh)                                       # [B, R, H*dh]
         result = h("result", np.matmul(z.transpose(0, 2, 1, 3), W("attn.W_O")).transpose(0, 2, 1, 3))  # [B,T,H,d]
         attn_out = h("attn_out", plus(result.sum(axis=2), W("attn.b_O")))        # [B, T, d_model]
         if c.post_norm is not None:                                              # Gemma 2/3, OLMo 2
@@ -414,11 +425,13 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
 
 
 def batched_metric(cfg: Config, weights: Weights, dtype, resid: np.ndarray, base: np.ndarray, first: int,
-                   mask: np.ndarray | None, hook: Callable, direction: np.ndarray) -> np.ndarray:
+                   mask: np.ndarray | None, hook: Callable, direction: np.ndarray, first_row: int = 0,
+                   past: Callable | None = None) -> np.ndarray:
     """For B passes (resid_pre of `first`: `base` [T, d_model] for each, changed by `hook`), the last
-    position's ln_final_out · `direction` [d_model] (a logit difference: W_U[:, a] − W_U[:, b]). [B]."""
+    position's ln_final_out · `direction` [d_model] (a logit difference: W_U[:, a] − W_U[:, b]). [B].
+    `first_row`, `past`: as block_layers (resid then holds rows first_row..T-1)."""
     with _one_blas_thread():
-        x = block_layers(cfg, weights, dtype, resid, first, mask, hook)          # [B, T, d_model]
+        x = block_layers(cfg, weights, dtype, resid, first, mask, hook, first_row=first_row, past=past)   # [B, R, d]
     last = norm_batched(cfg, x[:, -1], _w(weights, "ln_final.w", dtype), _w(weights, "ln_final.b", dtype))["out"]
     return last.astype(np.float64) @ direction                                    # [B]
 

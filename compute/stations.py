@@ -64,6 +64,8 @@ PAGE_TABLE: tuple[Page, ...] = (
          QT_TRANSLATE_NOOP("PageShort", "Why this key"), kind="instrument", numbers="circuits"),
     Page("head_finder", QT_TRANSLATE_NOOP("Page", "Head finder"), QT_TRANSLATE_NOOP("PageShort", "Head finder"),
          kind="instrument", numbers="instruments/patching", layer=False, head=False),
+    Page("patching", QT_TRANSLATE_NOOP("Page", "Activation patching"), QT_TRANSLATE_NOOP("PageShort", "Patching"),
+         kind="instrument", numbers="instruments/patching", layer=False, head=False),
 )
 PAGE: dict[str, Page] = {p.key: p for p in PAGE_TABLE}
 STATIONS: tuple[str, ...] = tuple(p.key for p in PAGE_TABLE if p.kind == "station")

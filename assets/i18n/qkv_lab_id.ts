@@ -486,6 +486,10 @@
         <translation>Setiap hasil antara dari blok bergaya GPT-2, langsung, dengan angka sungguhan.</translation>
     </message>
     <message>
+        <source>Show every head&apos;s share (Knock heads out)</source>
+        <translation>Tampilkan bagian tiap head (Matikan head)</translation>
+    </message>
+    <message>
         <source>Change the model&apos;s shape?</source>
         <translation>Ubah bentuk model?</translation>
     </message>
@@ -750,6 +754,10 @@
     <message>
         <source>Put every head back</source>
         <translation>Kembalikan semua head</translation>
+    </message>
+    <message>
+        <source>Patch two prompts</source>
+        <translation>Patch dua prompt</translation>
     </message>
     <message>
         <source>Backend {backend}</source>
@@ -1846,8 +1854,76 @@
         <translation>Lanjutkan</translation>
     </message>
     <message>
+        <source>each head&apos;s z patched in</source>
+        <translation>z tiap head dipatch masuk</translation>
+    </message>
+    <message>
+        <source>resid_pre at one position patched in</source>
+        <translation>resid_pre di satu posisi dipatch masuk</translation>
+    </message>
+    <message>
+        <source>position (clean→corrupted)</source>
+        <translation>posisi (bersih→rusak)</translation>
+    </message>
+    <message>
+        <source>Clean “{clean}”, corrupted “{corrupted}”: running the two prompts…</source>
+        <translation>Bersih “{clean}”, rusak “{corrupted}”: menjalankan kedua prompt…</translation>
+    </message>
+    <message>
+        <source>the patching run</source>
+        <translation>jalannya patching</translation>
+    </message>
+    <message>
+        <source>Metric m = logit(“{a}”) − logit(“{b}”) at the last position: {mc:.2f} on the clean prompt “{clean}”, {mx:.2f} on the corrupted “{corrupted}”. Each cell is the share of that difference a patch of the clean value into the corrupted pass restores (1 = all of it, 0 = nothing; a patch at layer l reuses the corrupted pass&apos;s layers before l). Hatched: not done yet. Click a head to open it.</source>
+        <translation>Metrik m = logit(“{a}”) − logit(“{b}”) di posisi terakhir: {mc:.2f} pada prompt bersih “{clean}”, {mx:.2f} pada prompt rusak “{corrupted}”. Tiap sel adalah bagian dari selisih itu yang dipulihkan oleh patch nilai bersih ke dalam pass rusak (1 = semuanya, 0 = tidak ada; patch di lapisan l memakai ulang lapisan pass rusak sebelum l). Berarsir: belum selesai. Klik sebuah head untuk membukanya.</translation>
+    </message>
+    <message>
+        <source>The two prompts give the same metric: there is nothing to restore (choose other answers).</source>
+        <translation>Kedua prompt memberi metrik yang sama: tidak ada yang perlu dipulihkan (pilih jawaban lain).</translation>
+    </message>
+    <message>
+        <source>All {n} cells in {s:.1f} s.</source>
+        <translation>Semua {n} sel dalam {s:.1f} s.</translation>
+    </message>
+    <message>
+        <source>The head that restores most: &lt;b&gt;{L}.{h}&lt;/b&gt; ({v:.2f}).</source>
+        <translation>Head yang paling banyak memulihkan: &lt;b&gt;{L}.{h}&lt;/b&gt; ({v:.2f}).</translation>
+    </message>
+    <message>
+        <source>Stopped after {done} of {n} cells.</source>
+        <translation>Dihentikan setelah {done} dari {n} sel.</translation>
+    </message>
+    <message>
+        <source>{done} of {n} cells, {s:.1f} s…</source>
+        <translation>{done} dari {n} sel, {s:.1f} s…</translation>
+    </message>
+    <message>
+        <source>clean</source>
+        <translation>bersih</translation>
+    </message>
+    <message>
+        <source>corrupted</source>
+        <translation>rusak</translation>
+    </message>
+    <message>
+        <source>Patch</source>
+        <translation>Jalankan patch</translation>
+    </message>
+    <message>
+        <source>metric: logit of</source>
+        <translation>metrik: logit dari</translation>
+    </message>
+    <message>
+        <source>minus the logit of</source>
+        <translation>dikurangi logit dari</translation>
+    </message>
+    <message>
         <source>Stop</source>
         <translation>Hentikan</translation>
+    </message>
+    <message>
+        <source>activation patching: how much of the clean metric each head&apos;s z and each position&apos;s resid_pre restores</source>
+        <translation>patching aktivasi: seberapa banyak metrik bersih yang dipulihkan z tiap head dan resid_pre tiap posisi</translation>
     </message>
     <message>
         <source>Save weights…</source>
@@ -3130,6 +3206,10 @@
         <translation>Memeriksa sha256 bobot ({size}) di latar belakang…</translation>
     </message>
     <message>
+        <source>patching must be an object such as {example}</source>
+        <translation>patching harus berupa objek seperti {example}</translation>
+    </message>
+    <message>
         <source>inputs.ablated must be a list of [layer, head] pairs</source>
         <translation>inputs.ablated harus berupa daftar pasangan [lapisan, head]</translation>
     </message>
@@ -3320,6 +3400,18 @@
     <message>
         <source>the tanh GELU instead of the exact erf GELU</source>
         <translation>GELU tanh, bukan GELU erf yang eksak</translation>
+    </message>
+    <message>
+        <source>Activation patching: {why}</source>
+        <translation>Patching aktivasi: {why}</translation>
+    </message>
+    <message>
+        <source>Activation patching needs two different answer tokens.</source>
+        <translation>Patching aktivasi memerlukan dua token jawaban yang berbeda.</translation>
+    </message>
+    <message>
+        <source>Activation patching</source>
+        <translation>Patching aktivasi</translation>
     </message>
 </context>
 <context>
@@ -3594,6 +3686,10 @@
         <source>Head finder</source>
         <translation>Pencari head</translation>
     </message>
+    <message>
+        <source>Activation patching</source>
+        <translation>Patching aktivasi</translation>
+    </message>
 </context>
 <context>
     <name>PageShort</name>
@@ -3680,6 +3776,10 @@
     <message>
         <source>Head finder</source>
         <translation>Pencari head</translation>
+    </message>
+    <message>
+        <source>Patching</source>
+        <translation>Patching</translation>
     </message>
 </context>
 <context>

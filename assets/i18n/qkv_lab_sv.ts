@@ -487,6 +487,10 @@
         <translation>Varje mellanresultat i ett block i GPT-2-stil, live, med riktiga tal.</translation>
     </message>
     <message>
+        <source>Show every head&apos;s share (Knock heads out)</source>
+        <translation>Visa varje huvuds andel (Slå ut huvuden)</translation>
+    </message>
+    <message>
         <source>Change the model&apos;s shape?</source>
         <translation>Ändra modellens form?</translation>
     </message>
@@ -754,6 +758,10 @@
     <message>
         <source>Put every head back</source>
         <translation>Sätt tillbaka alla huvuden</translation>
+    </message>
+    <message>
+        <source>Patch two prompts</source>
+        <translation>Patcha två prompter</translation>
     </message>
     <message>
         <source>Backend {backend}</source>
@@ -1865,8 +1873,76 @@
         <translation>Fortsätt</translation>
     </message>
     <message>
+        <source>each head&apos;s z patched in</source>
+        <translation>varje huvuds z inpatchat</translation>
+    </message>
+    <message>
+        <source>resid_pre at one position patched in</source>
+        <translation>resid_pre vid en position inpatchat</translation>
+    </message>
+    <message>
+        <source>position (clean→corrupted)</source>
+        <translation>position (ren→förvanskad)</translation>
+    </message>
+    <message>
+        <source>Clean “{clean}”, corrupted “{corrupted}”: running the two prompts…</source>
+        <translation>Ren “{clean}”, förvanskad “{corrupted}”: kör de två prompterna…</translation>
+    </message>
+    <message>
+        <source>the patching run</source>
+        <translation>patchningskörningen</translation>
+    </message>
+    <message>
+        <source>Metric m = logit(“{a}”) − logit(“{b}”) at the last position: {mc:.2f} on the clean prompt “{clean}”, {mx:.2f} on the corrupted “{corrupted}”. Each cell is the share of that difference a patch of the clean value into the corrupted pass restores (1 = all of it, 0 = nothing; a patch at layer l reuses the corrupted pass&apos;s layers before l). Hatched: not done yet. Click a head to open it.</source>
+        <translation>Måttet m = logit(“{a}”) − logit(“{b}”) vid sista positionen: {mc:.2f} på den rena prompten “{clean}”, {mx:.2f} på den förvanskade “{corrupted}”. Varje cell är den andel av skillnaden som en patch av det rena värdet in i den förvanskade körningen återställer (1 = allt, 0 = inget; en patch i lager l återanvänder den förvanskade körningens lager före l). Streckat: inte klart än. Klicka på ett huvud för att öppna det.</translation>
+    </message>
+    <message>
+        <source>The two prompts give the same metric: there is nothing to restore (choose other answers).</source>
+        <translation>De två prompterna ger samma mått: det finns inget att återställa (välj andra svar).</translation>
+    </message>
+    <message>
+        <source>All {n} cells in {s:.1f} s.</source>
+        <translation>Alla {n} celler på {s:.1f} s.</translation>
+    </message>
+    <message>
+        <source>The head that restores most: &lt;b&gt;{L}.{h}&lt;/b&gt; ({v:.2f}).</source>
+        <translation>Huvudet som återställer mest: &lt;b&gt;{L}.{h}&lt;/b&gt; ({v:.2f}).</translation>
+    </message>
+    <message>
+        <source>Stopped after {done} of {n} cells.</source>
+        <translation>Stoppad efter {done} av {n} celler.</translation>
+    </message>
+    <message>
+        <source>{done} of {n} cells, {s:.1f} s…</source>
+        <translation>{done} av {n} celler, {s:.1f} s…</translation>
+    </message>
+    <message>
+        <source>clean</source>
+        <translation>ren</translation>
+    </message>
+    <message>
+        <source>corrupted</source>
+        <translation>förvanskad</translation>
+    </message>
+    <message>
+        <source>Patch</source>
+        <translation>Patcha</translation>
+    </message>
+    <message>
+        <source>metric: logit of</source>
+        <translation>mått: logit för</translation>
+    </message>
+    <message>
+        <source>minus the logit of</source>
+        <translation>minus logiten för</translation>
+    </message>
+    <message>
         <source>Stop</source>
         <translation>Stoppa</translation>
+    </message>
+    <message>
+        <source>activation patching: how much of the clean metric each head&apos;s z and each position&apos;s resid_pre restores</source>
+        <translation>aktiveringspatchning: hur mycket av det rena måttet varje huvuds z och varje positions resid_pre återställer</translation>
     </message>
     <message>
         <source>Save weights…</source>
@@ -3151,6 +3227,10 @@
         <translation>Kontrollerar viktenas sha256 ({size}) i bakgrunden…</translation>
     </message>
     <message>
+        <source>patching must be an object such as {example}</source>
+        <translation>patching måste vara ett objekt som {example}</translation>
+    </message>
+    <message>
         <source>inputs.ablated must be a list of [layer, head] pairs</source>
         <translation>inputs.ablated måste vara en lista av par [lager, huvud]</translation>
     </message>
@@ -3341,6 +3421,18 @@
     <message>
         <source>the tanh GELU instead of the exact erf GELU</source>
         <translation>tanh-GELU i stället för den exakta erf-GELU</translation>
+    </message>
+    <message>
+        <source>Activation patching: {why}</source>
+        <translation>Aktiveringspatchning: {why}</translation>
+    </message>
+    <message>
+        <source>Activation patching needs two different answer tokens.</source>
+        <translation>Aktiveringspatchning behöver två olika svarstoken.</translation>
+    </message>
+    <message>
+        <source>Activation patching</source>
+        <translation>Aktiveringspatchning</translation>
     </message>
 </context>
 <context>
@@ -3615,6 +3707,10 @@
         <source>Head finder</source>
         <translation>Huvudsökare</translation>
     </message>
+    <message>
+        <source>Activation patching</source>
+        <translation>Aktiveringspatchning</translation>
+    </message>
 </context>
 <context>
     <name>PageShort</name>
@@ -3701,6 +3797,10 @@
     <message>
         <source>Head finder</source>
         <translation>Huvudsökare</translation>
+    </message>
+    <message>
+        <source>Patching</source>
+        <translation>Patchning</translation>
     </message>
 </context>
 <context>

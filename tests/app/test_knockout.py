@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from app.runner import SyncRunner
 from app.session import SessionError, parse_session, session_dict
@@ -93,3 +94,23 @@ def test_ab_shows_a_head_knocked_out_and_keeps_it_as_the_labs_inputs(state):
     state.select(ab=("knock_out", (1, 0)), station="ab")
     ab_page.keep()
     assert state.inputs.ablated == ((1, 0),) and state.selection.ab is None
+
+
+def test_a_right_click_on_a_station_knocks_the_head_shown_out_and_puts_it_back(qtbot, window):
+    win = window
+    win.state.select(station="scores", layer=1, head=0)
+    page = win.stations["scores"]
+    qtbot.waitUntil(page.isVisible, timeout=5000)
+    assert page.canvas.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
+    menu = win.head_menu()
+    knock = menu.actions()[0]
+    assert knock.text() == "Knock head 1.0 out"
+    knock.trigger()
+    qtbot.waitUntil(lambda: win.state.result.inputs.ablated == ((1, 0),), timeout=30_000)
+    back = win.head_menu().actions()
+    assert [a.text() for a in back[:2]] == ["Put head 1.0 back", "Put every head back"]
+    back[0].trigger()
+    qtbot.waitUntil(lambda: win.state.inputs.ablated == (), timeout=30_000)
+    win.head_menu().actions()[-1].trigger()
+    assert win.state.selection.station == "knockout"
+    assert win.stations["embeddings"].canvas.contextMenuPolicy() != Qt.ContextMenuPolicy.CustomContextMenu
