@@ -49,9 +49,10 @@ LABEL_GAP = 4.0           # px between a label and the axis line
 
 def _label_line(font: QFont) -> float:
     """The room a label needs across its line: ascent and a little of the descent (neighbouring
-    labels' descenders and ascenders may share a pixel row)."""
+    labels' descenders and ascenders may share a pixel row; the ascent already holds room for
+    accents above the capitals)."""
     m = metrics_for(font)
-    return m.ascent() + 0.4 * m.descent()
+    return m.ascent() + 0.3 * m.descent()
 
 
 @dataclass(frozen=True)
