@@ -341,6 +341,7 @@ class Station(Retranslate, QWidget):
             for mp in plots:
                 mp.fit_title()
                 mp.fit_caption()
+                mp.fit_message()
             if not self._all_square() or not self._rows_lined_up():   # a title that changed size moved the grid
                 self._square_cells()
                 self._line_up_rows()
