@@ -917,7 +917,7 @@ class MatrixPlot:
 
     def fit_caption(self) -> None:
         """The caption in the axis type's size, a little smaller (to 80 %) to fit its panel on one
-        line, else on two (broken at its " · "), cut short (…) only where a line still does not fit:
+        line, else on two (broken at its last " · "), cut short (…) only where a line still does not fit:
         what the scale clips stays readable from the back row."""
         if not self.caption_text:
             return
@@ -930,7 +930,7 @@ class MatrixPlot:
             if metrics_for(font).horizontalAdvance(self.caption_text) <= room:
                 break
         else:
-            head, sep, tail = self.caption_text.partition(" · ")
+            head, sep, tail = self.caption_text.rpartition(" · ")        # the count after the last one
             lines = [head, tail] if sep else lines
             lines = [metrics_for(font).elidedText(t, Qt.TextElideMode.ElideRight, room) for t in lines]
         text = "<br>".join(html.escape(t) for t in lines)

@@ -129,11 +129,11 @@ def test_every_station_is_legible(qtbot, smol, toy, model, size):
 
 # Up to 32 tokens these stations label every token row at the projector's size (a T-row panel
 # either labels all its rows or shares them with the panel on its left, which does).
-EVERY_TOKEN = ("embeddings", "layernorm", "projections", "scores", "heads")
+EVERY_TOKEN = ("embeddings", "layernorm", "projections", "scores", "weighted_sum", "heads")   # not yet: mlp
 
 
 def _token_rows_labelled(st, T) -> bool:
-    leaders = [mp for mp in st.plots if mp.values is not None and mp.values.shape[0] == T and mp.values.shape[1] > 1
+    leaders = [mp for mp in st.plots if mp.values is not None and mp.values.shape[0] == T
                and not mp.plot.getAxis("left").bare and mp.plot.isVisible()]
     return bool(leaders) and all(len(mp.plot.getAxis("left").drawn_labels()) == T for mp in leaders)
 
