@@ -8,6 +8,7 @@ handling costs ~5 ms per 1024 x 1024 map, a staircase nothing.
 """
 from __future__ import annotations
 
+import html
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -49,9 +50,10 @@ LABEL_GAP = 4.0           # px between a label and the axis line
 
 def _label_line(font: QFont) -> float:
     """The room a label needs across its line: ascent and a little of the descent (neighbouring
-    labels' descenders and ascenders may share a pixel row)."""
+    labels' descenders and ascenders may share a pixel row; the ascent already holds room for
+    accents above the capitals)."""
     m = metrics_for(font)
-    return m.ascent() + 0.4 * m.descent()
+    return m.ascent() + 0.3 * m.descent()
 
 
 @dataclass(frozen=True)
@@ -709,6 +711,7 @@ class MatrixPlot:
         self.caption = pg.LabelItem("", justify="left")
         self.caption.setVisible(False)
         self.caption_text = ""
+        self.caption_lines: list[str] = []          # as drawn (fit_caption)
         self.clipped: np.ndarray | None = None
         self.trace_name: str | None = None             # set when a click may explain a cell
         self.values: np.ndarray | None = None          # what is shown (exact numbers, for tooltips)
@@ -913,28 +916,34 @@ class MatrixPlot:
             lay.removeItem(self.caption)
 
     def fit_caption(self) -> None:
-        """The caption in the axis type's size, smaller (to 65 %) or cut short (…) to fit its panel."""
+        """The caption in the axis type's size, a little smaller (to 80 %) to fit its panel on one
+        line, else on two (broken at its last " · "), cut short (…) only where a line still does not fit:
+        what the scale clips stays readable from the back row."""
         if not self.caption_text:
             return
         size = getattr(self, "_label_pt", None) or 9.0
         room = max(40.0, self.plot.geometry().width() - 8)
         font = QFont()
-        text = self.caption_text
-        for scale in (0.9, 0.8, 0.7, 0.65):
+        lines = [self.caption_text]
+        for scale in (0.9, 0.8):
             font.setPointSizeF(size * scale)
-            if metrics_for(font).horizontalAdvance(text) <= room:
+            if metrics_for(font).horizontalAdvance(self.caption_text) <= room:
                 break
         else:
-            text = metrics_for(font).elidedText(text, Qt.TextElideMode.ElideRight, room)
+            head, sep, tail = self.caption_text.rpartition(" · ")        # the count after the last one
+            lines = [head, tail] if sep else lines
+            lines = [metrics_for(font).elidedText(t, Qt.TextElideMode.ElideRight, room) for t in lines]
+        text = "<br>".join(html.escape(t) for t in lines)
         key = (text, f"{size * scale:.1f}pt", self.palette.foreground)
+        self.caption_lines = lines                    # as drawn (tests, tools)
         if key != getattr(self, "_captioned", None):
             self._captioned = key
             self.caption.setText(text, size=key[1], color=self.palette.foreground)
             self.caption.setMinimumWidth(0)
             self.caption._sizeHint[Qt.SizeHint.MinimumSize] = (0, self.caption._sizeHint[Qt.SizeHint.MinimumSize][1])
-            # One height whatever the type's scale: panels side by side keep their rows on one line.
+            # One height per line count whatever the type's scale: panels side by side keep their rows on one line.
             font.setPointSizeF(size * 0.9)
-            line = metrics_for(font).height() + 6.0
+            line = metrics_for(font).height() * len(lines) + 6.0
             self.caption.setMinimumHeight(line)
             self.caption.setMaximumHeight(line)
             self.caption.updateGeometry()
@@ -956,11 +965,24 @@ class MatrixPlot:
             self.plot.addItem(item)
         item.setColor(self.palette.muted)
         item.setText(text)
-        item.setTextWidth(260)
-        item.setPos(0.5, 0.5)
         item.setVisible(True)
-        self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
         self._axes_key = None                          # the next matrix sets its own range again
+        self.fit_message()
+
+    def fit_message(self) -> None:
+        """The missing-name sentence in the axis type's size, wrapped to its panel, in its middle
+        (a layout pass may have set another range since)."""
+        item = getattr(self, "_message", None)
+        if not getattr(self, "_message_text", None) or item is None:
+            return
+        font = QFont()
+        font.setPointSizeF(getattr(self, "_label_pt", None) or 9.0)
+        item.setFont(font)
+        item.setTextWidth(max(80.0, min(420.0, self.plot.vb.width() - 12)))
+        item.setPos(0.5, 0.5)
+        if self.plot.vb.viewRange() != [[0.0, 1.0], [0.0, 1.0]]:    # an empty matrix's limits held it at -0.5
+            self.plot.vb.setLimits(xMin=0.0, xMax=1.0, yMin=0.0, yMax=1.0, minXRange=1.0, minYRange=1.0)
+            self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
 
     def auto_levels(self, display: np.ndarray, span: tuple[float, float] | None = None) -> tuple[float, float]:
         lo, hi = span if span is not None else finite_range(display)

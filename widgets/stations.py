@@ -341,6 +341,7 @@ class Station(Retranslate, QWidget):
             for mp in plots:
                 mp.fit_title()
                 mp.fit_caption()
+                mp.fit_message()
             if not self._all_square() or not self._rows_lined_up():   # a title that changed size moved the grid
                 self._square_cells()
                 self._line_up_rows()
@@ -436,7 +437,9 @@ class Station(Retranslate, QWidget):
                 px = legibility(*cell)
             readable += slot.weight if px > 0 and px >= 0.8 * MIN_NUMBER_PX else 0.0
             axes = (mp.plot.getAxis("left"), mp.plot.getAxis("bottom"))
-            labelled += slot.weight if all(len(a.labels) > FULL_LABELS or a.full_fits() for a in axes) else 0.0
+            # A bare axis (a thumbnail, or rows that the panel on its left labels for both) is labelled by design.
+            full = all(a.bare or len(a.labels) > FULL_LABELS or a.full_fits() for a in axes)
+            labelled += slot.weight if full else 0.0
             total += slot.weight * px
         weight = sum(s.weight for s in view.slots)
         return readable, labelled, total / weight, area / weight     # at last: the larger cells (the main panel's)

@@ -413,8 +413,11 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("resid_pre", 0, 2, attr="sum", title=QT_TR_NOOP("resid_pre (layer 0)"), layer0=True),
     ), shared=(("embed", "pos_embed", "resid_pre"),), shapes="[T, d_model] = [{T}, {d_model}]",
         layouts=(Layout(((0, 0, 1, 1), (1, 0, 1, 1), (2, 0, 1, 1))),),      # stacked: wide rows, short T
+        # RoPE: no W_pos; its panel only says why, in a narrow column (the two matrices take the room)
         family={"rope": dict(formula=QT_TR_NOOP("resid_pre = embed = W_E[tokens];&nbsp; no W_pos: with RoPE the "
-                                                "positions enter as rotations of q and k (Q·K·V)"))}),
+                                                "positions enter as rotations of q and k (Q·K·V)"),
+                             col_stretch=(3, 1, 3),
+                             layouts=(Layout(((0, 0, 1, 1), (1, 0, 1, 1), (2, 0, 1, 1)), row_stretch=(3, 1, 3)),))}),
     StationView("layernorm", "ln1_out = (resid_pre − ln1_mean) / √(ln1_var + ε) · w + b", (
         Slot("resid_pre", 0, 0, attr="inp"),
         Slot("ln1_mean", 0, 1, attr="mean", colorbar=False),
@@ -438,9 +441,10 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
     # the same row (the same tokens).
     StationView("projections", QT_TR_NOOP("q = ln1_out · W_Q[h] + b_Q[h]   (likewise k, v)"), (
         Slot("ln1_out", 1, 0, attr="x"),
-        Slot("W_Q", 0, 1, roles=(None, None), attr="wq"),
-        Slot("W_K", 0, 2, roles=(None, None), attr="wk"),
-        Slot("W_V", 0, 3, roles=(None, None), attr="wv"),
+        # on a projector the weights are thumbnails (weight < 1): the rows that multiply take the height
+        Slot("W_Q", 0, 1, roles=(None, None), attr="wq", weight=0.5),
+        Slot("W_K", 0, 2, roles=(None, None), attr="wk", weight=0.5),
+        Slot("W_V", 0, 3, roles=(None, None), attr="wv", weight=0.5),
         Slot("q", 1, 1, attr="q", title=QT_TR_NOOP("q[:, {h}]  (query i)"), trace="q"),
         Slot("k", 1, 2, roles=KEYS, attr="k", title=QT_TR_NOOP("k[:, {g}]  (key j)"), trace="k"),
         Slot("v", 1, 3, roles=KEYS, attr="v", title=QT_TR_NOOP("v[:, {g}]  (value j)"), trace="v"),
@@ -452,7 +456,7 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         # a real model's W (d_model rows) reads as a texture: the rows that multiply take the height
         family={"rope": dict(formula=QT_TR_NOOP("q = ln1_out · W_Q[h] (likewise k, v);&nbsp; rot_q, rot_k = q, k "
                                                 "with each pair of dimensions rotated by an angle ∝ the position "
-                                                "(RoPE)"), row_stretch=(1, 3)),
+                                                "(RoPE)"), row_stretch=(1, 5)),
                 "gqa": dict(shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q: [T, n_heads, d_head] = "
                                    "[{T}, {n_heads}, {d_head}] · k, v: [T, n_kv_heads, d_head] = "
                                    "[{T}, {n_kv_heads}, {d_head}]")}),
@@ -490,7 +494,7 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
     StationView("heads", "z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h] + b_O;&nbsp; "
                          "resid_mid = resid_pre + attn_out", (
         Slot("z_concat", 0, 0, attr="zc"),
-        Slot("W_O_stacked", 0, 1, roles=(None, None), attr="wo"),
+        Slot("W_O_stacked", 0, 1, roles=(None, None), attr="wo", weight=0.5),
         Slot("resid_pre", 0, 2, attr="pre"),
         Slot("result", 1, 0, attr="res"),
         Slot("attn_out", 1, 1, attr="out"),
@@ -499,6 +503,10 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
     # model's residual stream is ~100x attn_out (one colour scale, 'lock', puts all on one).
     ), shared=(("result", "attn_out"), ("resid_pre", "resid_mid")),
         locked=(("z_concat", "result", "attn_out", "resid_pre", "resid_mid"),),
+        # A projector: the token panels in one row (each token labelled once, on the left, at full
+        # size), W_O a strip over the heads' results.
+        layouts=(Layout(((1, 0, 1, 1), (0, 1, 1, 2), (1, 3, 1, 1), (1, 1, 1, 1), (1, 2, 1, 1), (1, 4, 1, 1)),
+                        row_stretch=(1, 5)),),
         shapes="z_concat: [T, n_heads·d_head] = [{T}, {d_concat}] · W_O: [n_heads·d_head, d_model] = "
                "[{d_concat}, {d_model}]",
         family={"nobias": dict(formula="z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h];&nbsp; "

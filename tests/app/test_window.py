@@ -419,12 +419,7 @@ def _tokens(win, qtbot, n):
 
 @pytest.mark.parametrize("present", [False, True], ids=["window", "presentation"])
 @pytest.mark.parametrize("n", [6, 12, 16, 32])
-def test_every_token_is_labelled_on_both_axes_at_1280x800(qtbot, window, n, present, request):
-    if n == 32 and not present:
-        # A known regression (2026-12-02): since the masked scores share their rows with the pattern
-        # beside them, the masked map at 32 tokens in the window at 1280 labels every 5th row only.
-        request.applymarker(pytest.mark.xfail(strict=True, reason="masked scores thin their row labels at T=32, "
-                                              "1280 window (shared rows); to be fixed"))
+def test_every_token_is_labelled_on_both_axes_at_1280x800(qtbot, window, n, present):
     win = window
     _tokens(win, qtbot, n)
     _laid_out(qtbot, win, (1280, 800), present)

@@ -117,7 +117,34 @@ def test_every_station_is_legible(qtbot, smol, toy, model, size):
             assert metrics_for(font).horizontalAdvance(text) <= st.logit_plot.geometry().width(), text
         for a, b in ALIGNED.get(key, ()):
             _assert_rows_line_up(st, a, b)
+        if present and T <= 32 and key in EVERY_TOKEN:
+            assert _token_rows_labelled(st, T), key                            # every token, none thinned
+        for mp in st.plots:                                                    # what the scale clips, in full
+            if mp.caption_text.strip():
+                assert mp.caption.isVisible() and not any("…" in line for line in mp.caption_lines), (key, mp.name)
+        if key == "embeddings" and model != "toy":                             # RoPE: the sentence why, readable
+            _assert_message_inside(st.pos)
         st.close()
+
+
+# Up to 32 tokens these stations label every token row at the projector's size (a T-row panel
+# either labels all its rows or shares them with the panel on its left, which does).
+EVERY_TOKEN = ("embeddings", "layernorm", "projections", "scores", "weighted_sum", "heads")   # not yet: mlp
+
+
+def _token_rows_labelled(st, T) -> bool:
+    leaders = [mp for mp in st.plots if mp.values is not None and mp.values.shape[0] == T
+               and not mp.plot.getAxis("left").bare and mp.plot.isVisible()]
+    return bool(leaders) and all(len(mp.plot.getAxis("left").drawn_labels()) == T for mp in leaders)
+
+
+def _assert_message_inside(mp):
+    """A panel of a name the model lacks says why in its middle, wrapped to it, at the axis type."""
+    item = mp._message
+    assert item.isVisible()
+    box, cells = item.mapRectToScene(item.boundingRect()), mp.plot.vb.sceneBoundingRect()
+    assert cells.contains(box), (box, cells)
+    assert abs(box.center().y() - cells.center().y()) < 0.2 * cells.height()
 
 
 # Rows that multiply, side by side: ln1_out's row i and q's (k's, v's) row i; p_j beside v_j and p_j·v_j.
