@@ -33,7 +33,9 @@ from .blas import BLAS, KERNEL_LOCK
 KEPT = ("resid_pre", "resid_post")
 MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")
 # Cuts of a layer's maps kept once made (a view reads the same head's map at every repaint).
-READS_KEPT = 8
+READS_KEPT = 12
+# What a layer's maps are made of (Layer's make_qk): norm 1 and q, k, v, as a model has them.
+QK_NAMES = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k")
 # Share of the memory budget the made layers may hold together (at least the last one read is kept).
 LRU_SHARE = 0.25
 # A map's rows are made in blocks of about this many bytes of scores (in cache; cpu.py's BLOCK_BYTES).
@@ -102,15 +104,20 @@ def _root_bytes(values) -> int:
 
 class Layer:
     """One layer of a checkpointed pass. `make(resid_pre)` returns every value of the layer but the
-    maps (the backend's pass, all rows); `resid_pre()` the layer's input (kept by the Trace)."""
+    maps (the backend's pass, all rows); `make_qk(resid_pre)`, if given, only norm 1 and q, k, v (with
+    QK-norm and RoPE): what the maps are made of, a small part of the layer's work (no T×T step), so a
+    view of another layer's maps does not wait for its attention and MLP. `resid_pre()` the layer's
+    input (kept by the Trace)."""
 
     def __init__(self, make: Callable[[np.ndarray], dict], resid_pre: Callable[[], np.ndarray], cfg: Config,
-                 layer: int, mask: np.ndarray, has_mask: bool, lru: LayerLRU):
-        self._make, self._resid_pre, self.cfg, self.layer = make, resid_pre, cfg, layer
+                 layer: int, mask: np.ndarray, has_mask: bool, lru: LayerLRU,
+                 make_qk: Callable[[np.ndarray], dict] | None = None):
+        self._make, self._make_qk, self._resid_pre, self.cfg, self.layer = make, make_qk, resid_pre, cfg, layer
         self._mask, self._has_mask, self._lru = mask, has_mask, lru
-        self._values: dict | None = None
+        self._values: dict | None = None               # every value but the maps (made, or seeded by the pass)
         self._complete = False
-        self._reads: OrderedDict = OrderedDict()
+        self._qk: dict | None = None                   # norm 1 and q, k, v alone (make_qk)
+        self._reads: OrderedDict = OrderedDict()       # cuts of the maps, made when read
         self._lock = threading.Lock()
         self._reads_lock = threading.Lock()
         self.nbytes = 0
@@ -138,44 +145,68 @@ class Layer:
             a.setflags(write=False)
         with self._lock:
             self._values, self._complete = made, complete
-            self.nbytes = _root_bytes(made.values())
+            self._recount()
         self._lru.touch(self)
 
     def drop(self) -> None:
         """Forget the made values (the LRU's eviction): the next read makes them again."""
         with self._reads_lock:
-            self._values, self._complete = None, False
+            self._values, self._complete, self._qk = None, False, None
             self._reads = OrderedDict()
             self.nbytes = 0
 
+    def _recount(self) -> None:
+        held = [*(self._values or {}).values(), *(self._qk or {}).values(), *self._reads.values()]
+        self.nbytes = _root_bytes(held)
+
     # -- making ------------------------------------------------------------------------------------------
-    def values(self, name: str | None = None) -> dict:
-        """The made values (made now if they are not, or lack `name`)."""
+    def value(self, name: str) -> np.ndarray:
+        """The layer's value `name`, made now (all of the layer, or its q/k part) if it is not."""
         values = self._values
-        if values is None or (name is not None and name not in values and not self._complete):
-            with KERNEL_LOCK, self._lock:               # in this order, as a pass that reads an earlier Trace
-                values = self._values
-                if values is None or not self._complete:
-                    values = {n: a for n, a in self._make(self._resid_pre()).items() if n not in MAPS}
-                    for a in values.values():
+        if values is not None and name in values:
+            self._lru.touch(self)
+            return values[name]
+        qk = self._qk
+        if qk is not None and name in qk:
+            self._lru.touch(self)
+            return qk[name]
+        if self._make_qk is not None and name in QK_NAMES:
+            with KERNEL_LOCK, self._lock:              # in this order, as a pass that reads an earlier Trace
+                if self._qk is None and (self._values is None or name not in self._values):
+                    qk = self._make_qk(self._resid_pre())
+                    for a in qk.values():
                         a.setflags(write=False)
-                    self._values, self._complete, self._reads = values, True, OrderedDict()
-                    self.nbytes = _root_bytes(values.values())
-                    self._lru.made += 1
+                    self._qk = qk
+                    self._recount()
+            self._lru.touch(self)
+            source = self._values if self._values is not None and name in self._values else self._qk
+            if source is not None and name in source:
+                return source[name]
+        return self._all()[name]
+
+    def _all(self) -> dict:
+        """Every value but the maps, made now if they are not."""
+        with KERNEL_LOCK, self._lock:                  # in this order, as a pass that reads an earlier Trace
+            values = self._values
+            if values is None or not self._complete:
+                values = {n: a for n, a in self._make(self._resid_pre()).items() if n not in MAPS}
+                for a in values.values():
+                    a.setflags(write=False)
+                self._values, self._complete, self._qk = values, True, None   # the same q, k now among them
+                self._recount()
+                self._lru.made += 1
         self._lru.touch(self)
         return values
-
-    def value(self, name: str) -> np.ndarray:
-        return self.values(name)[name]
 
     def _part(self, name: str, head: int) -> np.ndarray:
         return self.read_map(name, (head, slice(None)))
 
     def read_map(self, name: str, index: tuple) -> np.ndarray:
         """`value[index]` of one of the layer's [H, T, T] maps (index: head, query rows[, key columns]
-        as Trace.read cuts them), made from the layer's q and k for those heads and rows only."""
-        key = (name, tuple((i.start, i.stop, i.step) if isinstance(i, slice) else
-                           tuple(i.tolist()) if isinstance(i, np.ndarray) else int(i) for i in index))
+        as Trace.read cuts them), made from the layer's q and k for those heads and rows only. A whole
+        head's map makes that head's four maps at once (one product, one softmax pass): a station
+        shows them side by side."""
+        key = _read_key(name, index)
         with self._reads_lock:
             hit = self._reads.get(key)
         if hit is not None:
@@ -186,54 +217,64 @@ class Layer:
         q, k = self.value(q_name), self.value(k_name)                     # [T, H, dh], [T, KV, dh]
         T, H = q.shape[0], q.shape[1]
         head, rows = index[0], index[1]
-        cols = index[2] if len(index) > 2 else slice(None)
-        heads = range(H)[head] if isinstance(head, slice) else [int(head)]
+        cols = index[2] if len(index) > 2 else None
         positions = np.arange(T)[rows]                                     # [R] or one position
+        whole_head = (not isinstance(head, slice) and cols is None and np.ndim(positions) == 1
+                      and len(positions) == T and (T == 0 or positions[0] == 0))
+        names = MAPS if whole_head else (name,)
+        heads = range(H)[head] if isinstance(head, slice) else [int(head)]
         one = np.ndim(positions) == 0
         positions = np.atleast_1d(positions)
-        out = np.empty((len(heads), len(positions), T), np.float32)        # [heads, R, T]
+        outs = {n: np.empty((len(heads), len(positions), T), np.float32) for n in names}   # [heads, R, T] each
         with BLAS.limit(limits=1, user_api="blas"):                        # as in a pass: no spinning BLAS pool
-            for n, h in enumerate(heads):
-                self._map_rows(name, q[:, h], k[:, h // cfg.n_groups], positions, out[n])
-        out = out[:, :, cols]
-        out = out[:, 0] if one else out
-        out = out[0] if not isinstance(head, slice) else out
-        out = np.ascontiguousarray(out)
-        out.setflags(write=False)
+            for i, h in enumerate(heads):
+                self._map_rows({n: a[i] for n, a in outs.items()}, q[:, h], k[:, h // cfg.n_groups], positions)
+        made = {}
+        for n, out in outs.items():
+            out = out[:, :, cols] if cols is not None else out
+            out = out[:, 0] if one else out
+            out = out[0] if not isinstance(head, slice) else out
+            out = np.ascontiguousarray(out)
+            out.setflags(write=False)
+            made[_read_key(n, index)] = out
         with self._reads_lock:
-            values = self._values
-            if values is not None:                                         # not dropped meanwhile
-                self._reads[key] = out
+            kept = self._values is not None or self._qk is not None       # not dropped meanwhile
+            if kept:
+                self._reads.update(made)
                 while len(self._reads) > READS_KEPT:
                     self._reads.popitem(last=False)
-                self.nbytes = _root_bytes(list(values.values()) + list(self._reads.values()))
-        if values is not None:
+                self._recount()
+        if kept:
             self._lru.touch(self)
-        return out
+        return made[key]
 
-    def _map_rows(self, name: str, qh: np.ndarray, kh: np.ndarray, positions: np.ndarray, out: np.ndarray) -> None:
-        """Rows `positions` of one head's map into `out` [R, T], as the pass makes them: raw = q_i·k_j,
-        scaled, masked, softmax (qh [T, dh] of the head, kh [T, dh] of its K/V head)."""
+    def _map_rows(self, outs: dict, qh: np.ndarray, kh: np.ndarray, positions: np.ndarray) -> None:
+        """Rows `positions` of one head's maps into `outs` (name -> [R, T]), as the pass makes them:
+        raw = q_i·k_j, scaled, masked and softmax in one go (qh [T, dh] of the head, kh [T, dh] of its
+        K/V head)."""
         cfg = self.cfg
         scale = np.float32(1.0 / np.sqrt(cfg.d_head)) if cfg.scale_scores else np.float32(1.0)
         window = cfg.window(self.layer) or 0
         T = kh.shape[0]
         step = max(16, BLOCK_BYTES // (4 * max(T, 1)))                     # rows per block: in cache, as the pass
-        scratch = np.empty((3, min(step, len(positions)), T), np.float32)  # raw, scaled, masked of a block
+        scratch = np.empty((4, min(step, len(positions)), T), np.float32)  # raw, scaled, masked, pattern
         starts = np.flatnonzero(np.diff(positions, prepend=-2) != 1)       # contiguous stretches of queries
         for a, b in zip(starts, [*starts[1:], len(positions)], strict=True):
             for r0 in range(a, b, step):
                 r1 = min(r0 + step, b)
                 i0 = int(positions[r0])
-                raw, scaled, masked = scratch[0, :r1 - r0], scratch[1, :r1 - r0], scratch[2, :r1 - r0]
+                dst = [outs[n][r0:r1] if n in outs else scratch[s, :r1 - r0] for s, n in enumerate(MAPS)]
+                raw, scaled, masked, pattern = dst                         # [R, T] each
                 np.matmul(qh[i0:i0 + r1 - r0], kh.T, out=raw)              # [R, T]  q_i · k_j
-                dst = out[r0:r1]
-                if name == "attn_scores_raw":
-                    dst[:] = raw
-                elif name == "attn_scores_scaled":
-                    np.multiply(raw, scale, out=dst)                       # [R, T]
-                elif name == "attn_scores":
-                    K.scale_mask(raw, i0, scale, cfg.causal, self._mask, self._has_mask, window, dst)
-                else:                                                      # pattern = softmax(masked)
+                if outs.keys() == {"attn_scores"}:                         # masked alone: no softmax
+                    K.scale_mask(raw, i0, scale, cfg.causal, self._mask, self._has_mask, window, masked)
+                elif outs.keys() == {"attn_scores_scaled"}:
+                    np.multiply(raw, scale, out=scaled)                    # [R, T]
+                elif outs.keys() != {"attn_scores_raw"}:                   # scaled, masked, pattern = softmax
                     K.scale_mask_softmax(raw, i0, scale, cfg.causal, self._mask, self._has_mask, scaled, masked,
-                                         dst, window)
+                                         pattern, window)
+
+
+def _read_key(name: str, index: tuple) -> tuple:
+    return (name, tuple((i.start, i.stop, i.step) if isinstance(i, slice) else
+                        tuple(i.tolist()) if isinstance(i, np.ndarray) else int(i) for i in index))

@@ -442,7 +442,8 @@ class CpuBackend(Backend):
                 out["resid_pre", layer] = keep(("resid_pre", layer), attn["resid_pre"])
                 again = partial(layer_values, cfg, prep, layer, mask, attn_mask is not None, new)
                 stored = checkpoints.Layer(again, made(out["resid_pre", layer]), cfg, layer, mask,
-                                           attn_mask is not None, self.layers)
+                                           attn_mask is not None, self.layers,
+                                           make_qk=partial(layer_qk, cfg, prep, layer, new))
                 out.update(stored.lazy_values(T))
                 if seeded:
                     stored.seed(attn, complete=False)
@@ -509,6 +510,34 @@ def layer_values(cfg: Config, prep: _Prepared, layer: int, mask, has_mask: bool,
                               layer, mask, has_mask, new, watch, cfg.window(layer) or 0, keep_pattern=False)
         mlp = mlp_half(cfg, prep.blocks[layer], attn["resid_mid"], new, watch)
     return {**attn, **mlp}
+
+
+def layer_qk(cfg: Config, prep: _Prepared, layer: int, new, resid_pre) -> dict:
+    """A layer's norm 1 and q, k, v (with QK-norm and RoPE), all rows, from its input: what its T×T
+    maps are made of (checkpoints.Layer), as attention_half makes them, without the attention itself."""
+    T, H, KV, dh, dm = len(resid_pre), cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model
+    hd, kvd, f32, c = H * dh, KV * dh, np.float32, cfg.components
+    stats = norm_stats(cfg, T)                                              # [T] each
+    ln1_out, qkv = new((T, dm)), new((T, hd + 2 * kvd))                     # [T, d_model], [T, (H+2KV)*dh]
+    qh, kh, vh = new((H, T, dh)), new((KV, T, dh)), new((KV, T, dh))        # [H|KV, T, dh] each
+    qkn = None
+    if c.attention.qk_norm is not None:
+        qkn = (new((H, T, dh)), new((KV, T, dh)), np.empty((H, T), f32), np.empty((KV, T), f32))
+    rot = None
+    if c.positions.rotates:
+        cos, sin = rope_tables(T, c.positions.rotary_dim, c.positions.base)  # [T, r/2] each
+        rot = (cos, sin, new((H, T, dh)), new((KV, T, dh)))
+    with _KERNEL_LOCK, _BLAS.limit(limits=1, user_api="blas"):
+        by_rows(partial(ln1_qkv_rows, cfg, resid_pre, prep.blocks[layer], prep.W_QKV[layer], prep.b_QKV[layer],
+                        stats, ln1_out, qkv, qh, kh, vh, qkn, rot), T, split=T * dm * (hd + 2 * kvd) >= SPLIT_MIN_MACS)
+    out = dict(zip(c.norm.stat_names("ln1"), stats, strict=True))          # ln1_mean, ln1_var | ln1_scale
+    out.update(ln1_out=ln1_out, q=qkv[:, :hd].reshape(T, H, dh), k=qkv[:, hd:hd + kvd].reshape(T, KV, dh),
+               v=qkv[:, hd + kvd:].reshape(T, KV, dh))                     # [T, H|KV, dh] (views)
+    if qkn is not None:
+        out.update(q_normed=qkn[0].transpose(1, 0, 2), k_normed=qkn[1].transpose(1, 0, 2))
+    if rot is not None:
+        out.update(rot_q=rot[2].transpose(1, 0, 2), rot_k=rot[3].transpose(1, 0, 2))
+    return out
 
 
 def made(value):

@@ -236,3 +236,21 @@ def test_smollm2_at_8192_tokens_fits_a_16_gib_machine_checkpointed_and_nothing_i
     with pytest.raises(ConfigError) as err:                        # too large even checkpointed: a hint
         memory.check(cfg.replace(n_layers=2000), 8192, include_weights=True, checkpoints=True)
     assert "n_layers=" in str(err.value)
+
+
+@pytest.mark.parametrize("llama", [False, True])
+def test_a_layers_maps_need_only_its_q_and_k_not_its_attention_and_mlp(llama, lru, rng):
+    """Switching to another layer on the Scores station makes its norm 1 and q/k/v alone (no T×T step
+    for every head, no MLP); a whole head's map makes that head's four maps at once."""
+    cfg = _cfg(llama)
+    w = Weights.random(cfg, 4)
+    tokens = list(rng.integers(0, cfg.d_vocab, 50))
+    ck, full = forward(cfg, w, tokens, backend="cpu"), stored_pass(cfg, w, tokens)
+    made = lru.made
+    for name in MAPS:
+        assert max_scaled_error(ck.read(name, 1, head=1), full.read(name, 1, head=1)) <= 2e-6, name
+    assert max_scaled_error(ck["q", 1], full["q", 1]) <= 2e-6
+    assert lru.made == made                                        # no whole layer was made
+    assert max_scaled_error(ck["mlp_post", 1], full["mlp_post", 1]) <= 2e-6
+    assert lru.made == made + 1
+    assert max_scaled_error(ck.read("pattern", 1, head=0, rows=7), full.read("pattern", 1, head=0, rows=7)) <= 2e-6
