@@ -30,6 +30,7 @@ MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")
 def checkpoint_every_pass():
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("QKV_LAB_CHECKPOINT_GIB", "0")
+        mp.setattr("compute.backends.cpu.CHUNK_ROWS", 7)           # a pass runs its layers 7 rows at a time
         yield
 
 
