@@ -127,7 +127,8 @@ def forward(cfg: Config, weights: Weights, tokens: Any, backend: str = "auto", *
         notice = f"CUDA failed ({exc}); computed on the CPU instead"
         chosen = get_backend("cpu")
         if check_memory:                                                  # the host holds this one
-            memory.check(cfg, T, chosen.dtype, include_weights=False, lazy_scores=chosen.lazy_scores)
+            memory.check(cfg, T, chosen.dtype, include_weights=False, lazy_scores=chosen.lazy_scores,
+                         checkpoints=getattr(chosen, "checkpointing", False))
         result = chosen.run(cfg, weights, ids, mask)
     timing = dict(result.timing_ms)
     timing["forward"] = (time.perf_counter() - t0) * 1e3
@@ -145,7 +146,8 @@ def check_budget(backend: Backend, cfg: Config, T: int, include_weights: bool = 
     device = backend.memory_budget()
     if device is not None and memory.estimate(cfg, T, backend.dtype, lazy_scores=backend.lazy_scores).compute <= device:
         return
-    memory.check(cfg, T, backend.dtype, include_weights=include_weights, lazy_scores=backend.lazy_scores)
+    memory.check(cfg, T, backend.dtype, include_weights=include_weights, lazy_scores=backend.lazy_scores,
+                 checkpoints=getattr(backend, "checkpointing", False))
 
 
 def _intervened(cfg, weights, ids, mask, chosen, notice, edits, reuse, t0) -> Trace:

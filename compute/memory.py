@@ -23,6 +23,8 @@ BUDGET_FRACTION = 0.8
 WORKSPACE_FACTOR = 1.15
 # The score maps the cpu and cuda backends hand over as Lazy values, made from q and k when a view reads them.
 LAZY_SCORES = ("attn_scores_raw", "attn_scores_scaled", "attn_scores")
+# A cpu pass whose intermediates would take more than this keeps a checkpointed Trace (checkpoint_threshold).
+CHECKPOINT_GIB = 4.0
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,42 @@ def views_count(cfg: Config, T: int) -> int:
     return sum(math.prod(trace_shape(n, cfg, T)) for n in LAZY_SCORES) if cfg.n_layers else 0
 
 
+def checkpoint_threshold() -> int:
+    """Bytes of intermediates above which a backend that can (cpu: `checkpointing`) keeps only each
+    layer's input and output and makes the rest again when read (compute/backends/checkpoints.py):
+    CHECKPOINT_GIB, or a quarter of the budget when that is less. QKV_LAB_CHECKPOINT_GIB overrides (tests)."""
+    text = os.environ.get("QKV_LAB_CHECKPOINT_GIB")
+    try:
+        if text:
+            return int(float(text) * GIB)
+    except ValueError:
+        pass
+    return min(int(CHECKPOINT_GIB * GIB), budget_bytes() // 4)
+
+
+def checkpointed(cfg: Config, T: int, dtype: np.dtype | type = np.float32) -> bool:
+    """Whether a pass of T tokens keeps a checkpointed Trace: its full intermediates exceed the threshold."""
+    if not T or not cfg.n_layers:
+        return False
+    full = estimate(cfg, T, dtype)
+    return full.trace + full.views > checkpoint_threshold()
+
+
+def checkpointed_counts(cfg: Config, T: int, n_layers: int | None = None) -> tuple[int, int]:
+    """Values (allocated by the pass, made by the views) of a checkpointed pass of T tokens: the whole-model
+    values, each layer's resid_post (and layer 0's input), the KeyCache's keys and values, one layer's other
+    values while it is computed; the views: one layer made again and one head of each of its four maps."""
+    from .names import trace_shape
+
+    L = cfg.n_layers if n_layers is None else n_layers
+    row = math.prod(trace_shape("resid_pre", cfg, T))                       # T × d_model
+    kv = 2 * T * cfg.n_kv_heads * cfg.d_head                                # one layer's cached k and v
+    layer = (allocated_count(cfg, T, 1) - allocated_count(cfg, T, 0)
+             - math.prod(trace_shape("pattern", cfg, T)))                   # a layer without its maps
+    kept = allocated_count(cfg, T, 0) + (L + 1) * row + L * kv
+    return kept + (layer if L else 0), (layer + 4 * T * T) if L else 0
+
+
 def block_bytes(cfg: Config, T: int, itemsize: int = 4) -> int:
     """Weights and intermediates of one block at T tokens: what running a single block needs."""
     weights = (weight_count(cfg, 1) - weight_count(cfg, 0)) * 4
@@ -119,10 +157,15 @@ def block_bytes(cfg: Config, T: int, itemsize: int = 4) -> int:
 
 
 def estimate(cfg: Config, T: int, dtype: np.dtype | type = np.float32,
-             n_layers: int | None = None, *, lazy_scores: bool = True) -> MemoryEstimate:
+             n_layers: int | None = None, *, lazy_scores: bool = True, checkpoints: bool = False) -> MemoryEstimate:
     """What a pass of T tokens needs. `lazy_scores`: the backend makes the score maps when they are
-    read (cpu, cuda: `Backend.lazy_scores`); the reference backend stores them (False)."""
+    read (cpu, cuda: `Backend.lazy_scores`); the reference backend stores them (False). `checkpoints`:
+    the backend keeps a checkpointed Trace when the full one is over the threshold (cpu: `checkpointing`)."""
     itemsize = np.dtype(dtype).itemsize
+    if checkpoints and checkpointed(cfg, T, dtype):
+        trace, views = checkpointed_counts(cfg, T, n_layers)
+        return MemoryEstimate(weights=weight_count(cfg, n_layers) * 4, trace=trace * itemsize,
+                              logits=T * cfg.d_vocab * itemsize, itemsize=itemsize, views=views * itemsize)
     return MemoryEstimate(
         weights=weight_count(cfg, n_layers) * 4,  # weights are stored float32 whatever the backend
         trace=allocated_count(cfg, T, n_layers, lazy_scores=lazy_scores) * itemsize,
@@ -199,15 +242,15 @@ def _largest_fit(lo: int, hi: int, fits) -> int:
 
 def check(cfg: Config, T: int, dtype: np.dtype | type = np.float32, *,
           include_weights: bool, budget: int | None = None, lazy_scores: bool = True,
-          source: Message | None = None) -> MemoryEstimate:
+          source: Message | None = None, checkpoints: bool = False) -> MemoryEstimate:
     """The estimate, or ConfigError with it in GiB and the layers/tokens that would fit. `budget`
     (with `source`, where it comes from): another budget than the host's, a GPU's memory say.
-    `lazy_scores`: the backend makes the score maps when they are read (estimate)."""
+    `lazy_scores`, `checkpoints`: what the backend does (estimate)."""
     fixed_budget = budget is not None
     budget = budget_bytes() if budget is None else budget
 
     def estimate(cfg: Config, T: int, dtype, n_layers: int | None = None) -> MemoryEstimate:
-        return _estimate(cfg, T, dtype, n_layers, lazy_scores=lazy_scores)
+        return _estimate(cfg, T, dtype, n_layers, lazy_scores=lazy_scores, checkpoints=checkpoints)
 
     est = estimate(cfg, T, dtype)
 

@@ -37,6 +37,9 @@ class Lazy:
     part: Callable[[int], np.ndarray] | None = None
     # read(index) makes just value[index] (a tuple of ints and slices: a head, some rows): Trace.read
     read: Callable[[tuple], np.ndarray] | None = None
+    # False: the Trace does not keep what make/part/read return (its maker keeps it, or lets it go:
+    # a checkpointed layer, compute/backends/checkpoints.py)
+    cached: bool = True
 
     @property
     def nbytes(self) -> int:
@@ -123,6 +126,8 @@ class Trace:
         value = self._arrays[key]
         if not isinstance(value, Lazy):
             return value
+        if not value.cached:
+            return _checked(value.make(), value.shape, key)
         with self._lock:
             if key not in self._lazy:
                 made = value.make()
@@ -150,6 +155,8 @@ class Trace:
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not -n <= index < n:
             return self[name, layer][index]                      # anything but one whole index: the whole
         index = int(index) % n
+        if not value.cached:
+            return _checked(value.part(index), value.shape[1:], (key, index))
         with self._lock:
             if key in self._lazy:
                 return self._lazy[key][index]
@@ -187,6 +194,10 @@ class Trace:
                      _rows_index(cols, value.shape[2]) if cols is not None else None)
         if value.read is None or key in self._lazy:
             return whole()[index]
+        if not value.cached:
+            made = value.read(index)
+            made.setflags(write=False)
+            return made
         part = ("part", key, index[0]) if head_axis == 0 and isinstance(index[0], int) else None
         if part in self._lazy:
             return self._lazy[part][index[1:]]
@@ -290,6 +301,14 @@ class Trace:
     def summary(self) -> str:
         total = self.timing_ms.get("total", float("nan"))
         return f"{self.backend_label} · {total:.1f} ms · T={self.T} · {self.dtype}"
+
+
+def _checked(made: np.ndarray, shape: tuple, key: Any) -> np.ndarray:
+    """A Lazy's value as promised (its shape), read-only."""
+    if made.shape != shape:
+        raise RuntimeError(f"{key!r} was promised as {shape}, made as {made.shape}")
+    made.setflags(write=False)
+    return made
 
 
 def _whole_index(i: Any, n: int) -> int:

@@ -391,6 +391,7 @@ class FigureWidget(pg.GraphicsLayoutWidget):
                         stairs=False)
             mp.set_message(one.missing)               # a name this model lacks: why, in its place
             mp.set_clipped(one.clipped, one.caption)  # outliers beyond a robust scale: marked and named
+            mp.set_marks(one.marks)                   # a long map: the query's strongest keys
             _crisp(mp)
             for name, (x, y, w, h) in spec.boxes:
                 if name == one.name:

@@ -20,6 +20,8 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF, QStaticText
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
+from compute.instruments.overview import pooled
+
 from .axes import make_lean, metrics_for, safe_paint, text_widths
 from .i18n import language, localise_number, num, tr
 from .theme import BLACK, LIGHT, MASKED_INK, WHITE, Palette, colormap
@@ -708,6 +710,11 @@ class MatrixPlot:
         self.clip_marks = pg.ScatterPlotItem(pxMode=True, symbol="t1", size=9)
         self.clip_marks.setZValue(12)
         self.plot.addItem(self.clip_marks)
+        # A long map's query row's strongest keys (widgets/views.py query_marks): rings over the cells.
+        self.key_marks = pg.ScatterPlotItem(pxMode=True, symbol="o", size=9)
+        self.key_marks.setZValue(12)
+        self.plot.addItem(self.key_marks)
+        self.marks: np.ndarray | None = None
         self.caption = pg.LabelItem("", justify="left")
         self.caption.setVisible(False)
         self.caption_text = ""
@@ -846,8 +853,12 @@ class MatrixPlot:
             # Causal: the staircase covers the masked cells; give them a value already shown.
             display = np.where(masked, values[0, 0], values).astype(np.float32, copy=False)  # [T, T]
             hidden = ~np.isfinite(display)                                  # [T, T] (rare: inf, NaN)
+        elif (sr, sc) != (1, 1):
+            # More cells than pixels: each pixel shows its block's value of largest |x| (max-pooled,
+            # not every n-th cell): a sink column or a one-cell stripe stays in the overview.
+            display, hidden = pooled(values, (sr, sc), masked)             # [rows/sr, cols/sc]
         else:
-            display = values[::sr, ::sc]                                    # [rows/sr, cols/sc] (view)
+            display = values                                                # [rows, cols]
             span = None
             if masked is None and display.size:
                 with np.errstate(invalid="ignore"):                         # min/max are NaN if any is
@@ -860,10 +871,10 @@ class MatrixPlot:
                 self.levels = levels if levels is not None else self.auto_levels(display, span)
                 hidden = None
             else:
-                display = display.astype(np.float32, copy=True)            # [rows/sr, cols/sc] for drawing
-                hidden = ~np.isfinite(display)                              # [rows/sr, cols/sc]
+                display = display.astype(np.float32, copy=True)            # [rows, cols] for drawing
+                hidden = ~np.isfinite(display)                              # [rows, cols]
                 if masked is not None:
-                    hidden |= masked[::sr, ::sc]
+                    hidden |= masked
         if hidden is not None:
             if hidden.any():
                 display[hidden] = np.nan                                    # transparent over the hatch
@@ -890,6 +901,15 @@ class MatrixPlot:
             self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
             self._axes_key = (rows, cols)
         self._update_text()
+
+    def set_marks(self, cells: np.ndarray | None) -> None:
+        """Ring the cells [n, 2] (row, col) — a query's strongest keys — in the key role's colour; None: none."""
+        self.marks = None if cells is None or not len(cells) else np.asarray(cells)
+        if self.marks is None:
+            self.key_marks.setData([], [])
+            return
+        self.key_marks.setData(x=self.marks[:, 1].astype(float), y=self.marks[:, 0].astype(float),
+                               pen=pg.mkPen(self._band_colour("col"), width=2.0), brush=pg.mkBrush(None))
 
     def set_clipped(self, cells: np.ndarray | None, caption: str = "") -> None:
         """Mark the cells the colour scale clips [n, 2] (row, col) and say so under the panel
@@ -1135,7 +1155,8 @@ class MatrixPlot:
         shown = tr("{value} (masked)").format(value=value) if masked else value
         rows, cols = self.decimation
         note = "" if (rows, cols) == (1, 1) else "\n" + tr(
-            "(drawn from every {rows}th row / {cols}th column)").format(rows=rows, cols=cols)
+            "(the overview shows the largest value of each {rows} × {cols} cells; zoom in for each cell)").format(
+            rows=rows, cols=cols)
         return f"{self.name}\n" + tr("row {i} ({row}) · column {j} ({col})").format(i=i, row=r, j=j, col=c) + \
             f"\n= {shown}{note}"
 

@@ -309,6 +309,7 @@ class Station(Retranslate, QWidget):
         mp.set_message(p.missing)                     # a name this model lacks: why, never old data
         mp.set_outline(p.outline)
         mp.set_clipped(p.clipped, p.caption)          # outliers beyond a robust scale: marked and named
+        mp.set_marks(p.marks)                         # a long map: the query's strongest keys
 
     # -- layout: the arrangement, square T×T cells, one number size per shape ---------------------------
     def fit(self) -> None:

@@ -14,6 +14,8 @@ from PySide6.QtWidgets import (
     QMenu,
     QScrollArea,
     QSizePolicy,
+    QSlider,
+    QSpinBox,
     QToolButton,
     QWidget,
 )
@@ -170,6 +172,17 @@ class TokenStrip(Retranslate, QWidget):
         self.edit.setMaxLength(1 << 24)                  # a whole long text, never cut at Qt's 32,767
         self.edit.returnPressed.connect(lambda: self.textSubmitted.emit(self.edit.text()))
         outer.addWidget(self.edit)
+        # Past MAX_CHIPS: a minimap of every position (drag it) and a jump to a position, both moving the query.
+        self.minimap = QSlider(Qt.Orientation.Horizontal, self)
+        self.minimap.setObjectName("tokenMinimap")
+        self.minimap.setFixedWidth(140)
+        self.minimap.valueChanged.connect(self._navigated)
+        outer.addWidget(self.minimap)
+        self.jump = QSpinBox(self)
+        self.jump.setObjectName("tokenJump")
+        self.jump.setKeyboardTracking(False)                # on Enter or the arrows, not per digit typed
+        self.jump.valueChanged.connect(self._navigated)
+        outer.addWidget(self.jump)
         self.count = QLabel(self)
         self.count.setObjectName("tokenCount")
         outer.addWidget(self.count)
@@ -179,6 +192,7 @@ class TokenStrip(Retranslate, QWidget):
         self._more: QToolButton | None = None            # "… +N more" past MAX_CHIPS: a click types at the end
         self.shown_text = ""                             # the text of the tokens, as the type box shows it
         self.retranslate()
+        self._show_navigation()
 
     def retranslate(self) -> None:
         self.title.setText(tr("tokens"))
@@ -189,6 +203,9 @@ class TokenStrip(Retranslate, QWidget):
         self._show_count()
         if self._more is not None:
             self._more.setText(self._more_text())
+        self.minimap.setToolTip(tr("every position of the text: drag to move the query"))
+        self.jump.setToolTip(tr("jump to a position: the query moves there"))
+        self.jump.setPrefix(tr("go to "))
         self._fit_for = None                             # longer words: measure the chips again
 
     def show_text(self, text: str) -> None:
@@ -221,6 +238,24 @@ class TokenStrip(Retranslate, QWidget):
         self._show_count()
         self.set_selected(selected)
 
+    def _navigated(self, index: int) -> None:
+        """The minimap or the jump box moved (by the reader: set_selected blocks their signals)."""
+        if 0 <= index < len(self.labels) and index != self.selected_index:
+            self.selected.emit(index)
+
+    def _show_navigation(self) -> None:
+        """The minimap and the jump box: shown for a text longer than its chips, at the query."""
+        long = len(self.labels) > MAX_CHIPS
+        for widget in (self.minimap, self.jump):
+            widget.setVisible(long)
+            widget.blockSignals(True)
+            widget.setRange(0, max(len(self.labels) - 1, 0))
+            widget.setValue(min(self.selected_index, max(len(self.labels) - 1, 0)))
+            widget.blockSignals(False)
+        if long and 0 <= self.selected_index < len(self.labels):
+            self.minimap.setToolTip(tr("position {i} of {T}: “{word}” — drag to move the query").format(
+                i=self.selected_index, T=len(self.labels), word=self.labels[self.selected_index]))
+
     def _show_count(self) -> None:
         T = len(self.labels)
         self.count.setText(f"T = {T}/{self.n_ctx}")
@@ -232,6 +267,7 @@ class TokenStrip(Retranslate, QWidget):
 
     def set_selected(self, index: int) -> None:
         self.selected_index = index
+        self._show_navigation()
         for chip in self.row.chips:
             chip.setChecked(chip.index == index)
             if chip.index == index:

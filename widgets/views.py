@@ -23,6 +23,7 @@ import numpy as np
 
 from compute import Config
 from compute.instruments import explain
+from compute.instruments.overview import top_keys
 from compute.models import TAGS
 from compute.names import missing_message, missing_weight_message
 
@@ -79,6 +80,7 @@ class Panel:
     outline: tuple[int, int, int, int] | None = None   # a block to outline: (row, col, rows, cols)
     clipped: np.ndarray | None = None          # [n, 2] (row, col) of cells beyond `levels` (the largest first)
     caption: str = ""                          # what the scale clips ("d_model 507 reaches 23,989 …; clipped")
+    marks: np.ndarray | None = None            # [n, 2] (row, col): a long map's query row's strongest keys
 
 
 def _idx(n: int) -> tuple[str, ...]:
@@ -129,6 +131,23 @@ def kv_sharers(cfg: Config, head: int) -> tuple[int, int]:
     """The first and last query head that read the same K/V head as `head`."""
     g = kv_head(cfg, head)
     return g * cfg.n_groups, (g + 1) * cfg.n_groups - 1
+
+
+# A T×T map longer than this marks its query row's MARKED_KEYS strongest keys (labels no longer fit).
+MARKS_FROM = 64
+MARKED_KEYS = 8
+# A Softmax row longer than this is drawn as its TOP_KEYS strongest keys, each with its token.
+SPARSE_ROW_FROM = 128
+TOP_KEYS = 24
+
+
+def query_marks(t, layer: int, head: int, query: int) -> np.ndarray | None:
+    """[n, 2] (query, key) of the query's strongest keys in a long map (None for a short one)."""
+    if t.T <= MARKS_FROM or not 0 <= query < t.T:
+        return None
+    row = t.read("pattern", layer, head=head, rows=query)                  # [T]
+    keys = top_keys(row, MARKED_KEYS, allowed=~t.forbidden(layer, rows=query))   # [n]
+    return np.stack([np.full(len(keys), query), keys], axis=1)             # [n, 2]
 
 
 def panel(name: str, result, sel) -> Panel:
@@ -203,7 +222,8 @@ def panel(name: str, result, sel) -> Panel:
         # One head's map: a GPU Trace copies just that head to the host (Trace.read), not all of them;
         # where the mask forbids is known without reading anything (Trace.forbidden).
         forbidden = t.forbidden(L)
-        qk = dict(rows=labels, cols=labels, row_axis=tr("query i"), col_axis=tr("key j"))
+        qk = dict(rows=labels, cols=labels, row_axis=tr("query i"), col_axis=tr("key j"),
+                  marks=query_marks(t, L, h, sel.query))
         if name == "attn_scores_raw":
             title = "attn_scores_raw = rot_q·rot_kᵀ" if cfg.components.positions.rotates else "attn_scores_raw = q·kᵀ"
             return Panel(name, title, t.read(name, L, head=h), **qk)
@@ -258,9 +278,16 @@ def panel(name: str, result, sel) -> Panel:
         if name == "scores_row":
             return Panel("attn_scores", tr("attn_scores[{h}, {i}, :] — query “{word}”").format(h=h, i=i, word=word),
                          scores[None, :], **row)
+        weights = t.read("pattern", L, head=h, rows=i)                      # [T]
+        if len(weights) > SPARSE_ROW_FROM:                                  # long: the keys that matter, with words
+            keys = np.sort(top_keys(weights, TOP_KEYS, allowed=~forbidden[0]))   # [K] in key order
+            cols = tuple(f"{j} {labels[j]}" if j < len(labels) else str(j) for j in keys)
+            return Panel("pattern", tr("pattern[{h}, {i}, :] — its {k} strongest of {T} keys (the row sums to 1)")
+                         .format(h=h, i=i, k=len(keys), T=len(weights)), weights[keys][None, :], row["rows"], cols,
+                         col_axis=tr("key j"), kind=view_kind(name), levels=(0.0, float(max(weights.max(), 1e-9))),
+                         masked_text="")
         return Panel("pattern", tr("pattern[{h}, {i}, :] = softmax (row sums to 1)").format(h=h, i=i),
-                     t.read("pattern", L, head=h, rows=i)[None, :], kind=view_kind(name), levels=(0.0, 1.0),
-                     masked_text="", **row)
+                     weights[None, :], kind=view_kind(name), levels=(0.0, 1.0), masked_text="", **row)
     if name in ("pattern_col", "terms", "z_row"):     # the weighted sum of v for one query
         i = sel.query
         word = labels[i] if labels else ""

@@ -1662,8 +1662,8 @@
         <translation>{value} (ter-mask)</translation>
     </message>
     <message>
-        <source>(drawn from every {rows}th row / {cols}th column)</source>
-        <translation>(digambar dari tiap baris ke-{rows} / kolom ke-{cols})</translation>
+        <source>(the overview shows the largest value of each {rows} × {cols} cells; zoom in for each cell)</source>
+        <translation>(ikhtisar menampilkan nilai terbesar dari setiap {rows} × {cols} sel; perbesar untuk melihat tiap sel)</translation>
     </message>
     <message>
         <source>row {i} ({row}) · column {j} ({col})</source>
@@ -1796,6 +1796,22 @@
     <message>
         <source>type a sentence from the vocabulary and press Enter (Ctrl+L)</source>
         <translation>ketik kalimat dari kosakata lalu tekan Enter (Ctrl+L)</translation>
+    </message>
+    <message>
+        <source>every position of the text: drag to move the query</source>
+        <translation>semua posisi teks: seret untuk memindahkan query</translation>
+    </message>
+    <message>
+        <source>jump to a position: the query moves there</source>
+        <translation>lompat ke suatu posisi: query pindah ke sana</translation>
+    </message>
+    <message>
+        <source>go to </source>
+        <translation>ke </translation>
+    </message>
+    <message>
+        <source>position {i} of {T}: “{word}” — drag to move the query</source>
+        <translation>posisi {i} dari {T}: “{word}” — seret untuk memindahkan query</translation>
     </message>
     <message numerus="yes">
         <source>%n token(s); the model accepts up to n_ctx = {n_ctx}</source>
@@ -2044,6 +2060,10 @@
     <message>
         <source>attn_scores[{h}, {i}, :] — query “{word}”</source>
         <translation>attn_scores[{h}, {i}, :] — query “{word}”</translation>
+    </message>
+    <message>
+        <source>pattern[{h}, {i}, :] — its {k} strongest of {T} keys (the row sums to 1)</source>
+        <translation>pattern[{h}, {i}, :] — {k} key terkuat dari {T} (jumlah baris = 1)</translation>
     </message>
     <message>
         <source>pattern[{h}, {i}, :] = softmax (row sums to 1)</source>

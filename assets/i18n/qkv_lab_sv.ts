@@ -1679,8 +1679,8 @@
         <translation>{value} (maskerad)</translation>
     </message>
     <message>
-        <source>(drawn from every {rows}th row / {cols}th column)</source>
-        <translation>(ritad från var {rows}:e rad / var {cols}:e kolumn)</translation>
+        <source>(the overview shows the largest value of each {rows} × {cols} cells; zoom in for each cell)</source>
+        <translation>(översikten visar det största värdet av varje {rows} × {cols} celler; zooma in för varje cell)</translation>
     </message>
     <message>
         <source>row {i} ({row}) · column {j} ({col})</source>
@@ -1813,6 +1813,22 @@
     <message>
         <source>type a sentence from the vocabulary and press Enter (Ctrl+L)</source>
         <translation>skriv en mening med ord ur vokabulären och tryck Enter (Ctrl+L)</translation>
+    </message>
+    <message>
+        <source>every position of the text: drag to move the query</source>
+        <translation>textens alla positioner: dra för att flytta query</translation>
+    </message>
+    <message>
+        <source>jump to a position: the query moves there</source>
+        <translation>hoppa till en position: query flyttas dit</translation>
+    </message>
+    <message>
+        <source>go to </source>
+        <translation>gå till </translation>
+    </message>
+    <message>
+        <source>position {i} of {T}: “{word}” — drag to move the query</source>
+        <translation>position {i} av {T}: ”{word}” — dra för att flytta query</translation>
     </message>
     <message numerus="yes">
         <source>%n token(s); the model accepts up to n_ctx = {n_ctx}</source>
@@ -2063,6 +2079,10 @@
     <message>
         <source>attn_scores[{h}, {i}, :] — query “{word}”</source>
         <translation>attn_scores[{h}, {i}, :] — query ”{word}”</translation>
+    </message>
+    <message>
+        <source>pattern[{h}, {i}, :] — its {k} strongest of {T} keys (the row sums to 1)</source>
+        <translation>pattern[{h}, {i}, :] — dess {k} starkaste av {T} key (raden summerar till 1)</translation>
     </message>
     <message>
         <source>pattern[{h}, {i}, :] = softmax (row sums to 1)</source>

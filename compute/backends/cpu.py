@@ -38,6 +38,7 @@ from ..models.functions import rope_angles
 from ..names import attention_names, mlp_names
 from ..trace import Lazy
 from ..weights import Weights
+from . import checkpoints
 from . import cpu_kernels as K
 from .base import Backend, BackendOutput, Reuse, Stopwatch
 from .blas import (  # noqa: F401 - where they were: the API (keep_blas_single_threaded, lower_priority), tests
@@ -55,6 +56,8 @@ from .rows import Once, RowParts, leading_rows, rows_value
 BLOCK_BYTES = 1 << 20
 # pattern @ v runs on sub-blocks of this many rows, each with only the keys its rows may see.
 PV_ROWS = 64
+# A checkpointed pass runs each layer on this many query rows at a time (chunked_layer).
+CHUNK_ROWS = 1024
 # Row stages smaller than this many multiply-adds run on one thread (splitting costs ~50 us).
 SPLIT_MIN_MACS = 1 << 22
 # numba's kernels are entered one thread at a time; the BLAS controller (compute/backends/blas.py).
@@ -128,20 +131,22 @@ def attention_blocks(items, qh, kh, vh, W_O, scale, causal, mask, has_mask, grou
     h // groups. The block's scores go to this thread's `scratch` ([3, rows, T]: raw, scaled,
     masked, while in cache; the Trace makes its score maps from q and k when a view reads them).
     z is [n, H, dh] and written in place. With a `window` W (0 = none), a row's keys start at
-    i - W + 1: pattern @ v skips the ones before."""
-    T = pattern.shape[2]
+    i - W + 1: pattern @ v skips the ones before. `pattern` None (a checkpointed pass keeps no T×T
+    map): each block's pattern rows stay in `scratch[3]`."""
+    T = kh.shape[1]
     for h, r0, r1 in items:
         g = h // groups                                                         # this head's K/V head
         raw, scaled, masked = scratch[0, :r1 - r0], scratch[1, :r1 - r0], scratch[2, :r1 - r0]   # [R, T] each
+        rows = pattern[h, r0:r1] if pattern is not None else scratch[3, :r1 - r0]   # [R, T]
         np.matmul(qh[h, r0:r1], kh[g].T, out=raw)                               # [R, T]  q_i . k_j
         K.scale_mask_softmax(raw, p + r0, scale, causal, mask, has_mask, scaled, masked,
-                             pattern[h, r0:r1], window)                         # [R, T] pattern rows
+                             rows, window)                                      # [R, T] pattern rows
         for s0 in range(r0, r1, PV_ROWS):              # causal: keys after a row's own are 0
             s1 = min(s0 + PV_ROWS, r1)
             i0, i1 = p + s0, p + s1                                             # query positions
             keys = i1 if causal else (min(T, i1 - 1 + window) if window else T)
             first = max(0, i0 - window + 1) if window else 0                    # the window: keys before are 0
-            np.matmul(pattern[h, s0:s1, first:keys], vh[g, first:keys], out=z[s0:s1, h])   # [S, dh]  z = p @ v
+            np.matmul(rows[s0 - r0:s1 - r0, first:keys], vh[g, first:keys], out=z[s0:s1, h])   # [S, dh]  z = p @ v
         np.matmul(z[r0:r1, h], W_O[h], out=res[h, r0:r1])                        # [R, d_model]  z_h @ W_O[h]
         K.add_into(part[r0:r1], res[h, r0:r1])                                   # [R, d_model]
 
@@ -326,6 +331,7 @@ class CpuBackend(Backend):
     dtype = np.dtype(np.float32)
     supports_reuse = True
     lazy_scores = True
+    checkpointing = True                        # large Traces keep layer inputs only (compute.memory.checkpointed)
 
     def __init__(self) -> None:
         self._prepared: OrderedDict[int, _Prepared] = OrderedDict()
@@ -338,6 +344,9 @@ class CpuBackend(Backend):
         # k and v of the last passes, for the next ones: two, so that a pass of other inputs (a
         # script's, an instrument's) does not take the cache of the Trace on screen.
         self._key_caches = [KeyCache(), KeyCache()]
+        # The layers of checkpointed Traces made again for a view, most recently read kept (checkpoints.py).
+        self.layers = checkpoints.LayerLRU()
+        memory.register_reclaimer(self.layers.release)
 
     def key_cache(self, cfg: Config, prev) -> KeyCache:
         """The KeyCache for a pass reusing `prev`: the one holding its rows, else the least recently
@@ -424,19 +433,45 @@ class CpuBackend(Backend):
         if W_pos is not None:
             out["pos_embed"] = W_pos[:T]                                    # [T, d_model] (read-only view)
         watch.lap("embed")
+        # A Trace too large to keep (compute.memory.checkpointed) keeps each layer's input and output
+        # only; the rest of a layer is made again from its input when read (checkpoints.py).
+        ck = memory.checkpointed(cfg, T)
         for layer in range(cfg.n_layers):
             wb = prep.blocks[layer]
+            seeded = ck and p == 0 and progress.wants_partial()            # early results: keep what was made
+            if ck:
+                out["resid_pre", layer] = keep(("resid_pre", layer), resid)
+                again = partial(layer_values, cfg, prep, layer, mask, attn_mask is not None, new)
+                stored = checkpoints.Layer(again, made(out["resid_pre", layer]), cfg, layer, mask,
+                                           attn_mask is not None, self.layers,
+                                           make_qk=partial(layer_qk, cfg, prep, layer, new))
+                out.update(stored.lazy_values(T))
+            if ck and not seeded:                                          # nothing of the layer kept but its output
+                resid = chunked_layer(cfg, wb, prep.W_QKV[layer], prep.b_QKV[layer], resid, p, keys, layer, mask,
+                                      attn_mask is not None, new, watch, cfg.window(layer) or 0)
+                if progress.wants_partial():
+                    progress.publish(layer, dict(out))
+                out["resid_post", layer] = keep(("resid_post", layer), resid)
+                continue
             attn = attention_half(cfg, wb, prep.W_QKV[layer], prep.b_QKV[layer], resid, p, keys, layer,
-                                  mask, attn_mask is not None, new, watch, cfg.window(layer) or 0)
-            out.update({(name, layer): keep((name, layer), value, axis=1 if name == "pattern" else 0)
-                        for name, value in attn.items()})
-            maps = self._score_maps(cfg, out, layer, mask, attn_mask is not None, prev, p)
-            out.update({(name, layer): value for name, value in maps.items()})
+                                  mask, attn_mask is not None, new, watch, cfg.window(layer) or 0, keep_pattern=not ck)
+            if seeded:
+                stored.seed(attn, complete=False)
+            else:
+                out.update({(name, layer): keep((name, layer), value, axis=1 if name == "pattern" else 0)
+                            for name, value in attn.items()})
+                maps = self._score_maps(cfg, out, layer, mask, attn_mask is not None, prev, p)
+                out.update({(name, layer): value for name, value in maps.items()})
             if progress.wants_partial():                                   # this layer's attention is final
                 progress.publish(layer, dict(out))
             mlp_in = cfg.components.mlp_reads(resid, attn["resid_mid"])   # resid_pre's rows when parallel
             mlp = mlp_half(cfg, wb, mlp_in, attn["resid_mid"], new, watch)
-            out.update({(name, layer): keep((name, layer), value) for name, value in mlp.items()})
+            if ck:
+                out["resid_post", layer] = keep(("resid_post", layer), mlp["resid_post"])
+                if seeded:
+                    stored.seed({**attn, **mlp}, complete=True)
+            else:
+                out.update({(name, layer): keep((name, layer), value) for name, value in mlp.items()})
             resid = mlp["resid_post"]
 
         n = T - p
@@ -472,6 +507,74 @@ class CpuBackend(Backend):
                           len(out["tokens"]), cfg.n_groups, scale, cfg.causal, mask, has_mask,
                           cfg.window(layer) or 0, p, {n: a for n, a in before.items() if a is not None},
                           self.pool.empty)
+
+
+def chunked_layer(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCache, layer: int, mask,
+                  has_mask: bool, new, watch: Stopwatch, window: int) -> np.ndarray:
+    """resid_post of rows p..T-1 of one layer of a checkpointed pass, CHUNK_ROWS query rows at a time:
+    causal, a chunk's keys are its own and the earlier rows', already in `keys` (an incremental pass per
+    chunk), so only one chunk's intermediates exist at once (SmolLM2 at T=8192: ~80 MB, not ~600 MB)."""
+    n = len(resid_pre)
+    chunk = n if not cfg.causal else max(CHUNK_ROWS, 1)
+    if n <= chunk:
+        attn = attention_half(cfg, wb, W_QKV, b_QKV, resid_pre, p, keys, layer, mask, has_mask, new, watch, window,
+                              keep_pattern=False)
+        mlp_in = cfg.components.mlp_reads(resid_pre, attn["resid_mid"])     # resid_pre when parallel
+        return mlp_half(cfg, wb, mlp_in, attn["resid_mid"], new, watch)["resid_post"]
+    resid_post = new((n, cfg.d_model))                                      # [n, d_model]
+    for c0 in range(0, n, chunk):
+        c1 = min(n, c0 + chunk)
+        attn = attention_half(cfg, wb, W_QKV, b_QKV, resid_pre[c0:c1], p + c0, keys, layer, mask, has_mask, new,
+                              watch, window, keep_pattern=False)
+        mlp_in = cfg.components.mlp_reads(resid_pre[c0:c1], attn["resid_mid"])
+        resid_post[c0:c1] = mlp_half(cfg, wb, mlp_in, attn["resid_mid"], new, watch)["resid_post"]   # [c, d_model]
+    return resid_post
+
+
+def layer_values(cfg: Config, prep: _Prepared, layer: int, mask, has_mask: bool, new, resid_pre) -> dict:
+    """Every value of one layer but the T×T maps, all rows, from its input: a checkpointed Trace's
+    layer made again (checkpoints.Layer). Its keys and values go to buffers of its own."""
+    T, KV, dh = len(resid_pre), cfg.n_kv_heads, cfg.d_head
+    keys = KeyCache()
+    keys.k, keys.v = {layer: new((KV, T, dh))}, {layer: new((KV, T, dh))}     # [KV, T, dh] each
+    watch = Stopwatch()
+    with _KERNEL_LOCK, _BLAS.limit(limits=1, user_api="blas"):
+        attn = attention_half(cfg, prep.blocks[layer], prep.W_QKV[layer], prep.b_QKV[layer], resid_pre, 0, keys,
+                              layer, mask, has_mask, new, watch, cfg.window(layer) or 0, keep_pattern=False)
+        mlp_in = cfg.components.mlp_reads(resid_pre, attn["resid_mid"])     # resid_pre when parallel
+        mlp = mlp_half(cfg, prep.blocks[layer], mlp_in, attn["resid_mid"], new, watch)
+    return {**attn, **mlp}
+
+
+def layer_qk(cfg: Config, prep: _Prepared, layer: int, new, resid_pre) -> dict:
+    """A layer's norm 1 and q, k, v (with QK-norm and RoPE), all rows, from its input: what its T×T
+    maps are made of (checkpoints.Layer), as attention_half makes them, without the attention itself."""
+    T, H, KV, dh, dm = len(resid_pre), cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model
+    hd, kvd, f32, c = H * dh, KV * dh, np.float32, cfg.components
+    stats = norm_stats(cfg, T)                                              # [T] each
+    ln1_out = new((T, dm)) if c.pre_norm else resid_pre                     # [T, d_model] (OLMo 2: no norm)
+    qkv = new((T, hd + 2 * kvd))                                            # [T, (H+2KV)*dh]
+    qh, kh, vh = new((H, T, dh)), new((KV, T, dh)), new((KV, T, dh))        # [H|KV, T, dh] each
+    qkn = None
+    if c.attention.qk_norm is not None:
+        qkn = (new((H, T, dh)), new((KV, T, dh)), np.empty((H, T), f32), np.empty((KV, T), f32))
+    rot = None
+    if c.positions.rotates:
+        cos, sin = rope_tables(T, c.positions.rotary_dim, c.rotary(layer).base)  # [T, r/2] each, this layer's base
+        rot = (cos, sin, new((H, T, dh)), new((KV, T, dh)))
+    with _KERNEL_LOCK, _BLAS.limit(limits=1, user_api="blas"):
+        by_rows(partial(ln1_qkv_rows, cfg, resid_pre, prep.blocks[layer], prep.W_QKV[layer], prep.b_QKV[layer],
+                        stats, ln1_out, qkv, qh, kh, vh, qkn, rot), T, split=T * dm * (hd + 2 * kvd) >= SPLIT_MIN_MACS)
+    out = dict(zip(c.norm.stat_names("ln1"), stats, strict=True)) if c.pre_norm else {}   # ln1_mean, ... | ln1_scale
+    if c.pre_norm:
+        out["ln1_out"] = ln1_out
+    out.update(q=qkv[:, :hd].reshape(T, H, dh), k=qkv[:, hd:hd + kvd].reshape(T, KV, dh),
+               v=qkv[:, hd + kvd:].reshape(T, KV, dh))                     # [T, H|KV, dh] (views)
+    if qkn is not None:
+        out.update(q_normed=qkn[0].transpose(1, 0, 2), k_normed=qkn[1].transpose(1, 0, 2))
+    if rot is not None:
+        out.update(rot_q=rot[2].transpose(1, 0, 2), rot_k=rot[3].transpose(1, 0, 2))
+    return out
 
 
 def made(value):
@@ -562,10 +665,11 @@ def ln1_qkv_rows(cfg, resid_pre, wb, W_QKV, b_QKV, stats, ln1_out, qkv, qh, kh, 
 
 
 def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCache, layer: int, mask,
-                   has_mask: bool, new, watch: Stopwatch, window: int = 0) -> dict:
+                   has_mask: bool, new, watch: Stopwatch, window: int = 0, keep_pattern: bool = True) -> dict:
     """One layer from resid_pre to resid_mid for positions p..T-1 (resid_pre has those n rows):
     every attention_names(cfg) value but the score maps (see score_maps), by name; `pattern` rows
-    [H, n, T]. The layer's k and v rows go into `keys`, whose rows < p are the earlier ones."""
+    [H, n, T] unless not `keep_pattern` (checkpoints.py makes a head's rows when read). The layer's
+    k and v rows go into `keys`, whose rows < p are the earlier ones."""
     n, H, KV, dh, dm = len(resid_pre), cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.d_model
     T = p + n
     hd, kvd = H * dh, KV * dh
@@ -601,7 +705,7 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
     K_all[:, p:T], V_all[:, p:T] = k_heads, vh                               # this pass's keys and values
     watch.lap("qkv")
 
-    pattern = new((H, n, T))                                                # [H, n, T]  rows p..T-1
+    pattern = new((H, n, T)) if keep_pattern else None                      # [H, n, T]  rows p..T-1
     z = new((n, H, dh))                                                     # [n, H, dh]
     # Each head's share of attn_out, z_h @ W_O[h]; made head-major for BLAS and handed out as a
     # [n, H, d_model] view (no copy of the largest per-head array).
@@ -613,7 +717,8 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
     parts = [new((n, dm)) for _ in range(2 if two else 1)]                  # [n, d_model] each
     for part in parts:
         part.fill(0.0)
-    scratch = [np.empty((3, min(rows, max(n, 1)), T), np.float32) for _ in parts]   # [3, rows, T] per thread
+    slabs = 3 if keep_pattern else 4                                        # raw, scaled, masked (, pattern)
+    scratch = [np.empty((slabs, min(rows, max(n, 1)), T), np.float32) for _ in parts]   # [3|4, rows, T] per thread
     args = (q_heads, K_all[:, :T], V_all[:, :T], wb["attn.W_O"], scale, cfg.causal, mask, has_mask, cfg.n_groups,
             window, p)
     if two:                                                     # stop: leave the helper no more blocks
@@ -636,7 +741,8 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
         np.add(resid_pre, attn_out_normed, out=resid_mid)                   # resid_mid = resid_pre + normed
     watch.lap("W_O")
     ns = {**locals(), **named}
-    return {name: ns[name] for name in attention_names(cfg) if not name.startswith("attn_scores")}
+    return {name: ns[name] for name in attention_names(cfg)
+            if not name.startswith("attn_scores") and ns[name] is not None}       # pattern: None unless kept
 
 
 def mlp_rows(cfg, mlp_in, resid_mid, wb, stats, ln2_out, mlp_pre, mlp_pre_linear, mlp_post, mlp_out, mlp_out_normed,

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import memory
 from ..circuits import Ablate
 from ..config import Config, ConfigError
-from ..forward import forward
+from ..forward import check_budget, forward, resolve_backend
 from ..i18n import QT_TR_NOOP, Message, Number
 from ..models.components import mistakes
 from ..trace import Trace
@@ -159,7 +158,7 @@ def run(cfg: Config, weights: Weights, tokens, condition: tuple, backend: str = 
     b = edit(cfg, weights, tokens, condition, seed=seed, trained=trained)
     if condition[0] == "head" and a is not None:
         return b, a
-    memory.check(b.cfg, len(b.tokens), include_weights=b.weights is not weights)
+    check_budget(resolve_backend(backend)[0], b.cfg, len(b.tokens), include_weights=b.weights is not weights)
     return b, forward(b.cfg, b.weights, b.tokens, backend=backend, interventions=b.interventions or None)
 
 

@@ -26,3 +26,24 @@ def test_long_strips_grow_in_batches_and_reuse_chips(qtbot):
     assert layout.count() == 3 and layout.itemAt(2).spacerItem() is not None   # the chips stay packed left
     assert strip.add_button.isVisibleTo(strip)                          # a listable vocabulary: + menu
     assert [a.text() for a in strip.add_menu.actions()] == ["a", "b"]
+
+
+def test_a_4096_token_text_is_navigable_by_minimap_and_jump(qtbot):
+    """Past MAX_CHIPS chips the rest of the text was reachable only by typing: a minimap of every
+    position and a jump box move the query anywhere, and follow it when it moves."""
+    strip = TokenStrip()
+    qtbot.addWidget(strip)
+    strip.set_tokens(["a", "b"], [], 8192, 0)
+    assert not strip.minimap.isVisibleTo(strip) and not strip.jump.isVisibleTo(strip)   # short: chips suffice
+    words = [f"w{i}" for i in range(4096)]
+    strip.set_tokens(words, [], 8192, 7)
+    assert strip.minimap.isVisibleTo(strip) and strip.jump.isVisibleTo(strip)
+    assert strip.minimap.maximum() == strip.jump.maximum() == 4095 and strip.minimap.value() == 7
+    asked = []
+    strip.selected.connect(asked.append)
+    strip.jump.setValue(4000)                                           # typed 4000, Enter
+    strip.minimap.setValue(2048)                                        # dragged to the middle
+    assert asked == [4000, 2048]
+    strip.set_selected(3000)                                            # the query moved elsewhere: they follow
+    assert strip.minimap.value() == strip.jump.value() == 3000 and asked == [4000, 2048]   # and ask nothing
+    assert "w3000" in strip.minimap.toolTip()
