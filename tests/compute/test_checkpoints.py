@@ -255,3 +255,20 @@ def test_a_layers_maps_need_only_its_q_and_k_not_its_attention_and_mlp(llama, lr
     assert max_scaled_error(ck["mlp_post", 1], full["mlp_post", 1]) <= 2e-6
     assert lru.made == made + 1
     assert max_scaled_error(ck.read("pattern", 1, head=0, rows=7), full.read("pattern", 1, head=0, rows=7)) <= 2e-6
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_every_model_family_checkpointed_equals_stored(rng, trial):
+    """The random family configs (Gemma's post norms and per-layer RoPE base, OLMo 2 without pre norms,
+    parallel blocks, the exact GELU, GeGLU, mixtures of experts, ...): a checkpointed pass and an append
+    on it equal fully stored ones, every name."""
+    from tests.compute.test_family_backends import family_config
+
+    cfg = family_config(rng, causal=True, n_ctx=24)
+    w = Weights.random(cfg, int(rng.integers(1 << 30)), bias_std=0.3)
+    tokens = list(rng.integers(0, cfg.d_vocab, int(rng.integers(8, 20))))
+    ck = forward(cfg, w, tokens, backend="cpu")
+    assert is_checkpointed(ck)
+    assert_equal_traces(ck, stored_pass(cfg, w, tokens))
+    longer = forward(cfg, w, tokens + [1, 0], backend="cpu", reuse=ck)
+    assert_equal_traces(longer, stored_pass(cfg, w, tokens + [1, 0]))
