@@ -40,6 +40,7 @@ from .views import (
     STATION_VIEWS,
     kv_head,
     kv_sharers,
+    layer_kind_words,
     station_panels,
     station_shapes,
     station_view,
@@ -694,10 +695,11 @@ class Station(Retranslate, QWidget):
         page = PAGE.get(self.key)
         if page is not None and not page.layer:
             return tr("before the first block")
-        if page is not None and not page.head:
-            return tr("layer {layer}").format(layer=sel.layer)
-        text = tr("layer {layer}, head {head}").format(layer=sel.layer, head=sel.head)
         cfg = self.result.inputs.config if self.result is not None else None
+        kind = layer_kind_words(cfg, sel.layer) if cfg is not None else ""   # Gemma 3: local or global
+        if page is not None and not page.head:
+            return " · ".join(filter(None, (tr("layer {layer}").format(layer=sel.layer), kind)))
+        text = " · ".join(filter(None, (tr("layer {layer}, head {head}").format(layer=sel.layer, head=sel.head), kind)))
         if cfg is not None and cfg.n_kv_heads < cfg.n_heads and self.key in KV_PAGES:
             first, last = kv_sharers(cfg, sel.head)
             text += tr(" · K/V head {g}, shared by query heads {first}–{last}").format(

@@ -711,6 +711,22 @@ def window_words(cfg: Config, layer: int, query: int, T: int) -> str:
                                                                                         where=where)
 
 
+def layer_kind_words(cfg: Config, layer: int) -> str:
+    """What kind of layer `layer` is, where the model's layers differ ("" where they are all alike):
+    Gemma 3's "local (window 512) · RoPE base 10,000" and "global · RoPE base 1,000,000"."""
+    kinds = cfg.components.layers
+    if len(kinds) < 2:
+        return ""
+    kind = kinds[min(layer, len(kinds) - 1)]
+    parts = []
+    if len({k.window for k in kinds}) > 1:
+        parts.append(tr("local (window {W})").format(W=num(kind.window, ",")) if kind.local else tr("global"))
+    if len({k.rope_base for k in kinds}) > 1 and kind.rope_base is not None:
+        base = kind.rope_base
+        parts.append(tr("RoPE base {base}").format(base=num(int(base), ",") if base == int(base) else num(base, ",g")))
+    return " · ".join(parts)
+
+
 def station_shapes(key: str, result, sel) -> str:
     """The station's sizes line at the current sizes, e.g. "[T, T] = [6, 6] = 36 scores per head"."""
     cfg, T = result.inputs.config, result.trace.T

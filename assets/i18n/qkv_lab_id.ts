@@ -2316,6 +2316,18 @@
         <translation>jendela W = {W}: query i melihat key i−{back} … i; {where} (diarsir)</translation>
     </message>
     <message>
+        <source>local (window {W})</source>
+        <translation>lokal (jendela {W})</translation>
+    </message>
+    <message>
+        <source>global</source>
+        <translation>global</translation>
+    </message>
+    <message>
+        <source>RoPE base {base}</source>
+        <translation>basis RoPE {base}</translation>
+    </message>
+    <message>
         <source>W_Eᵀ (tied)</source>
         <translation>W_Eᵀ (terikat)</translation>
     </message>

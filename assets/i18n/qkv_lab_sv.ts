@@ -2336,6 +2336,18 @@
         <translation>fönster W = {W}: query i ser keys i−{back} … i; {where} (streckat)</translation>
     </message>
     <message>
+        <source>local (window {W})</source>
+        <translation>lokalt (fönster {W})</translation>
+    </message>
+    <message>
+        <source>global</source>
+        <translation>globalt</translation>
+    </message>
+    <message>
+        <source>RoPE base {base}</source>
+        <translation>RoPE-bas {base}</translation>
+    </message>
+    <message>
         <source>W_Eᵀ (tied)</source>
         <translation>W_Eᵀ (delad)</translation>
     </message>

@@ -54,7 +54,7 @@ KEPT = {
 # Words spelled the same in the other language (Swedish "position i", Indonesian "model", "preset").
 # Qt's own buttons (Cancel, OK) stay English in Indonesian: Qt ships no Indonesian translation.
 SAME_WORD = {"sv": {"position", "experiment", "format"},
-             "id": {"model", "preset", "format", "seed", "loss", "cancel", "ok"}}
+             "id": {"model", "preset", "format", "seed", "loss", "cancel", "ok", "global"}}
 NAMED = re.compile(r"[\w.]*\d[\w.]*(?:-[\w.]+)+")     # gpt2-small, gpt3-175b-banded, SmolLM2-135M: presets
 VIEW_NAMES = set(view_names()) | set(STATION_KEYS)      # the CLI's --view names ("scores — station: …")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.\w+)*(?:\[[^\]]*\])?")

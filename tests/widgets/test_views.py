@@ -356,3 +356,16 @@ def test_whitespace_tokens_are_labelled_visibly():
 
     assert visible_token(" ") == "␣" and visible_token("\n\n") == "\\n\\n" and visible_token("") == "∅"
     assert visible_token(" cat") == " cat"
+
+
+def test_a_layer_says_its_kind_where_the_models_layers_differ():
+    """Gemma 3's five local layers to one global, each with its RoPE base; a model whose layers are alike
+    says nothing (the header stays short)."""
+    from compute import PRESETS
+    from widgets.views import layer_kind_words
+
+    gemma = PRESETS["gemma3-270m"]
+    assert layer_kind_words(gemma, 0) == "local (window 512) · RoPE base 10,000"
+    assert layer_kind_words(gemma, 5) == "global · RoPE base 1,000,000"
+    assert layer_kind_words(PRESETS["gpt3-175b-banded"], 1) == "local (window 256)"
+    assert layer_kind_words(PRESETS["smollm2-135m"], 3) == layer_kind_words(PRESETS["mistral-7b"], 0) == ""
