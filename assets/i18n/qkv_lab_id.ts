@@ -3183,11 +3183,11 @@
     </message>
     <message>
         <source>RoPE pairs interleaved (2i, 2i+1), not half-split</source>
-        <translation>pasangan RoPE berselang-seling (2i, 2i+1), bukan dibelah dua</translation>
+        <translation>pasangan RoPE (2i, 2i+1), bukan dibelah dua</translation>
     </message>
     <message>
         <source>RoPE pairs half-split on interleaved rows</source>
-        <translation>pasangan RoPE dibelah dua pada baris berselang-seling</translation>
+        <translation>RoPE dibelah dua pada baris berselang-seling</translation>
     </message>
     <message>
         <source>QK-norm left out</source>

@@ -3204,7 +3204,7 @@
     </message>
     <message>
         <source>RoPE pairs interleaved (2i, 2i+1), not half-split</source>
-        <translation>RoPE-par sammanflätade (2i, 2i+1), inte halvdelade</translation>
+        <translation>RoPE-par (2i, 2i+1), inte halvdelade</translation>
     </message>
     <message>
         <source>RoPE pairs half-split on interleaved rows</source>
