@@ -3406,12 +3406,12 @@
         <translation>mengukur d_k = {d_k}…</translation>
     </message>
     <message>
-        <source>RoPE pairs interleaved (2i, 2i+1) instead of half-split (i, i + r/2)</source>
-        <translation>pasangan RoPE berselang-seling (2i, 2i+1), bukan dibelah dua (i, i + r/2)</translation>
+        <source>RoPE pairs interleaved (2i, 2i+1), not half-split</source>
+        <translation>pasangan RoPE (2i, 2i+1), bukan dibelah dua</translation>
     </message>
     <message>
-        <source>RoPE pairs half-split on rows stored interleaved (q, k permuted once too often)</source>
-        <translation>pasangan RoPE dibelah dua pada baris yang disimpan berselang-seling (q, k dipermutasi sekali terlalu banyak)</translation>
+        <source>RoPE pairs half-split on interleaved rows</source>
+        <translation>RoPE dibelah dua pada baris berselang-seling</translation>
     </message>
     <message>
         <source>QK-norm left out</source>
@@ -3426,11 +3426,11 @@
         <translation>jendela di setiap lapisan: tidak ada lapisan global</translation>
     </message>
     <message>
-        <source>attention and MLP in sequence, not in parallel (ln2 reads resid_mid)</source>
-        <translation>attention dan MLP berurutan, bukan paralel (ln2 membaca resid_mid)</translation>
+        <source>attention, MLP in sequence, not in parallel</source>
+        <translation>attention, MLP berurutan, bukan paralel</translation>
     </message>
     <message>
-        <source>the tanh GELU instead of the exact erf GELU</source>
+        <source>tanh GELU instead of the exact erf GELU</source>
         <translation>GELU tanh, bukan GELU erf yang eksak</translation>
     </message>
     <message>

@@ -3427,12 +3427,12 @@
         <translation>mäter d_k = {d_k}…</translation>
     </message>
     <message>
-        <source>RoPE pairs interleaved (2i, 2i+1) instead of half-split (i, i + r/2)</source>
-        <translation>RoPE-par sammanflätade (2i, 2i+1) i stället för halvdelade (i, i + r/2)</translation>
+        <source>RoPE pairs interleaved (2i, 2i+1), not half-split</source>
+        <translation>RoPE-par (2i, 2i+1), inte halvdelade</translation>
     </message>
     <message>
-        <source>RoPE pairs half-split on rows stored interleaved (q, k permuted once too often)</source>
-        <translation>RoPE-par halvdelade på rader lagrade sammanflätade (q, k permuterade en gång för mycket)</translation>
+        <source>RoPE pairs half-split on interleaved rows</source>
+        <translation>RoPE-par halvdelade på sammanflätade rader</translation>
     </message>
     <message>
         <source>QK-norm left out</source>
@@ -3447,11 +3447,11 @@
         <translation>ett fönster i varje lager: inget globalt lager</translation>
     </message>
     <message>
-        <source>attention and MLP in sequence, not in parallel (ln2 reads resid_mid)</source>
-        <translation>attention och MLP i följd, inte parallellt (ln2 läser resid_mid)</translation>
+        <source>attention, MLP in sequence, not in parallel</source>
+        <translation>attention, MLP i följd, inte parallellt</translation>
     </message>
     <message>
-        <source>the tanh GELU instead of the exact erf GELU</source>
+        <source>tanh GELU instead of the exact erf GELU</source>
         <translation>tanh-GELU i stället för den exakta erf-GELU</translation>
     </message>
     <message>

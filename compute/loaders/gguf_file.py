@@ -3,17 +3,18 @@
     cfg, weights, tokenizer = loaded = compute.load_checkpoint("SmolLM2-135M-Instruct.Q4_1.gguf")
     loaded.info.label        # 'weights dequantized from Q4_1 and Q8_0'
 
-Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral), `qwen2` and `gemma3` (compute.loaders.gemma3:
-local and global layers, QK-norm, sandwich norms, GeGLU, its tensors read through a memory map).
-Tensors of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K and Q6_K are dequantized
-to float32 by `gguf.quants`; the numbers are then those of the quantized model (not of the float
-model it was made from).
+Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral), `qwen2`, `phi3` and `gemma3`
+(compute.loaders.gemma3: local and global layers, QK-norm, sandwich norms, GeGLU, its tensors read
+through a memory map). Tensors of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K and Q6_K
+are dequantized to float32 by `gguf.quants`; the numbers are then those of the quantized model (not
+of the float model it was made from).
 
 GGUF keeps HF's (out, in) layout, so the tensors are renamed to HF's and mapped by
 compute.loaders.hf_llama. One difference: llama.cpp's converter permutes the rows of every head of Q and K
 for a RoPE that rotates adjacent pairs (2i, 2i+1); our RoPE (HF's) rotates (i, i + d/2), so the
-rows are permuted back (`unpermute_heads`) for `llama` files. Qwen2 files use the NEOX (rotate_half)
-order already and are not permuted.
+rows are permuted back (`unpermute_heads`) for `llama` files. Qwen2 and Phi-3 files use the NEOX
+(rotate_half) order already and are not permuted. Phi-3 files keep HF's fused products:
+`attn_qkv` (rows q; k; v) and `ffn_up` of 2·d_mlp rows (gate; up), split by compute.loaders.hf_llama.
 
 The tokenizer is built from the file's own vocabulary: byte-level BPE (`tokenizer.ggml.model = "gpt2"`)
 with its merges through the `tokenizers` library, SentencePiece (`"llama"`: pieces, scores, byte
@@ -40,7 +41,7 @@ from ..config import Config, ConfigError
 from ..i18n import QT_TR_NOOP
 from .loaded import Checkpoint, CheckpointError, CheckpointInfo, CheckpointTokenizer, stored_label
 
-ARCHITECTURES = ("llama", "qwen2", "gemma3")
+ARCHITECTURES = ("llama", "qwen2", "phi3", "gemma3")
 TENSOR_TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q4_K", "Q5_K", "Q6_K")
 MAX_TENSORS = 1 << 16
 MAX_KV = 1 << 12
@@ -70,6 +71,9 @@ _BLOCK_NAMES = {
     "ffn_gate.weight": "mlp.gate_proj.weight", "ffn_up.weight": "mlp.up_proj.weight",
     "ffn_down.weight": "mlp.down_proj.weight",
 }
+# Architectures whose files keep fused tensors: their names replace the separate ones.
+_FUSED_BLOCK_NAMES = {"phi3": {"attn_qkv.weight": "self_attn.qkv_proj.weight",
+                               "ffn_up.weight": "mlp.gate_up_proj.weight"}}
 _GLOBAL_NAMES = {"token_embd.weight": "embed_tokens.weight", "output_norm.weight": "norm.weight",
                  "output.weight": "lm_head.weight"}
 
@@ -329,9 +333,9 @@ def _expected(cfg: Config, arch: str) -> dict[str, tuple[int, ...]]:
     """GGUF tensor name -> numpy shape, from the HF shapes of the same model."""
     from . import hf_llama
 
-    hf = hf_llama.hf_shapes(cfg, "qwen2" if arch == "qwen2" else "llama")
+    hf = hf_llama.hf_shapes(cfg, arch)                        # llama, qwen2 or phi3 (fused)
     to_gguf = {v: k for k, v in _GLOBAL_NAMES.items()}
-    block = {v: k for k, v in _BLOCK_NAMES.items()}
+    block = {v: k for k, v in _block_names(arch).items()}
     out = {}
     for name, shape in hf.items():
         if name.startswith("layers."):
@@ -524,7 +528,7 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
             non_finite.append(f"{t.name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s) "
                               "after dequantization")
         types[t.tensor_type.name] = types.get(t.tensor_type.name, 0) + 1
-        hf[_hf_name(t.name)] = arr
+        hf[_hf_name(t.name, arch)] = arr
     if non_finite:
         raise _error(non_finite, path)
     if arch == "llama" and rope_pairs == "convert":
@@ -549,10 +553,15 @@ def _list(names: list[str], limit: int = 6) -> str:
     return ", ".join(names[:limit]) + (f" (+{len(names) - limit} more)" if len(names) > limit else "")
 
 
-def _hf_name(name: str) -> str:
+def _block_names(arch: str) -> dict[str, str]:
+    """GGUF block tensor names -> HF's, for this architecture (Phi-3's fused ones)."""
+    return {**_BLOCK_NAMES, **_FUSED_BLOCK_NAMES.get(arch, {})}
+
+
+def _hf_name(name: str, arch: str = "llama") -> str:
     if name.startswith("blk."):
         _, layer, rest = name.split(".", 2)
-        return f"layers.{layer}.{_BLOCK_NAMES[rest]}"
+        return f"layers.{layer}.{_block_names(arch)[rest]}"
     return _GLOBAL_NAMES[name]
 
 

@@ -534,10 +534,10 @@ def mistakes(cfg: Any) -> tuple[Mistake, ...]:
         interleaved, inverse = _pair_perms(c.positions.rotary_dim, c.attention.d_head)
         qk = (("attn.W_Q", "attn.W_K") + (("attn.b_Q", "attn.b_K") if c.attention.has_bias else ())
               + c.attention.qk_norm_weight_names())                   # everything on q's and k's d_head axis
-        out.append(Mistake("rope_interleaved", QT_TR_NOOP("RoPE pairs interleaved (2i, 2i+1) instead of half-split "
-                                                          "(i, i + r/2)"), permuted=qk, perm=interleaved))
-        out.append(Mistake("rope_half_split", QT_TR_NOOP("RoPE pairs half-split on rows stored interleaved (q, k "
-                                                         "permuted once too often)"), permuted=qk, perm=inverse))
+        out.append(Mistake("rope_interleaved", QT_TR_NOOP("RoPE pairs interleaved (2i, 2i+1), not "
+                                                          "half-split"), permuted=qk, perm=interleaved))
+        out.append(Mistake("rope_half_split", QT_TR_NOOP("RoPE pairs half-split on interleaved "
+                                                         "rows"), permuted=qk, perm=inverse))
     if c.attention.qk_norm is not None:
         out.append(Mistake("qk_norm_off", QT_TR_NOOP("QK-norm left out"), (("qk_norm", False),),
                            dropped=c.attention.qk_norm_weight_names()))
@@ -549,10 +549,10 @@ def mistakes(cfg: Any) -> tuple[Mistake, ...]:
             out.append(Mistake("windows_everywhere", QT_TR_NOOP("a window in every layer: no global layer"),
                                (("windows", everywhere),)))
     if c.parallel:
-        out.append(Mistake("sequential", QT_TR_NOOP("attention and MLP in sequence, not in parallel (ln2 reads "
-                                                    "resid_mid)"), (("parallel", False),)))
+        out.append(Mistake("sequential", QT_TR_NOOP("attention, MLP in sequence, not in "
+                                                    "parallel"), (("parallel", False),)))
     if c.mlp.exact:
-        out.append(Mistake("gelu_tanh", QT_TR_NOOP("the tanh GELU instead of the exact erf GELU"), (("mlp", "gelu"),)))
+        out.append(Mistake("gelu_tanh", QT_TR_NOOP("tanh GELU instead of the exact erf GELU"), (("mlp", "gelu"),)))
     return tuple(out)
 
 

@@ -274,6 +274,11 @@ def test_ab_and_predict_offer_exactly_the_models_mistakes_and_keep_one_undoably(
     cal = win.calibrator
     assert [cal.change.itemData(n) for n in range(cal.change.count()) if cal.change.itemData(n).startswith(
         "mistake:")] == [f"mistake:{k}" for k in offered]
+    cal.choose_change("mistake:windows_off")                                   # Predict tests it on B
+    cal.set_prediction("top_key", 0)
+    with qtbot.waitSignal(win.instruments.calibrated, timeout=30_000):
+        cal.apply.click()
+    assert s.selection.ab == ("mistake", "windows_off") and win.instruments.total == 1
     s.select(ab=("mistake", "qk_norm_off"))
     page = _page(qtbot, win, "ab")
     with qtbot.waitSignal(win.rendered, timeout=30_000):

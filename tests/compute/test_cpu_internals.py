@@ -200,6 +200,23 @@ def test_fused_gelu_matches_float64_tanh_gelu_including_extremes(rng):
     assert np.all(np.isfinite(post)) and post[-1, -1] == pytest.approx(60 + bias[-1], rel=1e-6)
 
 
+def test_fused_erf_gelu_matches_float64_exact_gelu_including_extremes(rng):
+    """GPT-NeoX / Pythia's exact GELU: ½x(1 + erf(x/√2)), not the tanh form."""
+    import math
+
+    pre = np.concatenate([rng.standard_normal((64, 48)) * 3,
+                          np.linspace(-60, 60, 64 * 48).reshape(64, 48)]).astype(np.float32)  # [128, 48]
+    bias = rng.standard_normal(48).astype(np.float32)                                       # [48]
+    x = pre.astype(np.float64) + bias                                                       # [128, 48]
+    exact = 0.5 * x * (1 + np.vectorize(math.erf)(x / np.sqrt(2)))                         # [128, 48]
+    tanh = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    post = np.empty_like(pre)
+    K.bias_gelu_erf(pre, bias, post)
+    np.testing.assert_allclose(pre, x, rtol=1e-6, atol=1e-6)          # mlp_pre now holds the bias
+    np.testing.assert_allclose(post, exact, rtol=1e-5, atol=1e-6)
+    assert np.abs(post - tanh).max() > 1e-4                           # and it is not the tanh form
+
+
 @pytest.mark.parametrize("two", [False, True])
 def test_heads_sum_residual_and_bias_residual(rng, two):
     T, d = 300, 260                                                    # above PARALLEL_MIN_SIZE

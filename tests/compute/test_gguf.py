@@ -98,6 +98,29 @@ def test_a_gguf_equals_transformers_on_the_same_weights(tiny, arch):
         assert max_scaled_error(trace["pattern", layer], patterns[layer]) <= 1e-8
 
 
+def test_a_phi3_gguf_keeps_its_fused_products_and_equals_transformers(tiny):
+    """llama.cpp writes Phi-3 with HF's fused attn_qkv (q; k; v rows) and ffn_up (gate; up rows), its
+    q/k rows in rotate_half order (no permutation), one sliding window for every layer."""
+    model = make_hf_model("phi3", seed=12, vocab_size=300, num_attention_heads=4, num_key_value_heads=2,
+                          sliding_window=6, pad_token_id=None, eos_token_id=2, bos_token_id=1)
+    path = write_gguf(tiny["root"] / "phi3.gguf", model, tiny["tok"], arch="phi3",
+                      extra_meta={"phi3.attention.sliding_window": (6, gguf_value_type("UINT32"))})
+    cfg, weights, tok = loaded = load_checkpoint(path)
+    assert loaded.info.model_type == "phi3" and cfg.windows == (6, 6)
+    ids = tok.encode(LONG)
+    logits, patterns = hf_forward(model, ids)
+    trace = forward(cfg, weights, ids, backend="reference")
+    assert max_scaled_error(trace["logits"], logits) <= 1e-8
+    for layer in range(cfg.n_layers):
+        assert max_scaled_error(trace["pattern", layer], patterns[layer]) <= 1e-8
+
+
+def gguf_value_type(name: str):
+    import gguf
+
+    return gguf.GGUFValueType[name]
+
+
 def test_without_the_unpermutation_the_llama_gguf_is_wrong(tiny):
     model, path = tiny["llama"]
     cfg, weights, tok = load_gguf(path, rope_pairs="as_stored")

@@ -166,3 +166,17 @@ def test_an_ablation_in_a_parallel_model_equals_zeroing_its_head(rng):
     for backend in ("reference", "cpu"):
         got = forward(cfg, w, ids, backend, interventions=[Ablate(1, 2)])
         assert max_scaled_error(got["logits"], want["logits"]) <= TOL[backend], backend
+
+
+def test_an_append_to_a_parallel_model_reuses_rows_and_equals_a_full_pass(rng):
+    """The cpu backend's incremental pass: the new rows' ln2 reads their resid_pre too."""
+    from .helpers import assert_trace_matches
+
+    cfg = Config(d_model=12, n_heads=3, n_ctx=32, d_vocab=30, n_layers=2, positions="rope", rotary_dim=2,
+                 mlp="gelu_erf", parallel=True, tied_embeddings=False)
+    w = Weights.random(cfg, 6, bias_std=0.3)
+    ids = [int(i) for i in rng.integers(0, 30, 12)]
+    base = forward(cfg, w, ids, backend="cpu")
+    longer = forward(cfg, w, ids + [3, 7], backend="cpu", reuse=base)
+    assert longer.reused_rows == 12
+    assert_trace_matches(longer, forward(cfg, w, ids + [3, 7], backend="reference"), 5e-6)

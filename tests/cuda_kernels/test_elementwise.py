@@ -75,6 +75,16 @@ def test_gelu(rng, T, d):
     check(out, gelu(f64(x)), wrong=erf_gelu)                                # the tanh form, as GPT-2
 
 
+@pytest.mark.parametrize("T, d", [(9, 21), pytest.param(1024, 2048, marks=gpu)])
+def test_gelu_erf(rng, T, d):
+    """The exact GELU (GPT-NeoX / Pythia): erf, not GPT-2's tanh."""
+    x = rand(rng, T, d, scale=3.0)
+    out = empty(T, d)
+    EW.launch_gelu_erf(dev(x), out)
+    erf_gelu = 0.5 * f64(x) * (1 + np.vectorize(math.erf)(f64(x) / math.sqrt(2)))
+    check(out, erf_gelu, wrong=gelu(f64(x)))
+
+
 @pytest.mark.parametrize("T, H, d_model", [(10, 3, 11), pytest.param(1024, 12, 768, marks=gpu)])
 def test_sum_heads(rng, T, H, d_model):
     result, b_O = rand(rng, T, H, d_model), rand(rng, d_model)
