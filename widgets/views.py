@@ -152,15 +152,20 @@ def panel(name: str, result, sel) -> Panel:
         title = "logits = ln_final_out · W_Eᵀ" if cfg.tied_embeddings else "logits = ln_final_out · W_U"
         return Panel(name, title, t["logits"], cols=_vocab_labels(result, cfg.d_vocab), col_axis=tr("vocabulary"),
                      **tok)
-    if name in ("resid_pre", "ln1_out", "attn_out", "resid_mid", "ln2_out", "mlp_out", "resid_post"):
-        titles = {"attn_out": f"attn_out = Σ_h result{ab('b_O')}", "resid_mid": "resid_mid = resid_pre + attn_out",
-                  "resid_post": "resid_post = resid_mid + mlp_out"}
+    if name in ("resid_pre", "ln1_out", "attn_out", "attn_out_normed", "resid_mid", "ln2_out", "mlp_out",
+                "mlp_out_normed", "resid_post"):
+        post = "_normed" if cfg.components.post_norm is not None else ""  # Gemma 2/3, OLMo 2: the normed one
+        titles = {"attn_out": f"attn_out = Σ_h result{ab('b_O')}",
+                  "resid_mid": f"resid_mid = resid_pre + attn_out{post}",
+                  "resid_post": f"resid_post = resid_mid + mlp_out{post}",
+                  "attn_out_normed": "attn_out_normed = RMSNorm(attn_out)",
+                  "mlp_out_normed": "mlp_out_normed = RMSNorm(mlp_out)"}
         return Panel(name, titles.get(name, name), t[name, L], cols=dm, col_axis="d_model", **tok)
     if name in ("mlp_pre", "mlp_pre_linear", "mlp_post"):
         if cfg.components.mlp.gated:
             titles = {"mlp_pre": tr("mlp_pre = ln2_out · W_gate{bias}  (gate)").format(bias=mb("b_gate")),
                       "mlp_pre_linear": tr("mlp_pre_linear = ln2_out · W_in{bias}  (up)").format(bias=mb("b_in")),
-                      "mlp_post": "mlp_post = SiLU(mlp_pre) ⊙ mlp_pre_linear"}
+                      "mlp_post": f"mlp_post = {gate_name(cfg)}(mlp_pre) ⊙ mlp_pre_linear"}
         else:
             titles = {"mlp_pre": f"mlp_pre = ln2_out · W_in{mb('b_in')}", "mlp_post": "mlp_post = GELU(mlp_pre)"}
         return Panel(name, titles[name], t[name, L], cols=dmlp, col_axis="d_mlp", **tok)
@@ -468,6 +473,7 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("result", 1, 0, attr="res"),
         Slot("attn_out", 1, 1, attr="out"),
         Slot("resid_mid", 1, 2, attr="mid"),
+        Slot("attn_out_normed", 0, 3, attr="normed", when="postnorm"),       # Gemma 2/3, OLMo 2
     # A head's share and their sum on one scale, the stream before and after on another: a real
     # model's residual stream is ~100x attn_out (one colour scale, 'lock', puts all on one).
     ), shared=(("result", "attn_out"), ("resid_pre", "resid_mid")),
@@ -475,7 +481,9 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         shapes="z_concat: [T, n_heads·d_head] = [{T}, {d_concat}] · W_O: [n_heads·d_head, d_model] = "
                "[{d_concat}, {d_model}]",
         family={"nobias": dict(formula="z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h];&nbsp; "
-                                       "resid_mid = resid_pre + attn_out")}),
+                                       "resid_mid = resid_pre + attn_out"),
+                "postnorm": dict(formula="z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h];&nbsp; "
+                                         "resid_mid = resid_pre + RMSNorm(attn_out)")}),
     StationView("mlp", "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; "
                        "resid_post = resid_mid + mlp_out", (
         Slot("ln2_out", 0, 0, attr="ln2"),
@@ -496,12 +504,27 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
                    Slot("mlp_post", 0, 3, attr="post", title=QT_TR_NOOP("mlp_post = SiLU(gate) ⊙ up")),
                    Slot("W_out", 1, 0, roles=(None, None), attr="wout"),
                    Slot("mlp_out", 1, 1, attr="out"),
-                   Slot("resid_post", 1, 2, attr="resid", title="resid_post")),
+                   Slot("resid_post", 1, 2, attr="resid", title="resid_post"),
+                   Slot("mlp_out_normed", 1, 3, attr="normed", when="postnorm")),   # Gemma 2/3, OLMo 2
             shared=(("mlp_pre", "mlp_pre_linear"),), panel_size=(330, 320),
             layouts=(),
             shapes=QT_TR_NOOP("mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · "
                    "W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}"))}),
 )}
+
+
+# Gemma's GeGLU: SwiGLU's chain with a tanh-GELU gate (and, with the norm after the MLP, its output normed).
+_SWIGLU = STATION_VIEWS["mlp"].family["swiglu"]
+STATION_VIEWS["mlp"] = dataclasses.replace(STATION_VIEWS["mlp"], family={**STATION_VIEWS["mlp"].family, "geglu": {
+    **_SWIGLU, "formula": "mlp_out = (GELU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&nbsp; "
+                          "resid_post = resid_mid + RMSNorm(mlp_out)&nbsp; (GeGLU)",
+    "slots": tuple(dataclasses.replace(slot, title=QT_TR_NOOP("mlp_post = GELU(gate) ⊙ up")) if slot.view == "mlp_post"
+                   else slot for slot in _SWIGLU["slots"])}})
+
+
+def gate_name(cfg: Config) -> str:
+    """The gated MLP's gate function as its title writes it: SiLU (SwiGLU) or GELU (GeGLU)."""
+    return "GELU" if cfg.components.has("geglu") else "SiLU"
 
 
 @lru_cache(maxsize=64)

@@ -2129,6 +2129,10 @@
         <translation>mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · W_out: [d_mlp, d_model] = [{d_mlp}, {d_model}] · logits via {unembed}</translation>
     </message>
     <message>
+        <source>mlp_post = GELU(gate) ⊙ up</source>
+        <translation>mlp_post = GELU(gate) ⊙ up</translation>
+    </message>
+    <message>
         <source>{axis} {j} at “{row}”</source>
         <translation>{axis} {j} vid ”{row}”</translation>
     </message>

@@ -40,11 +40,15 @@ def test_the_names_follow_the_components(rng, trial):
     cfg = family_config(rng)
     c = cfg.components
     blocks, names = set(block_weight_names(cfg)), set(layer_names(cfg))
-    assert set(c.norm.weight_names("ln1")) | set(c.mlp.weight_names()) | set(c.attention.qk_norm_weight_names()) \
-        <= blocks
-    assert set(c.norm.stat_names("ln1")) | set(c.norm.stat_names("ln2")) <= names
+    pre = set(c.norm.weight_names("ln1")) if c.pre_norm else set()
+    post = {"ln1_post.w", "ln2_post.w"} if c.post_norm is not None else set()
+    assert pre | post | set(c.mlp.weight_names()) | set(c.attention.qk_norm_weight_names()) <= blocks
+    assert ("ln1.w" in blocks) == c.pre_norm and ("ln2_post.w" in blocks) == (c.post_norm is not None)
+    if c.pre_norm:
+        assert set(c.norm.stat_names("ln1")) | set(c.norm.stat_names("ln2")) <= names
+    assert ({"attn_out_normed", "mlp_out_normed"} <= names) == (c.post_norm is not None)
     assert set(c.score_inputs) | set(c.rope_inputs) <= names
-    assert ("mlp.W_gate" in blocks) == c.mlp.gated and ("ln1.b" in blocks) == c.norm.has_bias
+    assert ("mlp.W_gate" in blocks) == c.mlp.gated and ("ln1.b" in blocks) == (c.norm.has_bias and c.pre_norm)
 
 
 def test_block_macs_count_each_product():

@@ -356,3 +356,25 @@ def test_whitespace_tokens_are_labelled_visibly():
 
     assert visible_token(" ") == "␣" and visible_token("\n\n") == "\\n\\n" and visible_token("") == "∅"
     assert visible_token(" cat") == " cat"
+
+
+def test_gemma_and_olmo2_stations_show_the_norms_after_attention_and_the_mlp():
+    """Heads·W_O and MLP show attn_out_normed and mlp_out_normed (what the residual adds with post
+    norms); Gemma's MLP is SwiGLU's chain with a GELU gate; OLMo 2's missing ln2_out says why."""
+    from widgets.views import station_panels, station_view
+
+    gemma = FAMILY.replace(mlp="geglu", post_norms=True, qk_norm=True, rope_theta_local=10.0, scale_embed=True,
+                           query_pre_attn_scalar=3.0)
+    res = make_result(gemma)
+    sel = SELECTIONS[0]
+    heads = {p.name: p for p in station_panels("heads", res, sel)}
+    np.testing.assert_array_equal(heads["attn_out_normed"].values, res.trace["attn_out_normed", sel.layer])
+    assert "RMSNorm(attn_out)" in station_view("heads", gemma).formula
+    assert heads["resid_mid"].title == "resid_mid = resid_pre + attn_out_normed"
+    mlp = {p.name: p for p in station_panels("mlp", res, sel)}
+    assert {"mlp_pre_linear", "mlp_out_normed"} <= set(mlp) and "GELU(gate)" in mlp["mlp_post"].title
+    assert "GELU(ln2_out · W_gate)" in station_view("mlp", gemma).formula
+    olmo = FAMILY.replace(pre_norms=False, post_norms=True, qk_norm=True, qk_norm_scope="all")
+    panels = {p.name: p for p in station_panels("mlp", make_result(olmo), sel)}
+    assert "no norm before attention" in panels["ln2_out"].missing and not panels["mlp_out_normed"].missing
+    assert "mlp_out_normed" not in [s.view for s in station_view("mlp", FAMILY).slots]     # a LLaMA: no such panel
