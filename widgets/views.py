@@ -473,7 +473,6 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("result", 1, 0, attr="res"),
         Slot("attn_out", 1, 1, attr="out"),
         Slot("resid_mid", 1, 2, attr="mid"),
-        Slot("attn_out_normed", 0, 3, attr="normed", when="postnorm"),       # Gemma 2/3, OLMo 2
     # A head's share and their sum on one scale, the stream before and after on another: a real
     # model's residual stream is ~100x attn_out (one colour scale, 'lock', puts all on one).
     ), shared=(("result", "attn_out"), ("resid_pre", "resid_mid")),
@@ -482,8 +481,16 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
                "[{d_concat}, {d_model}]",
         family={"nobias": dict(formula="z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h];&nbsp; "
                                        "resid_mid = resid_pre + attn_out"),
+                # Gemma 2/3, OLMo 2: the residual adds attn_out's norm, between the two in the second row
                 "postnorm": dict(formula="z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h];&nbsp; "
-                                         "resid_mid = resid_pre + RMSNorm(attn_out)")}),
+                                         "resid_mid = resid_pre + RMSNorm(attn_out)",
+                                 slots=(Slot("z_concat", 0, 0, attr="zc"),
+                                        Slot("W_O_stacked", 0, 1, roles=(None, None), attr="wo"),
+                                        Slot("resid_pre", 0, 2, attr="pre"),
+                                        Slot("result", 1, 0, attr="res"),
+                                        Slot("attn_out", 1, 1, attr="out"),
+                                        Slot("attn_out_normed", 1, 2, attr="normed"),
+                                        Slot("resid_mid", 1, 3, attr="mid")))}),
     StationView("mlp", "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; "
                        "resid_post = resid_mid + mlp_out", (
         Slot("ln2_out", 0, 0, attr="ln2"),
@@ -504,8 +511,7 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
                    Slot("mlp_post", 0, 3, attr="post", title=QT_TR_NOOP("mlp_post = SiLU(gate) ⊙ up")),
                    Slot("W_out", 1, 0, roles=(None, None), attr="wout"),
                    Slot("mlp_out", 1, 1, attr="out"),
-                   Slot("resid_post", 1, 2, attr="resid", title="resid_post"),
-                   Slot("mlp_out_normed", 1, 3, attr="normed", when="postnorm")),   # Gemma 2/3, OLMo 2
+                   Slot("resid_post", 1, 2, attr="resid", title="resid_post")),
             shared=(("mlp_pre", "mlp_pre_linear"),), panel_size=(330, 320),
             layouts=(),
             shapes=QT_TR_NOOP("mlp_pre (gate), mlp_pre_linear (up), mlp_post: [T, d_mlp] = [{T}, {d_mlp}] · "
@@ -513,13 +519,16 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
 )}
 
 
-# Gemma's GeGLU: SwiGLU's chain with a tanh-GELU gate (and, with the norm after the MLP, its output normed).
+# Gemma's GeGLU: SwiGLU's chain with a tanh-GELU gate, and its norm after the MLP where SwiGLU shows W_out
+# (the second row's last column is the next-token bars').
 _SWIGLU = STATION_VIEWS["mlp"].family["swiglu"]
+_GEGLU_ROW2 = (Slot("mlp_out", 1, 0, attr="out"), Slot("mlp_out_normed", 1, 1, attr="normed", when="postnorm"),
+               Slot("resid_post", 1, 2, attr="resid", title="resid_post"))
 STATION_VIEWS["mlp"] = dataclasses.replace(STATION_VIEWS["mlp"], family={**STATION_VIEWS["mlp"].family, "geglu": {
     **_SWIGLU, "formula": "mlp_out = (GELU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&nbsp; "
                           "resid_post = resid_mid + RMSNorm(mlp_out)&nbsp; (GeGLU)",
     "slots": tuple(dataclasses.replace(slot, title=QT_TR_NOOP("mlp_post = GELU(gate) ⊙ up")) if slot.view == "mlp_post"
-                   else slot for slot in _SWIGLU["slots"])}})
+                   else slot for slot in _SWIGLU["slots"] if slot.row == 0) + _GEGLU_ROW2}})
 
 
 def gate_name(cfg: Config) -> str:

@@ -374,7 +374,11 @@ def test_gemma_and_olmo2_stations_show_the_norms_after_attention_and_the_mlp():
     mlp = {p.name: p for p in station_panels("mlp", res, sel)}
     assert {"mlp_pre_linear", "mlp_out_normed"} <= set(mlp) and "GELU(gate)" in mlp["mlp_post"].title
     assert "GELU(ln2_out · W_gate)" in station_view("mlp", gemma).formula
+    assert [(s.view, s.row, s.col) for s in station_view("mlp", gemma).slots][-3:] == [
+        ("mlp_out", 1, 0), ("mlp_out_normed", 1, 1), ("resid_post", 1, 2)]      # the bars keep column 3
     olmo = FAMILY.replace(pre_norms=False, post_norms=True, qk_norm=True, qk_norm_scope="all")
+    panels = {p.name: p for p in station_panels("heads", make_result(olmo), sel)}
+    assert not panels["attn_out_normed"].missing
     panels = {p.name: p for p in station_panels("mlp", make_result(olmo), sel)}
-    assert "no norm before attention" in panels["ln2_out"].missing and not panels["mlp_out_normed"].missing
-    assert "mlp_out_normed" not in [s.view for s in station_view("mlp", FAMILY).slots]     # a LLaMA: no such panel
+    assert "no norm before attention" in panels["ln2_out"].missing
+    assert "attn_out_normed" not in [s.view for s in station_view("heads", FAMILY).slots]   # a LLaMA: no such panel
