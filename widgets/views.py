@@ -173,9 +173,14 @@ def panel(name: str, result, sel) -> Panel:
         title = "logits = ln_final_out · W_Eᵀ" if cfg.tied_embeddings else "logits = ln_final_out · W_U"
         return Panel(name, title, t["logits"], cols=_vocab_labels(result, cfg.d_vocab), col_axis=tr("vocabulary"),
                      **tok)
-    if name in ("resid_pre", "ln1_out", "attn_out", "resid_mid", "ln2_out", "mlp_out", "resid_post"):
-        titles = {"attn_out": f"attn_out = Σ_h result{ab('b_O')}", "resid_mid": "resid_mid = resid_pre + attn_out",
-                  "resid_post": "resid_post = resid_mid + mlp_out"}
+    if name in ("resid_pre", "ln1_out", "attn_out", "attn_out_normed", "resid_mid", "ln2_out", "mlp_out",
+                "mlp_out_normed", "resid_post"):
+        post = "_normed" if cfg.components.post_norm is not None else ""  # Gemma 2/3, OLMo 2: the normed one
+        titles = {"attn_out": f"attn_out = Σ_h result{ab('b_O')}",
+                  "resid_mid": f"resid_mid = resid_pre + attn_out{post}",
+                  "resid_post": f"resid_post = resid_mid + mlp_out{post}",
+                  "attn_out_normed": "attn_out_normed = RMSNorm(attn_out)",
+                  "mlp_out_normed": "mlp_out_normed = RMSNorm(mlp_out)"}
         if cfg.components.parallel:                       # GPT-NeoX: the MLP reads the block's input
             titles["ln2_out"] = f"ln2_out = {cfg.components.norm.title}(resid_pre)  ∥ attention"
         return Panel(name, titles.get(name, name), t[name, L], cols=dm, col_axis="d_model", **tok)
@@ -183,7 +188,7 @@ def panel(name: str, result, sel) -> Panel:
         if cfg.components.mlp.gated:
             titles = {"mlp_pre": tr("mlp_pre = ln2_out · W_gate{bias}  (gate)").format(bias=mb("b_gate")),
                       "mlp_pre_linear": tr("mlp_pre_linear = ln2_out · W_in{bias}  (up)").format(bias=mb("b_in")),
-                      "mlp_post": "mlp_post = SiLU(mlp_pre) ⊙ mlp_pre_linear"}
+                      "mlp_post": f"mlp_post = {gate_name(cfg)}(mlp_pre) ⊙ mlp_pre_linear"}
         else:
             gelu = "GELU_erf" if cfg.components.mlp.exact else "GELU"           # exact, or GPT-2's tanh
             titles = {"mlp_pre": f"mlp_pre = ln2_out · W_in{mb('b_in')}", "mlp_post": f"mlp_post = {gelu}(mlp_pre)"}
@@ -537,7 +542,17 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         shapes="z_concat: [T, n_heads·d_head] = [{T}, {d_concat}] · W_O: [n_heads·d_head, d_model] = "
                "[{d_concat}, {d_model}]",
         family={"nobias": dict(formula="z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h];&nbsp; "
-                                       "resid_mid = resid_pre + attn_out")}),
+                                       "resid_mid = resid_pre + attn_out"),
+                # Gemma 2/3, OLMo 2: the residual adds attn_out's norm, between the two in the second row
+                "postnorm": dict(formula="z_concat = [z_0 | z_1 | …];&nbsp; attn_out = Σ_h z_h · W_O[h];&nbsp; "
+                                         "resid_mid = resid_pre + RMSNorm(attn_out)",
+                                 slots=(Slot("z_concat", 0, 0, attr="zc"),
+                                        Slot("W_O_stacked", 0, 1, roles=(None, None), attr="wo"),
+                                        Slot("resid_pre", 0, 2, attr="pre"),
+                                        Slot("result", 1, 0, attr="res"),
+                                        Slot("attn_out", 1, 1, attr="out"),
+                                        Slot("attn_out_normed", 1, 2, attr="normed"),
+                                        Slot("resid_mid", 1, 3, attr="mid")))}),
     StationView("mlp", "mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; "
                        "resid_post = resid_mid + mlp_out", (
         Slot("ln2_out", 0, 0, attr="ln2"),
@@ -581,6 +596,23 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
                               "{n_experts} experts: W_gate, W_in [d_model, d_mlp] = [{d_model}, {d_mlp}] · "
                               "logits via {unembed}"))}),
 )}
+
+
+# Gemma's GeGLU: SwiGLU's chain with a tanh-GELU gate, and its norm after the MLP where SwiGLU shows W_out
+# (the second row's last column is the next-token bars').
+_SWIGLU = STATION_VIEWS["mlp"].family["swiglu"]
+_GEGLU_ROW2 = (Slot("mlp_out", 1, 0, attr="out"), Slot("mlp_out_normed", 1, 1, attr="normed", when="postnorm"),
+               Slot("resid_post", 1, 2, attr="resid", title="resid_post"))
+STATION_VIEWS["mlp"] = dataclasses.replace(STATION_VIEWS["mlp"], family={**STATION_VIEWS["mlp"].family, "geglu": {
+    **_SWIGLU, "formula": "mlp_out = (GELU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&nbsp; "
+                          "resid_post = resid_mid + RMSNorm(mlp_out)&nbsp; (GeGLU)",
+    "slots": tuple(dataclasses.replace(slot, title=QT_TR_NOOP("mlp_post = GELU(gate) ⊙ up")) if slot.view == "mlp_post"
+                   else slot for slot in _SWIGLU["slots"] if slot.row == 0) + _GEGLU_ROW2}})
+
+
+def gate_name(cfg: Config) -> str:
+    """The gated MLP's gate function as its title writes it: SiLU (SwiGLU) or GELU (GeGLU)."""
+    return "GELU" if cfg.components.has("geglu") else "SiLU"
 
 
 @lru_cache(maxsize=64)

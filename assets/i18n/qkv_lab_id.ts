@@ -2282,6 +2282,10 @@
         <translation>router_probs, expert_weights: [T, n_experts] = [{T}, {n_experts}] · masing-masing dari {n_experts} pakar: W_gate, W_in [d_model, d_mlp] = [{d_model}, {d_mlp}] · logits lewat {unembed}</translation>
     </message>
     <message>
+        <source>mlp_post = GELU(gate) ⊙ up</source>
+        <translation>mlp_post = GELU(gate) ⊙ up</translation>
+    </message>
+    <message>
         <source>{axis} {j} at “{row}”</source>
         <translation>{axis} {j} pada “{row}”</translation>
     </message>

@@ -2301,6 +2301,10 @@
         <translation>router_probs, expert_weights: [T, n_experts] = [{T}, {n_experts}] · var och en av {n_experts} experter: W_gate, W_in [d_model, d_mlp] = [{d_model}, {d_mlp}] · logits via {unembed}</translation>
     </message>
     <message>
+        <source>mlp_post = GELU(gate) ⊙ up</source>
+        <translation>mlp_post = GELU(gate) ⊙ up</translation>
+    </message>
+    <message>
         <source>{axis} {j} at “{row}”</source>
         <translation>{axis} {j} vid ”{row}”</translation>
     </message>

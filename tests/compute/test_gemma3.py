@@ -165,7 +165,8 @@ LONG_FILLER = ("The weather report said it would be cloudy with light rain in th
 def test_a_fact_beyond_the_window_reaches_the_answer_through_the_global_layers(gemma_lab):
     """636 tokens: the password lies > 512 positions before the question, outside every local layer's
     window, so only layers 5, 11 and 17 can carry it. The lab (cpu) and the oracle both answer
-    " Pineapple"; with every layer local (the classic mistake) the lab loses it."""
+    " Pineapple"; with every layer local (the classic mistake; a local layer also turns with the local
+    RoPE base) the lab loses it."""
     from tests.oracles import gemma3 as oracle
 
     loaded, (params, weights) = gemma_lab

@@ -369,3 +369,29 @@ def test_a_layer_says_its_kind_where_the_models_layers_differ():
     assert layer_kind_words(gemma, 5) == "global · RoPE base 1,000,000"
     assert layer_kind_words(PRESETS["gpt3-175b-banded"], 1) == "local (window 256)"
     assert layer_kind_words(PRESETS["smollm2-135m"], 3) == layer_kind_words(PRESETS["mistral-7b"], 0) == ""
+
+
+def test_gemma_and_olmo2_stations_show_the_norms_after_attention_and_the_mlp():
+    """Heads·W_O and MLP show attn_out_normed and mlp_out_normed (what the residual adds with post
+    norms); Gemma's MLP is SwiGLU's chain with a GELU gate; OLMo 2's missing ln2_out says why."""
+    from widgets.views import station_panels, station_view
+
+    gemma = FAMILY.replace(mlp="geglu", post_norms=True, qk_norm=True, rope_theta_local=10.0, scale_embed=True,
+                           query_pre_attn_scalar=3.0)
+    res = make_result(gemma)
+    sel = SELECTIONS[0]
+    heads = {p.name: p for p in station_panels("heads", res, sel)}
+    np.testing.assert_array_equal(heads["attn_out_normed"].values, res.trace["attn_out_normed", sel.layer])
+    assert "RMSNorm(attn_out)" in station_view("heads", gemma).formula
+    assert heads["resid_mid"].title == "resid_mid = resid_pre + attn_out_normed"
+    mlp = {p.name: p for p in station_panels("mlp", res, sel)}
+    assert {"mlp_pre_linear", "mlp_out_normed"} <= set(mlp) and "GELU(gate)" in mlp["mlp_post"].title
+    assert "GELU(ln2_out · W_gate)" in station_view("mlp", gemma).formula
+    assert [(s.view, s.row, s.col) for s in station_view("mlp", gemma).slots][-3:] == [
+        ("mlp_out", 1, 0), ("mlp_out_normed", 1, 1), ("resid_post", 1, 2)]      # the bars keep column 3
+    olmo = FAMILY.replace(pre_norms=False, post_norms=True, qk_norm=True, qk_norm_scope="all")
+    panels = {p.name: p for p in station_panels("heads", make_result(olmo), sel)}
+    assert not panels["attn_out_normed"].missing
+    panels = {p.name: p for p in station_panels("mlp", make_result(olmo), sel)}
+    assert "no norm before attention" in panels["ln2_out"].missing
+    assert "attn_out_normed" not in [s.view for s in station_view("heads", FAMILY).slots]   # a LLaMA: no such panel
