@@ -3430,6 +3430,14 @@
         <translation>jendela di setiap lapisan: tidak ada lapisan global</translation>
     </message>
     <message>
+        <source>one RoPE base for every layer</source>
+        <translation>satu basis RoPE untuk semua lapisan</translation>
+    </message>
+    <message>
+        <source>embedding scale √d_model left out</source>
+        <translation>skala embedding √d_model dihilangkan</translation>
+    </message>
+    <message>
         <source>attention, MLP in sequence, not in parallel</source>
         <translation>attention, MLP berurutan, bukan paralel</translation>
     </message>

@@ -3451,6 +3451,14 @@
         <translation>ett fönster i varje lager: inget globalt lager</translation>
     </message>
     <message>
+        <source>one RoPE base for every layer</source>
+        <translation>en RoPE-bas för alla lager</translation>
+    </message>
+    <message>
+        <source>embedding scale √d_model left out</source>
+        <translation>inbäddningsskalan √d_model utelämnad</translation>
+    </message>
+    <message>
         <source>attention, MLP in sequence, not in parallel</source>
         <translation>attention, MLP i följd, inte parallellt</translation>
     </message>

@@ -523,9 +523,9 @@ def _pair_perms(r: int, d_head: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 def mistakes(cfg: Any) -> tuple[Mistake, ...]:
-    """The mistakes this model can be loaded with, only for parts it has. (Gemma 3's one RoPE base
-    for all layers and its forgotten √d_model embedding scale go here with LayerKind.rope_base and
-    the embedding scale.)"""
+    """The mistakes this model can be loaded with, only for parts it has: RoPE's pairing, the QK-norm,
+    the windows, Gemma 3's per-layer RoPE base and its √d_model embedding scale, the parallel block,
+    the exact GELU."""
     c = cfg.components
     out: list[Mistake] = []
     if c.positions.rotates:
@@ -546,6 +546,13 @@ def mistakes(cfg: Any) -> tuple[Mistake, ...]:
             everywhere = tuple(k.window if k.local else local[0] for k in c.layers)
             out.append(Mistake("windows_everywhere", QT_TR_NOOP("a window in every layer: no global layer"),
                                (("windows", everywhere),)))
+    bases = {k.rope_base for k in c.layers if k.rope_base is not None}
+    if len(bases) > 1:                                               # Gemma 3: 10,000 local, 1,000,000 global
+        out.append(Mistake("one_rope_base", QT_TR_NOOP("one RoPE base for every layer"),
+                           (("rope_theta_local", None),)))
+    if c.embed_scale != 1.0:
+        out.append(Mistake("embed_unscaled", QT_TR_NOOP("embedding scale √d_model left out"),
+                           (("scale_embed", False),)))
     if c.parallel:
         out.append(Mistake("sequential", QT_TR_NOOP("attention, MLP in sequence, not in "
                                                     "parallel"), (("parallel", False),)))
