@@ -214,11 +214,13 @@ def panel(name: str, result, sel) -> Panel:
         return Panel(name, tr("z_concat (heads side by side)"), t[name, L], cols=_head_cols(cfg),
                      col_axis=tr("head · d_head"), col_ticks=_head_ticks(cfg),
                      outline=(0, h * dh_n, len(labels), dh_n), **tok)
-    if name in ("q", "k", "v", "z", "rot_q", "rot_k"):
+    if name in ("q", "k", "v", "z", "rot_q", "rot_k", "q_normed", "k_normed"):
+        qk = ("q_normed", "k_normed") if cfg.components.attention.qk_norm is not None else ("q", "k")
         titles = {"q": f"q[:, {h}] = ln1_out · W_Q[{h}]{ab('b_Q')}", "k": f"k[:, {g}] = ln1_out · W_K[{g}]{ab('b_K')}",
                   "v": f"v[:, {g}] = ln1_out · W_V[{g}]{ab('b_V')}", "z": f"z[:, {h}] = pattern · v",
-                  "rot_q": f"rot_q[:, {h}] = RoPE(q)", "rot_k": f"rot_k[:, {g}] = RoPE(k)"}
-        head = g if name in ("k", "v", "rot_k") else h                     # k, v: [T, n_kv_heads, d_head]
+                  "rot_q": f"rot_q[:, {h}] = RoPE({qk[0]})", "rot_k": f"rot_k[:, {g}] = RoPE({qk[1]})",
+                  "q_normed": f"q_normed[:, {h}] = RMSNorm(q)", "k_normed": f"k_normed[:, {g}] = RMSNorm(k)"}
+        head = g if name in ("k", "v", "rot_k", "k_normed") else h         # k, v: [T, n_kv_heads, d_head]
         return Panel(name, titles[name], t.read(name, L, head=head), cols=dh, col_axis="d_head", **tok)
     if name == "result":
         return Panel(name, f"result[:, {h}] = z_{h} · W_O[{h}]", t.read(name, L, head=h), cols=dm, col_axis="d_model",
@@ -323,6 +325,8 @@ SINGLE_VIEWS: dict[str, tuple[str, bool, bool]] = {
     "q": ("q[:, h] [T, d_head]", True, True),
     "k": ("k[:, g] [T, d_head] (g = h // (n_heads / n_kv_heads))", True, True),
     "v": ("v[:, g] [T, d_head]", True, True),
+    "q_normed": (QT_TR_NOOP("q after the QK-norm [T, d_head] (Qwen3, Gemma 3, OLMo 2)"), True, True),
+    "k_normed": (QT_TR_NOOP("k after the QK-norm [T, d_head]"), True, True),
     "rot_q": (QT_TR_NOOP("q after RoPE [T, d_head]"), True, True),
     "rot_k": (QT_TR_NOOP("k after RoPE [T, d_head]"), True, True),
     "attn_scores_raw": ("q·kᵀ [T, T]", True, True),
@@ -491,7 +495,25 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
                                                 "(RoPE)"), row_stretch=(1, 5)),
                 "gqa": dict(shapes="W_Q[h]: [d_model, d_head] = [{d_model}, {d_head}] · q: [T, n_heads, d_head] = "
                                    "[{T}, {n_heads}, {d_head}] · k, v: [T, n_kv_heads, d_head] = "
-                                   "[{T}, {n_kv_heads}, {d_head}]")}),
+                                   "[{T}, {n_kv_heads}, {d_head}]"),
+                # QK-norm (Qwen3, Gemma 3, OLMo 2): q and k normed before RoPE turns them
+                "qknorm": dict(
+                    formula=QT_TR_NOOP("q = ln1_out · W_Q[h] (likewise k, v);&nbsp; q_normed, k_normed = RMSNorm of "
+                                       "q, k (QK-norm);&nbsp; rot_q, rot_k = those with each pair of dimensions "
+                                       "rotated (RoPE)"),
+                    slots=(Slot("ln1_out", 1, 0, attr="x"),
+                           Slot("W_Q", 0, 1, roles=(None, None), attr="wq", weight=0.5),
+                           Slot("W_K", 0, 2, roles=(None, None), attr="wk", weight=0.5),
+                           Slot("W_V", 0, 3, roles=(None, None), attr="wv", weight=0.5),
+                           Slot("q", 1, 1, attr="q", title=QT_TR_NOOP("q[:, {h}]  (query i)"), trace="q"),
+                           Slot("k", 1, 2, roles=KEYS, attr="k", title=QT_TR_NOOP("k[:, {g}]  (key j)"), trace="k"),
+                           Slot("v", 1, 3, roles=KEYS, attr="v", title=QT_TR_NOOP("v[:, {g}]  (value j)"), trace="v"),
+                           Slot("q_normed", 1, 4, attr="qn", title="q_normed[:, {h}]"),
+                           Slot("k_normed", 1, 5, roles=KEYS, attr="kn", title="k_normed[:, {g}]"),
+                           Slot("rot_q", 1, 6, attr="rq", title="rot_q[:, {h}]", when="rope"),
+                           Slot("rot_k", 1, 7, roles=KEYS, attr="rk", title="rot_k[:, {g}]", when="rope")),
+                    shared=(("W_Q", "W_K", "W_V"), ("q", "k", "v"), ("q_normed", "k_normed", "rot_q", "rot_k")),
+                    locked=(("ln1_out", "q", "k", "v"),), col_stretch=(8, 4, 4, 4, 4, 4, 4, 4))}),
     # raw, scaled and masked on one scale: the ÷√d_head shows as paler colours.
     StationView("scores", QT_TR_NOOP("attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern"), (
         Slot("attn_scores_raw", 0, 0, roles=QK, attr="raw", trace="attn_scores"),

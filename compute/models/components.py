@@ -298,6 +298,7 @@ class GeGLU(MLP):
     """mlp_post = GELU(x W_gate) ⊙ (x W_in), then W_out, with the tanh GELU (Gemma)."""
 
     key: ClassVar[str] = "geglu"
+    tag: ClassVar[str] = "geglu"
     gated: ClassVar[bool] = True
     products: ClassVar[int] = 3            # W_gate, W_in, W_out
     formula: ClassVar[str] = "(GELU(x·W_gate) ⊙ x·W_in)·W_out"

@@ -8,6 +8,7 @@ import pytest
 
 from compute import PRESETS, Config
 from compute.models import TAGS, Attention, GeluMLP, LayerNorm, Learned, RMSNorm, Rotary, SwiGLU, block_macs
+from compute.models.components import MLP_KINDS
 from compute.names import block_weight_names, layer_names
 
 from .test_family_backends import family_config
@@ -60,3 +61,10 @@ def test_block_macs_count_each_product():
     assert block_macs(cfg, 6, 6) == attention + 2 * 6 * 8 * 5
     assert block_macs(cfg.replace(mlp="swiglu"), 6, 6) == attention + 3 * 6 * 8 * 5     # W_gate too
     assert Attention(4, 2, 16).scale == 0.25 and Attention(4, 2, 16, scaled=False).scale == 1.0
+
+
+def test_every_mlp_kind_is_a_views_condition():
+    """Each MLP component names the TAGS condition its views use (a new kind without one showed GPT-2's
+    MLP station for Gemma's GeGLU)."""
+    for kind in MLP_KINDS.values():
+        assert kind.tag in TAGS, kind

@@ -395,3 +395,23 @@ def test_gemma_and_olmo2_stations_show_the_norms_after_attention_and_the_mlp():
     panels = {p.name: p for p in station_panels("mlp", make_result(olmo), sel)}
     assert "no norm before attention" in panels["ln2_out"].missing
     assert "attn_out_normed" not in [s.view for s in station_view("heads", FAMILY).slots]   # a LLaMA: no such panel
+
+
+def test_a_qk_norm_model_shows_q_normed_and_k_normed_between_q_and_rot_q():
+    """Q·K·V of a QK-norm model (Qwen3, Gemma 3, OLMo 2): q → q_normed → rot_q, k → k_normed → rot_k,
+    each the Trace's own numbers; RoPE's titles name what it turns."""
+    from widgets.views import station_panels, station_view
+
+    cfg = FAMILY.replace(qk_norm=True)
+    res = make_result(cfg)
+    sel = SELECTIONS[0]
+    order = [s.view for s in station_view("projections", cfg).slots]
+    assert order.index("q") < order.index("q_normed") < order.index("rot_q")
+    panels = {p.name: p for p in station_panels("projections", res, sel)}
+    np.testing.assert_array_equal(panels["q_normed"].values, res.trace["q_normed", sel.layer][:, sel.head])
+    g = sel.head // cfg.n_groups
+    np.testing.assert_array_equal(panels["k_normed"].values, res.trace["k_normed", sel.layer][:, g])
+    from widgets.views import panel
+
+    assert panel("rot_q", res, sel).title.endswith("RoPE(q_normed)")
+    assert "q_normed" not in [s.view for s in station_view("projections", FAMILY).slots]
