@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .i18n import QT_TR_NOOP, Message
-from .models.components import MLP_KINDS, NORM_KINDS, POSITION_KINDS, Components, components_of
+from .models.components import MLP_KINDS, NORM_KINDS, POSITION_KINDS, Components, SwiGLU, components_of
 
 # Generous hard ceilings: they keep products of sizes far from integer overflow. Whether a size
 # fits this machine is the memory budget's question (compute.memory), asked where T is known.
@@ -248,7 +248,7 @@ class Config:
             raise ConfigError("experts_per_token", k, Message(QT_TR_NOOP(
                 "must be 1 to n_experts={n_experts}: each token's router picks that many experts"),
                 n_experts=str(E)), limit=E)
-        if self.mlp != "swiglu":
+        if MLP_KINDS[self.mlp] is not SwiGLU:                # the experts are SwiGLU MLPs
             raise ConfigError("mlp", self.mlp, "a mixture of experts here is one of SwiGLU experts; set mlp='swiglu'")
         for fname in ("post_norms", "parallel"):             # no such model: Mixtral, Qwen3-MoE, OLMoE have neither
             if getattr(self, fname):

@@ -221,6 +221,15 @@ def test_the_tiled_softmax_skips_forbidden_tiles_and_moves_fewer_bytes():
 
 
 # -- A/B --------------------------------------------------------------------------------------------------
+def _loaded_wrong(cfg, w, key):
+    """The model with one classic mistake, written out from its Mistake (fields set, d_head permuted)."""
+    from compute.models.components import mistakes
+
+    m = {m.key: m for m in mistakes(cfg)}[key]
+    wrong = cfg.replace(**dict(m.fields))
+    return wrong, Weights.from_dict(wrong, m.weights({n: w[n] for n in w.names()})), TOKENS
+
+
 @pytest.mark.parametrize("change", ab.CHANGES)
 def test_b_is_a_fresh_forward_of_the_edited_inputs(change, rope_model):
     cfg, w, trace, _ = rope_model
@@ -236,6 +245,7 @@ def test_b_is_a_fresh_forward_of_the_edited_inputs(change, rope_model):
         "weights": lambda: (cfg, Weights.random(cfg, 1), TOKENS),
         "head": lambda: (cfg, w, TOKENS),
         "knock_out": lambda: (cfg, w, TOKENS),
+        "mistake": lambda: _loaded_wrong(cfg, w, condition[1]),
     }[change]
     c2, w2, t2 = independent()
     fresh = forward(c2, w2, t2, backend="reference",
