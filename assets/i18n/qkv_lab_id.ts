@@ -1694,8 +1694,28 @@
         <translation>Blok dalam satu gambar</translation>
     </message>
     <message>
-        <source>click a picture to go to its station</source>
-        <translation>klik sebuah gambar untuk menuju stasiunnya</translation>
+        <source>click a picture to go to its station, a layer or a head to select it</source>
+        <translation>klik sebuah gambar untuk pergi ke stasiunnya, sebuah lapisan atau head untuk memilihnya</translation>
+    </message>
+    <message>
+        <source>L{layer}</source>
+        <translation>L{layer}</translation>
+    </message>
+    <message>
+        <source>dense</source>
+        <translation>penuh</translation>
+    </message>
+    <message>
+        <source>layers: head {head}&apos;s pattern in each</source>
+        <translation>lapisan: pattern head {head} di tiap lapisan</translation>
+    </message>
+    <message>
+        <source>K/V {g}</source>
+        <translation>K/V {g}</translation>
+    </message>
+    <message>
+        <source>heads of layer {layer}</source>
+        <translation>head di lapisan {layer}</translation>
     </message>
     <message>
         <source>layer {layer}, head {head}</source>
@@ -2652,6 +2672,10 @@
         <translation>B tidak dapat dihitung: {why}</translation>
     </message>
     <message>
+        <source>B: computing…</source>
+        <translation>B: sedang dihitung…</translation>
+    </message>
+    <message>
         <source>Computing B…</source>
         <translation>Menghitung B…</translation>
     </message>
@@ -2682,6 +2706,10 @@
     <message>
         <source>Hide the test</source>
         <translation>Sembunyikan uji</translation>
+    </message>
+    <message>
+        <source>the score now</source>
+        <translation>skor sekarang</translation>
     </message>
     <message>
         <source>Predict: i and j both move by Δ. Does the score change?</source>

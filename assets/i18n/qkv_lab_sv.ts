@@ -1711,8 +1711,28 @@
         <translation>Blocket som en bild</translation>
     </message>
     <message>
-        <source>click a picture to go to its station</source>
-        <translation>klicka på en bild för att gå till dess station</translation>
+        <source>click a picture to go to its station, a layer or a head to select it</source>
+        <translation>klicka på en bild för att gå till dess station, på ett lager eller en head för att välja den</translation>
+    </message>
+    <message>
+        <source>L{layer}</source>
+        <translation>L{layer}</translation>
+    </message>
+    <message>
+        <source>dense</source>
+        <translation>tät</translation>
+    </message>
+    <message>
+        <source>layers: head {head}&apos;s pattern in each</source>
+        <translation>lagren: head {head}:s pattern i vart och ett</translation>
+    </message>
+    <message>
+        <source>K/V {g}</source>
+        <translation>K/V {g}</translation>
+    </message>
+    <message>
+        <source>heads of layer {layer}</source>
+        <translation>headarna i lager {layer}</translation>
     </message>
     <message>
         <source>layer {layer}, head {head}</source>
@@ -2672,6 +2692,10 @@
         <translation>B kan inte beräknas: {why}</translation>
     </message>
     <message>
+        <source>B: computing…</source>
+        <translation>B: beräknas…</translation>
+    </message>
+    <message>
         <source>Computing B…</source>
         <translation>Beräknar B…</translation>
     </message>
@@ -2702,6 +2726,10 @@
     <message>
         <source>Hide the test</source>
         <translation>Dölj testet</translation>
+    </message>
+    <message>
+        <source>the score now</source>
+        <translation>poängen nu</translation>
     </message>
     <message>
         <source>Predict: i and j both move by Δ. Does the score change?</source>
