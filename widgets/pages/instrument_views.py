@@ -239,17 +239,18 @@ def heads_chart(cfg, head: int) -> Chart:
                      colours=colours),
               Series(tr("K/V heads"), xkv, np.zeros(KV), style="points", colour="accent2", size=22 if KV <= 16 else 9,
                      colours=tuple(CATEGORY[g % len(CATEGORY)] for g in range(KV))),
-              Series("", np.array([xq[head]]), np.array([1.28]), style="text", colour="foreground",
+              Series("", np.array([xq[head]]), np.array([1.5]), style="text", colour="foreground",
                      texts=(f"h{head}",), size=10)]
+    # Names clear of the nodes: the query heads' above their ring, the K/V heads' below theirs.
     if H <= 32:
-        series.append(Series("", xq, np.full(H, 1.28), style="text", colour="muted", size=8,
+        series.append(Series("", xq, np.full(H, 1.5), style="text", colour="muted", size=9,
                              texts=tuple(f"h{h}" if h != head else "" for h in range(H))))
     if KV <= 16:
-        series.append(Series("", xkv, np.full(KV, -0.3), style="text", colour="muted", size=8,
+        series.append(Series("", xkv, np.full(KV, -0.55), style="text", colour="muted", size=9,
                              texts=tuple(f"K/V {g}" for g in range(KV))))
     return Chart("heads", _t("{H} query heads read {KV} K/V heads ({n} per group)", H=H, KV=KV, n=cfg.n_groups),
                  tuple(series),
-                 axes=False, legend=False, x_range=(-0.8, H - 0.2), y_range=(-0.55, 1.5))
+                 axes=False, legend=False, x_range=(-0.8, H - 0.2), y_range=(-0.85, 1.75))
 
 
 def _bar_note(n: int, what_if: int, own: int) -> str:
@@ -310,7 +311,7 @@ def shared_kv_views(result, sel) -> PageViews:
     if cfg.n_kv_heads == cfg.n_heads:
         text = _t("Every head has its own K/V head here (n_kv_heads = n_heads = {H}, multi-head). ",
                   H=cfg.n_heads) + text
-    return PageViews("shared_kv", tuple(items), text=text, row_stretch=(2, 5), panel_size=(300, 300),
+    return PageViews("shared_kv", tuple(items), text=text, row_stretch=(1, 4), panel_size=(300, 300),
                      shapes=f"k, v: [T, n_kv_heads, d_head] = [{T}, {cfg.n_kv_heads}, {cfg.d_head}] · "
                             f"q: [T, n_heads, d_head] = [{T}, {cfg.n_heads}, {cfg.d_head}]")
 
@@ -423,8 +424,9 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
               "{top:.0%}.", L=cfg.n_layers, i=i, n=i + 1, W=W, seen=min(W, i + 1), more=W - 1, span=span,
               mistral=receptive.reach_span((4096,) * 32), share=shares.mean(), u=uniform, tl=top_layer, th=top_head,
               top=shares.max(), **reached) + after
+    # The sinks' layer × head map is a real model's clearest picture here: the lower row gets more room.
     return PageViews("windows", tuple(items), text=text, waiting=waiting, col_stretch=(5, 5, 4, 6),
-                     panel_size=(330, 320),
+                     row_stretch=(2, 3), panel_size=(330, 320),
                      shapes=f"pattern [T, T] = [{T}, {T}] · reach [n_layers + 1, T] = [{cfg.n_layers + 1}, {T}] · "
                             f"sinks [n_layers, n_heads] = [{cfg.n_layers}, {cfg.n_heads}]")
 
