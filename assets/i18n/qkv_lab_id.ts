@@ -2556,6 +2556,10 @@
         <translation>model</translation>
     </message>
     <message>
+        <source>memory traffic</source>
+        <translation>lalu lintas memori</translation>
+    </message>
+    <message>
         <source>layers</source>
         <translation>lapisan</translation>
     </message>
@@ -2630,10 +2634,6 @@
     <message>
         <source>step (tile)</source>
         <translation>langkah (ubin)</translation>
-    </message>
-    <message>
-        <source>memory traffic: tiled {tiled}, materialised {full}</source>
-        <translation>lalu lintas memori: berubin {tiled}, utuh {full}</translation>
     </message>
     <message>
         <source>running e^(S − m)/ℓ, step {n}</source>

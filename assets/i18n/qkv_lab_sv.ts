@@ -2576,6 +2576,10 @@
         <translation>modell</translation>
     </message>
     <message>
+        <source>memory traffic</source>
+        <translation>minnestrafik</translation>
+    </message>
+    <message>
         <source>layers</source>
         <translation>lager</translation>
     </message>
@@ -2650,10 +2654,6 @@
     <message>
         <source>step (tile)</source>
         <translation>steg (bricka)</translation>
-    </message>
-    <message>
-        <source>memory traffic: tiled {tiled}, materialised {full}</source>
-        <translation>minnestrafik: blockvis {tiled}, fullständig {full}</translation>
     </message>
     <message>
         <source>running e^(S − m)/ℓ, step {n}</source>
