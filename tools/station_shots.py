@@ -116,11 +116,15 @@ def main() -> int:
             settle(lambda: win.pages["sqrt_dk"].numbers is not None)
         elif key == "kv_cache":                        # the page opens empty: prefill, decode a token
             win.pages["kv_cache"].prefill.click()
-            settle(lambda: win.instruments.generation is not None, 30)
+            cache = win.controllers["kv_cache"]             # app/pages/kv_cache.py holds the generation
+            settle(lambda cache=cache: cache.generation is not None, 30)
             win.pages["kv_cache"].step.click()
-            settle(lambda: win.instruments.generation is not None and win.instruments.generation.steps, 30)
+            settle(lambda cache=cache: cache.generation is not None and cache.generation.steps, 30)
         elif key == "mask":
             settle(lambda: win.stations["mask"].unmasked is not None, 30)
+        elif key in ("ab", "windows"):                 # their second pass (side B, the run without token 0)
+            page = win.pages[key]
+            settle(lambda page=page: getattr(page, "views", None) is not None and not page.views.waiting, 60)
         settle()
         path = out / args.name.format(preset=args.preset, theme=args.theme, key=key, size=args.size,
                                       mode="present" if args.present else "window")

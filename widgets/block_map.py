@@ -278,6 +278,10 @@ class TileStrip(QWidget):
             p.drawText(QRectF(4, 0, self.width() - 8, head), Qt.AlignmentFlag.AlignCenter, title)
             p.setFont(ui_font(self.font_pt))
             for k, rect in enumerate(self.tile_rects()):
+                # Fewer pixels than cells (60 tokens in a 34 px tile): averaged, so a one-cell stripe
+                # stays visible; more pixels than cells: crisp cells.
+                p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform,
+                                rect.width() < self.images[k].width())
                 p.drawImage(rect, self.images[k])
                 p.setPen(QPen(QColor(pal.grid), 1.0))
                 p.drawRect(rect)

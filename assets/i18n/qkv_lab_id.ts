@@ -1719,23 +1719,23 @@
     </message>
     <message>
         <source>L{layer}</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">L{layer}</translation>
     </message>
     <message>
         <source>dense</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">penuh</translation>
     </message>
     <message>
         <source>layers: head {head}&apos;s pattern in each</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">lapisan: pattern head {head} di tiap lapisan</translation>
     </message>
     <message>
         <source>K/V {g}</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">K/V {g}</translation>
     </message>
     <message>
         <source>heads of layer {layer}</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">head di lapisan {layer}</translation>
     </message>
     <message>
         <source>layer {layer}, head {head}</source>
@@ -2098,6 +2098,14 @@
         <translation>blocks.L.attn.W_K[g] [d_model, d_head] (g: head K/V yang dibaca h)</translation>
     </message>
     <message>
+        <source>q after the QK-norm [T, d_head] (Qwen3, Gemma 3, OLMo 2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>k after the QK-norm [T, d_head]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>q after RoPE [T, d_head]</source>
         <translation>q setelah RoPE [T, d_head]</translation>
     </message>
@@ -2224,6 +2232,10 @@
     <message>
         <source>q = ln1_out · W_Q[h] (likewise k, v);&amp;nbsp; rot_q, rot_k = q, k with each pair of dimensions rotated by an angle ∝ the position (RoPE)</source>
         <translation>q = ln1_out · W_Q[h] (begitu pula k, v);&amp;nbsp; rot_q, rot_k = q, k dengan setiap pasang dimensi diputar sebesar sudut ∝ posisi (RoPE)</translation>
+    </message>
+    <message>
+        <source>q = ln1_out · W_Q[h] (likewise k, v);&amp;nbsp; q_normed, k_normed = RMSNorm of q, k (QK-norm);&amp;nbsp; rot_q, rot_k = those with each pair of dimensions rotated (RoPE)</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</source>
@@ -2764,6 +2776,10 @@
         <translation>model</translation>
     </message>
     <message>
+        <source>memory traffic</source>
+        <translation>lalu lintas memori</translation>
+    </message>
+    <message>
         <source>layers</source>
         <translation>lapisan</translation>
     </message>
@@ -2838,10 +2854,6 @@
     <message>
         <source>step (tile)</source>
         <translation>langkah (ubin)</translation>
-    </message>
-    <message>
-        <source>memory traffic: tiled {tiled}, materialised {full}</source>
-        <translation>lalu lintas memori: berubin {tiled}, utuh {full}</translation>
     </message>
     <message>
         <source>running e^(S − m)/ℓ, step {n}</source>

@@ -1736,23 +1736,23 @@
     </message>
     <message>
         <source>L{layer}</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">L{layer}</translation>
     </message>
     <message>
         <source>dense</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">tät</translation>
     </message>
     <message>
         <source>layers: head {head}&apos;s pattern in each</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">lagren: head {head}:s pattern i vart och ett</translation>
     </message>
     <message>
         <source>K/V {g}</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">K/V {g}</translation>
     </message>
     <message>
         <source>heads of layer {layer}</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">headarna i lager {layer}</translation>
     </message>
     <message>
         <source>layer {layer}, head {head}</source>
@@ -2117,6 +2117,14 @@
         <translation>blocks.L.attn.W_K[g] [d_model, d_head] (g: det K/V-head som h läser)</translation>
     </message>
     <message>
+        <source>q after the QK-norm [T, d_head] (Qwen3, Gemma 3, OLMo 2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>k after the QK-norm [T, d_head]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>q after RoPE [T, d_head]</source>
         <translation>q efter RoPE [T, d_head]</translation>
     </message>
@@ -2243,6 +2251,10 @@
     <message>
         <source>q = ln1_out · W_Q[h] (likewise k, v);&amp;nbsp; rot_q, rot_k = q, k with each pair of dimensions rotated by an angle ∝ the position (RoPE)</source>
         <translation>q = ln1_out · W_Q[h] (likadant för k, v);&amp;nbsp; rot_q, rot_k = q, k med varje par av dimensioner roterat med en vinkel ∝ positionen (RoPE)</translation>
+    </message>
+    <message>
+        <source>q = ln1_out · W_Q[h] (likewise k, v);&amp;nbsp; q_normed, k_normed = RMSNorm of q, k (QK-norm);&amp;nbsp; rot_q, rot_k = those with each pair of dimensions rotated (RoPE)</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</source>
@@ -2784,6 +2796,10 @@
         <translation>modell</translation>
     </message>
     <message>
+        <source>memory traffic</source>
+        <translation>minnestrafik</translation>
+    </message>
+    <message>
         <source>layers</source>
         <translation>lager</translation>
     </message>
@@ -2858,10 +2874,6 @@
     <message>
         <source>step (tile)</source>
         <translation>steg (bricka)</translation>
-    </message>
-    <message>
-        <source>memory traffic: tiled {tiled}, materialised {full}</source>
-        <translation>minnestrafik: blockvis {tiled}, fullständig {full}</translation>
     </message>
     <message>
         <source>running e^(S − m)/ℓ, step {n}</source>

@@ -137,3 +137,25 @@ def test_ab_shows_a_in_its_place_while_b_computes(qtbot):
     shown = {i.view.name: i.view for i in waiting.items}
     np.testing.assert_array_equal(shown["pattern/A"].values, result.trace["pattern", 0][1])
     assert not shown["pattern/B"].values.any() and "computing" in shown["pattern/B"].title
+
+
+def test_the_tiled_softmax_has_no_slivers_in_a_projectors_canvas(qtbot):
+    """Issue 25 item 7: at 1280 × 800 presentation the three rows left each [B_r, T] map a 1-row
+    sliver and the memory chart none; in two rows every block row is at least 10 px and the charts
+    have room."""
+    from widgets.pages.modern import TiledSoftmax
+
+    result = compute_result(Inputs(config=ROPE, tokens=tuple(preset_tokens("toy")) * 3, weights="random",
+                                   preset="custom"), request_id=10)
+    page = TiledSoftmax()
+    qtbot.addWidget(page)
+    page.resize(1260, 560)                        # the page's part of the window in presentation
+    page.show()
+    page.show_result(result, Selection(query=5, head=1, station="tiled_softmax", tile=4))
+    qtbot.wait(50)
+    for name in ("attn_scores", "pattern_tiled", "pattern", "difference"):
+        mp = page.widgets[name]
+        rows = mp.values.shape[0]
+        assert mp.plot.vb.height() / rows >= 10, (name, mp.plot.vb.height(), rows)
+    for name in ("memory", "running"):
+        assert page.widgets[name].vb.height() >= 60, name

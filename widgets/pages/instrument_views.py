@@ -239,17 +239,18 @@ def heads_chart(cfg, head: int) -> Chart:
                      colours=colours),
               Series(tr("K/V heads"), xkv, np.zeros(KV), style="points", colour="accent2", size=22 if KV <= 16 else 9,
                      colours=tuple(CATEGORY[g % len(CATEGORY)] for g in range(KV))),
-              Series("", np.array([xq[head]]), np.array([1.28]), style="text", colour="foreground",
+              Series("", np.array([xq[head]]), np.array([1.5]), style="text", colour="foreground",
                      texts=(f"h{head}",), size=10)]
+    # Names clear of the nodes: the query heads' above their ring, the K/V heads' below theirs.
     if H <= 32:
-        series.append(Series("", xq, np.full(H, 1.28), style="text", colour="muted", size=8,
+        series.append(Series("", xq, np.full(H, 1.5), style="text", colour="muted", size=9,
                              texts=tuple(f"h{h}" if h != head else "" for h in range(H))))
     if KV <= 16:
-        series.append(Series("", xkv, np.full(KV, -0.3), style="text", colour="muted", size=8,
+        series.append(Series("", xkv, np.full(KV, -0.55), style="text", colour="muted", size=9,
                              texts=tuple(f"K/V {g}" for g in range(KV))))
     return Chart("heads", _t("{H} query heads read {KV} K/V heads ({n} per group)", H=H, KV=KV, n=cfg.n_groups),
                  tuple(series),
-                 axes=False, legend=False, x_range=(-0.8, H - 0.2), y_range=(-0.55, 1.5))
+                 axes=False, legend=False, x_range=(-0.8, H - 0.2), y_range=(-0.85, 1.75))
 
 
 def _bar_note(n: int, what_if: int, own: int) -> str:
@@ -310,7 +311,7 @@ def shared_kv_views(result, sel) -> PageViews:
     if cfg.n_kv_heads == cfg.n_heads:
         text = _t("Every head has its own K/V head here (n_kv_heads = n_heads = {H}, multi-head). ",
                   H=cfg.n_heads) + text
-    return PageViews("shared_kv", tuple(items), text=text, row_stretch=(2, 5), panel_size=(300, 300),
+    return PageViews("shared_kv", tuple(items), text=text, row_stretch=(1, 4), panel_size=(300, 300),
                      shapes=f"k, v: [T, n_kv_heads, d_head] = [{T}, {cfg.n_kv_heads}, {cfg.d_head}] · "
                             f"q: [T, n_heads, d_head] = [{T}, {cfg.n_heads}, {cfg.d_head}]")
 
@@ -423,8 +424,9 @@ def windows_views(result, sel, extra: WithoutFirst | None = None, compute_missin
               "{top:.0%}.", L=cfg.n_layers, i=i, n=i + 1, W=W, seen=min(W, i + 1), more=W - 1, span=span,
               mistral=receptive.reach_span((4096,) * 32), share=shares.mean(), u=uniform, tl=top_layer, th=top_head,
               top=shares.max(), **reached) + after
+    # The sinks' layer × head map is a real model's clearest picture here: the lower row gets more room.
     return PageViews("windows", tuple(items), text=text, waiting=waiting, col_stretch=(5, 5, 4, 6),
-                     panel_size=(330, 320),
+                     row_stretch=(2, 3), panel_size=(330, 320),
                      shapes=f"pattern [T, T] = [{T}, {T}] · reach [n_layers + 1, T] = [{cfg.n_layers + 1}, {T}] · "
                             f"sinks [n_layers, n_heads] = [{cfg.n_layers}, {cfg.n_heads}]")
 
@@ -482,17 +484,19 @@ def tiled_views(result, sel) -> PageViews:
                     x_axis=tr("step (tile)"), x_ticks=step_ticks, x_range=(0.4, N + 0.6),
                     y_range=(bottom - 2 * gap, top))
     tiled_bytes = np.cumsum([s.bytes_read + s.bytes_written for s in run.steps]).astype(np.float64) / 1024
-    memory = Chart("memory", _t("memory traffic: tiled {tiled}, materialised {full}",
-                                tiled=fmt_bytes(run.bytes_tiled), full=fmt_bytes(run.bytes_materialised)),
-                   (Series("tiled, so far", steps, tiled_bytes, style="bars", colour=OTHER2, width=0.6,
-                           colours=tuple(OTHER2 if s <= n else PLAIN for s in steps)),
+    # A short title: the chart has a quarter of the width (the totals are in the text under the page).
+    memory = Chart("memory", tr("memory traffic"),
+                   (Series("tiled", steps, tiled_bytes, style="bars", colour=OTHER2,
+                           width=0.6, colours=tuple(OTHER2 if s <= n else PLAIN for s in steps)),
                     Series("materialised", np.array([0.4, N + 0.6]),
                            np.full(2, run.bytes_materialised / 1024), colour=OTHER, width=2.0, dashed=True)),
                    x_axis=tr("step (tile)"), y_axis="KiB", x_range=(0.4, N + 0.6),
                    x_ticks=tuple((float(s), str(int(s))) for s in steps) if N <= 16 else None,
                    y_range=(0.0, max(run.bytes_materialised, run.bytes_tiled) / 1024 * 1.45))
-    items = (Item(scores, 0, 0, colspan=2, roles=QK, row_offset=a, boxes=boxes),
-             Item(m_chart, 0, 2),
+    # Two rows, not three: a [B_r, T] block is a few rows tall, and a third row left each map a
+    # sliver on a projector. The scores and the bytes moved on top, the softmax rows and m, ℓ under.
+    items = (Item(scores, 0, 0, colspan=3, roles=QK, row_offset=a, boxes=boxes),
+             Item(m_chart, 1, 3),
              Item(Panel("pattern_tiled", _t("running e^(S − m)/ℓ, step {n}", n=n), running, rows,
                         labels, tr("query i"), tr("key j"), kind="sequential", masked=~np.isfinite(running) | forbidden,
                         levels=levels, masked_text=""), 1, 0, roles=QK, row_offset=a, boxes=boxes),
@@ -501,7 +505,7 @@ def tiled_views(result, sel) -> PageViews:
                   row_offset=a),
              Item(Panel("difference", _t("difference: max {d:.1e}", d=worst), np.where(seen, diff, np.nan), rows,
                         labels, "", tr("key j"), masked=~seen), 1, 2, roles=QK, row_offset=a),
-             Item(memory, 2, 0, colspan=3))
+             Item(memory, 0, 3))
     final = run.pattern_after(N) - pattern_rows                               # after every tile
     final_worst = float(np.abs(final).max()) if N else 0.0
     z_rows = np.asarray(t.read("z", L, head=h, rows=slice(a, b)), np.float64)
@@ -520,7 +524,7 @@ def tiled_views(result, sel) -> PageViews:
                  "{n_ctx:,} they would be {big} per head.", Br=b - a, Bc=Bc, T=T, final=final_worst, z=z_diff,
                  tiled=fmt_bytes(run.bytes_tiled), full=fmt_bytes(run.bytes_materialised), TT=T * T, n_ctx=cfg.n_ctx,
                  big=fmt_bytes(tiled.ITEMSIZE * cfg.n_ctx ** 2)))
-    return PageViews("tiled_softmax", items, text=text, col_stretch=(4, 4, 4), row_stretch=(4, 4, 3),
+    return PageViews("tiled_softmax", items, text=text, col_stretch=(4, 4, 4, 5), row_stretch=(1, 1),
                      panel_size=(360, 260),
                      shapes=f"q block [B_r, d_head] = [{b - a}, {cfg.d_head}] · K, V tiles [B_c, d_head] = "
                             f"[{Bc}, {cfg.d_head}] · m, ℓ [B_r]")
