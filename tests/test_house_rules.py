@@ -103,6 +103,11 @@ def component_comparisons(source: str) -> list[tuple[int, str]]:
 
     found = []
     for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Match) and is_field(node.subject):     # match cfg.norm: case "rmsnorm": ...
+            if any(isinstance(p, ast.MatchValue) and is_text(p.value) for case in node.cases
+                   for p in ast.walk(case.pattern)):
+                found.append((node.lineno, f"match {ast.unparse(node.subject)}: case '…'"))
+            continue
         if not isinstance(node, ast.Compare):
             continue
         operands = [node.left, *node.comparators]
@@ -110,14 +115,16 @@ def component_comparisons(source: str) -> list[tuple[int, str]]:
             if isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) and (
                     (is_field(a) and is_text(b)) or (is_text(a) and is_field(b))):
                 found.append((node.lineno, ast.unparse(node)))
-    return found
+    return sorted(found)
 
 
 def test_the_component_rule_sees_every_form():
     planted = ('if cfg.positions == "rope": pass\nx = self.cfg.mlp != "swiglu"\ny = c.norm in ("rmsnorm",)\n'
                'z = "rope" == cfg.positions\nok = cfg.components.positions.rotates and cfg.norm_eps == 1e-5\n'
-               'fine = cfg.n_heads == 2 or name == "rope"\n')
-    assert [line for line, _ in component_comparisons(planted)] == [1, 2, 3, 4]
+               'fine = cfg.n_heads == 2 or name == "rope"\n'
+               'match cfg.norm:\n    case "rmsnorm" | "layernorm":\n        pass\n'
+               'match n_heads:\n    case 2:\n        pass\n')
+    assert sorted(line for line, _ in component_comparisons(planted)) == [1, 2, 3, 4, 7]
 
 
 def test_no_component_string_compared_outside_the_component_module():
