@@ -1715,27 +1715,27 @@
     </message>
     <message>
         <source>click a picture to go to its station, a layer or a head to select it</source>
-        <translation type="unfinished"></translation>
+        <translation>klik sebuah gambar untuk pergi ke stasiunnya, sebuah lapisan atau head untuk memilihnya</translation>
     </message>
     <message>
         <source>L{layer}</source>
-        <translation type="unfinished">L{layer}</translation>
+        <translation>L{layer}</translation>
     </message>
     <message>
         <source>dense</source>
-        <translation type="unfinished">penuh</translation>
+        <translation>penuh</translation>
     </message>
     <message>
         <source>layers: head {head}&apos;s pattern in each</source>
-        <translation type="unfinished">lapisan: pattern head {head} di tiap lapisan</translation>
+        <translation>lapisan: pattern head {head} di tiap lapisan</translation>
     </message>
     <message>
         <source>K/V {g}</source>
-        <translation type="unfinished">K/V {g}</translation>
+        <translation>K/V {g}</translation>
     </message>
     <message>
         <source>heads of layer {layer}</source>
-        <translation type="unfinished">head di lapisan {layer}</translation>
+        <translation>head di lapisan {layer}</translation>
     </message>
     <message>
         <source>layer {layer}, head {head}</source>
@@ -2099,11 +2099,11 @@
     </message>
     <message>
         <source>q after the QK-norm [T, d_head] (Qwen3, Gemma 3, OLMo 2)</source>
-        <translation type="unfinished"></translation>
+        <translation>q sesudah QK-norm [T, d_head] (Qwen3, Gemma 3, OLMo 2)</translation>
     </message>
     <message>
         <source>k after the QK-norm [T, d_head]</source>
-        <translation type="unfinished"></translation>
+        <translation>k sesudah QK-norm [T, d_head]</translation>
     </message>
     <message>
         <source>q after RoPE [T, d_head]</source>
@@ -2235,7 +2235,7 @@
     </message>
     <message>
         <source>q = ln1_out · W_Q[h] (likewise k, v);&amp;nbsp; q_normed, k_normed = RMSNorm of q, k (QK-norm);&amp;nbsp; rot_q, rot_k = those with each pair of dimensions rotated (RoPE)</source>
-        <translation type="unfinished"></translation>
+        <translation>q = ln1_out · W_Q[h] (begitu pula k, v);&amp;nbsp; q_normed, k_normed = RMSNorm dari q, k (QK-norm);&amp;nbsp; rot_q, rot_k = keduanya dengan setiap pasang dimensi diputar (RoPE)</translation>
     </message>
     <message>
         <source>attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</source>
@@ -2897,7 +2897,7 @@
     </message>
     <message>
         <source>B: computing…</source>
-        <translation type="unfinished"></translation>
+        <translation>B: sedang dihitung…</translation>
     </message>
     <message>
         <source>Computing B…</source>
@@ -2933,7 +2933,7 @@
     </message>
     <message>
         <source>the score now</source>
-        <translation type="unfinished"></translation>
+        <translation>skor sekarang</translation>
     </message>
     <message>
         <source>Predict: i and j both move by Δ. Does the score change?</source>

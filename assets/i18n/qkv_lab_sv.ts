@@ -1732,27 +1732,27 @@
     </message>
     <message>
         <source>click a picture to go to its station, a layer or a head to select it</source>
-        <translation type="unfinished"></translation>
+        <translation>klicka på en bild för att gå till dess station, på ett lager eller en head för att välja den</translation>
     </message>
     <message>
         <source>L{layer}</source>
-        <translation type="unfinished">L{layer}</translation>
+        <translation>L{layer}</translation>
     </message>
     <message>
         <source>dense</source>
-        <translation type="unfinished">tät</translation>
+        <translation>tät</translation>
     </message>
     <message>
         <source>layers: head {head}&apos;s pattern in each</source>
-        <translation type="unfinished">lagren: head {head}:s pattern i vart och ett</translation>
+        <translation>lagren: head {head}:s pattern i vart och ett</translation>
     </message>
     <message>
         <source>K/V {g}</source>
-        <translation type="unfinished">K/V {g}</translation>
+        <translation>K/V {g}</translation>
     </message>
     <message>
         <source>heads of layer {layer}</source>
-        <translation type="unfinished">headarna i lager {layer}</translation>
+        <translation>headarna i lager {layer}</translation>
     </message>
     <message>
         <source>layer {layer}, head {head}</source>
@@ -2118,11 +2118,11 @@
     </message>
     <message>
         <source>q after the QK-norm [T, d_head] (Qwen3, Gemma 3, OLMo 2)</source>
-        <translation type="unfinished"></translation>
+        <translation>q efter QK-normen [T, d_head] (Qwen3, Gemma 3, OLMo 2)</translation>
     </message>
     <message>
         <source>k after the QK-norm [T, d_head]</source>
-        <translation type="unfinished"></translation>
+        <translation>k efter QK-normen [T, d_head]</translation>
     </message>
     <message>
         <source>q after RoPE [T, d_head]</source>
@@ -2254,7 +2254,7 @@
     </message>
     <message>
         <source>q = ln1_out · W_Q[h] (likewise k, v);&amp;nbsp; q_normed, k_normed = RMSNorm of q, k (QK-norm);&amp;nbsp; rot_q, rot_k = those with each pair of dimensions rotated (RoPE)</source>
-        <translation type="unfinished"></translation>
+        <translation>q = ln1_out · W_Q[h] (likaså k, v);&amp;nbsp; q_normed, k_normed = RMSNorm av q, k (QK-norm);&amp;nbsp; rot_q, rot_k = dessa med varje par av dimensioner roterat (RoPE)</translation>
     </message>
     <message>
         <source>attn_scores_raw = q·kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</source>
@@ -2917,7 +2917,7 @@
     </message>
     <message>
         <source>B: computing…</source>
-        <translation type="unfinished"></translation>
+        <translation>B: beräknas…</translation>
     </message>
     <message>
         <source>Computing B…</source>
@@ -2953,7 +2953,7 @@
     </message>
     <message>
         <source>the score now</source>
-        <translation type="unfinished"></translation>
+        <translation>poängen nu</translation>
     </message>
     <message>
         <source>Predict: i and j both move by Δ. Does the score change?</source>
