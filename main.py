@@ -321,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     # full passes, which otherwise stall the UI thread for ~80 ms once torch is loaded.
     gc.collect()
     gc.freeze()
+    from app.gc_guard import MainThreadGC
+
+    window.gc_guard = MainThreadGC(window)   # collections on the GUI thread only (app/gc_guard.py)
     if args.present:
         window.file_actions.presentation.enter()
     if args.smoke:

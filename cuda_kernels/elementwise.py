@@ -20,8 +20,8 @@ GELU_A = np.float32(0.044715)
 
 @kernel
 def embed(tokens, W_E, W_pos, has_pos, scale, embed_out, resid_pre):
-    """embed[t] = W_E[tokens[t]] · scale (1, or √d_model: Gemma);  resid_pre[t] = embed[t] + W_pos[t]
-    (the first block's input; RoPE: no W_pos)."""
+    """embed[t] = W_E[tokens[t]] · scale;  resid_pre[t] = embed[t] + W_pos[t]  (scale: 1, or √d_model: Gemma)."""
+    # The first block's input; with RoPE there is no W_pos.
     T, d_model = embed_out.shape
     c0, t0 = cuda.grid(2)
     dc, dt = cuda.gridsize(2)

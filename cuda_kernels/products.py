@@ -125,8 +125,8 @@ def _forbidden(i, j, causal, window):
 @kernel
 def scores(q, k, causal, mask, has_mask, scale, groups, window, first_row, attn_scores_raw,
            attn_scores_scaled, attn_scores):
-    """raw[h, i, j] = q[i, h]·k[j, h // groups]; scaled = raw · scale (1/sqrt(d_head), Gemma's
-    1/sqrt(query_pre_attn_scalar), or 1); masked = scaled or -inf (j forbidden)."""
+    """raw[h, i, j] = q[i, h]·k[j, h // groups]; scaled = raw · scale; masked = scaled or -inf (j forbidden)."""
+    # scale: 1/sqrt(d_head), Gemma's 1/sqrt(query_pre_attn_scalar), or 1 (launch_scores makes it).
     # Forbidden: j > i when causal, outside the window, mask[i, j] False when has_mask. Every raw
     # score is computed, the forbidden ones too: the Trace shows them all. The queries are the
     # positions first_row .. first_row + n - 1 (an incremental pass's new rows; 0 .. T - 1 in a full

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from numba import cuda, types
 
-from . import elementwise, products, rows
+from . import elementwise, experts, products, rows
 from .source_map import python_function
 from .target import SIMULATOR
 
@@ -41,7 +41,7 @@ _i = types.int64
 _f = types.float32
 SIGNATURES = {
     "project_qkv": (products.project_qkv, (_a(2), _a(3), _a(2), _a(3), _a(3), _a(3))),
-    "scores": (products.scores, (_a(3), _a(3), _b, _a(2, types.boolean), _b, _b, _i, _i, _i, _a(3), _a(3), _a(3))),
+    "scores": (products.scores, (_a(3), _a(3), _b, _a(2, types.boolean), _b, _f, _i, _i, _i, _a(3), _a(3), _a(3))),
     "weighted_sum": (products.weighted_sum, (_a(3), _a(3), _b, _i, _i, _i, _a(3))),
     "head_results": (products.head_results, (_a(3), _a(3), _a(3))),
     "matmul_bias": (products.matmul_bias, (_a(2), _a(2), _a(1), _a(2))),
@@ -51,20 +51,24 @@ SIGNATURES = {
     "softmax_rows": (rows.softmax_rows, (_a(3), _b, _i, _i, _a(3))),
     "scale_mask_softmax": (rows.scale_mask_softmax, (_a(3), _b, _a(2, types.boolean), _b, _f, _i, _a(3), _a(3),
                                                      _a(3))),
-    "embed": (elementwise.embed, (_a(1, types.int64), _a(2), _a(2), _b, _a(2), _a(2))),
+    "embed": (elementwise.embed, (_a(1, types.int64), _a(2), _a(2), _b, _f, _a(2), _a(2))),
     "rope": (elementwise.rope, (_a(3), _a(2), _a(2), _a(3))),
     "gelu": (elementwise.gelu, (_a(2), _a(2))),
     "gelu_erf": (elementwise.gelu_erf, (_a(2), _a(2))),
     "silu_gate": (elementwise.silu_gate, (_a(2), _a(2), _a(2))),
+    "gelu_gate": (elementwise.gelu_gate, (_a(2), _a(2), _a(2))),
+    "route": (experts.route, (_a(2), _b, _a(2), _a(2), _a(2, types.int32))),
+    "scatter_expert": (experts.scatter_expert, (_a(2), _a(2, types.int32), _i, _a(3))),
+    "mix": (experts.mix, (_a(3), _a(2), _a(2, types.int32), _a(2), _a(2), _a(2))),
     "sum_heads": (elementwise.sum_heads, (_a(3), _a(1), _a(2))),
     "sum_heads_residual": (elementwise.sum_heads_residual, (_a(3), _a(1), _a(2), _a(2), _a(2))),
     "add": (elementwise.add, (_a(2), _a(2), _a(2))),
     "gather": (elementwise.gather, (_v(2), _a(2))),   # a strided view in
     # An incremental pass hands the map kernels strided views, which numba compiles apart: rows >= p
     # of the maps ([:, p:] of [H, T, T]), and for a viewed head's rows < p its q and k ([:p, h:h + 1]).
-    "scores_rows": (products.scores, (_a(3), _a(3), _b, _a(2, types.boolean), _b, _b, _i, _i, _i, _v(3), _v(3),
+    "scores_rows": (products.scores, (_a(3), _a(3), _b, _a(2, types.boolean), _b, _f, _i, _i, _i, _v(3), _v(3),
                                       _v(3))),
-    "scores_head": (products.scores, (_v(3), _v(3), _b, _a(2, types.boolean), _b, _b, _i, _i, _i, _a(3), _a(3),
+    "scores_head": (products.scores, (_v(3), _v(3), _b, _a(2, types.boolean), _b, _f, _i, _i, _i, _a(3), _a(3),
                                       _a(3))),
     "softmax_rows_rows": (rows.softmax_rows, (_v(3), _b, _i, _i, _v(3))),
     "weighted_sum_rows": (products.weighted_sum, (_v(3), _a(3), _b, _i, _i, _i, _a(3))),

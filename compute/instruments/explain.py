@@ -195,24 +195,26 @@ def pattern_distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(0.5 * np.abs(a - b).sum(axis=-1).mean()) if a.size else 0.0
 
 
-def most_different_head(trace: Trace, layer: int, head: int) -> tuple[int, int]:
-    """(layer, head) of the head whose pattern is farthest from this one's (pattern_distance),
-    over every layer the trace holds; the first such head on a tie, the head itself if it is alone."""
-    mine = trace["pattern", layer][head]
+def most_different_head(trace: Trace, layer: int, head: int, query: int | None = None) -> tuple[int, int]:
+    """(layer, head) of the head whose pattern row at `query` (default: the last) is farthest from this
+    one's (pattern_distance), over every layer the trace holds; the first such head on a tie, the head
+    itself if it is alone. One row per head is read (Trace.read): on a GPU Trace a whole [H, T, T]
+    map per layer would cross the bus to choose a default."""
+    i = trace.T - 1 if query is None else min(max(int(query), 0), trace.T - 1)
+    mine = trace.read("pattern", layer, head=head, rows=i)                  # [T]
     best, where = -1.0, (layer, head)
     for other in range(trace.n_layers):
-        patterns = trace.get("pattern", other)
-        if patterns is None:
-            continue
-        for h in range(patterns.shape[0]):
-            if (other, h) != (layer, head) and (d := pattern_distance(mine, patterns[h])) > best:
+        rows = trace.read("pattern", other, rows=i)                         # [H, T] every head's row i
+        for h in range(rows.shape[0]):
+            if (other, h) != (layer, head) and (d := pattern_distance(mine[None], rows[h][None])) > best:
                 best, where = d, (other, h)
     return where
 
 
-def lens_heads(trace: Trace, lens, layer: int, head: int) -> tuple[tuple[int, int], tuple[int, int]]:
+def lens_heads(trace: Trace, lens, layer: int, head: int,
+               query: int | None = None) -> tuple[tuple[int, int], tuple[int, int]]:
     """The head lens's A and B: the two chosen on the page, else the selected head and the head most
-    different from it (a lecture starts from the head on screen and its opposite)."""
+    different from it at the selected query (a lecture starts from the head on screen and its opposite)."""
     if lens is not None:
         return tuple(lens[0]), tuple(lens[1])
-    return (layer, head), most_different_head(trace, layer, head)
+    return (layer, head), most_different_head(trace, layer, head, query)

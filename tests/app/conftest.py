@@ -27,6 +27,9 @@ def settings(tmp_path):
 
 @pytest.fixture
 def window(qtbot, settings):
+    from app.gc_guard import MainThreadGC
+
+    guard = MainThreadGC()                 # as main.py: the collector runs on the GUI thread only
     state = LabState()
     win = MainWindow(state, settings=settings)
     qtbot.addWidget(win)
@@ -38,6 +41,7 @@ def window(qtbot, settings):
     gc.freeze()          # as main.py does after start-up: a full collection must not stall the UI
     yield win
     state.runner.shutdown()
+    guard.stop()
 
 
 def wait_render(qtbot, win, action, timeout=60_000):

@@ -38,7 +38,8 @@ KEPT = {
     "softmax", "layernorm", "rmsnorm", "mask", "causal", "cache", "prefill", "decode", "multi", "embedding",
     "pattern", "instrument", "station", "session", "export",
     # operations, models, formats, units, names
-    "rope", "gqa", "mqa", "moe", "mlp", "swiglu", "gelu", "silu", "flashattention", "qkv", "lab", "gpt", "smollm",
+    "rope", "gqa", "mqa", "moe", "qknorm", "postnorm", "geglu", "prenorm", "parallel", "mlp", "swiglu", "gelu",
+    "silu", "flashattention", "qkv", "lab", "gpt", "smollm",
     "mistral", "llama", "qwen", "andrea", "toy", "tiny", "real", "instruct", "weights", "safetensors", "gguf",
     "json", "npz", "csv", "svg", "pdf", "png", "cpu", "cuda", "reference", "auto", "numba", "blas", "cublas",
     "torch", "float", "nats", "mib", "gib", "kib", "fp16", "cpus", "cos", "exp", "max", "min", "mean", "var",

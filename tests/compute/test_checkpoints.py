@@ -183,7 +183,8 @@ def test_a_b_and_reading_from_another_thread_while_a_pass_runs(rng):
     b, trace_b = ab.run(cfg, w, tokens, ("knock_out", (1, 2)), backend="cpu", a=a)
     ref = stored_pass(cfg, w, tokens, interventions=[Ablate(1, 2)])
     assert is_checkpointed(a)
-    assert_equal_traces(trace_b, ref)
+    for key in ref.keys():                  # B's layers after the knockout: compute.circuits' numpy order
+        assert max_scaled_error(trace_b[key], ref[key]) <= 1e-5, key
     errors = []
 
     def reader():                                                  # a view reading while the runner computes

@@ -24,10 +24,11 @@ def test_pattern_distance_is_total_variation_per_row():
 
 def test_the_lens_starts_from_the_selected_head_and_its_opposite():
     t = _trace()
-    mine = t["pattern", 1][2]
-    distances = {(layer, h): explain.pattern_distance(mine, t["pattern", layer][h])
-                 for layer in range(t.n_layers) for h in range(3) if (layer, h) != (1, 2)}
-    far = max(distances, key=distances.get)
-    assert explain.most_different_head(t, 1, 2) == far
-    assert explain.lens_heads(t, None, 1, 2) == ((1, 2), far)
+    for i in (t.T - 1, 2):                                         # at the query: the last by default
+        mine = t["pattern", 1][2][i]
+        distances = {(layer, h): explain.pattern_distance(mine[None], t["pattern", layer][h][i][None])
+                     for layer in range(t.n_layers) for h in range(3) if (layer, h) != (1, 2)}
+        far = max(distances, key=distances.get)
+        assert explain.most_different_head(t, 1, 2, None if i == t.T - 1 else i) == far
+        assert explain.lens_heads(t, None, 1, 2, i) == ((1, 2), far)
     assert explain.lens_heads(t, ((0, 0), (1, 1)), 1, 2) == ((0, 0), (1, 1))     # chosen on the page: kept

@@ -29,7 +29,12 @@ def test_the_scores_key_line_is_the_scaling():
     src = kernel_source("scores")
     line = src.source.splitlines()[src.key_line - 1]
     assert "raw * scale" in line
-    assert "math.sqrt(float32(d_head))" in src.source                     # scale = 1/sqrt(d_head)
+    import inspect
+
+    from cuda_kernels import products
+
+    launch = inspect.getsource(products.launch_scores)                    # scale = 1/sqrt(d_head), made once
+    assert "np.float32(1.0) / np.sqrt(np.float32(d_head))" in launch
 
 
 def test_every_kernel_has_a_one_line_equation_docstring():

@@ -20,7 +20,7 @@ def test_the_lens_opens_on_the_selected_head_and_its_opposite(qtbot):
                        labels=tuple(tok.labels(inputs.tokens)), compute_ms=0.0, token_label=tok.label)
     sel = Selection(layer=1, head=0, query=5, station="head_lens")
     assert sel.lens is None
-    far = explain.most_different_head(trace, 1, 0)
+    far = explain.most_different_head(trace, 1, 0, sel.query)
     page = HeadLens()
     qtbot.addWidget(page)
     page.resize(1200, 700)

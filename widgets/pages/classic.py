@@ -87,7 +87,7 @@ class HeadLens(Station):
 
     def content(self, result, sel):
         t = result.trace
-        (la, ha), (lb, hb) = explain.lens_heads(t, sel.lens, sel.layer, sel.head)
+        (la, ha), (lb, hb) = explain.lens_heads(t, sel.lens, sel.layer, sel.head, sel.query)
         data = {"lens": np.array(((la, ha), (lb, hb)))}               # what the spin boxes show
         for tag, (layer, head) in (("A", (la, ha)), ("B", (lb, hb))):
             g = kv_head(result.inputs.config, head)                   # k, v: the K/V head this head reads

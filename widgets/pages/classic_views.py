@@ -34,7 +34,7 @@ def head_lens_views(result, sel, extra=None, compute_missing: bool = False) -> P
     """Two heads (sel.lens: (layer, head) A and B) side by side, one colour scale per row for A and
     B, and A − B: their k, v (the K/V head each reads), pattern and share of attn_out."""
     t, cfg, labels = result.trace, result.inputs.config, tuple(result.labels)
-    (la, ha), (lb, hb) = explain.lens_heads(t, sel.lens, sel.layer, sel.head)
+    (la, ha), (lb, hb) = explain.lens_heads(t, sel.lens, sel.layer, sel.head, sel.query)
     la, lb = min(la, cfg.n_layers - 1), min(lb, cfg.n_layers - 1)
     ha, hb = min(ha, cfg.n_heads - 1), min(hb, cfg.n_heads - 1)
     cols = {"k": _idx(cfg.d_head), "v": _idx(cfg.d_head), "pattern": labels, "result": _idx(cfg.d_model)}
