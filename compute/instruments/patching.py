@@ -43,12 +43,13 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
              cancelled: Callable[[], bool] | None = None,
              on_run: Callable[[PatchingRun], None] | None = None) -> PatchingRun:
     """Activation patching (denoising): each head's z, and resid_pre at each position, of every layer
-    taken from the clean pass into the corrupted one. The patches of one layer run as one batch from
-    that layer on (every layer before it is the corrupted pass's, reused); a cell is exactly
+    taken from the clean pass into the corrupted one. The patches of a few consecutive start layers run
+    as one sweep from the first of them on, the batch growing by each layer's patches (every layer before
+    a patch is the corrupted pass's, reused; so are the rows before the first differing token); a cell is exactly
     forward(corrupted, interventions=[Patch(...)]) read at the metric. `on_cell(kind, layer, index,
     restored)` after each cell ("heads" or "positions"); `on_run(run)` with the maps so far (a copy; NaN:
-    not yet) before the first batch and after each; `cancelled()` true stops it (Cancelled), checked
-    between batches and at every layer of one."""
+    not yet) before the first sweep and after each; `cancelled()` true stops it (Cancelled), checked
+    at every layer of a sweep."""
     t0 = time.perf_counter()
     clean_ids, corr_ids = cfg.validate_tokens(clean_tokens), cfg.validate_tokens(corrupted_tokens)
     if len(clean_ids) != len(corr_ids):
