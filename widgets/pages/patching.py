@@ -156,6 +156,7 @@ class Patching(CircuitPage):
         for edit, text in ((self.clean, clean), (self.corrupted, corrupted)):
             if edit.text() != text:
                 self.set_quietly(edit, edit.setText, text)
+                edit.setCursorPosition(0)                           # the prompt's start in view
 
     def _fill(self, box: QComboBox, result, tokens, current: int) -> None:
         tokens = tuple(dict.fromkeys(tuple(tokens) + (current,)))
