@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 
 from compute import ConfigError, InterventionError
 from compute.instruments.patching import DEFAULT_PROMPTS, PatchSetup, run_setup, swapped_setup
@@ -27,6 +27,9 @@ class Controller(PageController):
         self._stop = threading.Event()
         self._last = None                    # the latest PatchedRun of that run
         self.partial.connect(self._on_partial)
+        app = QCoreApplication.instance()
+        if app is not None:                  # a run in flight ends at its next layer: quitting need not wait for it
+            app.aboutToQuit.connect(self.cancel)
 
     def wire(self, page) -> None:
         s = self.state                       # lambdas hold the state, never a QObject that dies first

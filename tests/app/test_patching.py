@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QCoreApplication
 
 import app.pages.patching as patching_page
 from app.pages import controller_for
@@ -83,6 +84,9 @@ def test_stop_stops_the_run_and_patch_runs_it_again(qtbot, state, monkeypatch):
     texts = [" ".join(state.labels(p)) for p in (last.setup.clean, last.setup.corrupted)]
     assert ctrl.run_texts(*texts)                 # the same prompts again: a fresh run
     qtbot.waitUntil(lambda: ctrl.extra.finished, timeout=30_000)
+    assert not ctrl._stop.is_set()
+    QCoreApplication.instance().aboutToQuit.emit()  # quitting stops a run in flight (main.py waits for threads)
+    assert ctrl._stop.is_set()
 
 
 def test_prompts_and_metric_are_an_undoable_step_kept_in_sessions(qtbot, state):
