@@ -13,7 +13,7 @@ from compute import ConfigError, InterventionError
 from compute.instruments.patching import DEFAULT_PROMPTS, PatchSetup, run_setup, swapped_setup
 from compute.progress import Cancelled
 from widgets.i18n import error_text, tr
-from widgets.pages.patching import prompt_text
+from widgets.pages.patching import prompt_text, remember
 
 from . import PageController
 
@@ -124,6 +124,7 @@ class Controller(PageController):
         if tag[1] != self._key:
             return                                              # a run that was replaced
         if error is None:
+            remember(value, tag[1][2])                          # its figure (export) needs no second run
             self.deliver(value)
             return
         if not isinstance(error, Cancelled):

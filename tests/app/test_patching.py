@@ -18,6 +18,7 @@ from app.values import make_weights
 from compute import Patch, forward
 from compute.instruments.patching import PatchSetup
 from widgets.pages import page_views
+from widgets.pages.patching import run_of
 
 
 @pytest.fixture
@@ -60,6 +61,7 @@ def test_cells_fill_in_and_each_equals_its_single_patch_in_the_float64_reference
             one = forward(cfg, w, list(setup.corrupted), "reference",
                           interventions=[Patch("resid_pre", layer, clean, positions=[p])])
             assert last.run.positions[layer, p] == pytest.approx(last.run.restored(m(one)), abs=1e-4)
+    assert run_of(state.result, setup) is last                   # the figure draws the run on screen, not a new one
     views = page_views("patching", state.result, state.selection, last)
     assert "All 16 cells" in views.text and not views.waiting
     np.testing.assert_array_equal(views.data()["patch_heads"], last.run.heads)
