@@ -120,6 +120,10 @@ def test_prompts_and_metric_are_an_undoable_step_kept_in_sessions(qtbot, state):
             parse_session(json.dumps(data))
     assert not ctrl.run_texts("the cat", "the cat sat")           # a clear message, nothing changes
     assert "equal length" in state.said[-1][1] and state.selection.patching == first
+    state.select(station="scores")                                # (shown, the page would start its default at once)
+    other = "random" if state.inputs.weights != "random" else "trained"
+    assert state.set_weights(other)                               # other words: the prompts' ids mean other words
+    assert state.selection.patching is None
 
 
 def test_a_click_on_a_heads_cell_opens_that_head(qtbot, window):
