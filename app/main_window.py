@@ -138,6 +138,9 @@ class MainWindow(QMainWindow):
         self.block_map = BlockMap()
         self.stack.addWidget(self.block_map)
         self.pages.add("block_map", self.block_map)          # themes and type sizes reach it too
+        self.block_map.figure.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)   # knock the head out
+        self.block_map.figure.customContextMenuRequested.connect(
+            lambda pos: self._pop_head_menu(self.block_map.figure.mapToGlobal(pos)))
         # Each instrument page's app side (app/pages/); the dock's instruments (trace, code, Predict).
         self.controllers = controllers(self.state, self)
         self.instruments = Instruments(self.state, self.controllers["ab"], self)

@@ -254,6 +254,9 @@ class LabState(QObject):
         return None
 
     def _apply(self, inputs: Inputs) -> None:
+        if self._selection.patching is not None and inputs.words_from() != self._inputs.words_from():
+            # Other words: the patching prompts' ids meant something else (the page starts from its default).
+            self._selection = dataclasses.replace(self._selection, patching=None)
         self._inputs = inputs
         self._clamp_selection()
         self.inputsChanged.emit(inputs)

@@ -316,7 +316,8 @@ def norm_batched(cfg: Config, x: np.ndarray, w: np.ndarray, b: np.ndarray | None
 
 def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first: int, mask: np.ndarray | None,
                  hook: Callable, keep: Callable | None = None, first_row: int = 0,
-                 past: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
+                 past: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None,
+                 last: int | None = None) -> np.ndarray:
     """Layers `first`..L-1 on a batch of passes, resid [B, T, d_model] (resid_pre of `first`): the block's
     equations with `hook(name, layer, x [B, ...]) -> x` after each name, `keep(layer, locals)` at each
     layer's end (None: nothing kept). Returns the last resid_post [B, T, d_model].
@@ -324,14 +325,15 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
     With `first_row` p > 0 (causal, no extra mask) resid holds rows p..T-1 only, [B, T - p, d_model]: rows
     before p are the same in every pass of the batch, so only their keys and values are needed, and
     `past(layer)` gives them (the score's key and v, [p, n_kv_heads, d_head] each); every name the hooks
-    see then has rows p..T-1 only (the incremental pass of section 6, for a batch)."""
+    see then has rows p..T-1 only (the incremental pass of section 6, for a batch). `last`: stop before
+    that layer (its resid_pre is returned)."""
     B, R, dm = resid.shape
     T = first_row + R                                                            # positions; rows first_row..T-1
     H, KV, dh = cfg.n_heads, cfg.n_kv_heads, cfg.d_head
     c = cfg.components
     scale = dtype.type(c.attention.scale)                                        # 1/√d_head (Gemma: 1/√q_p_a_s)
     kv_of = np.arange(H) // cfg.n_groups                                         # [H] K/V head of each query head
-    for layer in range(first, cfg.n_layers):
+    for layer in range(first, cfg.n_layers if last is None else last):
         if c.positions.rotates:
             rope = c.rotary(layer)                                               # the layer's base (Gemma 3)
             cos, sin = (a.astype(dtype) for a in rope.angles(R, first_row))      # [R, r/2] rows p..T-1
@@ -432,6 +434,11 @@ def batched_metric(cfg: Config, weights: Weights, dtype, resid: np.ndarray, base
     `first_row`, `past`: as block_layers (resid then holds rows first_row..T-1)."""
     with _one_blas_thread():
         x = block_layers(cfg, weights, dtype, resid, first, mask, hook, first_row=first_row, past=past)   # [B, R, d]
+    return final_metric(cfg, weights, dtype, x, direction)
+
+
+def final_metric(cfg: Config, weights: Weights, dtype, x: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """The last position's ln_final_out · `direction` of B passes' last resid_post x [B, R, d_model]. [B]."""
     last = norm_batched(cfg, x[:, -1], _w(weights, "ln_final.w", dtype), _w(weights, "ln_final.b", dtype))["out"]
     return last.astype(np.float64) @ direction                                    # [B]
 

@@ -179,6 +179,8 @@ class BlockMap(Retranslate, QWidget):
         return None
 
     def _clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return                                       # a right-click is the window's head menu
         k = self.node_at(event.scenePos())
         if k is not None and k < len(BLOCK_MAP):
             self.chosen.emit(BLOCK_MAP[k].station)

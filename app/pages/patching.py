@@ -7,13 +7,13 @@ from __future__ import annotations
 import dataclasses
 import threading
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 
 from compute import ConfigError, InterventionError
 from compute.instruments.patching import DEFAULT_PROMPTS, PatchSetup, run_setup, swapped_setup
 from compute.progress import Cancelled
 from widgets.i18n import error_text, tr
-from widgets.pages.patching import prompt_text
+from widgets.pages.patching import prompt_text, remember
 
 from . import PageController
 
@@ -27,6 +27,9 @@ class Controller(PageController):
         self._stop = threading.Event()
         self._last = None                    # the latest PatchedRun of that run
         self.partial.connect(self._on_partial)
+        app = QCoreApplication.instance()
+        if app is not None:                  # a run in flight ends at its next layer: quitting need not wait for it
+            app.aboutToQuit.connect(self.cancel)
 
     def wire(self, page) -> None:
         s = self.state                       # lambdas hold the state, never a QObject that dies first
@@ -121,6 +124,7 @@ class Controller(PageController):
         if tag[1] != self._key:
             return                                              # a run that was replaced
         if error is None:
+            remember(value, tag[1][2])                          # its figure (export) needs no second run
             self.deliver(value)
             return
         if not isinstance(error, Cancelled):

@@ -15,8 +15,10 @@ from ..circuits import (
     InterventionError,
     PatchingRun,
     PatchMetric,
+    _one_blas_thread,
     _token,
-    batched_metric,
+    block_layers,
+    final_metric,
     head_scores,
     repeated_tokens,
     unembed_column,
@@ -41,12 +43,13 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
              cancelled: Callable[[], bool] | None = None,
              on_run: Callable[[PatchingRun], None] | None = None) -> PatchingRun:
     """Activation patching (denoising): each head's z, and resid_pre at each position, of every layer
-    taken from the clean pass into the corrupted one. The patches of one layer run as one batch from
-    that layer on (every layer before it is the corrupted pass's, reused); a cell is exactly
+    taken from the clean pass into the corrupted one. The patches of a few consecutive start layers run
+    as one sweep from the first of them on, the batch growing by each layer's patches (every layer before
+    a patch is the corrupted pass's, reused; so are the rows before the first differing token); a cell is exactly
     forward(corrupted, interventions=[Patch(...)]) read at the metric. `on_cell(kind, layer, index,
     restored)` after each cell ("heads" or "positions"); `on_run(run)` with the maps so far (a copy; NaN:
-    not yet) before the first batch and after each; `cancelled()` true stops it (Cancelled), checked
-    between batches and at every layer of one."""
+    not yet) before the first sweep and after each; `cancelled()` true stops it (Cancelled), checked
+    at every layer of a sweep."""
     t0 = time.perf_counter()
     clean_ids, corr_ids = cfg.validate_tokens(clean_tokens), cfg.validate_tokens(corrupted_tokens)
     if len(clean_ids) != len(corr_ids):
@@ -86,54 +89,85 @@ def patching(cfg: Config, weights: Weights, clean_tokens: Any, corrupted_tokens:
         if cancelled is not None and cancelled():
             raise progress.Cancelled("patching cancelled")
 
-    def run(kind: str, layer: int, name: str, put, n: int, cells) -> None:
+    def sweep(kind: str, jobs: list[tuple[int, str, Callable, int, list[int]]]) -> None:
+        """Patches that start at a few consecutive layers, as one sweep over the layers: at layer l the
+        batch takes on the passes patched at l (`put(x, offset)` writes their value into x's batch rows
+        offset..offset+n) beside the ones begun earlier, so each layer's weights are read once per sweep."""
         stop_if_asked()
-        base = np.asarray(corrupted["resid_pre", layer], dtype=dtype)[p0:]        # [T - p0, d_model]
-        resid = np.ascontiguousarray(np.broadcast_to(base, (n, T - p0, dm)))      # [n, T - p0, d_model]
+        R = T - p0
+        streams = np.empty((0, R, dm), dtype=dtype)                               # [B, T - p0, d_model]
+        owners: list[tuple[int, int]] = []                                        # (layer, cell) of each pass
+        for layer in range(jobs[0][0], L):
+            todo = []
+            for at, name, put, n, cells in jobs:
+                if at == layer:
+                    base = np.asarray(corrupted["resid_pre", layer], dtype=dtype)[p0:]   # [T - p0, d_model]
+                    todo.append((name, put, len(streams)))
+                    streams = np.concatenate([streams, np.broadcast_to(base, (n, R, dm))])   # [B + n, R, d_model]
+                    owners += [(layer, c) for c in cells]
 
-        def hook(at: str, lyr: int, x: np.ndarray) -> np.ndarray:
-            if at == "resid_pre":
-                stop_if_asked()                                                   # every layer of the batch
-            if at != name or lyr != layer:
+            def hook(at: str, _layer: int, x: np.ndarray, todo=todo) -> np.ndarray:
+                if at == "resid_pre":
+                    stop_if_asked()                                               # every layer of the sweep
+                hits = [(put, offset) for name, put, offset in todo if name == at]
+                if not hits:
+                    return x
+                x = x.copy()
+                for put, offset in hits:
+                    put(x, offset)
                 return x
-            x = x.copy()
-            put(x)
-            return x
-        values = batched_metric(cfg, weights, dtype, resid, base, layer, None, hook, direction,
-                                first_row=p0, past=past)                          # [n]
-        for index, value in zip(cells, values, strict=True):
+            with _one_blas_thread():
+                streams = block_layers(cfg, weights, dtype, streams, layer, None, hook, first_row=p0, past=past,
+                                       last=layer + 1)                            # [B, R, d_model]
+        values = final_metric(cfg, weights, dtype, streams, direction)            # [B]
+        for (layer, index), value in zip(owners, values, strict=True):
             restored = (float(value) - m_corr) / gap if gap != 0 else float("nan")
             (heads_map if kind == "heads" else pos_map)[layer, index] = restored
             if on_cell is not None:
                 on_cell(kind, layer, index, restored)
         snapshot()
 
+    # Patches of `group` consecutive start layers share a sweep: the map fills in about six times.
+    group = max(1, -(-L // SWEEPS))
     snapshot()
-    for layer in range(L) if "heads" in kinds else ():
-        z = np.asarray(clean["z", layer], dtype=dtype)                            # [T, H, dh]
+    if "heads" in kinds:
+        for a in range(0, L, group):
+            jobs = []
+            for layer in range(a, min(a + group, L)):
+                z = np.asarray(clean["z", layer], dtype=dtype)                    # [T, H, dh]
 
-        def put_heads(x, z=z) -> None:                                  # x [H, T - p0, H, dh]: batch b, head b
-            for b in range(H):
-                x[b, :, b] = z[p0:, b]
-        run("heads", layer, "z", put_heads, H, range(H))
-    for layer in range(L) if "positions" in kinds else ():
-        r = np.asarray(clean["resid_pre", layer], dtype=dtype)                    # [T, d_model]
-        # A row the two passes share (every row before the first differing token: causal) patches nothing.
-        rows = np.flatnonzero((r != np.asarray(corrupted["resid_pre", layer], dtype=dtype)).any(axis=1))   # [n]
-        rows = rows[rows >= p0]                                                   # before p0: equal by causality
-        for p in sorted(set(range(T)) - set(rows.tolist())):
-            pos_map[layer, p] = 0.0
-            if on_cell is not None:
-                on_cell("positions", layer, p, 0.0)
-        if not rows.size:
-            snapshot()
-            continue
+                def put_heads(x, offset, z=z) -> None:      # x [B, T - p0, H, dh]: batch offset + b, head b
+                    for b in range(H):
+                        x[offset + b, :, b] = z[p0:, b]
+                jobs.append((layer, "z", put_heads, H, list(range(H))))
+            sweep("heads", jobs)
+    if "positions" in kinds:
+        for a in range(0, L, group):
+            jobs = []
+            for layer in range(a, min(a + group, L)):
+                r = np.asarray(clean["resid_pre", layer], dtype=dtype)            # [T, d_model]
+                # A row the two passes share (every row before the first differing token: causal) patches nothing.
+                rows = np.flatnonzero((r != np.asarray(corrupted["resid_pre", layer], dtype=dtype)).any(axis=1))
+                rows = rows[rows >= p0]                                           # before p0: equal by causality
+                for p in sorted(set(range(T)) - set(rows.tolist())):
+                    pos_map[layer, p] = 0.0
+                    if on_cell is not None:
+                        on_cell("positions", layer, p, 0.0)
+                if not rows.size:
+                    continue
 
-        def put_positions(x, r=r, rows=rows) -> None:             # x [n, T - p0, d_model]: batch b, row rows[b]
-            for b, p in enumerate(rows):
-                x[b, p - p0] = r[p]
-        run("positions", layer, "resid_pre", put_positions, len(rows), rows.tolist())
+                def put_positions(x, offset, r=r, rows=rows) -> None:  # x [B, T - p0, d_model]: offset + b, row rows[b]
+                    for b, p in enumerate(rows):
+                        x[offset + b, p - p0] = r[p]
+                jobs.append((layer, "resid_pre", put_positions, len(rows), rows.tolist()))
+            if jobs:
+                sweep("positions", jobs)
+            else:
+                snapshot()
     return PatchingRun(clean_ids, corr_ids, metric, m_clean, m_corr, heads_map, pos_map, time.perf_counter() - t0)
+
+
+SWEEPS = 6                                         # sweeps over the layers per map (how often it fills in)
 
 
 # -- a patching run as the window keeps it: two prompts and a metric ------------------------------------------

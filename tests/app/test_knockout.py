@@ -114,3 +114,4 @@ def test_a_right_click_on_a_station_knocks_the_head_shown_out_and_puts_it_back(q
     win.head_menu().actions()[-1].trigger()
     assert win.state.selection.station == "knockout"
     assert win.stations["embeddings"].canvas.contextMenuPolicy() != Qt.ContextMenuPolicy.CustomContextMenu
+    assert win.block_map.figure.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QCoreApplication
 
 import app.pages.patching as patching_page
 from app.pages import controller_for
@@ -17,6 +18,7 @@ from app.values import make_weights
 from compute import Patch, forward
 from compute.instruments.patching import PatchSetup
 from widgets.pages import page_views
+from widgets.pages.patching import run_of
 
 
 @pytest.fixture
@@ -59,6 +61,7 @@ def test_cells_fill_in_and_each_equals_its_single_patch_in_the_float64_reference
             one = forward(cfg, w, list(setup.corrupted), "reference",
                           interventions=[Patch("resid_pre", layer, clean, positions=[p])])
             assert last.run.positions[layer, p] == pytest.approx(last.run.restored(m(one)), abs=1e-4)
+    assert run_of(state.result, setup) is last                   # the figure draws the run on screen, not a new one
     views = page_views("patching", state.result, state.selection, last)
     assert "All 16 cells" in views.text and not views.waiting
     np.testing.assert_array_equal(views.data()["patch_heads"], last.run.heads)
@@ -83,6 +86,9 @@ def test_stop_stops_the_run_and_patch_runs_it_again(qtbot, state, monkeypatch):
     texts = [" ".join(state.labels(p)) for p in (last.setup.clean, last.setup.corrupted)]
     assert ctrl.run_texts(*texts)                 # the same prompts again: a fresh run
     qtbot.waitUntil(lambda: ctrl.extra.finished, timeout=30_000)
+    assert not ctrl._stop.is_set()
+    QCoreApplication.instance().aboutToQuit.emit()  # quitting stops a run in flight (main.py waits for threads)
+    assert ctrl._stop.is_set()
 
 
 def test_prompts_and_metric_are_an_undoable_step_kept_in_sessions(qtbot, state):
@@ -114,6 +120,10 @@ def test_prompts_and_metric_are_an_undoable_step_kept_in_sessions(qtbot, state):
             parse_session(json.dumps(data))
     assert not ctrl.run_texts("the cat", "the cat sat")           # a clear message, nothing changes
     assert "equal length" in state.said[-1][1] and state.selection.patching == first
+    state.select(station="scores")                                # (shown, the page would start its default at once)
+    other = "random" if state.inputs.weights != "random" else "trained"
+    assert state.set_weights(other)                               # other words: the prompts' ids mean other words
+    assert state.selection.patching is None
 
 
 def test_a_click_on_a_heads_cell_opens_that_head(qtbot, window):

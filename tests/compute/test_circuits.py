@@ -322,3 +322,19 @@ def test_patching_cancels_and_refuses_prompts_of_other_lengths(llama):
         patching(cfg, weights, IDS, OTHER[:-1], 5, 9)
     with pytest.raises(InterventionError, match="token 999 is outside"):
         patching(cfg, weights, IDS, OTHER, 999, 9)
+
+
+def test_patching_in_one_sweep_over_the_layers_equals_one_batch_per_layer(llama, monkeypatch):
+    import compute.instruments.patching as patching_module
+
+    _, cfg, weights = llama
+    per_layer = patching(cfg, weights, IDS, OTHER, 5, 9)                 # 3 layers, 6 sweeps: one start layer each
+    monkeypatch.setattr(patching_module, "SWEEPS", 1)                    # every start layer in one sweep
+    snapshots = []
+    one = patching(cfg, weights, IDS, OTHER, 5, 9, on_run=snapshots.append)
+    np.testing.assert_allclose(one.heads, per_layer.heads, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(one.positions, per_layer.positions, rtol=1e-4, atol=1e-5)
+    assert len(snapshots) == 3 and np.isnan(snapshots[0].heads).all() and not np.isnan(snapshots[1].heads).any()
+    clean = forward(cfg, weights, IDS, "cpu")
+    single = forward(cfg, weights, OTHER, "cpu", interventions=[Patch("z", 1, clean, head=2)])
+    assert one.heads[1, 2] == pytest.approx(one.restored(one.metric(single)), abs=1e-4)

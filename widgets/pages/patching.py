@@ -40,9 +40,20 @@ def setup_of(result, sel):
     return swapped_setup(result.inputs.tokens, result.inputs.config.d_vocab)
 
 
+# The run the window finished last, by (weights uid, setup, backend): a figure of it needs no second run.
+_FINISHED: dict = {}
+
+
+def remember(run: PatchedRun, backend: str) -> None:
+    """Keep a finished run for the figures of the same weights, setup and backend (one at a time)."""
+    _FINISHED.clear()
+    _FINISHED[(run.weights_uid, run.setup, backend)] = run
+
+
 def run_of(result, setup) -> PatchedRun:
     inputs = result.inputs
-    return run_setup(inputs.config, result.weights, setup, inputs.backend)
+    kept = _FINISHED.get((result.weights.uid, setup, inputs.backend))
+    return kept if kept is not None else run_setup(inputs.config, result.weights, setup, inputs.backend)
 
 
 def matches(extra, result, sel) -> bool:
@@ -156,6 +167,7 @@ class Patching(CircuitPage):
         for edit, text in ((self.clean, clean), (self.corrupted, corrupted)):
             if edit.text() != text:
                 self.set_quietly(edit, edit.setText, text)
+                edit.setCursorPosition(0)                           # the prompt's start in view
 
     def _fill(self, box: QComboBox, result, tokens, current: int) -> None:
         tokens = tuple(dict.fromkeys(tuple(tokens) + (current,)))
