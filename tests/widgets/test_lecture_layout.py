@@ -122,6 +122,8 @@ def test_every_station_is_legible(qtbot, smol, toy, model, size):
         for mp in st.plots:                                                    # what the scale clips, in full
             if mp.caption_text.strip():
                 assert mp.caption.isVisible() and not any("…" in line for line in mp.caption_lines), (key, mp.name)
+        if key != "softmax":                                                   # (bars: their own test)
+            assert _coverage(st) >= 0.3, (key, _coverage(st))                  # the cells take the canvas
         if key == "embeddings" and model != "toy":                             # RoPE: the sentence why, readable
             _assert_message_inside(st.pos)
         st.close()
@@ -136,6 +138,14 @@ def _token_rows_labelled(st, T) -> bool:
     leaders = [mp for mp in st.plots if mp.values is not None and mp.values.shape[0] == T
                and not mp.plot.getAxis("left").bare and mp.plot.isVisible()]
     return bool(leaders) and all(len(mp.plot.getAxis("left").drawn_labels()) == T for mp in leaders)
+
+
+def _coverage(st) -> float:
+    """The fraction of the canvas the panels' cells cover (their matrices or bars, not titles or axes)."""
+    canvas = st.canvas.viewport().size()
+    boxes = [mp.plot.vb for mp in st.plots if mp.plot.isVisible()]
+    boxes += [p.vb for p in (getattr(st, "logit_plot", None),) if p is not None and p.isVisible()]
+    return sum(vb.width() * vb.height() for vb in boxes) / (canvas.width() * canvas.height())
 
 
 def _assert_message_inside(mp):
