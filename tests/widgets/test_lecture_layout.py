@@ -48,6 +48,7 @@ def _labels(axis: LabelAxis):
             half = _label_line(axis._font(layout.px, bold)) / 2
         else:
             half = metrics_for(axis._font(layout.px, bold)).horizontalAdvance(text) / 2
+            t = min(max(t, half), length - half)                   # the end labels are drawn inside the axis
         spans.append((t - half, t + half))
     del plain
     return layout.px, sorted(spans)
