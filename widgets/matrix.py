@@ -8,6 +8,7 @@ handling costs ~5 ms per 1024 x 1024 map, a staircase nothing.
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import itertools
 import math
@@ -168,7 +169,8 @@ class LabelAxis(pg.AxisItem):
         visible = [i for i in range(n) if lo <= i <= hi]
         if self._sparse:
             marks = [i for i in self._sparse_marks(lo, hi, length) if lo <= i <= hi]
-            return LabelLayout(base, False, 1, tuple((i, self.labels[i], i == self.emphasis) for i in marks))
+            layout = LabelLayout(base, False, 1, tuple((i, self.labels[i], i == self.emphasis) for i in marks))
+            return layout if self.orientation in ("left", "right") else self._ends_apart(layout, lo, pitch, length)
         vertical = self.orientation in ("left", "right")
         if len(visible) <= FULL_LABELS and not (self._describing and not vertical):
             fit = self._fit_all(pitch, base, vertical)
@@ -177,7 +179,29 @@ class LabelAxis(pg.AxisItem):
             if fit is not None:
                 px, turned = fit
                 return LabelLayout(px, turned, 1, tuple((i, self.labels[i], i == self.emphasis) for i in visible))
-        return self._thinned(lo, hi, pitch, base, vertical)
+        layout = self._thinned(lo, hi, pitch, base, vertical)
+        return layout if vertical else self._ends_apart(layout, lo, pitch, length)
+
+    def _ends_apart(self, layout: LabelLayout, lo: float, pitch: float, length: float) -> LabelLayout:
+        """Along the bottom the end labels are drawn inside the axis (paint): one moved in may
+        touch its neighbour ("10001500" over 1,536 columns), which then gives way (unless it is
+        the emphasised one: then the end label does)."""
+        items = list(layout.items)
+        if len(items) < 2:
+            return layout
+        font = self._font(layout.px)
+
+        def span(item):
+            w = metrics_for(self._font(layout.px, item[2]) if item[2] else font).horizontalAdvance(item[1])
+            x = min(max((item[0] - lo) * pitch, w / 2), length - w / 2)     # as paint places it
+            return x - w / 2, x + w / 2
+        for end, inner in ((0, 1), (-1, -2)):
+            if len(items) < 2:
+                break
+            a, b = sorted((span(items[end]), span(items[inner])))
+            if b[0] < a[1] + 4:                                    # closer than 4 px: one gives way
+                del items[end if items[inner][2] else inner]
+        return dataclasses.replace(layout, items=tuple(items))
 
     def _fit_all(self, pitch: float, base: float, vertical: bool) -> tuple[float, bool] | None:
         """(type px, turned) at which every label fits its cell, or None."""

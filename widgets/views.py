@@ -661,8 +661,11 @@ def _clip(p: Panel, levels: tuple[float, float], cut: float) -> Panel:
     row = p.rows[i] if i < len(p.rows) else str(i)
     where = (row if p.values.shape[1] == 1 else
              tr("{axis} {j} at “{row}”").format(axis=p.col_axis or tr("column"), j=j, row=row.strip() or row))
-    caption = tr("▲ {where} = {value} · %n clipped beyond ±{end}", "", len(cells)).format(
-        where=where, value=_big(float(p.values[i, j])), end=_big(levels[1]))
+    n, value, end = len(cells), _big(float(p.values[i, j])), _big(levels[1])
+    if levels[0] >= 0:                                                    # a 0…end scale (ln1_scale): no ±
+        caption = tr("▲ {where} = {value} · %n clipped above {end}", "", n).format(where=where, value=value, end=end)
+    else:
+        caption = tr("▲ {where} = {value} · %n clipped beyond ±{end}", "", n).format(where=where, value=value, end=end)
     return dataclasses.replace(p, levels=levels, clipped=cells[size > cut][:explain.MARKED], caption=caption)
 
 
@@ -691,9 +694,9 @@ def robust_levels(panels: list[Panel], names: tuple[str, ...] | None = None, ful
             if end == top:
                 out[id(p)] = dataclasses.replace(p, levels=levels)
             elif full:
-                out[id(p)] = dataclasses.replace(p, levels=levels, caption=tr(
-                    "full range ±{top}: outliers set the scale (click: clip at ±{end})").format(
-                    top=_big(top), end=_big(end)))
+                words = (tr("full range 0…{top}: outliers set the scale (click: clip at {end})") if sequential
+                         else tr("full range ±{top}: outliers set the scale (click: clip at ±{end})"))
+                out[id(p)] = dataclasses.replace(p, levels=levels, caption=words.format(top=_big(top), end=_big(end)))
             else:
                 out[id(p)] = _clip(p, levels, cut)
     return [out.get(id(p), p) for p in panels]

@@ -2306,10 +2306,20 @@
         <translation>kolom</translation>
     </message>
     <message numerus="yes">
+        <source>▲ {where} = {value} · %n clipped above {end}</source>
+        <translation>
+            <numerusform>▲ {where} = {value} · %n dipotong di atas {end}</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>▲ {where} = {value} · %n clipped beyond ±{end}</source>
         <translation>
             <numerusform>▲ {where} = {value} · %n dipotong di luar ±{end}</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>full range 0…{top}: outliers set the scale (click: clip at {end})</source>
+        <translation>rentang penuh 0…{top}: pencilan menentukan skala (klik: potong di {end})</translation>
     </message>
     <message>
         <source>full range ±{top}: outliers set the scale (click: clip at ±{end})</source>

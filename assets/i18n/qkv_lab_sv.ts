@@ -2325,11 +2325,22 @@
         <translation>kolumn</translation>
     </message>
     <message numerus="yes">
+        <source>▲ {where} = {value} · %n clipped above {end}</source>
+        <translation>
+            <numerusform>▲ {where} = {value} · %n klippt över {end}</numerusform>
+            <numerusform>▲ {where} = {value} · %n klippta över {end}</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>▲ {where} = {value} · %n clipped beyond ±{end}</source>
         <translation>
             <numerusform>▲ {where} = {value} · %n klippt bortom ±{end}</numerusform>
             <numerusform>▲ {where} = {value} · %n klippta bortom ±{end}</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>full range 0…{top}: outliers set the scale (click: clip at {end})</source>
+        <translation>hela skalan 0…{top}: extremvärden sätter skalan (klick: klipp vid {end})</translation>
     </message>
     <message>
         <source>full range ±{top}: outliers set the scale (click: clip at ±{end})</source>

@@ -62,6 +62,9 @@ def test_a_short_vector_with_one_huge_token_is_clipped_to_the_rest():
     p = Panel("ln1_scale", "ln1_scale", scale, tuple(f"t{i}" for i in range(10)), ("scale",), kind="sequential")
     (q,) = robust_levels([p])
     assert q.levels == (0.0, pytest.approx(8.3)) and q.caption.startswith("▲ t0 = 1,007")
+    assert "±" not in q.caption and "clipped above 8.3" in q.caption       # a 0…8.3 scale clips one end
+    (full,) = robust_levels([p], full=True)
+    assert full.caption.startswith("full range 0…1,007") and "±" not in full.caption
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))

@@ -48,6 +48,7 @@ def _labels(axis: LabelAxis):
             half = _label_line(axis._font(layout.px, bold)) / 2
         else:
             half = metrics_for(axis._font(layout.px, bold)).horizontalAdvance(text) / 2
+            t = min(max(t, half), length - half)                   # the end labels are drawn inside the axis
         spans.append((t - half, t + half))
     del plain
     return layout.px, sorted(spans)
@@ -122,6 +123,9 @@ def test_every_station_is_legible(qtbot, smol, toy, model, size):
         for mp in st.plots:                                                    # what the scale clips, in full
             if mp.caption_text.strip():
                 assert mp.caption.isVisible() and not any("…" in line for line in mp.caption_lines), (key, mp.name)
+        if key != "softmax":                                                   # (bars: their own test)
+            # the cells take the canvas (in the window at 1600 SmolLM2's four 20 × 20 score maps cover 0.28)
+            assert _coverage(st) >= (0.3 if present else 0.25), (key, _coverage(st))
         if key == "embeddings" and model != "toy":                             # RoPE: the sentence why, readable
             _assert_message_inside(st.pos)
         st.close()
@@ -136,6 +140,14 @@ def _token_rows_labelled(st, T) -> bool:
     leaders = [mp for mp in st.plots if mp.values is not None and mp.values.shape[0] == T
                and not mp.plot.getAxis("left").bare and mp.plot.isVisible()]
     return bool(leaders) and all(len(mp.plot.getAxis("left").drawn_labels()) == T for mp in leaders)
+
+
+def _coverage(st) -> float:
+    """The fraction of the canvas the panels' cells cover (their matrices or bars, not titles or axes)."""
+    canvas = st.canvas.viewport().size()
+    boxes = [mp.plot.vb for mp in st.plots if mp.plot.isVisible()]
+    boxes += [p.vb for p in (getattr(st, "logit_plot", None),) if p is not None and p.isVisible()]
+    return sum(vb.width() * vb.height() for vb in boxes) / (canvas.width() * canvas.height())
 
 
 def _assert_message_inside(mp):
