@@ -45,7 +45,7 @@ def _source_map() -> dict:
             "projections": (cpu.ln1_qkv_rows, "np.matmul(ln1_out[r0:r1], W_QKV"),
             "scores": (cpu_kernels.scale_mask_softmax, "# scaled score (no extra mask)"),
             "softmax": (cpu_kernels.scale_mask_softmax, "e = exp32(ms[j] - row_max)"),
-            "weighted_sum": (cpu.attention_blocks, "np.matmul(pattern[h, s0:s1, first:keys], vh[g, first:keys]"),
+            "weighted_sum": (cpu.attention_blocks, "np.matmul(rows[s0 - r0:s1 - r0, first:keys], vh[g, first:keys]"),
             "heads": (cpu.attention_blocks, "np.matmul(z[r0:r1, h], W_O[h]"),
             "mlp": (cpu.mlp_rows, "K.bias_gelu.serial(mlp_pre[r0:r1]"),
         },
