@@ -39,7 +39,7 @@ PRESENT_NUMBER_PX = 12      # ... on a projector (then hover shows a cell's numb
 MAX_DISPLAY = 2048
 # A side longer than this is drawn as an overview of the panel's pixels (at least OVERVIEW_MIN cells).
 OVERVIEW_FROM = 1024
-OVERVIEW_MIN = 256
+OVERVIEW_MIN = 128
 
 
 NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 50_000,
@@ -841,12 +841,12 @@ class MatrixPlot:
         self.row_labels, self.col_labels = list(row_labels), list(col_labels)
         # Queries × keys (the same tokens both ways): a station keeps these cells square.
         self.square = rows == cols and rows > 1 and self.row_labels == self.col_labels
-        # At most MAX_DISPLAY cells a side, and no more than the panel has pixels (Qt would drop the rest
-        # when it scales the image down, thin stripes first): an overview of the panel's own size.
+        # At most MAX_DISPLAY cells a side, and no more than half the panel's pixels: Qt drops columns when
+        # it scales an image down (the sink column first, at the edge), never a cell two pixels wide.
         vb = self.plot.vb
         views = vb.scene().views() if vb.scene() is not None else []
         ratio = views[0].devicePixelRatioF() if views else 1.0
-        px_h, px_w = (max(OVERVIEW_MIN, int(n * ratio)) for n in (vb.height(), vb.width()))
+        px_h, px_w = (max(OVERVIEW_MIN, int(n * ratio) // 2) for n in (vb.height(), vb.width()))   # ≥ 2 px a cell
         sr = pool_factors(rows, 1, min(MAX_DISPLAY, px_h) if rows > OVERVIEW_FROM else MAX_DISPLAY)[0]
         sc = pool_factors(1, cols, min(MAX_DISPLAY, px_w) if cols > OVERVIEW_FROM else MAX_DISPLAY)[1]
         self.decimation = (sr, sc)
