@@ -801,7 +801,7 @@ class MainWindow(QMainWindow):
 
     def _update_sizes(self) -> None:
         inputs = self.state.inputs
-        est = memory.estimate(inputs.config, len(inputs.tokens))
+        est = self.state.memory_estimate()                   # checkpointed where the cpu backend keeps it so
         self.status_sizes.setText(tr("T = {T} · n_layers {n_layers} · memory {memory}").format(
             T=len(inputs.tokens), n_layers=inputs.config.n_layers, memory=localise_bytes(est.total)))
 

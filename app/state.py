@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from compute import PRESETS, ConfigError, InterventionError, memory
+from compute.backends import nvidia_gpu_present
 from compute.forward import check_budget, resolve_backend
 from compute.stations import EARLY_STATIONS, INSTRUMENT_PAGES, PAGES, STATIONS
 from compute.tokenizer import VocabularyError
@@ -202,7 +203,11 @@ class LabState(QObject):
         return tuple(self.tokenizer.labels(self._inputs.tokens if tokens is None else tokens))
 
     def memory_estimate(self) -> memory.MemoryEstimate:
-        return memory.estimate(self._inputs.config, len(self._inputs.tokens))
+        """What the pass of the current inputs needs where it runs: the cpu backend keeps a long pass
+        checkpointed (compute.memory.checkpointed), so its estimate is that one (no backend is loaded to ask)."""
+        backend = self._inputs.backend
+        on_cpu = backend == "cpu" or (backend == "auto" and not nvidia_gpu_present())
+        return memory.estimate(self._inputs.config, len(self._inputs.tokens), checkpoints=on_cpu)
 
     def set_early_results(self, on: bool) -> None:
         """Ask the runner for early results (a layer's attention before the rest of the pass):

@@ -21,7 +21,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF, QStaticText
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
-from compute.instruments.overview import pooled
+from compute.instruments.overview import pool_factors, pooled
 
 from .axes import make_lean, metrics_for, safe_paint, text_widths
 from .i18n import language, localise_number, num, tr
@@ -39,6 +39,9 @@ PRESENT_NUMBER_PX = 12      # ... on a projector (then hover shows a cell's numb
 # Larger matrices are drawn from every k-th row/column (a 12288 × 12288 W_O would need 600 MB
 # of pixels); coordinates, highlights and tooltips stay in the full matrix's indices.
 MAX_DISPLAY = 2048
+# A side longer than this is drawn as an overview of the panel's pixels (at least OVERVIEW_MIN cells).
+OVERVIEW_FROM = 1024
+OVERVIEW_MIN = 128
 
 
 NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 50_000,
@@ -865,7 +868,14 @@ class MatrixPlot:
         self.row_labels, self.col_labels = list(row_labels), list(col_labels)
         # Queries × keys (the same tokens both ways): a station keeps these cells square.
         self.square = rows == cols and rows > 1 and self.row_labels == self.col_labels
-        sr, sc = max(1, math.ceil(rows / MAX_DISPLAY)), max(1, math.ceil(cols / MAX_DISPLAY))
+        # At most MAX_DISPLAY cells a side, and no more than half the panel's pixels: Qt drops columns when
+        # it scales an image down (the sink column first, at the edge), never a cell two pixels wide.
+        vb = self.plot.vb
+        views = vb.scene().views() if vb.scene() is not None else []
+        ratio = views[0].devicePixelRatioF() if views else 1.0
+        px_h, px_w = (max(OVERVIEW_MIN, int(n * ratio) // 2) for n in (vb.height(), vb.width()))   # ≥ 2 px a cell
+        sr = pool_factors(rows, 1, min(MAX_DISPLAY, px_h) if rows > OVERVIEW_FROM else MAX_DISPLAY)[0]
+        sc = pool_factors(1, cols, min(MAX_DISPLAY, px_w) if cols > OVERVIEW_FROM else MAX_DISPLAY)[1]
         self.decimation = (sr, sc)
         use_stairs, stairs = stairs, None
         if (use_stairs and masked is not None and (sr, sc) == (1, 1) and rows == cols and rows > 1

@@ -20,8 +20,14 @@ from compute.backends import get_backend
 from compute.backends.checkpoints import KEPT
 from compute.trace import Lazy
 
+from . import test_incremental as _incremental
 from .helpers import max_scaled_error
-from .test_incremental import EDITS, N_CTX, apply_edit, assert_equal_traces, configs
+from .test_incremental import EDITS, N_CTX, apply_edit, configs
+
+# A checkpointed pass is an incremental pass per chunk of rows and makes a layer again from its input
+# in one go: float32 rounding in another order than a stored pass, as test_incremental's TOL says, and
+# one step more of it (measured up to ~2.1e-6 of a value's range after a QK-norm).
+TOL = 5e-6
 
 MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")
 
@@ -41,6 +47,11 @@ def lru():
     before = layers.max_bytes
     yield layers
     layers.max_bytes = before
+
+
+def assert_equal_traces(ck, full) -> None:
+    with mock.patch.object(_incremental, "TOL", TOL):
+        _incremental.assert_equal_traces(ck, full)
 
 
 def stored_pass(cfg, w, tokens, **kw):
@@ -71,8 +82,8 @@ def assert_reads_equal(ck, full, rng) -> None:
             for cut in (dict(head=head), dict(head=head, rows=i), dict(rows=[i, 0][:T]), dict(head=head, rows=i,
                                                                                           cols=slice(0, i + 1))):
                 a, b = ck.read(name, layer, **cut), full.read(name, layer, **cut)
-                assert a.shape == b.shape and max_scaled_error(a, b) <= 2e-6, (name, layer, cut)
-            assert max_scaled_error(ck.part(name, layer, head), full[name, layer][head]) <= 2e-6
+                assert a.shape == b.shape and max_scaled_error(a, b) <= TOL, (name, layer, cut)
+            assert max_scaled_error(ck.part(name, layer, head), full[name, layer][head]) <= TOL
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -129,7 +140,7 @@ def test_an_append_computes_its_row_only_and_the_lru_drops_and_remakes_layers(ll
     made = lru.made
     full = stored_pass(cfg, w, tokens + [3])
     for layer in (0, 1, 0):
-        assert max_scaled_error(longer["mlp_post", layer], full["mlp_post", layer]) <= 2e-6
+        assert max_scaled_error(longer["mlp_post", layer], full["mlp_post", layer]) <= TOL
     assert lru.made == made + 3                                    # layer 0 dropped by layer 1, made again
     assert lru.held_bytes() <= max(a.nbytes for a in (longer["q", 0], longer["mlp_post", 0])) * 40
     assert lru.release() > 0 and lru.held_bytes() == 0
@@ -169,7 +180,7 @@ def test_early_results_of_a_checkpointed_pass_show_the_layer_without_making_it_a
     with progress.reporting(None, on_partial):
         trace = forward(cfg, w, tokens, backend="cpu")
     assert [s[0] for s in seen] == [0, 1, 2]
-    assert all(e1 <= 2e-6 and e2 <= 2e-6 and remade == 0 for _, e1, e2, remade in seen), seen
+    assert all(e1 <= TOL and e2 <= TOL and remade == 0 for _, e1, e2, remade in seen), seen
     assert_equal_traces(trace, full)
 
 
@@ -250,12 +261,12 @@ def test_a_layers_maps_need_only_its_q_and_k_not_its_attention_and_mlp(llama, lr
     ck, full = forward(cfg, w, tokens, backend="cpu"), stored_pass(cfg, w, tokens)
     made = lru.made
     for name in MAPS:
-        assert max_scaled_error(ck.read(name, 1, head=1), full.read(name, 1, head=1)) <= 2e-6, name
-    assert max_scaled_error(ck["q", 1], full["q", 1]) <= 2e-6
+        assert max_scaled_error(ck.read(name, 1, head=1), full.read(name, 1, head=1)) <= TOL, name
+    assert max_scaled_error(ck["q", 1], full["q", 1]) <= TOL
     assert lru.made == made                                        # no whole layer was made
-    assert max_scaled_error(ck["mlp_post", 1], full["mlp_post", 1]) <= 2e-6
+    assert max_scaled_error(ck["mlp_post", 1], full["mlp_post", 1]) <= TOL
     assert lru.made == made + 1
-    assert max_scaled_error(ck.read("pattern", 1, head=0, rows=7), full.read("pattern", 1, head=0, rows=7)) <= 2e-6
+    assert max_scaled_error(ck.read("pattern", 1, head=0, rows=7), full.read("pattern", 1, head=0, rows=7)) <= TOL
 
 
 @pytest.mark.parametrize("trial", range(6))
