@@ -19,7 +19,7 @@ class MainThreadGC(QObject):
     def __init__(self, parent: QObject | None = None, interval_ms: int = 250):
         super().__init__(parent)
         self.threshold = gc.get_threshold()                   # (700, 10, 10) unless changed
-        self._was_enabled = gc.isenabled()
+        self._was_enabled = gc.isenabled()                    # (the tests keep it off: tests/conftest.py)
         gc.disable()
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.check)

@@ -16,6 +16,35 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     collect_ignore = ["cuda_kernels"]
 
 
+# The cyclic garbage collector runs on the main thread only, between tests, as app/gc_guard.py makes
+# the app run it on the GUI thread: left automatic, a collection starts on whichever thread allocates
+# past a threshold (a runner's compute, numba's), and garbage from earlier tests that holds Qt objects
+# (widgets, plots in reference cycles) is then torn down there; Qt crashed later in the main thread's
+# event loop (segfaults in three of three full runs under xdist, each in a different test).
+_collections = {"tests": 0}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_collection_off_the_main_thread():
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    yield
+    gc.collect()
+    if was:
+        gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _collect_after_each_test():
+    import gc
+
+    yield
+    _collections["tests"] += 1
+    gc.collect(2 if _collections["tests"] % 25 == 0 else 1)     # here, on the main thread
+
+
 @pytest.fixture
 def rng(request):
     """A fresh, reported seed per test: failures print it, reruns can pin it with QKV_TEST_SEED."""

@@ -38,6 +38,7 @@ def _drop_a_cycle_and_allocate_on_a_worker(freed_on: list) -> None:
 
 def test_with_the_guard_a_cycle_is_collected_on_the_gui_thread(qapp):
     gc.collect()
+    gc.enable()                                               # as in the app (the suite keeps it off)
     guard = MainThreadGC()
     try:
         freed_on: list = []
@@ -48,13 +49,17 @@ def test_with_the_guard_a_cycle_is_collected_on_the_gui_thread(qapp):
         assert freed_on == [threading.current_thread().name]
     finally:
         guard.stop()
-    assert gc.isenabled()
+    assert gc.isenabled()                                     # given back as it was
+    gc.disable()
 
 
 def test_without_it_the_worker_thread_collects_the_cycle(qapp):
     """The hazard itself (this test fails if Python ever stops collecting on allocating threads)."""
     gc.collect()
-    assert gc.isenabled()
-    freed_on: list = []
-    _drop_a_cycle_and_allocate_on_a_worker(freed_on)
-    assert freed_on == ["worker"]
+    gc.enable()                                               # Python's own thresholds, for this test
+    try:
+        freed_on: list = []
+        _drop_a_cycle_and_allocate_on_a_worker(freed_on)
+        assert freed_on == ["worker"]
+    finally:
+        gc.disable()
