@@ -20,7 +20,9 @@ from compute.names import ALL_LAYER_NAMES, global_names, layer_names
 
 from .helpers import assert_trace_matches
 
-F32_TOL = 5e-6
+# float32 against float64, of a value's range: the random families (post norms, no pre norms, QK-norm over all
+# heads, GeGLU, mixtures) round more than the LLaMA ones did (5.34e-6 measured once, seed 398990015)
+F32_TOL = 2e-5
 
 
 def family_config(rng, **overrides) -> Config:
