@@ -50,6 +50,7 @@ from .blas import (  # noqa: F401 - where they were: the API (keep_blas_single_t
     lower_priority,
 )
 from .pool import BufferPool
+from .reference import softmax_rows
 from .rows import Once, RowParts, leading_rows, rows_value
 
 # Attention works on blocks of query rows whose scores take about this many bytes (L2-sized).
@@ -804,7 +805,7 @@ def experts_half(cfg: Config, wb, mlp_in, resid_mid, stats, named: dict, ln2_out
     if cfg.components.pre_norm:
         by_rows(partial(norm_rows, cfg, mlp_in, wb["ln2.w"], wb["ln2.b"], stats, ln2_out), T, split=False)
     router_logits = ln2_out @ wb["moe.W_router"]                            # [T, E]
-    router_probs = softmax_f32(router_logits)                               # [T, E]
+    router_probs = softmax_rows(router_logits)                              # [T, E] float32, as the reference
     expert_weights, chosen = experts.choose(router_probs)                   # [T, E], [T, k]
     progress.report("mlp", watch.fraction(0.5))                             # a newer edit may stop us here
     expert_out = experts.run(ln2_out, chosen, wb["moe.W_gate"], wb["moe.W_in"], wb["moe.W_out"])  # [T, k, d_model]
@@ -814,8 +815,3 @@ def experts_half(cfg: Config, wb, mlp_in, resid_mid, stats, named: dict, ln2_out
     ns = {**locals(), **named}
     return {name: ns[name] for name in mlp_names(cfg)}
 
-
-def softmax_f32(x: np.ndarray) -> np.ndarray:
-    """Row softmax in float32 with the max subtracted (the router's E columns)."""
-    e = np.exp(x - x.max(axis=-1, keepdims=True))                           # [T, E]
-    return e / e.sum(axis=-1, keepdims=True)                                # [T, E]

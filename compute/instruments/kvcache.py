@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..backends.reference import softmax_rows
 from ..config import Config, ConfigError
 from ..forward import forward
 from ..i18n import QT_TR_NOOP, Message, Number
@@ -191,8 +192,8 @@ def _row_through_block(cfg: Config, W, layer: int, x, position: int, cache: Laye
     x_mid = x + post(attn_out, "ln1_post.w")                                          # resid_mid
     h2 = pre(c.mlp_reads(x, x_mid), "ln2")                                            # [d_model] parallel: x
     if c.experts is not None:                                                         # the row's top-k experts
-        probs = np.exp(h2 @ W[p + "moe.W_router"] - (h2 @ W[p + "moe.W_router"]).max())  # [E]
-        g, chosen = c.experts.choose((probs / probs.sum())[None])                    # [1, E], [1, k]
+        probs = softmax_rows((h2 @ W[p + "moe.W_router"])[None])                     # [1, E] router_probs
+        g, chosen = c.experts.choose(probs)                                          # [1, E], [1, k]
         out = c.experts.run(h2[None], chosen, W[p + "moe.W_gate"], W[p + "moe.W_in"], W[p + "moe.W_out"])
         mlp_out = c.experts.mix(g, chosen, out)[0]                                    # [d_model]
         return x_mid + mlp_out, q, scores, pattern                                    # resid_post [d_model]
