@@ -137,14 +137,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from compute.config import PRESETS
 
     ap = argparse.ArgumentParser(prog="qkv-lab", description="Watch attention happen in a transformer block "
-                                 "(GPT-2 and the LLaMA family), every intermediate live.",
+                                 "(GPT-2, the LLaMA family, Gemma, Qwen, OLMo, Pythia, Phi-3, "
+                                 "mixtures of experts), every intermediate live.",
                                  epilog="qkv-lab export --help: figures and data without a window.")
     ap.add_argument("--smoke", action="store_true", help="draw the first full view, then quit (exit 0)")
     ap.add_argument("--preset", default=None, help="preset to start with: " + ", ".join(PRESETS)
-                    + " (random weights of that shape; smollm2-135m opens the real model when it is installed)")
+                    + " (random weights of that shape; smollm2-135m and gemma3-270m open the real model when it "
+                    "is installed)")
     ap.add_argument("--tokens", help="text to start with (toy vocabulary words, or the --model's tokenizer)")
-    ap.add_argument("--model", metavar="PATH", help="open a Hugging Face folder or a .gguf file (or smollm2-135m: "
-                                                    "the packaged real model)")
+    ap.add_argument("--model", metavar="PATH", help="open a Hugging Face folder or a .gguf file (or smollm2-135m, "
+                                                    "gemma3-270m: the packaged real models)")
     ap.add_argument("--station", default=None, help="station to show first")
     ap.add_argument("--layer", type=int, default=None, help="layer to show first")
     ap.add_argument("--head", type=int, default=None, help="head to show first")

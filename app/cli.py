@@ -64,8 +64,9 @@ def export_parser():
     source.add_argument("--preset", choices=list(PRESETS), help="model preset (default toy)")
     source.add_argument("--session", metavar="FILE", help="a .qkvlab session: tokens, config, weights, selection")
     source.add_argument("--model", metavar="PATH|NAME", help="open a Hugging Face folder or a .gguf file, or "
-                                                          "smollm2-135m (the packaged real model), as the window's "
-                                                          "--model; --tokens go through its own tokenizer")
+                                                          "smollm2-135m or gemma3-270m (the packaged real models), "
+                                                          "as the window's --model; --tokens go through its own "
+                                                          "tokenizer")
     ap.add_argument("--tokens", metavar="TEXT", help="the sentence, through the model's own tokenizer (a preset's: "
                                                      "the toy vocabulary's words)")
     ap.add_argument("--weights", metavar="SOURCE", help="random | trained | a .safetensors file | a checkpoint folder "

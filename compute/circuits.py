@@ -600,7 +600,7 @@ class ScoreParts:
     by_key_source: np.ndarray         # [n_sources] q_i · (the part of k_j each source wrote)
     by_query_source: np.ndarray       # [n_sources] (the part of q_i each source wrote) · k_j
     matrix: np.ndarray                # [n_sources, n_sources] q part s · k part t (rows: query sources)
-    scale: float                      # 1/sqrt(d_head) (or 1)
+    scale: float                      # what the scores are multiplied by: 1/√d_head, 1/√query_pre_attn_scalar, or 1
 
 
 def layer_writes(trace: Any, layer: int, position: int, weights: Weights):
@@ -709,7 +709,7 @@ def score_parts(trace: Any, layer: int, head: int, query: int, key: int, weights
     q_parts = _project(cfg, w, trace, layer, i, q_parts_res, "Q", head)           # [S, d_head]
     k_parts = _project(cfg, w, trace, layer, j, k_parts_res, "K", head)           # [S, d_head]
     matrix = q_parts @ k_parts.T                                                  # [S, S]
-    scale = 1.0 / np.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
+    scale = cfg.components.attention.scale                                        # 1/√d_head (Gemma: its scalar)
     return ScoreParts(layer, head, i, j, float(trace.read("attn_scores_raw", layer, head=head, rows=i, cols=j)),
                       by_dim, by_pair,
                       names, k_parts @ q_vec, q_parts @ k_vec, matrix, scale)

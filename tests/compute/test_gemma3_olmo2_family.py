@@ -135,6 +135,7 @@ def test_interventions_attributions_and_the_score_decomposition_know_the_new_par
     bound = 1e-8 * max(1.0, abs(score))
     assert parts.by_query_source.sum() == pytest.approx(score, abs=bound)
     assert parts.matrix.sum() == pytest.approx(score, abs=bound)
+    assert parts.scale == cfg.components.attention.scale                  # Gemma: 1/√5, not 1/√d_head
     attribution = logit_attribution(trace, 5)
     assert attribution.total == pytest.approx(attribution.logit, abs=1e-8 * max(1.0, abs(attribution.logit)))
 
