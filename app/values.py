@@ -137,6 +137,7 @@ class LabResult:
     compute_ms: float
     notice: str | None = None
     token_label: Any = str          # id -> word, from the tokenizer in use
+    bos: int | None = None          # the id the tokenizer starts every text with (Gemma's <bos>), or None
 
 
 SEED_MAX = 2**31 - 1                      # the seed box's range (and numpy's for a plain int seed)
@@ -235,7 +236,8 @@ def make_result(request_id: int, inputs: Inputs, trace, weights: Weights, tokeni
     token labels from the tokenizer of these weights, the time since `t0` (perf_counter)."""
     return LabResult(request_id=request_id, inputs=inputs, trace=trace, weights=weights,
                      labels=tuple(tokenizer.labels(inputs.tokens)), compute_ms=(time.perf_counter() - t0) * 1e3,
-                     notice=trace.notice, token_label=tokenizer.label)
+                     notice=trace.notice, token_label=tokenizer.label,
+                     bos=getattr(tokenizer, "bos", None))
 
 
 def compute_result(inputs: Inputs, registry: dict | None = None, request_id: int = 0) -> LabResult:

@@ -52,6 +52,8 @@ class ToyTokenizer:
         typed "the cat sat on the mat." is the sentence, not an error (say so with this list)."""
         return [w for w in dict.fromkeys(self.split(text)) if w not in self._ids and _is_punctuation(w)]
 
+    bos = None                                            # the toy vocabulary starts a text with no special token
+
     def encode(self, text: str) -> list[int]:
         dropped = set(self.left_out(text))
         words = [w for w in self.split(text) if w not in dropped]

@@ -98,6 +98,15 @@ class CheckpointTokenizer:
         self.n_ctx = n_ctx                                # the model's context length
         self.size = tokenizer.size if self._spm else int(tokenizer.get_vocab_size(with_added_tokens=True))
 
+    @property
+    def bos(self) -> int | None:
+        """The id this tokenizer starts every text with (Gemma's <bos>), or None (SmolLM2 adds none)."""
+        try:
+            ids = self.encode("")
+        except Exception:                                 # a tokenizer that cannot encode "" adds nothing we know of
+            return None
+        return int(ids[0]) if ids else None
+
     def encode(self, text: str) -> list[int]:
         """Token ids for `text` (every token: nothing is truncated; see `encode_checked`)."""
         if not isinstance(text, str):

@@ -109,3 +109,20 @@ def test_a_head_outside_the_model_is_not_knocked_out():
     inputs = Inputs(config=ROPE, tokens=(1, 2, 3), ablated=((1, 2), (5, 0), (0, 9)))
     assert [(iv.layer, iv.head) for iv in inputs.interventions()] == [(1, 2)]
     assert dataclasses.replace(inputs, ablated=()).interventions() is None
+
+
+def test_the_head_finder_starts_its_sequence_with_the_tokenizers_own_first_token(result):
+    """Gemma's tokenizer starts every text with <bos> (and Gemma without it hardly completes a repeat): the
+    finder's random sequence starts with it too; the toy vocabulary adds nothing, so neither does the finder."""
+    from compute.loaders.loaded import CheckpointTokenizer
+    from compute.loaders.sentencepiece import SentencePieceVocab
+
+    assert result.bos is None and found_of(result).scores.tokens[0] == 1     # toy: the sequence's own first id
+    vocab = SentencePieceVocab(["<pad>", "<eos>", "<bos>", "▁a", "a"], [0.0, 0.0, 0.0, -1.0, -2.0], [3, 3, 3, 1, 1],
+                               bos_id=2, add_bos=True, add_space_prefix=False)
+    assert CheckpointTokenizer(vocab, "test", 32).bos == 2
+    without = SentencePieceVocab(["<pad>", "<eos>", "<bos>", "▁a", "a"], [0.0, 0.0, 0.0, -1.0, -2.0], [3, 3, 3, 1, 1],
+                                 bos_id=2, add_bos=False, add_space_prefix=False)
+    assert CheckpointTokenizer(without, "test", 32).bos is None
+    with_bos = dataclasses.replace(result, bos=5)
+    assert found_of(with_bos).scores.tokens[0] == 5
