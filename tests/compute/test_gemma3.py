@@ -303,3 +303,28 @@ def test_a_tiny_gemma3_gguf_computes_as_transformers(tiny_gemma, backend):
     assert max_scaled_error(trace["logits"], logits) <= tol
     for layer in range(cfg.n_layers):
         assert max_scaled_error(trace["pattern", layer], patterns[layer]) <= tol, layer
+
+
+@needs_gemma
+@pytest.mark.slow
+def test_the_head_finder_and_a_knockout_find_gemmas_induction_circuit(gemma_lab):
+    """docs/circuits.md: on <bos> + r + r the head finder names 5.1 the induction head; knocking out the
+    previous-token head 4.1 takes 5.1's induction score from ~0.85 to ~0.05 (it no longer finds its key),
+    knocking out 2.3 (the best previous-token score) does not; the score decomposition names 4.1's output
+    the largest share of 5.1's key."""
+    from compute import Ablate
+    from compute.circuits import head_scores, repeated_tokens, score_parts
+
+    loaded, _ = gemma_lab
+    cfg, w = loaded.cfg, loaded.weights
+    n = 30
+    ids = repeated_tokens(cfg, n=n, seed=0, low=1000, bos=loaded.tokenizer.bos)
+    assert ids[0] == 2                                                               # Gemma's <bos>
+    trace = forward(cfg, w, ids, "cpu")
+    scores = head_scores(trace, n)
+    assert scores.best("induction") == (5, 1) and scores.induction[5, 1] > 0.7
+    without = {h: head_scores(forward(cfg, w, ids, "cpu", interventions=[Ablate(*h)], reuse=trace), n)
+               for h in ((4, 1), (2, 3))}
+    assert without[(4, 1)].induction[5, 1] < 0.3 < 0.7 < without[(2, 3)].induction[5, 1]
+    parts = score_parts(trace, 5, 1, 2 * n, n + 1)                                   # the last query, its key
+    assert parts.sources[int(np.argmax(parts.by_key_source))] == "L4H1"
