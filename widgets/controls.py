@@ -124,6 +124,7 @@ class Controls(Retranslate, QWidget):
         self.d_head_slider.valueChanged.connect(self._slider_moved)
         self.causal = QCheckBox()
         self.scale = QCheckBox()
+        self._scale_root = "√d_head"                     # what the checkbox divides by: the model's Attention says
         self.causal.toggled.connect(lambda on: self._emit_config("causal", on, False))
         self.scale.toggled.connect(lambda on: self._emit_config("scale_scores", on, False))
         form.addRow(self.causal)
@@ -199,7 +200,7 @@ class Controls(Retranslate, QWidget):
         self.n_ctx.setToolTip(tr("the longest sequence the model accepts"))
         self.n_layers.setToolTip(tr("number of blocks"))
         self.causal.setText(tr("causal mask (j > i is −∞)"))
-        self.scale.setText(tr("divide scores by √d_head"))
+        self.scale.setText(tr("divide scores by {root}").format(root=self._scale_root))
         self.weights.setToolTip(tr("trained: the toy model trained on repeating sequences (patterns with a story); "
                                    "random: drawn from the seed below"))
         self.seed.setToolTip(tr("random weights are drawn from this seed"))
@@ -279,6 +280,11 @@ class Controls(Retranslate, QWidget):
             _set_value(self.d_head_slider, min(cfg.d_head, SLIDER_MAX_D_HEAD))
             self.causal.setChecked(cfg.causal)
             self.scale.setChecked(cfg.scale_scores)
+            if self._scale_root != cfg.components.attention.scale_root:     # Gemma: √query_pre_attn_scalar
+                self._scale_root = cfg.components.attention.scale_root
+                self.scale.setText(tr("divide scores by {root}").format(root=self._scale_root))
+                self.scale.setToolTip("" if cfg.components.attention.query_pre_attn_scalar is None else
+                                      tr("this model scales its scores by 1/√query_pre_attn_scalar, not 1/√d_head"))
             _set_value(self.seed, inputs.seed)
             if self.layer.maximum() != cfg.n_layers - 1:
                 self.layer.setMaximum(cfg.n_layers - 1)

@@ -1134,8 +1134,12 @@
         <translation>causal mask (j &gt; i menjadi −∞)</translation>
     </message>
     <message>
-        <source>divide scores by √d_head</source>
-        <translation>bagi skor dengan √d_head</translation>
+        <source>divide scores by {root}</source>
+        <translation>bagi skor dengan {root}</translation>
+    </message>
+    <message>
+        <source>this model scales its scores by 1/√query_pre_attn_scalar, not 1/√d_head</source>
+        <translation>model ini menskalakan skornya dengan 1/√query_pre_attn_scalar, bukan 1/√d_head</translation>
     </message>
     <message>
         <source>trained: the toy model trained on repeating sequences (patterns with a story); random: drawn from the seed below</source>

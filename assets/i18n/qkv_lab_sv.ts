@@ -1143,8 +1143,12 @@
         <translation>kausal mask (j &gt; i blir −∞)</translation>
     </message>
     <message>
-        <source>divide scores by √d_head</source>
-        <translation>dela poängen med √d_head</translation>
+        <source>divide scores by {root}</source>
+        <translation>dela poängen med {root}</translation>
+    </message>
+    <message>
+        <source>this model scales its scores by 1/√query_pre_attn_scalar, not 1/√d_head</source>
+        <translation>den här modellen skalar sina poäng med 1/√query_pre_attn_scalar, inte 1/√d_head</translation>
     </message>
     <message>
         <source>trained: the toy model trained on repeating sequences (patterns with a story); random: drawn from the seed below</source>

@@ -205,6 +205,12 @@ class Attention:
         return 1.0 / math.sqrt(self.query_pre_attn_scalar or self.d_head)
 
     @property
+    def scale_root(self) -> str:
+        """What scaling divides the scores by, whether it is on or not: "√d_head" (Gemma: √ of its
+        query_pre_attn_scalar, e.g. "√256")."""
+        return f"√{self.query_pre_attn_scalar:g}" if self.query_pre_attn_scalar is not None else "√d_head"
+
+    @property
     def scale_formula(self) -> str:
         """What the header says the scores are scaled by."""
         if not self.scaled:
