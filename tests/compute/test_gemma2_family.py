@@ -84,14 +84,19 @@ def test_gemma2_logits_and_patterns_equal_transformers(gemma2, backend):
 
 @pytest.mark.parametrize("backend", ["reference", "cpu"])
 def test_without_soft_capping_the_lab_would_be_far_off(gemma2, backend):
-    """The same weights with soft-capping left out (the classic mistake): logits and patterns differ
-    from transformers' by far more than the tolerance, so the test above can fail."""
+    """The same weights with soft-capping left out (the classic mistake, A/B's "load it wrong"; and each
+    cap alone): logits and patterns differ from transformers' by far more than the tolerance, so the
+    test above can fail."""
+    from compute.instruments import ab
+
     from .hf_models import hf_forward
 
     model, folder = gemma2
     cfg, weights, _ = load_checkpoint(folder)
     logits, patterns = hf_forward(model, IDS)
-    for wrong in (cfg.replace(attn_softcap=None), cfg.replace(final_softcap=None)):
+    mistake = ab.edit(cfg, weights, IDS, ("mistake", "softcap_off")).cfg
+    assert mistake == cfg.replace(attn_softcap=None, final_softcap=None)
+    for wrong in (mistake, cfg.replace(attn_softcap=None), cfg.replace(final_softcap=None)):
         trace = forward(wrong, weights, IDS, backend=backend)
         errors = [max_scaled_error(trace["logits"], logits)]
         if wrong.attn_softcap is None:
