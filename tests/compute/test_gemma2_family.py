@@ -191,3 +191,41 @@ def test_the_torch_block_caps_the_scores_too(rng):
                                  cfg.window(layer))
         for name in ("attn_scores_capped", "pattern", "resid_post"):
             assert max_scaled_error(got[name].numpy(), want[name, layer]) <= 1e-10, (name, layer)
+
+
+def test_a_tiny_gemma2_gguf_computes_as_transformers(gemma2, tmp_path):
+    """llama.cpp's gemma2 architecture: the file as convert_hf_to_gguf.py writes it (norms as 1 + w, no
+    QK-norm tensors, gemma2.attn_logit_softcapping and final_logit_softcapping); llama.cpp's own choices
+    (every other layer local from layer 0, one RoPE base, query_pre_attn_scalar = d_head) match HF's here.
+    Without the soft-cap keys llama.cpp's defaults apply (50, 30)."""
+    from compute.loaders.gemma3 import layout
+    from compute.loaders.gguf_file import scan
+
+    from .gguf_files import write_gemma3_gguf
+    from .hf_models import hf_forward
+
+    model, _ = gemma2
+    attention = [layer.self_attn for layer in model.model.layers]
+    for a in attention:                          # query_pre_attn_scalar is not in a GGUF: llama.cpp takes d_head
+        a.scaling = model.config.head_dim ** -0.5
+    try:
+        path = write_gemma3_gguf(tmp_path / "tiny.gguf", model, arch="gemma2")
+        loaded = load_checkpoint(path)
+        cfg = loaded.cfg
+        assert (cfg.attn_softcap, cfg.final_softcap) == (ATTN_CAP, FINAL_CAP) and not cfg.qk_norm
+        assert cfg.windows == (4, None, 4) and cfg.rope_theta_local is None and loaded.info.model_type == "gemma2"
+        assert "soft-capped at 2" in loaded.info.notes[0]
+        logits, patterns = hf_forward(model, IDS)
+        for backend in ("reference", "cpu"):
+            trace = forward(cfg, loaded.weights, IDS, backend=backend)
+            assert max_scaled_error(trace["logits"], logits) <= max(TOL[backend], 1e-6), backend   # 1 + w in float32
+            for layer in range(cfg.n_layers):
+                assert max_scaled_error(trace["pattern", layer], patterns[layer]) <= max(TOL[backend], 1e-6)
+    finally:
+        for a in attention:
+            a.scaling = 12 ** -0.5
+    plain = write_gemma3_gguf(tmp_path / "defaults.gguf", model, arch="gemma2", softcaps=False)
+    meta, infos, _ = scan(plain)
+    assert "gemma2.attn_logit_softcapping" not in meta
+    described = layout(meta, infos, plain)                                 # llama.cpp's defaults
+    assert (described.attn_logit_softcap, described.final_logit_softcap) == (50.0, 30.0)
