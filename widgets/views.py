@@ -235,7 +235,8 @@ def panel(name: str, result, sel) -> Panel:
             title = "attn_scores_raw = rot_q·rot_kᵀ" if cfg.components.positions.rotates else "attn_scores_raw = q·kᵀ"
             return Panel(name, title, t.read(name, L, head=h), **qk)
         if name == "attn_scores_scaled":
-            title = (f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
+            under = cfg.query_pre_attn_scalar or cfg.d_head              # Gemma: √query_pre_attn_scalar
+            title = (f"attn_scores_scaled = raw ÷ √{under:g}" if cfg.scale_scores
                      else tr("attn_scores_scaled (scaling off)"))
             return Panel(name, title, t.read(name, L, head=h), **qk)
         if name == "attn_scores_capped":                                   # Gemma 2: cap·tanh(s/cap), then the mask

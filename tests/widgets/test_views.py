@@ -432,6 +432,7 @@ def test_gemma2s_scores_station_shows_the_soft_capped_stage_between_scaled_and_m
     panels = {p.name: p for p in station_panels("scores", res, sel)}
     capped = panels["attn_scores_capped"]
     assert capped.title == "attn_scores_capped = 0.5·tanh(s/0.5)"
+    assert panels["attn_scores_scaled"].title == "attn_scores_scaled = raw ÷ √3"   # query_pre_attn_scalar, not d_head
     np.testing.assert_array_equal(capped.values, res.trace["attn_scores_capped", 1][1])
     allowed = ~panels["attn_scores"].masked
     np.testing.assert_array_equal(panels["attn_scores"].values[allowed], capped.values[allowed])
