@@ -55,6 +55,9 @@ def sizes(inputs, selection) -> dict[str, str]:
         "rotary_dim": str(cfg.rotary_dim) if cfg.rotary_dim is not None else "—",
         "window": group(cfg.window(min(selection.layer, cfg.n_layers - 1)) or 0),
         "n_experts": group(cfg.n_experts), "experts_per_token": group(cfg.experts_per_token),
+        "scale": num(cfg.components.attention.scale, ".3g"),
+        "attn_softcap": num(cfg.attn_softcap, "g") if cfg.attn_softcap is not None else "—",
+        "final_softcap": num(cfg.final_softcap, "g") if cfg.final_softcap is not None else "—",
     }
 
 

@@ -45,7 +45,7 @@ __all__ = ["INSTRUMENT_PAGES", "PAGES", "SEED_MAX", "STATIONS", "Inputs", "LabRe
 # The stations that draw score maps (widgets/views.py), and which: a Trace makes these from q and k
 # when first read, ~30 ms for 12 heads at T=1024; the runner makes them before the UI draws.
 SCORE_MAPS: dict[str, tuple[str, ...]] = {
-    "scores": ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern"),
+    "scores": ("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern"),
     "softmax": ("attn_scores", "pattern"),
 }
 

@@ -39,7 +39,7 @@ def measure(T: int) -> dict:
     seconds = time.perf_counter() - start
     pass_peak = peak_bytes() - base
     logits = trace["logits"]                                       # what the views may read
-    scores = [trace[name, 0] for name in memory.LAZY_SCORES]
+    scores = [trace[name, 0] for name in memory.LAZY_SCORES if trace.has(name, 0)]
     views_peak = peak_bytes() - base
     est = memory.estimate(cfg, T)
     gib = float(1 << 30)

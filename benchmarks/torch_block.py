@@ -130,7 +130,11 @@ def torch_family_block(x: torch.Tensor, W: dict[str, torch.Tensor], cfg, cos=Non
     forbidden = (i[None, :] > i[:, None]) if cfg.causal else torch.zeros(T, T, dtype=torch.bool, device=x.device)
     if window is not None:
         forbidden = forbidden | ((i[:, None] - i[None, :]).abs() >= window)
-    masked = scaled.masked_fill(forbidden, float("-inf"))
+    capped = scaled
+    if c_.attention.softcap is not None:                    # Gemma 2: cap·tanh(s / cap) before the mask
+        cap = c_.attention.softcap.cap
+        capped = out["attn_scores_capped"] = torch.tanh(scaled / cap) * cap             # [H, T, T]
+    masked = capped.masked_fill(forbidden, float("-inf"))
     pattern = torch.softmax(masked, dim=-1)                                             # [H, T, T]
     z = torch.einsum("hqk,khe->qhe", pattern, v_h)                                      # [T, H, dh]
     result = torch.einsum("the,hed->thd", z, W["attn.W_O"])                             # [T, H, d_model]

@@ -44,7 +44,8 @@ class InterventionError(ValueError):
 # Values with a head axis: name -> (axis of the heads, which heads: "q" = n_heads, "kv" = n_kv_heads).
 HEAD_AXIS = {"q": (1, "q"), "rot_q": (1, "q"), "k": (1, "kv"), "rot_k": (1, "kv"), "v": (1, "kv"),
              "q_normed": (1, "q"), "k_normed": (1, "kv"),
-             "attn_scores_raw": (0, "q"), "attn_scores_scaled": (0, "q"), "attn_scores": (0, "q"),
+             "attn_scores_raw": (0, "q"), "attn_scores_scaled": (0, "q"), "attn_scores_capped": (0, "q"),
+             "attn_scores": (0, "q"),
              "pattern": (0, "q"), "z": (1, "q"), "result": (1, "q")}
 # Statistics of a norm and the concatenated z are outputs only: what uses them is computed from
 # another name (patch ln1_out, z instead).
@@ -225,7 +226,7 @@ def run_intervened(cfg: Config, weights: Weights, ids: np.ndarray, mask: np.ndar
                 arrays[(name, layer)] = base.stored((name, layer))
         resid = np.asarray(base["resid_pre", first], dtype=dtype)                # [T, d_model]
     else:
-        embed = weights["embed.W_E"][ids].astype(dtype)                          # [T, d_model]
+        embed = weights["embed.W_E"][ids].astype(dtype) * dtype.type(cfg.components.embed_scale)   # [T, d_model]
         arrays["embed"] = embed
         resid = embed
         if cfg.components.positions.embeds:
@@ -244,8 +245,11 @@ def run_intervened(cfg: Config, weights: Weights, ids: np.ndarray, mask: np.ndar
     arrays["ln_final_out"] = ln_final_out                                        # [T, d_model]
     unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
 
+    cap = cfg.components.final_softcap                                           # Gemma 2: logits capped
+
     def logits_fn(rows):
-        return ln_final_out[rows] @ unembed.astype(dtype, copy=False)            # [R, d_vocab]
+        logits = ln_final_out[rows] @ unembed.astype(dtype, copy=False)          # [R, d_vocab]
+        return logits if cap is None else cap.reference(logits)
 
     t2 = time.perf_counter()
     return Stepped(arrays, logits_fn, {"base": (t1 - t0) * 1e3, "intervened layers": (t2 - t1) * 1e3,
@@ -378,7 +382,10 @@ def block_layers(cfg: Config, weights: Weights, dtype, resid: np.ndarray, first:
         k_h, v_h = k_all[:, :, kv_of], v_all[:, :, kv_of]                        # [B, T, H, dh] each head's K, V
         attn_scores_raw = h("attn_scores_raw", q_pos.transpose(0, 2, 1, 3) @ k_h.transpose(0, 2, 3, 1))  # [B, H, T, T]
         attn_scores_scaled = h("attn_scores_scaled", attn_scores_raw * scale)   # [B, H, T, T]
-        attn_scores = h("attn_scores", np.where(allowed, attn_scores_scaled, dtype.type(-np.inf)))   # [B, H, T, T]
+        capped = attn_scores_scaled
+        if c.attention.softcap is not None:                                      # Gemma 2: before the mask
+            attn_scores_capped = capped = h("attn_scores_capped", c.attention.softcap.reference(attn_scores_scaled))
+        attn_scores = h("attn_scores", np.where(allowed, capped, dtype.type(-np.inf)))   # [B, H, T, T]
         pattern = h("pattern", softmax_rows(attn_scores))                        # [B, H, T, T]
         z = h("z", (pattern @ v_h.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3))  # [B, T, H, dh]  sum_j p_ij v_j
         z_concat = z.reshape(B, R, H * dh)                                       # [B, R, H*dh]
@@ -506,7 +513,7 @@ class Attribution:
     mlps: np.ndarray                  # [n_layers] each MLP's mlp_out
     embed: float                      # the embedding (and learned positions)
     biases: float                     # every b_O and the final norm's bias
-    logit: float                      # the model's logit (from the Trace)
+    logit: float                      # the model's logit (from the Trace; Gemma 2: before its final soft-cap)
 
     @property
     def rest(self) -> float:
@@ -535,7 +542,10 @@ def logit_attribution(trace: Any, token: int, position: int = -1, weights: Weigh
     b_O = sum((bias for _, _, bias in writes), np.zeros(cfg.d_model))             # [d_model]
     b_final = w["ln_final.b"].astype(np.float64) if "ln_final.b" in w else np.zeros(cfg.d_model)
     biases = float(f(b_O) @ u + b_final @ u)
-    logit = float(trace.logits_rows([i])[0, t])
+    if cfg.components.final_softcap is None:
+        logit = float(trace.logits_rows([i])[0, t])
+    else:                                  # the shares add up linearly; the soft-cap (Gemma 2) comes after
+        logit = float(trace.read("ln_final_out", rows=i).astype(np.float64) @ u)
     return Attribution(t, i, heads, mlps, embed, biases, logit)
 
 
@@ -556,7 +566,7 @@ class LensRow:
 def lens_logits(trace: Any, position: int = -1, weights: Weights | None = None) -> np.ndarray:
     """[n_layers + 1, d_vocab]: the logits the residual stream at `position` would give after the
     embedding (row 0) and after each layer (row l + 1): through the final norm (its own scale at each
-    layer) and the unembedding. The last row is the model's logits."""
+    layer), the unembedding (and Gemma 2's final soft-cap). The last row is the model's logits."""
     cfg = trace.cfg
     w = weights_of(trace, weights)
     i = _position(trace, position)
@@ -566,7 +576,9 @@ def lens_logits(trace: Any, position: int = -1, weights: Weights | None = None) 
     b = w["ln_final.b"] if "ln_final.b" in w else None
     out = cfg.components.norm.reference(x, w["ln_final.w"], b)["out"]            # [L+1, d_model]
     unembed = w["embed.W_E"].T if cfg.tied_embeddings else w["unembed.W_U"]       # [d_model, d_vocab]
-    return out.astype(np.float32) @ unembed                                       # [L+1, d_vocab]
+    logits = out.astype(np.float32) @ unembed                                     # [L+1, d_vocab]
+    cap = cfg.components.final_softcap
+    return logits if cap is None else cap.apply(logits)
 
 
 def logit_lens(trace: Any, position: int = -1, k: int = 5, weights: Weights | None = None) -> list[LensRow]:

@@ -44,7 +44,7 @@ FAMILY_DEFAULTS: dict[str, Any] = {
     "n_experts": 0, "experts_per_token": 0, "norm_topk": True,
     "parallel": False,
     "pre_norms": True, "post_norms": False, "rope_theta_local": None, "scale_embed": False,
-    "query_pre_attn_scalar": None, "qk_norm_scope": "head",
+    "query_pre_attn_scalar": None, "qk_norm_scope": "head", "attn_softcap": None, "final_softcap": None,
 }
 QK_NORM_SCOPES = ("head", "all")
 
@@ -152,6 +152,8 @@ class Config:
     rope_theta_local: float | None = None   # RoPE base of windowed layers (Gemma 3: 10,000; global ones rope_theta)
     scale_embed: bool = False            # embed = W_E[tokens] · √d_model (Gemma)
     query_pre_attn_scalar: float | None = None   # scores · query_pre_attn_scalar^-1/2 instead of 1/√d_head (Gemma)
+    attn_softcap: float | None = None    # scores capped to cap·tanh(s / cap) before the mask (Gemma 2: 50)
+    final_softcap: float | None = None   # logits capped to cap·tanh(logits / cap) (Gemma 2: 30)
     name: str = field(default="custom", compare=False)
 
     def __init__(self, **fields: Any):
@@ -201,6 +203,9 @@ class Config:
         if self.query_pre_attn_scalar is not None:
             set_(self, "query_pre_attn_scalar", _as_positive("query_pre_attn_scalar", self.query_pre_attn_scalar,
                                                              below=1e12))
+        for fname in ("attn_softcap", "final_softcap"):
+            if getattr(self, fname) is not None:
+                set_(self, fname, _as_positive(fname, getattr(self, fname), below=1e12))
         if self.n_kv_heads is None:
             set_(self, "n_kv_heads", self.n_heads)
         kv = _as_size("n_kv_heads", self.n_kv_heads, limit=LIMITS["n_heads"])

@@ -22,7 +22,7 @@ BUDGET_FRACTION = 0.8
 # memory before the pass (benchmarks/memory_estimate.py); 1.15 leaves room for other machines' allocators.
 WORKSPACE_FACTOR = 1.15
 # The score maps the cpu and cuda backends hand over as Lazy values, made from q and k when a view reads them.
-LAZY_SCORES = ("attn_scores_raw", "attn_scores_scaled", "attn_scores")
+LAZY_SCORES = ("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores")
 # A cpu pass whose intermediates would take more than this keeps a checkpointed Trace (checkpoint_threshold).
 CHECKPOINT_GIB = 4.0
 
@@ -96,22 +96,23 @@ def allocated_count(cfg: Config, T: int, n_layers: int | None = None, *, lazy_sc
     """Number of values a pass allocates for its Trace of T tokens (logits excluded): trace_count less
     what is shared — resid_pre of a layer l > 0 is resid_post of layer l-1, layer 0's is embed when there is
     no pos_embed — and, with `lazy_scores` (the cpu and cuda backends), less z_concat (a view of z) and the
-    three score maps (Lazy, made from q and k when read)."""
-    from .names import trace_shape
+    three (soft-capped: four) score maps (Lazy, made from q and k when read)."""
+    from .names import layer_names, trace_shape
 
     L = cfg.n_layers if n_layers is None else n_layers
     no_pos = not cfg.components.positions.embeds                            # layer 0's resid_pre is embed
     shared = max(L - 1, 0) + (1 if L and no_pos else 0)                     # resid_pre arrays that are others'
-    lazy = ("z_concat", *LAZY_SCORES) if lazy_scores else ()
+    lazy = ("z_concat", *(n for n in LAZY_SCORES if n in layer_names(cfg))) if lazy_scores else ()
     return (trace_count(cfg, T, n_layers) - shared * math.prod(trace_shape("resid_pre", cfg, T))
             - L * sum(math.prod(trace_shape(n, cfg, T)) for n in lazy))
 
 
 def views_count(cfg: Config, T: int) -> int:
-    """Values of the lazy score maps the views make at once: the three maps of one layer."""
-    from .names import trace_shape
+    """Values of the lazy score maps the views make at once: the three (soft-capped: four) maps of one layer."""
+    from .names import layer_names, trace_shape
 
-    return sum(math.prod(trace_shape(n, cfg, T)) for n in LAZY_SCORES) if cfg.n_layers else 0
+    maps = [n for n in LAZY_SCORES if n in layer_names(cfg)]                 # Gemma 2: and attn_scores_capped
+    return sum(math.prod(trace_shape(n, cfg, T)) for n in maps) if cfg.n_layers else 0
 
 
 def checkpoint_threshold() -> int:

@@ -22,12 +22,12 @@ LAYER_NAMES: tuple[str, ...] = (
     "ln2_mean", "ln2_var", "ln2_out", "mlp_pre", "mlp_post", "mlp_out", "resid_post",
 )
 # Every per-layer name any model family has, in block order (RMSNorm's scale, QK-norm's normed q
-# and k, RoPE's rotated q and k, SwiGLU's linear branch, the norms after attention and the MLP are
-# the additions).
+# and k, RoPE's rotated q and k, Gemma 2's soft-capped scores, SwiGLU's linear branch, the norms after
+# attention and the MLP are the additions).
 ALL_LAYER_NAMES: tuple[str, ...] = (
     "resid_pre", "ln1_mean", "ln1_var", "ln1_scale", "ln1_out",
     "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k",
-    "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern",
+    "attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern",
     "z", "z_concat", "result", "attn_out", "attn_out_normed", "resid_mid",
     "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "router_logits", "router_probs", "expert_weights",
     "expert_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out", "mlp_out_normed", "resid_post",
@@ -70,6 +70,9 @@ def missing_message(name: str, cfg: Config) -> Message | None:
     if name in ("q_normed", "k_normed") and c.attention.qk_norm is None:
         return Message(QT_TR_NOOP("{name}: this model has no QK-norm (q and k go to the scores as they are)"),
                        name=name)
+    if name == "attn_scores_capped" and c.attention.softcap is None:
+        return Message(QT_TR_NOOP("attn_scores_capped: this model does not soft-cap its scores (only Gemma 2 "
+                                  "does: cap·tanh(s / cap) before the mask); the mask takes attn_scores_scaled"))
     if name in ("rot_q", "rot_k") and not c.positions.rotates:
         return Message(QT_TR_NOOP("{name}: this model has learned positions, no RoPE"), name=name)
     if name == "pos_embed" and not c.positions.embeds:
@@ -127,7 +130,7 @@ def trace_shape(name: str, cfg: Config, T: int) -> tuple[int, ...]:
         "resid_pre": (T, dm), "ln1_mean": (T,), "ln1_var": (T,), "ln1_scale": (T,), "ln1_out": (T, dm),
         "q": (T, H, dh), "k": (T, KV, dh), "v": (T, KV, dh), "rot_q": (T, H, dh), "rot_k": (T, KV, dh),
         "q_normed": (T, H, dh), "k_normed": (T, KV, dh),
-        "attn_scores_raw": (H, T, T), "attn_scores_scaled": (H, T, T),
+        "attn_scores_raw": (H, T, T), "attn_scores_scaled": (H, T, T), "attn_scores_capped": (H, T, T),
         "attn_scores": (H, T, T), "pattern": (H, T, T),
         "z": (T, H, dh), "z_concat": (T, H * dh), "result": (T, H, dm),
         "attn_out": (T, dm), "attn_out_normed": (T, dm), "resid_mid": (T, dm),

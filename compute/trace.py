@@ -18,7 +18,8 @@ LOGIT_ROWS_KEPT = 8
 # Cuts of values a Trace keeps once read (Trace.read: a hovered query's row, a head), at most this many.
 READS_KEPT = 64
 # Which axis `head` cuts in Trace.read (the others: rows are axis 0, or axis 1 of a [n_heads, T, T] map).
-HEAD_AXIS = {"attn_scores_raw": 0, "attn_scores_scaled": 0, "attn_scores": 0, "pattern": 0,
+HEAD_AXIS = {"attn_scores_raw": 0, "attn_scores_scaled": 0, "attn_scores_capped": 0,
+             "attn_scores": 0, "pattern": 0,
              "q": 1, "k": 1, "v": 1, "q_normed": 1, "k_normed": 1, "rot_q": 1, "rot_k": 1, "z": 1, "result": 1}
 
 

@@ -51,6 +51,7 @@ SIGNATURES = {
     "softmax_rows": (rows.softmax_rows, (_a(3), _b, _i, _i, _a(3))),
     "scale_mask_softmax": (rows.scale_mask_softmax, (_a(3), _b, _a(2, types.boolean), _b, _f, _i, _a(3), _a(3),
                                                      _a(3))),
+    "soft_cap_scores": (rows.soft_cap_scores, (_a(3), _f, _a(3), _a(3))),
     "embed": (elementwise.embed, (_a(1, types.int64), _a(2), _a(2), _b, _f, _a(2), _a(2))),
     "rope": (elementwise.rope, (_a(3), _a(2), _a(2), _a(3))),
     "gelu": (elementwise.gelu, (_a(2), _a(2))),
@@ -74,6 +75,7 @@ SIGNATURES = {
     "weighted_sum_rows": (products.weighted_sum, (_v(3), _a(3), _b, _i, _i, _i, _a(3))),
     "scale_mask_softmax_rows": (rows.scale_mask_softmax, (_v(3), _b, _a(2, types.boolean), _b, _f, _i, _v(3),
                                                           _v(3), _v(3))),
+    "soft_cap_scores_rows": (rows.soft_cap_scores, (_v(3), _f, _v(3), _v(3))),
 }
 PRODUCTS = ("project_qkv", "scores", "weighted_sum", "head_results", "matmul_bias", "unembed", "scores_rows",
             "scores_head", "weighted_sum_rows")

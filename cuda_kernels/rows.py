@@ -193,6 +193,21 @@ def scale_mask_softmax(raw, causal, mask, has_mask, scale, window, scaled, maske
             pattern[h, i, j] *= inv_total
 
 
+@kernel
+def soft_cap_scores(scaled, cap, capped, masked):
+    """capped = cap·tanh(scaled / cap) (Gemma 2); masked = capped where the mask allows (masked > -inf)."""
+    # After the scores (numba path) or scale_mask_softmax (cuBLAS path), before the softmax: one read
+    # of the scaled row; the forbidden keys stay -inf, the Trace shows every capped score.
+    i, h = cuda.blockIdx.x, cuda.blockIdx.y
+    if i >= scaled.shape[1]:
+        return
+    for j in range(cuda.threadIdx.x, scaled.shape[2], ROW_THREADS):
+        c = cap * math.tanh(scaled[h, i, j] / cap)
+        capped[h, i, j] = c
+        if masked[h, i, j] != NEG_INF:
+            masked[h, i, j] = c
+
+
 # -- launch helpers --------------------------------------------------------------------------------
 def launch_layer_norm(x, w, b, mean, var, out, eps=1e-5, stream=0):
     layer_norm[x.shape[0], ROW_THREADS, stream](x, w, b, np.float32(eps), mean, var, out)
@@ -213,3 +228,9 @@ def launch_scale_mask_softmax(raw, causal, mask, has_mask, scale, window, scaled
     H, T, _ = raw.shape
     scale_mask_softmax[(T, H), ROW_THREADS, stream](raw, causal, mask, has_mask, np.float32(scale), window,
                                                     scaled, masked, pattern)
+
+
+def launch_soft_cap_scores(scaled, cap, capped, masked, stream=0):
+    """scaled, capped, masked [H, n, T] (rows of the maps, views too); `cap` > 0 (Gemma 2: 50)."""
+    H, n, _ = scaled.shape
+    soft_cap_scores[(n, H), ROW_THREADS, stream](scaled, np.float32(cap), capped, masked)

@@ -225,7 +225,7 @@ def panel(name: str, result, sel) -> Panel:
     if name == "result":
         return Panel(name, f"result[:, {h}] = z_{h} · W_O[{h}]", t.read(name, L, head=h), cols=dm, col_axis="d_model",
                      **tok)
-    if name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern"):
+    if name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern"):
         # One head's map: a GPU Trace copies just that head to the host (Trace.read), not all of them;
         # where the mask forbids is known without reading anything (Trace.forbidden).
         forbidden = t.forbidden(L)
@@ -235,9 +235,13 @@ def panel(name: str, result, sel) -> Panel:
             title = "attn_scores_raw = rot_q·rot_kᵀ" if cfg.components.positions.rotates else "attn_scores_raw = q·kᵀ"
             return Panel(name, title, t.read(name, L, head=h), **qk)
         if name == "attn_scores_scaled":
-            title = (f"attn_scores_scaled = raw ÷ √{cfg.d_head}" if cfg.scale_scores
+            under = cfg.query_pre_attn_scalar or cfg.d_head              # Gemma: √query_pre_attn_scalar
+            title = (f"attn_scores_scaled = raw ÷ √{under:g}" if cfg.scale_scores
                      else tr("attn_scores_scaled (scaling off)"))
             return Panel(name, title, t.read(name, L, head=h), **qk)
+        if name == "attn_scores_capped":                                   # Gemma 2: cap·tanh(s/cap), then the mask
+            return Panel(name, f"attn_scores_capped = {cfg.components.attention.softcap.formula}",
+                         t.read(name, L, head=h), **qk)
         if name == "attn_scores":
             window = cfg.window(L)
             title = (tr("attn_scores (no mask)") if not cfg.causal and window is None else
@@ -331,6 +335,8 @@ SINGLE_VIEWS: dict[str, tuple[str, bool, bool]] = {
     "rot_k": (QT_TR_NOOP("k after RoPE [T, d_head]"), True, True),
     "attn_scores_raw": ("q·kᵀ [T, T]", True, True),
     "attn_scores_scaled": (QT_TR_NOOP("raw / √d_head [T, T]"), True, True),
+    "attn_scores_capped": (QT_TR_NOOP("soft-capped: cap·tanh(scaled / cap), before the mask [T, T] (Gemma 2)"), True,
+                           True),
     "attn_scores": (QT_TR_NOOP("scaled, causal mask −∞ [T, T]"), True, True),
     "pattern": (QT_TR_NOOP("softmax of attn_scores [T, T]"), True, True),
     "z": ("z[:, h] = pattern · v [T, d_head]", True, True),
@@ -529,7 +535,21 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
                  Layout(((0, 1, 1, 1), (1, 1, 1, 1), (2, 1, 1, 1), (0, 0, 3, 1)), col_stretch=(3, 1),
                         min_aspect=1.6)),
         family={"rope": dict(formula=QT_TR_NOOP("attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → "
-                                     "softmax = pattern"))}),
+                                     "softmax = pattern")),
+                # Gemma 2: a stage between the scale and the mask, on the same colour scale (the cap flattens)
+                "softcap": dict(formula=QT_TR_NOOP("attn_scores_raw → × scale → soft-cap: cap·tanh(s / cap) → causal "
+                                                   "mask (−∞) → softmax = pattern"),
+                                slots=(Slot("attn_scores_raw", 0, 0, roles=QK, attr="raw", trace="attn_scores"),
+                                       Slot("attn_scores_scaled", 0, 1, roles=QK, attr="scaled", trace="attn_scores"),
+                                       Slot("attn_scores_capped", 0, 2, roles=QK, attr="capped"),
+                                       Slot("attn_scores", 1, 0, roles=QK, attr="masked", trace="attn_scores"),
+                                       Slot("pattern", 1, 1, colspan=2, roles=QK, attr="pattern", trace="attn_scores",
+                                            weight=3.0)),
+                                shared=(("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped",
+                                         "attn_scores"),),
+                                # wide: the pattern large on the left, the four score maps in two rows beside it
+                                layouts=(Layout(((0, 1, 1, 1), (0, 2, 1, 1), (1, 1, 1, 1), (1, 2, 1, 1),
+                                                 (0, 0, 2, 1)), col_stretch=(2, 1, 1), min_aspect=1.6),))}),
     StationView("softmax", "pattern[h, i, j] = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij)", (
         Slot("scores_row", 0, 0, roles=(None, "key"), attr="scores_row"),
         Slot("pattern_row", 1, 0, roles=(None, "key"), attr="pattern_row"),
@@ -737,7 +757,7 @@ def station_panels(key: str, result, sel) -> list[Panel]:
     return traced_cell(key, robust_levels(panels, full=full), sel)
 
 
-SCORE_MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")
+SCORE_MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern")
 
 
 def traced_cell(key: str, panels: list[Panel], sel) -> list[Panel]:

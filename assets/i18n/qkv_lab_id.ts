@@ -2122,6 +2122,10 @@
         <translation>mentah / √d_head [T, T]</translation>
     </message>
     <message>
+        <source>soft-capped: cap·tanh(scaled / cap), before the mask [T, T] (Gemma 2)</source>
+        <translation>dibatasi lembut: cap·tanh(scaled / cap), sebelum mask [T, T] (Gemma 2)</translation>
+    </message>
+    <message>
         <source>scaled, causal mask −∞ [T, T]</source>
         <translation>terskala, causal mask −∞ [T, T]</translation>
     </message>
@@ -2252,6 +2256,10 @@
     <message>
         <source>attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</source>
         <translation>attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</translation>
+    </message>
+    <message>
+        <source>attn_scores_raw → × scale → soft-cap: cap·tanh(s / cap) → causal mask (−∞) → softmax = pattern</source>
+        <translation>attn_scores_raw → × skala → soft-cap: cap·tanh(s / cap) → mask kausal (−∞) → softmax = pattern</translation>
     </message>
     <message>
         <source>one row of [T, T], T = {T}</source>
@@ -2556,6 +2564,10 @@
     <message>
         <source>{name}: this model has no QK-norm (q and k go to the scores as they are)</source>
         <translation>{name}: model ini tidak memakai QK-norm (q dan k masuk ke skor apa adanya)</translation>
+    </message>
+    <message>
+        <source>attn_scores_capped: this model does not soft-cap its scores (only Gemma 2 does: cap·tanh(s / cap) before the mask); the mask takes attn_scores_scaled</source>
+        <translation>attn_scores_capped: model ini tidak membatasi skornya dengan lembut (hanya Gemma 2: cap·tanh(s / cap) sebelum mask); mask mengambil attn_scores_scaled</translation>
     </message>
     <message>
         <source>{name}: this model has learned positions, no RoPE</source>
@@ -3462,6 +3474,10 @@
     <message>
         <source>embedding scale √d_model left out</source>
         <translation>skala embedding √d_model dihilangkan</translation>
+    </message>
+    <message>
+        <source>soft-capping left out (scores and logits uncapped)</source>
+        <translation>soft-capping dihilangkan (skor dan logit tanpa batas)</translation>
     </message>
     <message>
         <source>attention, MLP in sequence, not in parallel</source>

@@ -2141,6 +2141,10 @@
         <translation>rå / √d_head [T, T]</translation>
     </message>
     <message>
+        <source>soft-capped: cap·tanh(scaled / cap), before the mask [T, T] (Gemma 2)</source>
+        <translation>mjukt begränsad: cap·tanh(scaled / cap), före masken [T, T] (Gemma 2)</translation>
+    </message>
+    <message>
         <source>scaled, causal mask −∞ [T, T]</source>
         <translation>skalad, kausal mask −∞ [T, T]</translation>
     </message>
@@ -2271,6 +2275,10 @@
     <message>
         <source>attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → causal mask (−∞) → softmax = pattern</source>
         <translation>attn_scores_raw = rot_q·rot_kᵀ → ÷ √d_head → kausal mask (−∞) → softmax = pattern</translation>
+    </message>
+    <message>
+        <source>attn_scores_raw → × scale → soft-cap: cap·tanh(s / cap) → causal mask (−∞) → softmax = pattern</source>
+        <translation>attn_scores_raw → × skala → mjuk gräns: cap·tanh(s / cap) → kausal mask (−∞) → softmax = pattern</translation>
     </message>
     <message>
         <source>one row of [T, T], T = {T}</source>
@@ -2577,6 +2585,10 @@
     <message>
         <source>{name}: this model has no QK-norm (q and k go to the scores as they are)</source>
         <translation>{name}: den här modellen har ingen QK-norm (q och k går till poängen som de är)</translation>
+    </message>
+    <message>
+        <source>attn_scores_capped: this model does not soft-cap its scores (only Gemma 2 does: cap·tanh(s / cap) before the mask); the mask takes attn_scores_scaled</source>
+        <translation>attn_scores_capped: den här modellen sätter ingen mjuk gräns för sina poäng (bara Gemma 2 gör det: cap·tanh(s / cap) före masken); masken tar attn_scores_scaled</translation>
     </message>
     <message>
         <source>{name}: this model has learned positions, no RoPE</source>
@@ -3484,6 +3496,10 @@
     <message>
         <source>embedding scale √d_model left out</source>
         <translation>inbäddningsskalan √d_model utelämnad</translation>
+    </message>
+    <message>
+        <source>soft-capping left out (scores and logits uncapped)</source>
+        <translation>mjuk gräns utelämnad (poäng och logits obegränsade)</translation>
     </message>
     <message>
         <source>attention, MLP in sequence, not in parallel</source>

@@ -31,7 +31,7 @@ from .blas import BLAS, KERNEL_LOCK
 
 # The values a checkpointed Trace keeps for each layer; every other one is made again when read.
 KEPT = ("resid_pre", "resid_post")
-MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")
+MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern")
 # Cuts of a layer's maps kept once made (a view reads the same head's map at every repaint).
 READS_KEPT = 12
 # What a layer's maps are made of (Layer's make_qk): norm 1 and q, k, v, as a model has them.
@@ -221,7 +221,7 @@ class Layer:
         positions = np.arange(T)[rows]                                     # [R] or one position
         whole_head = (not isinstance(head, slice) and cols is None and np.ndim(positions) == 1
                       and len(positions) == T and (T == 0 or positions[0] == 0))
-        names = MAPS if whole_head else (name,)
+        names = tuple(n for n in MAPS if n in layer_names(cfg)) if whole_head else (name,)
         heads = range(H)[head] if isinstance(head, slice) else [int(head)]
         one = np.ndim(positions) == 0
         positions = np.atleast_1d(positions)
@@ -250,29 +250,34 @@ class Layer:
 
     def _map_rows(self, outs: dict, qh: np.ndarray, kh: np.ndarray, positions: np.ndarray) -> None:
         """Rows `positions` of one head's maps into `outs` (name -> [R, T]), as the pass makes them:
-        raw = q_i·k_j, scaled, masked and softmax in one go (qh [T, dh] of the head, kh [T, dh] of its
-        K/V head)."""
+        raw = q_i·k_j, scaled, (soft-capped,) masked and softmax in one go (qh [T, dh] of the head, kh [T, dh]
+        of its K/V head)."""
         cfg = self.cfg
         scale = np.float32(cfg.components.attention.scale)                  # 1/√d_head, 1/√q_p_a_s or 1
+        cap = np.float32(cfg.components.attention.cap)                      # Gemma 2's soft-cap; 0: none
         window = cfg.window(self.layer) or 0
         T = kh.shape[0]
         step = max(16, BLOCK_BYTES // (4 * max(T, 1)))                     # rows per block: in cache, as the pass
-        scratch = np.empty((4, min(step, len(positions)), T), np.float32)  # raw, scaled, masked, pattern
+        scratch = np.empty((5, min(step, len(positions)), T), np.float32)  # raw, scaled, capped, masked, pattern
         starts = np.flatnonzero(np.diff(positions, prepend=-2) != 1)       # contiguous stretches of queries
         for a, b in zip(starts, [*starts[1:], len(positions)], strict=True):
             for r0 in range(a, b, step):
                 r1 = min(r0 + step, b)
                 i0 = int(positions[r0])
                 dst = [outs[n][r0:r1] if n in outs else scratch[s, :r1 - r0] for s, n in enumerate(MAPS)]
-                raw, scaled, masked, pattern = dst                         # [R, T] each
+                raw, scaled, capped, masked, pattern = dst                 # [R, T] each
                 np.matmul(qh[i0:i0 + r1 - r0], kh.T, out=raw)              # [R, T]  q_i · k_j
                 if outs.keys() == {"attn_scores"}:                         # masked alone: no softmax
-                    K.scale_mask(raw, i0, scale, cfg.causal, self._mask, self._has_mask, window, masked)
+                    K.scale_mask(raw, i0, scale, cap, cfg.causal, self._mask, self._has_mask, window, masked)
                 elif outs.keys() == {"attn_scores_scaled"}:
                     np.multiply(raw, scale, out=scaled)                    # [R, T]
                 elif outs.keys() != {"attn_scores_raw"}:                   # scaled, masked, pattern = softmax
-                    K.scale_mask_softmax(raw, i0, scale, cfg.causal, self._mask, self._has_mask, scaled, masked,
-                                         pattern, window)
+                    K.scale_mask_softmax(raw, i0, scale, cap, cfg.causal, self._mask, self._has_mask, scaled,
+                                         masked, pattern, window)
+                if "attn_scores_capped" in outs:                           # Gemma 2: cap·tanh(scaled / cap)
+                    if outs.keys() == {"attn_scores_capped"}:
+                        np.multiply(raw, scale, out=scaled)                # [R, T]
+                    K.soft_cap_map(scaled, cap, capped)                    # [R, T]
 
 
 def _read_key(name: str, index: tuple) -> tuple:

@@ -120,12 +120,12 @@ def block_rows(T: int) -> int:
     return max(16, min(T, BLOCK_BYTES // (4 * max(T, 1))))
 
 
-def attention_blocks(items, qh, kh, vh, W_O, scale, causal, mask, has_mask, groups, window, p,
+def attention_blocks(items, qh, kh, vh, W_O, scale, cap, causal, mask, has_mask, groups, window, p,
                      scratch, pattern, z, res, part) -> None:
     """Attention for the (head, first row, end row) blocks taken from the iterator `items`
     (shared with another thread: each block is taken once). Rows r of the arrays here are query
     positions i = p + r (an incremental pass computes only rows >= p; the keys are all T
-    of kh and vh). For rows r0:r1 of head h, in order: scores, scale + mask + softmax,
+    of kh and vh). For rows r0:r1 of head h, in order: scores, scale (+ soft-cap: `cap` > 0) + mask + softmax,
     pattern @ v and the head's share through W_O, added to `part` (this thread's partial sum over
     heads; the caller adds the parts and b_O). qh [H, n, dh] and kh, vh [KV, T, dh] are
     head-major (BLAS is slower on the strided [T, H, dh] views); query head h reads K/V head
@@ -140,7 +140,7 @@ def attention_blocks(items, qh, kh, vh, W_O, scale, causal, mask, has_mask, grou
         raw, scaled, masked = scratch[0, :r1 - r0], scratch[1, :r1 - r0], scratch[2, :r1 - r0]   # [R, T] each
         rows = pattern[h, r0:r1] if pattern is not None else scratch[3, :r1 - r0]   # [R, T]
         np.matmul(qh[h, r0:r1], kh[g].T, out=raw)                               # [R, T]  q_i . k_j
-        K.scale_mask_softmax(raw, p + r0, scale, causal, mask, has_mask, scaled, masked,
+        K.scale_mask_softmax(raw, p + r0, scale, cap, causal, mask, has_mask, scaled, masked,
                              rows, window)                                      # [R, T] pattern rows
         for s0 in range(r0, r1, PV_ROWS):              # causal: keys after a row's own are 0
             s1 = min(s0 + PV_ROWS, r1)
@@ -153,12 +153,13 @@ def attention_blocks(items, qh, kh, vh, W_O, scale, causal, mask, has_mask, grou
 
 
 def score_maps(q_heads, k_heads, H: int, T: int, groups: int, scale, causal: bool, mask, has_mask: bool,
-               window: int, p: int = 0, before: dict | None = None, new=np.empty) -> dict:
-    """attn_scores_raw, attn_scores_scaled and attn_scores of one layer as Lazy values, made from
-    q and k (head-major [H, T, dh] and [KV, T, dh], given by the Once-s `q_heads`, `k_heads`) when
-    a view first reads them, as the pass computed them: the same products per block of rows, then
-    raw * scale, then -inf where the mask forbids. Each map is 4·H·T² bytes (50 MB at T=1024 and 12
-    heads): kept for every layer they were most of a Trace; the pass keeps only `pattern`.
+               window: int, p: int = 0, before: dict | None = None, new=np.empty, cap: float = 0.0) -> dict:
+    """attn_scores_raw, attn_scores_scaled (with a soft-cap `cap` > 0, attn_scores_capped) and attn_scores
+    of one layer as Lazy values, made from q and k (head-major [H, T, dh] and [KV, T, dh], given by the
+    Once-s `q_heads`, `k_heads`) when a view first reads them, as the pass computed them: the same products
+    per block of rows, then raw * scale, (then cap·tanh(scaled / cap),) then -inf where the mask forbids.
+    Each map is 4·H·T² bytes (50 MB at T=1024 and 12 heads): kept for every layer they were most of a
+    Trace; the pass keeps only `pattern`.
 
     `before`: the maps of the Trace an incremental pass reused (p rows), those a view had made: then
     only the new parts are computed — rows >= p, and the new keys' column of the earlier queries
@@ -166,6 +167,7 @@ def score_maps(q_heads, k_heads, H: int, T: int, groups: int, scale, causal: boo
     rows and keys < p is copied."""
     rows = block_rows(T)
     before = before or {}
+    cap = np.float32(cap)                                                   # the kernels' type: 0 = no soft-cap
 
     def raw_of() -> np.ndarray:
         qh, kh = q_heads(), k_heads()                                       # [H, T, dh], [KV, T, dh]
@@ -200,16 +202,25 @@ def score_maps(q_heads, k_heads, H: int, T: int, groups: int, scale, causal: boo
             masked[:, :p, :p] = old[:, :p, :p]
             masked[:, :p, p:] = -np.inf                                     # reuse is causal: keys after the query
         r = raw()
-        for h in range(H):                                                  # rows >= first: scaled, or -inf
-            K.scale_mask(r[h, first:], first, scale, causal, mask, has_mask, window, masked[h, first:])
+        for h in range(H):                                                  # rows >= first: scaled (capped) or -inf
+            K.scale_mask(r[h, first:], first, scale, cap, causal, mask, has_mask, window, masked[h, first:])
         return masked
+
+    def capped_of() -> np.ndarray:
+        capped, sc = new((H, T, T)), scaled()                               # [H, T, T] each
+        for h in range(H):                                                  # all rows: the cap is elementwise
+            K.soft_cap_map(sc[h], cap, capped[h])                           # cap·tanh(scaled / cap)
+        return capped
 
     raw = Once(raw_of)
     scaled = Once(scaled_of)
     masked = Once(masked_of)
     shape = (H, T, T)
-    return {"attn_scores_raw": Lazy(raw, shape), "attn_scores_scaled": Lazy(scaled, shape),
+    maps = {"attn_scores_raw": Lazy(raw, shape), "attn_scores_scaled": Lazy(scaled, shape),
             "attn_scores": Lazy(masked, shape)}
+    if cap > 0:                                                             # Gemma 2
+        maps["attn_scores_capped"] = Lazy(Once(capped_of), shape)
+    return maps
 
 
 def made_before(trace, key) -> np.ndarray | None:
@@ -484,8 +495,11 @@ class CpuBackend(Backend):
         unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
         final = made(out["ln_final_out"])
 
+        cap = cfg.components.final_softcap                                  # Gemma 2: logits capped
+
         def logits_fn(rows):
-            return final()[rows] @ unembed                                  # [R, d_vocab]
+            logits = final()[rows] @ unembed                                # [R, d_vocab]
+            return logits if cap is None else cap.apply(logits)
 
         for value in out.values():                                          # this pass's rows, final now
             if isinstance(value, Lazy) and isinstance(value.make, RowParts):
@@ -502,12 +516,12 @@ class CpuBackend(Backend):
         q_name, k_name = cfg.components.score_inputs                       # rot_q, rot_k with RoPE
         q, k = made(out[q_name, layer]), made(out[k_name, layer])          # [T, H, dh], [T, KV, dh]
         scale = np.float32(cfg.components.attention.scale)                  # 1/√d_head, 1/√q_p_a_s or 1
-        names = ("attn_scores_raw", "attn_scores_scaled", "attn_scores")
+        names = ("attn_scores_raw", "attn_scores_scaled", "attn_scores")   # (the capped map: made anew, elementwise)
         before = {name: made_before(prev, (name, layer)) for name in names} if p else {}
         return score_maps(Once(lambda: head_major(q())), Once(lambda: head_major(k())), cfg.n_heads,
                           len(out["tokens"]), cfg.n_groups, scale, cfg.causal, mask, has_mask,
                           cfg.window(layer) or 0, p, {n: a for n, a in before.items() if a is not None},
-                          self.pool.empty)
+                          self.pool.empty, np.float32(cfg.components.attention.cap))
 
 
 def chunked_layer(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCache, layer: int, mask,
@@ -720,8 +734,8 @@ def attention_half(cfg: Config, wb, W_QKV, b_QKV, resid_pre, p: int, keys: KeyCa
         part.fill(0.0)
     slabs = 3 if keep_pattern else 4                                        # raw, scaled, masked (, pattern)
     scratch = [np.empty((slabs, min(rows, max(n, 1)), T), np.float32) for _ in parts]   # [3|4, rows, T] per thread
-    args = (q_heads, K_all[:, :T], V_all[:, :T], wb["attn.W_O"], scale, cfg.causal, mask, has_mask, cfg.n_groups,
-            window, p)
+    args = (q_heads, K_all[:, :T], V_all[:, :T], wb["attn.W_O"], scale, f32(c.attention.cap), cfg.causal, mask,
+            has_mask, cfg.n_groups, window, p)
     if two:                                                     # stop: leave the helper no more blocks
         on_two_threads(partial(attention_blocks, blocks, *args, scratch[0], pattern, z, res, parts[0]),
                        partial(attention_blocks, blocks, *args, scratch[1], pattern, z, res, parts[1]),

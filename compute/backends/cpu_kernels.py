@@ -83,6 +83,12 @@ def order_key(bits):  # pragma: no cover - compiled
     return bits ^ ((bits >> np.int32(31)) & np.int32(0x7FFFFFFF))
 
 
+@njit(inline="always", cache=True, error_model="numpy")
+def soft_cap(s, cap):  # pragma: no cover - compiled
+    """cap·tanh(s / cap) in float32: one score soft-capped (Gemma 2), the same in every kernel."""
+    return np.float32(cap * np.tanh(s / cap))
+
+
 class _Kernel:
     """A kernel compiled twice: parallel for large arrays, serial (same code) for small ones."""
 
@@ -185,14 +191,17 @@ def bias_silu_gate(pre, b_gate, pre_linear, b_in, post):  # pragma: no cover - c
 # (measured: 4-5x slower). Reassociation vectorises the sum; no 'nnan'/'ninf': -inf is the mask.
 # error_model="numpy": a row whose max is +inf or NaN (float32 overflow) gives NaN, not an exception.
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"}, error_model="numpy")
-def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, pattern, window):  # pragma: no cover
-    """Score rows i0, i0+1, ... of one head ([R, T] each): scaled = raw * scale; masked = scaled,
-    or -inf where forbidden; pattern = softmax(masked) with the row max subtracted; a fully masked
-    row gives zeros. With `causal`, keys j > i are forbidden; with a `window` W > 0, keys j <= i - W
+def scale_mask_softmax(raw, i0, scale, cap, causal, mask, has_mask, scaled, masked, pattern,
+                       window):  # pragma: no cover - compiled
+    """Score rows i0, i0+1, ... of one head ([R, T] each): scaled = raw * scale; masked = scaled
+    (soft-capped to cap·tanh(scaled / cap) when cap > 0: Gemma 2), or -inf where forbidden;
+    pattern = softmax(masked) with the row max subtracted; a fully masked row gives zeros. With `causal`,
+    keys j > i are forbidden; with a `window` W > 0, keys j <= i - W
     (and, without causal, j >= i + W) too: their exp is never computed. `mask` is indexed by the
     absolute query position i."""
     R, T = raw.shape
     neg_inf = np.float32(-np.inf)
+    capped = cap > 0
     ex = np.empty(T, np.float32)                        # one row of exponentials
     for r in range(R):
         i = i0 + r
@@ -211,6 +220,8 @@ def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, p
             for j in range(n):
                 s = rr[j] * scale
                 sc[j] = s
+                if capped:
+                    s = soft_cap(s, cap)
                 m = s if mrow[j] else neg_inf
                 ms[j] = m
                 top = max(top, order_key(as_int32(m)))
@@ -218,6 +229,8 @@ def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, p
             for j in range(n):
                 s = rr[j] * scale                       # scaled score (no extra mask)
                 sc[j] = s
+                if capped:
+                    s = soft_cap(s, cap)                # Gemma 2: cap·tanh(s / cap) before the mask
                 ms[j] = s
                 top = max(top, order_key(as_int32(s)))
         for part in range(2):                           # the forbidden keys before lo and from limit
@@ -243,9 +256,10 @@ def scale_mask_softmax(raw, i0, scale, causal, mask, has_mask, scaled, masked, p
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def scale_mask(raw, i0, scale, causal, mask, has_mask, window, out):  # pragma: no cover - compiled
+def scale_mask(raw, i0, scale, cap, causal, mask, has_mask, window, out):  # pragma: no cover - compiled
     """attn_scores for score rows i0, i0+1, ... of one head ([R, T] each), as scale_mask_softmax
-    makes them: out = raw * scale where query i may see key j (causal, window, mask), else -inf.
+    makes them: out = raw * scale (soft-capped when cap > 0) where query i may see key j (causal, window,
+    mask), else -inf.
     Serial (a Trace makes its score maps on the thread that reads them; cpu.py's lock is not
     taken there)."""
     R, T = raw.shape
@@ -267,10 +281,27 @@ def scale_mask(raw, i0, scale, causal, mask, has_mask, window, out):  # pragma: 
         if has_mask:
             mrow = mask[i, lo:limit]
             for j in range(ds.shape[0]):
-                ds[j] = rr[j] * scale if mrow[j] else neg_inf
+                s = rr[j] * scale
+                if cap > 0:
+                    s = soft_cap(s, cap)
+                ds[j] = s if mrow[j] else neg_inf
         else:
             for j in range(ds.shape[0]):
-                ds[j] = rr[j] * scale
+                s = rr[j] * scale
+                if cap > 0:
+                    s = soft_cap(s, cap)
+                ds[j] = s
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def soft_cap_map(scaled, cap, out):  # pragma: no cover - compiled
+    """out = cap·tanh(scaled / cap) elementwise over a [R, T] map, as scale_mask_softmax caps a score
+    (a Trace's attn_scores_capped, made when read; serial like scale_mask)."""
+    R, T = scaled.shape
+    for r in range(R):
+        src, dst = scaled[r], out[r]
+        for j in range(T):
+            dst[j] = soft_cap(src[j], cap)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

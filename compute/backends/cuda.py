@@ -92,11 +92,23 @@ GEMM_PATHS = ("auto", "numba", "cublas")
 # Per-layer results with a device buffer of their own (z_concat is z's memory, resid_pre is the
 # previous layer's resid_post); which of them a model has: buffered_names.
 _BUFFERED = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k",
-             "attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern", "z", "result", "attn_out",
+             "attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern", "z", "result",
+             "attn_out",
              "attn_out_normed", "resid_mid", "ln2_mean", "ln2_var", "ln2_scale", "ln2_out", "router_logits",
              "router_probs", "expert_weights", "expert_out", "mlp_pre", "mlp_pre_linear", "mlp_post", "mlp_out",
              "mlp_out_normed", "resid_post")
-_HEAD_MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores", "pattern")   # [H, T, T]: by head
+_HEAD_MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern")   # [H, T, T]
+
+
+def _soft_cap(cfg: Config, maps, stream) -> bool:
+    """Gemma 2: attn_scores_capped = cap·tanh(scaled / cap), and the allowed masked scores capped the same,
+    on the rows `maps(name)` gives ([H, n, T] views); False (nothing launched) for a model without a cap."""
+    att = cfg.components.attention
+    if att.softcap is None:
+        return False
+    R.launch_soft_cap_scores(maps("attn_scores_scaled"), att.cap, maps("attn_scores_capped"), maps("attn_scores"),
+                             stream=stream)                                 # [H, n, T] x2
+    return True
 
 
 def buffered_names(cfg: Config) -> tuple[str, ...]:
@@ -862,6 +874,7 @@ class CudaBackend(Backend):
         # The queries p.. against every key; the kernels mask by position (row i is position p + i).
         P.launch_scores(q[p:], k, cfg.causal, mask, has_mask, cfg.components.attention.scale, m("attn_scores_raw"),
                         m("attn_scores_scaled"), m("attn_scores"), window, stream=s, first_row=p)   # [H, n, T] x3
+        _soft_cap(cfg, m, s)                                                # Gemma 2: before the softmax
         R.launch_softmax_rows(m("attn_scores"), cfg.causal, m("pattern"), window, stream=s, first_row=p)  # [H, n, T]
         P.launch_weighted_sum(m("pattern"), d("v"), cfg.causal, r("z"), window, stream=s, first_row=p)  # [n, H, d_head]
         if p:
@@ -916,11 +929,15 @@ class CudaBackend(Backend):
             R.launch_scale_mask_softmax(d("attn_scores_raw")[:, p:], False, run.allowed(layer, slice(p, None), s),
                                         True, scale, 0, d("attn_scores_scaled")[:, p:], d("attn_scores")[:, p:],
                                         d("pattern")[:, p:], stream=s)      # [H, n, T] x3
+            if _soft_cap(cfg, lambda name: d(name)[:, p:], s):              # Gemma 2: the softmax of the capped
+                R.launch_softmax_rows(d("attn_scores")[:, p:], False, d("pattern")[:, p:], stream=s)
             run.pending_maps[layer] = p                                     # rows < p: when a view reads a head
         else:
             blas.scores(q, k, t("attn_scores_raw"))                         # [H, T, T] q·kᵀ (every row)
             R.launch_scale_mask_softmax(d("attn_scores_raw"), cfg.causal, mask, has_mask, scale, window,
                                         d("attn_scores_scaled"), d("attn_scores"), d("pattern"), stream=s)  # x3
+            if _soft_cap(cfg, d, s):                                        # Gemma 2: the softmax of the capped
+                R.launch_softmax_rows(d("attn_scores"), cfg.causal, d("pattern"), window, stream=s)
         blas.weighted_sum(t("pattern")[:, p:], t("v"), t("z")[p:])          # [n, H, d_head]
         blas.head_results(t("z")[p:], W["attn.W_O"], t("result")[p:])       # [n, H, d_model]
         EW.launch_sum_heads_residual(r("result"), blk["attn.b_O"], r("resid_pre"), r("attn_out"), r("resid_mid"),
@@ -948,6 +965,8 @@ class CudaBackend(Backend):
                 R.launch_scale_mask_softmax(d("attn_scores_raw")[h:h + 1, :p], False, allowed, True, scale, 0,
                                             d("attn_scores_scaled")[h:h + 1, :p], d("attn_scores")[h:h + 1, :p],
                                             d("pattern")[h:h + 1, :p], stream=s)   # [1, p, T] x3
+                if _soft_cap(cfg, lambda name, h=h: d(name)[h:h + 1, :p], s):     # Gemma 2: capped, softmax again
+                    R.launch_softmax_rows(d("attn_scores")[h:h + 1, :p], False, d("pattern")[h:h + 1, :p], stream=s)
             if blas.on_device:
                 blas.stream.synchronize()                                   # before the copy stream reads them
 
@@ -964,6 +983,7 @@ class CudaBackend(Backend):
             P.launch_scores(q[:p, h:h + 1], k[:, g:g + 1], cfg.causal, run.mask_d, run.attn_mask is not None,
                             cfg.components.attention.scale, m("attn_scores_raw", h), m("attn_scores_scaled", h),
                             m("attn_scores", h), window, stream=s)         # [1, p, T] x3 q_h·k_gᵀ
+            _soft_cap(cfg, lambda name, h=h: m(name, h), s)                 # Gemma 2: before the softmax
             R.launch_softmax_rows(m("attn_scores", h), cfg.causal, m("pattern", h), window, stream=s)   # [1, p, T]
         if not SIMULATOR:
             s.synchronize()                                                 # before the copy stream reads them
@@ -994,8 +1014,13 @@ class CudaBackend(Backend):
     def _logits_fn(self, cfg: Config, weights: Weights, run: _DeviceRun):
         unembed = weights["embed.W_E"].T if cfg.tied_embeddings else weights["unembed.W_U"]   # [d_model, d_vocab]
         key = ("ln_final_out",)
+        cap = cfg.components.final_softcap                                  # Gemma 2: logits capped (on the host)
 
         def logits_fn(rows):
+            logits = product_rows(rows)                                     # [R, d_vocab]
+            return logits if cap is None else cap.apply(logits)
+
+        def product_rows(rows):
             picked = np.arange(run.T)[rows]                                 # [R] positions
             if picked.size == 0:
                 return np.zeros((0, cfg.d_vocab), np.float32)               # [0, d_vocab]

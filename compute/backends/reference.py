@@ -8,6 +8,7 @@ One block, for every model family of docs/ARCHITECTURE.md, "Model families":
     rot_q, rot_k = RoPE(q), RoPE(k)                 with RoPE only: each pair (i, i + r/2); the layer's base
     scores  = q_h · k_{h // n_groups}               query head h reads its group's K/V head
     pattern = softmax(scores · scale, masked: causal, window, attn_mask)   1/√d_head or 1/√query_pre_attn_scalar
+              (Gemma 2: scores · scale soft-capped to cap·tanh(s / cap) before the mask)
     z = pattern @ v_{h // n_groups};  attn_out = Σ_h z_h @ W_O[h] + b_O
     resid_mid = resid_pre + attn_out                (post norms: + attn_out_normed = RMSNorm(attn_out))
     ln2_out = norm(resid_mid), or norm(resid_pre) in parallel (GPT-NeoX)
@@ -110,7 +111,10 @@ class ReferenceBackend(Backend):
             k_h, v_h = k_pos[:, kv_of], v[:, kv_of]                         # [T, H, dh] each head's K and V
             attn_scores_raw = q_pos.transpose(1, 0, 2) @ k_h.transpose(1, 2, 0)   # [H, T, T]  q_i . k_j
             attn_scores_scaled = attn_scores_raw * scale                    # [H, T, T]
-            attn_scores = np.where(allowed, attn_scores_scaled, -np.inf)    # [H, T, T]
+            capped = attn_scores_scaled
+            if c.attention.softcap is not None:                             # Gemma 2: before the mask
+                attn_scores_capped = capped = c.attention.softcap.reference(attn_scores_scaled)   # [H, T, T]
+            attn_scores = np.where(allowed, capped, -np.inf)                # [H, T, T]
             pattern = softmax_rows(attn_scores)                             # [H, T, T]
             z = (pattern @ v_h.transpose(1, 0, 2)).transpose(1, 0, 2)       # [T, H, dh]  sum_j p_ij v_j
             z_concat = z.reshape(T, H * dh).copy()                          # [T, H*dh] its own (T = 1: z is a view)
@@ -162,6 +166,6 @@ class ReferenceBackend(Backend):
             out = np.empty((len(x), unembed.shape[1]))                      # [R, d_vocab]
             for v0 in range(0, unembed.shape[1], LOGIT_COLUMNS):            # float64 a slice at a time
                 out[:, v0:v0 + LOGIT_COLUMNS] = x @ unembed[:, v0:v0 + LOGIT_COLUMNS].astype(np.float64)
-            return out
+            return out if c.final_softcap is None else c.final_softcap.reference(out)   # Gemma 2: capped
 
         return BackendOutput(out, logits_fn, {"total": (time.perf_counter() - t0) * 1e3})

@@ -62,7 +62,7 @@ class DecodeStep:
     position: int                     # index of the new token
     token: int                        # the token fed in at `position`
     q: list[np.ndarray]               # per layer [n_heads, d_head]: the one new query row (after RoPE)
-    scores: list[np.ndarray]          # per layer [n_heads, t]: scaled scores of that row
+    scores: list[np.ndarray]          # per layer [n_heads, t]: scaled (Gemma 2: soft-capped) scores of that row
     pattern: list[np.ndarray]         # per layer [n_heads, t]: its softmax row
     logits: np.ndarray                # [d_vocab] prediction after `position`
     next_token: int                   # greedy choice
@@ -185,6 +185,8 @@ def _row_through_block(cfg: Config, W, layer: int, x, position: int, cache: Laye
     kv_of = np.arange(cfg.n_heads) // cfg.n_groups                                  # [H] K/V head of each query head
     scale = c.attention.scale                                                         # 1/√d_head (Gemma: 1/√q_p_a_s)
     scores = np.einsum("he,the->ht", q, cache.k[:, kv_of]) * scale                   # [H, t] one row per head
+    if c.attention.softcap is not None:                                               # Gemma 2: capped, then softmax
+        scores = c.attention.softcap.reference(scores)                               # [H, t]
     e = np.exp(scores - scores.max(axis=1, keepdims=True))                            # [H, t]
     pattern = e / e.sum(axis=1, keepdims=True)                                        # [H, t]
     z = np.einsum("ht,the->he", pattern, cache.v[:, kv_of])                           # [H, dh]
@@ -250,6 +252,8 @@ def decode_step(gen: Generation, weights: Weights, token: int | None = None) -> 
         qs.append(q), scores.append(s), patterns.append(p), keys.append(gen.caches[layer].positions.copy())
     final = cfg.components.norm.reference(x[None, :], W["ln_final.w"], W.get("ln_final.b"))["out"][0]  # [d_model]
     logits = final @ (W["embed.W_E"].T if cfg.tied_embeddings else W["unembed.W_U"])  # [d_vocab]
+    if cfg.components.final_softcap is not None:                                     # Gemma 2
+        logits = cfg.components.final_softcap.reference(logits)
     t = position + 1
     step = DecodeStep(position=position, token=int(token), q=qs, scores=scores, pattern=patterns,
                       logits=logits, next_token=int(np.argmax(logits)),

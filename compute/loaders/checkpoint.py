@@ -70,8 +70,8 @@ VOCAB_FILE, MERGES_FILE = "vocab.json", "merges.txt"
 PICKLE_FILES = ("pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack",
                 "model.ckpt.index")
 
-SUPPORTED_MODEL_TYPES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "gemma3_text", "olmo2",
-                         "mixtral", "qwen3_moe", "olmoe")
+SUPPORTED_MODEL_TYPES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "gemma2", "gemma3_text",
+                         "olmo2", "mixtral", "qwen3_moe", "olmoe")
 SUPPORTED_ARCHITECTURES = ("GPT2LMHeadModel", "GPT2Model")
 # Both are GPT-2's tanh approximation, which is what our GELU is.
 SUPPORTED_ACTIVATIONS = ("gelu_new", "gelu_pytorch_tanh")

@@ -25,6 +25,13 @@ LLM_ARCH_GEMMA3); so does this description:
   so the file's weight multiplies the normalized x directly;
 - the MLP is GeGLU: GELU(tanh approximation)(x·W_gate) ⊙ x·W_up, then W_down.
 
+Gemma 2 files (general.architecture = "gemma2", LLM_ARCH_GEMMA2) have the same tensors without the
+QK-norm and llama.cpp decides the rest the same way: every other layer local (`set_swa_pattern(2)`:
+layers 0, 2, 4, ... with W = gemma2.attention.sliding_window, 4096 when absent), one RoPE base for all
+(gemma2.rope.freq_base), the scores soft-capped to cap·tanh(s / cap) with gemma2.attn_logit_softcapping
+(50 when absent) and the logits with gemma2.final_logit_softcapping (30 when absent), and
+query_pre_attn_scalar = d_head (the 27B model, 46 layers: d_model / n_heads).
+
 `config_of` turns the layout into the lab's Config (windows, rope_theta_local, post_norms, qk_norm,
 scale_embed, query_pre_attn_scalar, mlp="geglu"); `load` reads the tensors through a memory map of
 the file (only each tensor's bytes, dequantized one at a time: the 262k-row embedding is the one
@@ -40,7 +47,11 @@ from typing import Any
 from .loaded import CheckpointError
 
 ARCH = "gemma3"
+ARCHS = ("gemma3", "gemma2")       # Gemma 2: the same tensors but the QK-norm, soft-capping
 GLOBAL_EVERY = 6                   # llama.cpp: set_swa_pattern(6), layer l global when l % 6 == 5
+GLOBAL_EVERY_GEMMA2 = 2            # llama.cpp: set_swa_pattern(2), the odd layers global
+GEMMA2_DEFAULTS = {"attention.sliding_window": 4096, "rope.freq_base": 10_000.0,   # llama.cpp's, when absent
+                   "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0}
 LOCAL_ROPE_THETA = 10_000.0        # llama.cpp: rope_freq_base_train_swa
 BLOCK_TENSORS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "attn_q_norm", "attn_k_norm",
                  "post_attention_norm", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down", "post_ffw_norm")
@@ -82,6 +93,8 @@ class Gemma3Layout:
     rope_pairs: str = "half"               # (i, i + d/2), llama.cpp's NEOX
     norms_stored_plus_one: bool = True     # the file holds 1 + w for every RMSNorm
     tensor_types: tuple[tuple[str, int], ...] = ()   # stored type -> count
+    arch: str = ARCH                       # "gemma3", or "gemma2"
+    attn_logit_softcap: float | None = None   # Gemma 2: scores cap·tanh(s / cap) before the mask
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -108,6 +121,12 @@ class Gemma3Layout:
     def summary(self) -> str:
         """One line: the shape and the layer pattern."""
         n_global = self.kinds.count("global")
+        if self.arch == "gemma2":
+            return (f"{self.name}: Gemma 2, {self.n_layers} layers ({self.n_layers - n_global} local with W = "
+                    f"{self.window}, {n_global} global, RoPE base {self.rope_theta_global:,.0f}), scores soft-capped "
+                    f"at {self.attn_logit_softcap:g}, logits at {self.final_logit_softcap:g}, d_model {self.d_model}, "
+                    f"{self.n_heads} query heads and {self.n_kv_heads} K/V head(s) of {self.d_head}, d_mlp "
+                    f"{self.d_mlp}, {self.d_vocab:,} pieces")
         return (f"{self.name}: {self.n_layers} layers ({self.n_layers - n_global} local with W = {self.window} and "
                 f"RoPE base {self.rope_theta_local:,.0f}, {n_global} global with base {self.rope_theta_global:,.0f}), "
                 f"d_model {self.d_model}, {self.n_heads} query heads and {self.n_kv_heads} K/V head(s) of "
@@ -151,7 +170,11 @@ def layout(meta: dict, infos: list, path: Path) -> Gemma3Layout:
         return CheckpointError(problems, where)
 
     problems: list[str] = []
-    a = ARCH + "."
+    arch = meta.get("general.architecture", ARCH)
+    gemma2 = arch == "gemma2"
+    a = arch + "."
+    defaults = {a + k: v for k, v in GEMMA2_DEFAULTS.items()} if gemma2 else {}
+    meta = {**defaults, **meta}
     d_model = _meta_int(meta, a + "embedding_length", problems)
     n_layers = _meta_int(meta, a + "block_count", problems)
     n_heads = _meta_int(meta, a + "attention.head_count", problems)
@@ -165,10 +188,13 @@ def layout(meta: dict, infos: list, path: Path) -> Gemma3Layout:
     window = _meta_int(meta, a + "attention.sliding_window", problems)
     eps = _meta_float(meta, a + "attention.layer_norm_rms_epsilon", problems, 1e-6)
     theta = _meta_float(meta, a + "rope.freq_base", problems, 1_000_000.0)
-    softcap = meta.get(a + "final_logit_softcapping")
-    if softcap is not None and (isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or softcap <= 0):
-        problems.append(f"{a}final_logit_softcapping={_short(softcap)} must be a positive number")
-        softcap = None
+    caps = {}
+    for key in ("attn_logit_softcapping", "final_logit_softcapping"):
+        cap = meta.get(a + key)
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0):
+            problems.append(f"{a}{key}={_short(cap)} must be a positive number")
+            cap = None
+        caps[key] = float(cap) if cap is not None else None
     if n_heads and n_kv and n_heads % n_kv:
         problems.append(f"{a}attention.head_count={n_heads} is not a multiple of head_count_kv={n_kv}")
     tokens = meta.get("tokenizer.ggml.tokens")
@@ -179,7 +205,9 @@ def layout(meta: dict, infos: list, path: Path) -> Gemma3Layout:
         raise _error(problems, path)
     shapes = {t.name: t.shape for t in infos}
     vector = {"attn_norm": (d_model,), "ffn_norm": (d_model,), "post_attention_norm": (d_model,),
-              "post_ffw_norm": (d_model,), "attn_q_norm": (d_head,), "attn_k_norm": (d_head,)}
+              "post_ffw_norm": (d_model,)}
+    if not gemma2:                                       # Gemma 3's QK-norm
+        vector.update({"attn_q_norm": (d_head,), "attn_k_norm": (d_head,)})
     matrix = {"attn_q": (n_heads * d_head, d_model), "attn_k": (n_kv * d_head, d_model),
               "attn_v": (n_kv * d_head, d_model), "attn_output": (d_model, n_heads * d_head),
               "ffn_gate": (d_mlp, d_model), "ffn_up": (d_mlp, d_model), "ffn_down": (d_model, d_mlp)}
@@ -195,8 +223,8 @@ def layout(meta: dict, infos: list, path: Path) -> Gemma3Layout:
                                                                         if len(missing) > 6 else ""))
     extra = sorted(n for n in shapes if n not in expected)
     if extra:
-        problems.append(f"unexpected tensor(s) {', '.join(extra[:6])} (not part of a Gemma 3 text model of "
-                        f"{n_layers} layers)")
+        problems.append(f"unexpected tensor(s) {', '.join(extra[:6])} (not part of a Gemma {2 if gemma2 else 3} text "
+                        f"model of {n_layers} layers)")
     problems += [f"{n} has shape {shapes[n]} but the metadata implies {s}" for n, s in expected.items()
                  if n in shapes and tuple(shapes[n]) != s]
     if problems:
@@ -208,29 +236,35 @@ def layout(meta: dict, infos: list, path: Path) -> Gemma3Layout:
     return Gemma3Layout(
         name=str(meta.get("general.name") or path.stem)[:80], n_layers=n_layers, d_model=d_model, n_heads=n_heads,
         n_kv_heads=n_kv, d_head=d_head, d_mlp=d_mlp, n_ctx=n_ctx, d_vocab=d_vocab, norm_eps=eps, window=window,
-        rope_theta_global=theta, query_pre_attn_scalar=float(d_head),
-        final_logit_softcap=float(softcap) if softcap is not None else None,
-        tied_embeddings="output.weight" not in shapes,
+        rope_theta_global=theta, rope_theta_local=theta if gemma2 else LOCAL_ROPE_THETA,
+        global_every=GLOBAL_EVERY_GEMMA2 if gemma2 else GLOBAL_EVERY,
+        query_pre_attn_scalar=d_model / n_heads if gemma2 and n_layers == 46 else float(d_head),   # llama.cpp: 27B
+        final_logit_softcap=caps["final_logit_softcapping"], attn_logit_softcap=caps["attn_logit_softcapping"],
+        tied_embeddings="output.weight" not in shapes, arch=arch,
         tensor_types=tuple(sorted(types.items(), key=lambda kv: -kv[1])))
 
 
 def config_of(described: Gemma3Layout, path: Path):
-    """The lab's Config of a Gemma 3 layout; a CheckpointError for what the lab does not compute
-    (a final-logit soft-cap: Gemma 2's, not Gemma 3's)."""
+    """The lab's Config of a Gemma 3 (or Gemma 2) layout; a CheckpointError for what the model does not
+    have (a soft-cap in a Gemma 3 file: Gemma 2's, not Gemma 3's)."""
     from ..config import Config, ConfigError
 
-    if described.final_logit_softcap is not None:
-        raise CheckpointError(f"{described.summary()}: final_logit_softcapping={described.final_logit_softcap:g} "
-                              "(Gemma 2's logit soft-cap) is not computed by the lab", path)
+    gemma2 = described.arch == "gemma2"
+    if not gemma2 and (described.final_logit_softcap is not None or described.attn_logit_softcap is not None):
+        cap = described.final_logit_softcap or described.attn_logit_softcap
+        raise CheckpointError(f"{described.summary()}: a soft-cap of {cap:g} in a Gemma 3 file (soft-capping is "
+                              "Gemma 2's; a gemma3 file has none)", path)
     try:
         return Config(d_model=described.d_model, n_heads=described.n_heads, n_kv_heads=described.n_kv_heads,
                       d_head=described.d_head, d_mlp=described.d_mlp, n_ctx=described.n_ctx,
                       d_vocab=described.d_vocab, n_layers=described.n_layers, norm="rmsnorm",
                       norm_eps=described.norm_eps, positions="rope", rope_theta=described.rope_theta_global,
-                      rope_theta_local=described.rope_theta_local, windows=described.windows, mlp="geglu",
-                      tied_embeddings=described.tied_embeddings, attn_bias=False, mlp_bias=False, qk_norm=True,
-                      post_norms=True, scale_embed=True, query_pre_attn_scalar=described.query_pre_attn_scalar,
-                      name=described.name)
+                      rope_theta_local=None if gemma2 else described.rope_theta_local, windows=described.windows,
+                      mlp="geglu", tied_embeddings=described.tied_embeddings, attn_bias=False, mlp_bias=False,
+                      qk_norm=not gemma2, post_norms=True, scale_embed=True,
+                      query_pre_attn_scalar=described.query_pre_attn_scalar,
+                      attn_softcap=described.attn_logit_softcap if gemma2 else None,
+                      final_softcap=described.final_logit_softcap if gemma2 else None, name=described.name)
     except ConfigError as exc:
         raise CheckpointError(f"the metadata gives an impossible model: {exc}", path) from None
 

@@ -3,7 +3,7 @@
     cfg, weights, tokenizer = loaded = compute.load_checkpoint("SmolLM2-135M-Instruct.Q4_1.gguf")
     loaded.info.label        # 'weights dequantized from Q4_1 and Q8_0'
 
-Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral), `qwen2`, `phi3` and `gemma3`
+Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral), `qwen2`, `phi3`, `gemma3` and `gemma2`
 (compute.loaders.gemma3: local and global layers, QK-norm, sandwich norms, GeGLU, its tensors read
 through a memory map). Tensors of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K and Q6_K
 are dequantized to float32 by `gguf.quants`; the numbers are then those of the quantized model (not
@@ -41,7 +41,8 @@ from ..config import Config, ConfigError
 from ..i18n import QT_TR_NOOP
 from .loaded import Checkpoint, CheckpointError, CheckpointInfo, CheckpointTokenizer, stored_label
 
-ARCHITECTURES = ("llama", "qwen2", "phi3", "gemma3")
+ARCHITECTURES = ("llama", "qwen2", "phi3", "gemma3", "gemma2")
+GEMMA_ARCHS = ("gemma3", "gemma2")        # read by compute.loaders.gemma3
 TENSOR_TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q4_K", "Q5_K", "Q6_K")
 MAX_TENSORS = 1 << 16
 MAX_KV = 1 << 12
@@ -350,7 +351,7 @@ def gguf_config(path: str | os.PathLike) -> Config:
     """The Config a GGUF file describes, from its metadata (no tensor data is read)."""
     path = Path(path).expanduser()
     meta, infos, _ = _scan_checked(path)
-    if meta.get("general.architecture") == "gemma3":
+    if meta.get("general.architecture") in GEMMA_ARCHS:
         from . import gemma3
 
         return gemma3.config_of(gemma3.layout(meta, infos, path), path)
@@ -370,7 +371,7 @@ def gemma3_layout(path: str | os.PathLike):
 
 
 def _load_gemma3(path: Path, meta: dict, infos: list, data_start: int):
-    """A gemma3 file as a Checkpoint: its layout checked (compute.loaders.gemma3), its tensors read
+    """A gemma3 (or gemma2) file as a Checkpoint: its layout checked (compute.loaders.gemma3), its tensors read
     through a memory map and dequantized one at a time, Q/K rows as stored (half-split: no permutation)."""
     from .. import memory
     from ..weights import Weights, WeightsError
@@ -388,11 +389,12 @@ def _load_gemma3(path: Path, meta: dict, infos: list, data_start: int):
     tokenizer = sentencepiece_tokenizer(path, meta, cfg.d_vocab, cfg.n_ctx)
     hf, types = gemma3.hf_tensors(infos, data_start, path, _dequantize_mapped)
     try:                                                 # the file's norms are 1 + w already
-        ours = hf_llama.hf_to_ours(cfg, hf, "gemma3_text", norms_plus_one=False)
+        model_type = "gemma2" if described.arch == "gemma2" else "gemma3_text"
+        ours = hf_llama.hf_to_ours(cfg, hf, model_type, norms_plus_one=False)
         weights = Weights.from_dict(cfg, ours, source=f"GGUF file {str(path)!r}")
     except WeightsError as exc:
         raise _error(exc.problems, path) from None
-    info = CheckpointInfo(source=str(path), format="gguf", model_type="gemma3", stored_types=types,
+    info = CheckpointInfo(source=str(path), format="gguf", model_type=described.arch, stored_types=types,
                           label=stored_label(types), name=cfg.name, notes=(described.summary(),))
     return Checkpoint(cfg, weights, tokenizer, info)
 
@@ -491,7 +493,7 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
 
     path = Path(path).expanduser()
     meta, infos, data_start = _scan_checked(path)
-    if meta.get("general.architecture") == "gemma3":
+    if meta.get("general.architecture") in GEMMA_ARCHS:                  # Gemma 3 and Gemma 2
         return _load_gemma3(path, meta, infos, data_start)
     names = {t.name for t in infos}
     cfg, arch = _config(meta, names, path)

@@ -1,4 +1,4 @@
-"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2, qwen3, phi3, gemma3_text, olmo2,
+"""Hugging Face folders of the LLaMA family (model_type llama, mistral, qwen2, qwen3, phi3, gemma2, gemma3_text, olmo2,
 and the mixtures of experts mixtral, qwen3_moe, olmoe), mapped to our names.
 
     cfg, weights, tokenizer = compute.load_checkpoint("~/models/SmolLM2-135M")
@@ -30,8 +30,11 @@ Phi-3 is LLaMA with two fused products, split here into the names above:
     layers.l.self_attn.qkv_proj.weight [(H + 2 KV)·dh, d_model]   rows [q_proj; k_proj; v_proj]
     layers.l.mlp.gate_up_proj.weight [2·d_mlp, d_model]           rows [gate_proj; up_proj]
 
-Gemma 3 (gemma3_text) has four norms per block and stores each RMSNorm weight w as Gemma's x·(1 + w)
-uses it (1 is added here; a GGUF file holds 1 + w already):
+Gemma 2 (gemma2) is Gemma 3 without the QK-norm, with one RoPE base for every layer, every other layer
+windowed (the even ones), and soft-capping: scores cap·tanh(s / cap) before the mask (attn_logit_softcapping)
+and the logits the same (final_logit_softcapping). Gemma 3 (gemma3_text) has four norms per block (Gemma 2
+too) and stores each RMSNorm weight w as Gemma's x·(1 + w) uses it (1 is added here; a GGUF file holds
+1 + w already):
     layers.l.input_layernorm / pre_feedforward_layernorm  -> blocks.l.ln1.w / ln2.w (before attention, MLP)
     layers.l.post_attention_layernorm / post_feedforward_layernorm -> blocks.l.ln1_post.w / ln2_post.w (after)
 with the tanh-GELU gate (GeGLU), embeddings · √hidden_size, scores · query_pre_attn_scalar^-1/2, and the
@@ -50,22 +53,27 @@ import numpy as np
 
 from ..config import Config, ConfigError
 
-MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3_text", "olmo2", "mixtral", "qwen3_moe", "olmoe")
+MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma2", "gemma3_text", "olmo2", "mixtral", "qwen3_moe",
+               "olmoe")
 ARCHITECTURES = {"llama": ("LlamaForCausalLM", "LlamaModel"),
                  "mistral": ("MistralForCausalLM", "MistralModel"),
                  "qwen2": ("Qwen2ForCausalLM", "Qwen2Model"),
                  "qwen3": ("Qwen3ForCausalLM", "Qwen3Model"),
                  "phi3": ("Phi3ForCausalLM", "Phi3Model"),
+                 "gemma2": ("Gemma2ForCausalLM", "Gemma2Model"),
                  "gemma3_text": ("Gemma3ForCausalLM", "Gemma3TextModel"),
                  "olmo2": ("Olmo2ForCausalLM", "Olmo2Model"),
                  "mixtral": ("MixtralForCausalLM", "MixtralModel"),
                  "qwen3_moe": ("Qwen3MoeForCausalLM", "Qwen3MoeModel"),
                  "olmoe": ("OlmoeForCausalLM", "OlmoeModel")}
-GEMMA = ("gemma3_text",)
+GEMMA = ("gemma2", "gemma3_text")
+# Gemma 2: soft-capped scores and logits, one RoPE base, every other layer windowed (layer 0 first).
+SOFTCAP = ("gemma2",)
 # The HF names of each block's norms: (before attention, after it, before the MLP, after it); None = none.
+SANDWICH = ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm")
 NORM_NAMES = {
-    "gemma3_text": ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
-                    "post_feedforward_layernorm"),
+    "gemma2": SANDWICH,
+    "gemma3_text": SANDWICH,
     "olmo2": (None, "post_attention_layernorm", None, "post_feedforward_layernorm"),
 }
 LLAMA_NORMS = ("input_layernorm", None, "post_attention_layernorm", None)
@@ -172,6 +180,8 @@ def _windows(raw: dict, model_type: str, n_layers: int, problems: list[str]) -> 
         return tuple(window if t == "sliding_attention" else None for t in layer_types)
     if window is None:
         return None
+    if model_type in SOFTCAP:                     # Gemma 2 without layer_types: even layers local (HF's default)
+        return tuple(window if layer % 2 == 0 else None for layer in range(n_layers))
     if model_type in GEMMA:                       # no layer_types: every 6th layer global (HF's default)
         return tuple(None if (layer + 1) % 6 == 0 else window for layer in range(n_layers))
     if model_type in EVERY_LAYER_WINDOW:
@@ -222,9 +232,10 @@ def config_from_json(raw: dict, folder: Path, error) -> Config:
         act = raw.get("hidden_activation", raw.get("hidden_act", "gelu_pytorch_tanh"))
         if act not in ("gelu_pytorch_tanh", "gelu_tanh"):
             _problem(problems, f"hidden_activation={act!r} is not supported (Gemma's GeGLU uses 'gelu_pytorch_tanh')")
-        for key in ("final_logit_softcapping", "attn_logit_softcapping"):
-            if raw.get(key) is not None:
-                _problem(problems, f"{key}={raw[key]!r}: soft-capping (Gemma 2's) is not computed by the lab")
+        if model_type not in SOFTCAP:
+            for key in ("final_logit_softcapping", "attn_logit_softcapping"):
+                if raw.get(key) is not None:
+                    _problem(problems, f"{key}={raw[key]!r}: soft-capping is Gemma 2's; this {model_type} has none")
         if raw.get("use_bidirectional_attention"):
             _problem(problems, "use_bidirectional_attention=true is not supported (a causal decoder only)")
     else:
@@ -251,8 +262,13 @@ def config_from_json(raw: dict, folder: Path, error) -> Config:
                                "(and no head_dim is given)")
         head_dim = d_model // n_heads or None
     eps = _number(raw, "rms_norm_eps", problems, 1e-6)
-    theta_local, scalar = None, None
-    if gemma:
+    theta_local, scalar, caps = None, None, (None, None)
+    if model_type in SOFTCAP:                     # Gemma 2: one RoPE base for every layer
+        theta, partial = _rope(raw, problems)
+        scalar = _number(raw, "query_pre_attn_scalar", problems, head_dim or 256)
+        caps = tuple(None if raw.get(key) is None else _number(raw, key, problems, 1.0)
+                     for key in ("attn_logit_softcapping", "final_logit_softcapping"))
+    elif gemma:
         theta, theta_local, partial = _gemma_rope(raw, problems)
         scalar = _number(raw, "query_pre_attn_scalar", problems, head_dim or 256)
     else:
@@ -282,7 +298,8 @@ def config_from_json(raw: dict, folder: Path, error) -> Config:
                       pre_norms=norms[0] is not None, post_norms=norms[1] is not None,
                       rope_theta_local=theta_local if windows is not None else None, scale_embed=gemma,
                       query_pre_attn_scalar=scalar, n_experts=n_experts, experts_per_token=top_k,
-                      norm_topk=norm_topk, name=folder.name or "checkpoint")
+                      norm_topk=norm_topk, attn_softcap=caps[0], final_softcap=caps[1],
+                      name=folder.name or "checkpoint")
     except ConfigError as exc:
         raise error(f"config.json gives an impossible model: {exc}", folder) from None
 

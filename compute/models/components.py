@@ -38,7 +38,8 @@ compute/names.py; nothing else needs to learn about it):
     1,000,000 global) beside its `window`; `rotary(layer)` is that layer's RoPE.
   - query_pre_attn_scalar (Gemma) is here: `Attention.scale` = 1/√query_pre_attn_scalar.
   - GeGLU (Gemma) is here: a gated MLP like SwiGLU whose gate is the tanh GELU.
-  - soft-capping (Gemma 2): `attn_scores_capped` = cap · tanh(scores / cap) before the mask.
+  - soft-capping (Gemma 2) is here: `Attention.softcap` (a SoftCap | None) gives `attn_scores_capped` =
+    cap · tanh(attn_scores_scaled / cap) before the mask; `Components.final_softcap` caps the logits.
   - partial rotary (Phi, GPT-NeoX): `Rotary.rotary_dim < d_head` is here (`partial`).
   - parallel attention + MLP (GPT-J, Pythia) is here: `x + attn(ln1(x)) + mlp(ln2(x))`,
     `Components.parallel`; ln2 reads `mlp_input` (resid_pre), resid_post = resid_mid + mlp_out still.
@@ -166,6 +167,31 @@ class Rotary:
 
 # -- attention ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
+class SoftCap:
+    """cap · tanh(x / cap): x as it is near 0, smoothly bounded to (−cap, cap) (Gemma 2: the attention
+    scores with cap 50, after the scale and before the mask; the final logits with cap 30)."""
+
+    cap: float
+
+    @property
+    def formula(self) -> str:
+        """What a header says the scores (logits) go through."""
+        return f"{self.cap:g}·tanh(s/{self.cap:g})"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        """cap · tanh(x / cap) in x's precision (float64 for the reference); -inf stays -inf."""
+        return self.cap * np.tanh(x / self.cap)
+
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        """cap · tanh(x / cap) in place on a float array (the cpu and cuda backends' float32 logits)."""
+        cap = x.dtype.type(self.cap)
+        np.divide(x, cap, out=x)
+        np.tanh(x, out=x)
+        np.multiply(x, cap, out=x)
+        return x
+
+
+@dataclass(frozen=True)
 class Attention:
     """Multi-head attention with n_kv_heads K/V heads shared by consecutive query heads (GQA;
     n_kv_heads = 1 is multi-query), biases or not, scores scaled by 1/√d_head or not, and maybe a
@@ -181,6 +207,12 @@ class Attention:
     qk_norm: RMSNorm | None = None
     qk_norm_scope: str = "head"            # "head": over each head's d_head; "all": over all heads (OLMo 2)
     query_pre_attn_scalar: float | None = None   # Gemma: scores · its^-1/2 instead of 1/√d_head
+    softcap: SoftCap | None = None          # Gemma 2: attn_scores_capped = cap·tanh(scaled / cap) before the mask
+
+    @property
+    def cap(self) -> float:
+        """The soft-cap of the scores for a kernel: 0.0 means none."""
+        return 0.0 if self.softcap is None else float(self.softcap.cap)
 
     @property
     def n_groups(self) -> int:
@@ -411,7 +443,7 @@ POSITION_KINDS: dict[str, type] = {"learned": Learned, "rope": Rotary}
 MLP_KINDS: dict[str, type[MLP]] = {"gelu": GeluMLP, "gelu_erf": ExactGeluMLP, "swiglu": SwiGLU, "geglu": GeGLU}
 # The conditions a view may name (widgets.views Slot `when=`, StationView `family=`).
 TAGS: tuple[str, ...] = ("layernorm", "rmsnorm", "learned", "rope", "gelu", "swiglu", "gqa", "nobias", "qknorm",
-                         "moe", "parallel", "geglu", "postnorm")
+                         "moe", "parallel", "geglu", "postnorm", "softcap")
 
 
 @dataclass(frozen=True)
@@ -429,6 +461,7 @@ class Components:
     embed_scale: float = 1.0
     experts: Experts | None = None         # a mixture of experts in place of the dense MLP
     parallel: bool = False                 # attention and MLP both read resid_pre (GPT-J, GPT-NeoX)
+    final_softcap: SoftCap | None = None   # Gemma 2: logits = cap·tanh(ln_final_out·W_U / cap)
 
     @property
     def mlp_input(self) -> str:
@@ -481,6 +514,8 @@ class Components:
             on.add("parallel")
         if self.post_norm is not None:
             on.add("postnorm")
+        if self.attention.softcap is not None:
+            on.add("softcap")
         return frozenset(on)
 
     def has(self, tag: str) -> bool:
@@ -531,8 +566,8 @@ def _pair_perms(r: int, d_head: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 def mistakes(cfg: Any) -> tuple[Mistake, ...]:
     """The mistakes this model can be loaded with, only for parts it has: RoPE's pairing, the QK-norm,
-    the windows, Gemma 3's per-layer RoPE base and its √d_model embedding scale, the parallel block,
-    the exact GELU."""
+    the windows, Gemma 3's per-layer RoPE base and its √d_model embedding scale, Gemma 2's soft-capping,
+    the parallel block, the exact GELU."""
     c = cfg.components
     out: list[Mistake] = []
     if c.positions.rotates:
@@ -560,6 +595,9 @@ def mistakes(cfg: Any) -> tuple[Mistake, ...]:
     if c.embed_scale != 1.0:
         out.append(Mistake("embed_unscaled", QT_TR_NOOP("embedding scale √d_model left out"),
                            (("scale_embed", False),)))
+    if c.attention.softcap is not None or c.final_softcap is not None:
+        out.append(Mistake("softcap_off", QT_TR_NOOP("soft-capping left out (scores and logits uncapped)"),
+                           (("attn_softcap", None), ("final_softcap", None))))
     if c.parallel:
         out.append(Mistake("sequential", QT_TR_NOOP("attention, MLP in sequence, not in "
                                                     "parallel"), (("parallel", False),)))
@@ -585,16 +623,18 @@ def components_of(cfg: Any) -> Components:
         positions=positions,
         attention=Attention(cfg.n_heads, cfg.n_kv_heads, cfg.d_head, cfg.attn_bias, cfg.scale_scores, cfg.causal,
                             RMSNorm(cfg.norm_eps) if cfg.qk_norm else None, cfg.qk_norm_scope,
-                            cfg.query_pre_attn_scalar),
+                            cfg.query_pre_attn_scalar,
+                            SoftCap(cfg.attn_softcap) if cfg.attn_softcap is not None else None),
         mlp=MLP_KINDS[cfg.mlp](cfg.mlp_bias),
         layers=tuple(LayerKind(i, cfg.window(i), rope_base(i)) for i in range(cfg.n_layers)),
         tied_embeddings=cfg.tied_embeddings, parallel=cfg.parallel,
         experts=Experts(cfg.n_experts, cfg.experts_per_token, cfg.norm_topk) if cfg.n_experts else None,
         pre_norm=cfg.pre_norms,
         post_norm=RMSNorm(cfg.norm_eps) if cfg.post_norms else None,
-        embed_scale=math.sqrt(cfg.d_model) if cfg.scale_embed else 1.0)
+        embed_scale=math.sqrt(cfg.d_model) if cfg.scale_embed else 1.0,
+        final_softcap=SoftCap(cfg.final_softcap) if cfg.final_softcap is not None else None)
 
 
 __all__ = ["MLP", "MLP_KINDS", "NORM_KINDS", "POSITION_KINDS", "TAGS", "Attention", "Components", "ExactGeluMLP",
            "Experts", "GeGLU", "GeluMLP", "LayerKind", "LayerNorm", "Learned", "Mistake", "Norm", "RMSNorm", "Rotary",
-           "SwiGLU", "components_of", "mistakes"]
+           "SoftCap", "SwiGLU", "components_of", "mistakes"]

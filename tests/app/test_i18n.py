@@ -39,7 +39,7 @@ KEPT = {
     "pattern", "instrument", "station", "session", "export",
     # operations, models, formats, units, names
     "rope", "gqa", "mqa", "moe", "qknorm", "postnorm", "geglu", "prenorm", "parallel", "mlp", "swiglu", "gelu",
-    "silu", "flashattention", "qkv", "lab", "gpt", "smollm",
+    "softcap", "silu", "flashattention", "qkv", "lab", "gpt", "smollm",
     "mistral", "llama", "qwen", "andrea", "toy", "tiny", "real", "instruct", "weights", "safetensors", "gguf",
     "json", "npz", "csv", "svg", "pdf", "png", "cpu", "cuda", "reference", "auto", "numba", "blas", "cublas",
     "torch", "float", "nats", "mib", "gib", "kib", "fp16", "cpus", "cos", "exp", "max", "min", "mean", "var",

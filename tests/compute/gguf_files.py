@@ -215,14 +215,17 @@ _GEMMA3_BLOCK = {"input_layernorm.weight": "attn_norm", "post_attention_layernor
                  "mlp.gate_proj.weight": "ffn_gate", "mlp.up_proj.weight": "ffn_up", "mlp.down_proj.weight": "ffn_down"}
 
 
-def write_gemma3_gguf(path: Path, model, *, drop=(), extra_meta=None) -> Path:
+def write_gemma3_gguf(path: Path, model, *, drop=(), extra_meta=None, arch: str = "gemma3",
+                      softcaps: bool = True) -> Path:
     """A gemma3 GGUF of a transformers Gemma3ForCausalLM as llama.cpp's convert_hf_to_gguf.py
     (Gemma3Model) writes one: every *norm.weight stored as 1 + w, Q/K rows not permuted, no
-    output.weight (tied), a SentencePiece vocabulary (pieces "<pad>", "<eos>", "<bos>", ... "▁t<i>")."""
+    output.weight (tied), a SentencePiece vocabulary (pieces "<pad>", "<eos>", "<bos>", ... "▁t<i>").
+    With arch "gemma2", a Gemma2ForCausalLM's as Gemma2Model writes it: one RoPE base and both soft-caps
+    (left out with `softcaps` False)."""
     import gguf
 
     cfg = model.config
-    w = gguf.GGUFWriter(str(path), "gemma3")
+    w = gguf.GGUFWriter(str(path), arch)
     w.add_block_count(cfg.num_hidden_layers)
     w.add_context_length(cfg.max_position_embeddings)
     w.add_embedding_length(cfg.hidden_size)
@@ -232,8 +235,13 @@ def write_gemma3_gguf(path: Path, model, *, drop=(), extra_meta=None) -> Path:
     w.add_key_length(cfg.head_dim)
     w.add_value_length(cfg.head_dim)
     w.add_layer_norm_rms_eps(float(cfg.rms_norm_eps))
-    w.add_rope_freq_base(float(cfg.rope_parameters["full_attention"]["rope_theta"]))
+    rope = cfg.rope_parameters
+    rope = rope["full_attention"] if "full_attention" in rope else rope                  # Gemma 2: one base
+    w.add_rope_freq_base(float(rope["rope_theta"]))
     w.add_sliding_window(cfg.sliding_window)
+    if arch == "gemma2" and softcaps:
+        w.add_attn_logit_softcapping(float(cfg.attn_logit_softcapping))
+        w.add_final_logit_softcapping(float(cfg.final_logit_softcapping))
     tokens = ["<pad>", "<eos>", "<bos>", "<unk>"] + [f"▁t{i}" for i in range(cfg.vocab_size - 4)]
     w.add_tokenizer_model("llama")
     w.add_token_list(tokens)

@@ -45,7 +45,8 @@ class _Float64Torch:
         return getattr(self._real, name)
 
 
-_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "olmo2", "mixtral", "qwen3_moe", "olmoe")
+_FAMILY_MODULES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "olmo2", "mixtral", "qwen3_moe", "olmoe",
+                   "gemma2")
 
 
 def _mixtral_router_float64(self, hidden_states):
@@ -61,23 +62,27 @@ def _mixtral_router_float64(self, hidden_states):
 
 @contextlib.contextmanager
 def float64_hf():
-    """Within: HF's llama/mistral/qwen2/qwen3/phi3/gpt_neox/olmo2/mixtral/qwen3_moe modules compute in float64
-    where they would cast to float32."""
+    """Within: HF's llama/mistral/qwen2/qwen3/phi3/gpt_neox/olmo2/mixtral/qwen3_moe/olmoe/gemma2 modules compute in
+    float64 where they would cast to float32."""
     import importlib
 
     mods = [importlib.import_module(f"transformers.models.{m}.modeling_{m}") for m in _FAMILY_MODULES]
     saved = [m.torch for m in mods]
     router = mods[_FAMILY_MODULES.index("mixtral")].MixtralTopKRouter
     saved_router = router.forward
+    gemma2_norm = mods[_FAMILY_MODULES.index("gemma2")].Gemma2RMSNorm     # its x.float(): a tensor method
+    saved_norm = gemma2_norm.forward
     try:
         for m in mods:
             m.torch = _Float64Torch(torch)
         router.forward = _mixtral_router_float64
+        gemma2_norm.forward = lambda self, x: self._norm(x) * (1.0 + self.weight)
         yield
     finally:
         for m, t in zip(mods, saved, strict=True):
             m.torch = t
         router.forward = saved_router
+        gemma2_norm.forward = saved_norm
 
 
 def make_hf_model(model_type: str, seed: int = 0, **config):
@@ -90,12 +95,13 @@ def make_hf_model(model_type: str, seed: int = 0, **config):
                "phi3": transformers.Phi3Config, "gpt_neox": transformers.GPTNeoXConfig,
                "olmo2": transformers.Olmo2Config,
                "mixtral": transformers.MixtralConfig, "qwen3_moe": transformers.Qwen3MoeConfig,
-               "olmoe": transformers.OlmoeConfig}[model_type]
+               "olmoe": transformers.OlmoeConfig, "gemma2": transformers.Gemma2Config}[model_type]
     cls_model = {"llama": transformers.LlamaForCausalLM, "mistral": transformers.MistralForCausalLM,
                  "qwen2": transformers.Qwen2ForCausalLM, "qwen3": transformers.Qwen3ForCausalLM,
                  "phi3": transformers.Phi3ForCausalLM, "gpt_neox": transformers.GPTNeoXForCausalLM,
                  "olmo2": transformers.Olmo2ForCausalLM, "mixtral": transformers.MixtralForCausalLM,
-                 "qwen3_moe": transformers.Qwen3MoeForCausalLM, "olmoe": transformers.OlmoeForCausalLM}[model_type]
+                 "qwen3_moe": transformers.Qwen3MoeForCausalLM, "olmoe": transformers.OlmoeForCausalLM,
+                 "gemma2": transformers.Gemma2ForCausalLM}[model_type]
     base = dict(vocab_size=60, hidden_size=16, intermediate_size=24, num_hidden_layers=2,
                 num_attention_heads=4, max_position_embeddings=64, tie_word_embeddings=False)
     if model_type == "gpt_neox":                    # LayerNorm, no K/V sharing

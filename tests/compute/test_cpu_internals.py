@@ -76,7 +76,7 @@ def test_softmax_on_row_blocks_matches_float64(rng, causal, with_mask, rows):
     for h in range(H):
         for r0 in range(0, T, rows):                                  # blocks, as cpu.py calls it
             r1 = min(r0 + rows, T)
-            K.scale_mask_softmax(raw[h, r0:r1], r0, scale, causal,
+            K.scale_mask_softmax(raw[h, r0:r1], r0, scale, np.float32(0.0), causal,
                                  np.ones((1, 1), np.bool_) if mask is None else mask, mask is not None,
                                  *(b[h, r0:r1] for b in bufs), 0)
     want = _softmax64(raw, scale, causal, mask)
@@ -131,7 +131,7 @@ def test_attention_blocks_on_two_threads_equal_one(rng, H, T, causal, with_mask,
         z, res = np.full((n, H, dh), np.nan, np.float32), np.full((H, n, dm), np.nan, np.float32)
         parts = [np.zeros((n, dm), np.float32) for _ in range(threads)]
         items = iter([(h, r0, min(r0 + rows, n)) for r0 in reversed(range(0, n, rows)) for h in range(H)])
-        args = (qh[:, p:], kh, vh, W_O, np.float32(0.35), causal, mask, with_mask, 1, 0, p)
+        args = (qh[:, p:], kh, vh, W_O, np.float32(0.35), np.float32(0.0), causal, mask, with_mask, 1, 0, p)
         pending = [cpu._HELPER.submit(cpu.attention_blocks, items, *args, np.empty((3, rows, T), np.float32),
                                       pattern, z, res, part) for part in parts[1:]]
         cpu.attention_blocks(items, *args, np.empty((3, rows, T), np.float32), pattern, z, res, parts[0])
@@ -153,23 +153,32 @@ def test_attention_blocks_on_two_threads_equal_one(rng, H, T, causal, with_mask,
     np.testing.assert_allclose(r1, z @ W_O.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("causal, with_mask, window", [(True, False, 0), (False, True, 0), (True, True, 5),
-                                                        (False, False, 4)])
-def test_score_maps_made_later_equal_the_ones_the_softmax_saw(rng, causal, with_mask, window):
+@pytest.mark.parametrize("causal, with_mask, window, cap", [(True, False, 0, 0.0), (False, True, 0, 0.0),
+                                                             (True, True, 5, 0.0), (False, False, 4, 0.0),
+                                                             (True, False, 0, 1.5), (True, True, 5, 1.5)])
+def test_score_maps_made_later_equal_the_ones_the_softmax_saw(rng, causal, with_mask, window, cap):
     """scale_mask (a Trace's attn_scores, made from q and k when read) gives bit for bit the
-    scaled and masked scores scale_mask_softmax computed next to the pattern."""
+    scaled and masked scores scale_mask_softmax computed next to the pattern; with a soft-cap
+    (Gemma 2), soft_cap_map gives the capped scores the mask took."""
     T = 37
     raw = (rng.standard_normal((T, T)) * 4).astype(np.float32)       # [T, T]
     mask = rng.random((T, T)) > 0.4 if with_mask else np.ones((1, 1), np.bool_)
-    scale = np.float32(0.3)
+    scale, cap = np.float32(0.3), np.float32(cap)
     scaled, masked, pattern = (np.full_like(raw, np.nan) for _ in range(3))
     for r0 in range(0, T, 8):
-        K.scale_mask_softmax(raw[r0:r0 + 8], r0, scale, causal, mask, with_mask, scaled[r0:r0 + 8],
+        K.scale_mask_softmax(raw[r0:r0 + 8], r0, scale, cap, causal, mask, with_mask, scaled[r0:r0 + 8],
                              masked[r0:r0 + 8], pattern[r0:r0 + 8], window)
     later = np.full_like(raw, np.nan)
-    K.scale_mask(raw, 0, scale, causal, mask, with_mask, window, later)
+    K.scale_mask(raw, 0, scale, cap, causal, mask, with_mask, window, later)
     assert np.array_equal(later, masked) and np.array_equal(raw * scale, scaled)
     assert np.isneginf(later).any()
+    if cap:
+        capped = np.full_like(raw, np.nan)
+        K.soft_cap_map(scaled, cap, capped)
+        allowed = np.isfinite(masked)
+        assert np.array_equal(capped[allowed], masked[allowed])
+        np.testing.assert_allclose(capped, cap * np.tanh(scaled.astype(np.float64) / cap), rtol=1e-6, atol=1e-6)
+        assert np.abs(capped).max() < cap < np.abs(scaled).max()     # the cap bounds what it changed
 
 
 def test_validate_tokens_fast_path_agrees_with_the_loop():
@@ -351,7 +360,7 @@ def test_softmax_rows_with_overflow_or_nan_give_nan_rows_not_an_exception():
     raw[1, 1] = np.nan
     raw[2, 1] = -np.float32(np.nan)                                    # x86's default NaN has its sign set
     bufs = [np.empty_like(raw) for _ in range(3)]
-    K.scale_mask_softmax(raw, 2, np.float32(0.5), False, np.ones((1, 1), np.bool_), False, *bufs, 0)
+    K.scale_mask_softmax(raw, 2, np.float32(0.5), np.float32(0.0), False, np.ones((1, 1), np.bool_), False, *bufs, 0)
     pattern = bufs[2]
     assert np.all(np.isnan(pattern[:3]))                               # like numpy: NaN in, NaN out
     np.testing.assert_allclose(pattern[3].sum(), 1.0, rtol=1e-6)       # the clean row is untouched

@@ -48,6 +48,9 @@ def family_config(rng, **overrides) -> Config:
         rope_theta_local=float(rng.choice([10.0, 1e4])) if rng.random() < 0.4 else None,
         scale_embed=bool(rng.random() < 0.3),
         query_pre_attn_scalar=float(rng.choice([3.0, 24.0])) if rng.random() < 0.3 else None,
+        # Gemma 2: scores soft-capped before the mask (a small cap bites on random scores), logits capped
+        attn_softcap=float(rng.choice([1.0, 50.0])) if rng.random() < 0.3 else None,
+        final_softcap=float(rng.choice([2.0, 30.0])) if rng.random() < 0.3 else None,
     )
     if rng.random() < 0.25:
         fields["mlp"] = "geglu"

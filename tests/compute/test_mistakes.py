@@ -16,7 +16,8 @@ from compute.models.components import mistakes
 
 EVERYTHING = Config(d_model=12, n_heads=4, n_kv_heads=2, d_head=6, n_ctx=16, d_vocab=20, n_layers=3,
                     norm="rmsnorm", positions="rope", rotary_dim=4, rope_theta=50.0, mlp="gelu_erf",
-                    windows=(None, 3, 3), qk_norm=True, parallel=True, rope_theta_local=5.0, scale_embed=True)
+                    windows=(None, 3, 3), qk_norm=True, parallel=True, rope_theta_local=5.0, scale_embed=True,
+                    attn_softcap=1.0, final_softcap=3.0)
 SMOLLM2 = real_models.MODELS["smollm2-135m"]
 LONG = "The capital of France is Paris. The capital of Germany is Berlin. The capital of France is"
 
@@ -28,7 +29,8 @@ def _keys(cfg):
 def test_each_mistake_is_offered_only_with_its_part():
     assert _keys(Config()) == []                                             # GPT-2: nothing to get wrong
     assert _keys(EVERYTHING) == ["rope_interleaved", "rope_half_split", "qk_norm_off", "windows_off",
-                                 "windows_everywhere", "one_rope_base", "embed_unscaled", "sequential", "gelu_tanh"]
+                                 "windows_everywhere", "one_rope_base", "embed_unscaled", "softcap_off", "sequential",
+                                 "gelu_tanh"]
     gemma = PRESETS["gemma3-270m"]
     assert {"one_rope_base", "embed_unscaled", "windows_everywhere", "qk_norm_off"} <= set(_keys(gemma))
     llama = Config(norm="rmsnorm", positions="rope", mlp="swiglu")

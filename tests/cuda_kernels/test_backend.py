@@ -323,6 +323,42 @@ def test_cuda_equals_transformers_on_a_tiny_gemma3(tmp_path):
         assert max_scaled_error(got["pattern", layer], patterns[layer]) <= 2e-5, layer
 
 
+def test_cuda_equals_transformers_on_a_tiny_gemma2(tmp_path):
+    """Gemma 2 on the device: the scores soft-capped before the mask (a kernel of its own, on both product
+    paths) and the logits capped, even layers windowed, the norms after attention and the MLP."""
+    pytest.importorskip("transformers")
+    from compute import load_checkpoint
+    from tests.compute.helpers import max_scaled_error
+    from tests.compute.hf_models import hf_forward, make_hf_model, save_hf_folder
+
+    model = make_hf_model("gemma2", seed=3, hidden_size=8, intermediate_size=12, num_attention_heads=2,
+                          num_key_value_heads=1, head_dim=4, num_hidden_layers=2, sliding_window=3,
+                          query_pre_attn_scalar=6, attn_logit_softcapping=1.5, final_logit_softcapping=4.0,
+                          tie_word_embeddings=True)
+    cfg, weights, _ = load_checkpoint(save_hf_folder(model, tmp_path))
+    ids = [1, 5, 9, 3, 7, 2, 8]
+    logits, patterns = hf_forward(model, ids)
+    got = forward(cfg, weights, ids, backend="cuda")
+    assert got.backend == "cuda", got.notice
+    assert max_scaled_error(got["logits"], logits) <= 2e-5
+    for layer in range(cfg.n_layers):
+        assert max_scaled_error(got["pattern", layer], patterns[layer]) <= 2e-5, layer
+
+
+def test_soft_capped_maps_of_a_full_and_an_incremental_pass(rng):
+    """Every name of a soft-capped model (attn_scores_capped too) against the reference, and after an
+    append: the new rows computed, a head's rows before it made when a view reads them."""
+    cfg = Config(d_model=8, n_heads=2, n_kv_heads=1, d_head=4, n_ctx=12, d_vocab=11, n_layers=2, norm="rmsnorm",
+                 positions="rope", mlp="geglu", post_norms=True, windows=(3, None), attn_softcap=1.0,
+                 final_softcap=2.0, scale_embed=True, attn_bias=False, mlp_bias=False)
+    weights, tokens = _inputs(rng, cfg, T=6)
+    got, _ = _compare(cfg, weights, tokens)
+    longer = list(tokens) + [3, 4]
+    inc = forward(cfg, weights, longer, backend="cuda", reuse=got)
+    assert inc.backend == "cuda" and inc.reused_rows == 6, inc.notice
+    assert_trace_matches(inc, forward(cfg, weights, longer, backend="reference"), TOL)
+
+
 def test_the_backend_line_says_why_cuda_is_not_used(monkeypatch):
     """On Linux, a CPU pass says what CUDA lacks, with the command that installs it."""
     import compute.backends as backends

@@ -155,3 +155,23 @@ def test_softmax_of_the_later_rows_alone(rng, row_threads, causal, window):
     i, j = np.arange(p, T)[:, None], np.arange(T)[None, :]
     allowed = ((j <= i) if causal else np.ones((T - p, T), bool)) & ((np.abs(i - j) < window) if window else True)
     assert (got[:, ~allowed] == 0).all() and not (got[:, allowed] == 0).any()
+
+
+@pytest.mark.parametrize("p", [0, 3])
+def test_soft_cap_scores(rng, row_threads, p):
+    """Gemma 2's soft-cap between the scale and the softmax: capped = cap·tanh(scaled / cap) on every
+    key, the allowed masked scores capped the same and the forbidden ones left -inf; on rows p.. alone
+    (a view [:, p:], as an incremental pass gives it)."""
+    H, T, cap = 2, 9, 1.5
+    scaled = rand(rng, H, T, T, scale=4.0)                                 # many beyond the cap
+    allowed = np.tril(np.ones((T, T), bool)) & (rng.random((T, T)) < 0.8)
+    masked = np.where(allowed, scaled, -np.inf).astype(np.float32)
+    capped_d, masked_d = empty(H, T, T), dev(masked)
+    capped_d[:] = np.full((H, T, T), 7.0, np.float32)                       # rows < p: left as they were
+    R.launch_soft_cap_scores(dev(scaled)[:, p:], cap, capped_d[:, p:], masked_d[:, p:])
+    want = cap * np.tanh(f64(scaled) / cap)
+    capped, got_masked = capped_d.copy_to_host(), masked_d.copy_to_host()
+    check(capped[:, p:], want[:, p:], wrong=f64(scaled)[:, p:])
+    assert (capped[:, :p] == 7.0).all() and np.abs(capped[:, p:]).max() <= cap
+    check(got_masked[:, p:], np.where(allowed, want, -np.inf)[:, p:], wrong=masked[:, p:])
+    np.testing.assert_array_equal(got_masked[:, :p], masked[:, :p])

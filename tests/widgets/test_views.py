@@ -415,3 +415,35 @@ def test_a_qk_norm_model_shows_q_normed_and_k_normed_between_q_and_rot_q():
 
     assert panel("rot_q", res, sel).title.endswith("RoPE(q_normed)")
     assert "q_normed" not in [s.view for s in station_view("projections", FAMILY).slots]
+
+
+def test_gemma2s_scores_station_shows_the_soft_capped_stage_between_scaled_and_masked(qtbot):
+    """Soft-capping (Gemma 2) is a stage of the score chain on screen: attn_scores_capped beside raw and
+    scaled, on their colour scale, titled with its cap, the header saying cap·tanh(s / cap); the masked
+    scores are the capped ones where allowed. A model without a cap has no such panel."""
+    cfg = FAMILY.replace(mlp="geglu", post_norms=True, scale_embed=True, query_pre_attn_scalar=3.0,
+                         attn_softcap=0.5, final_softcap=4.0)
+    res = make_result(cfg)
+    sel = Selection(layer=1, head=1, query=6)
+    view = station_view("scores", cfg)
+    order = [s.view for s in view.slots]
+    assert order == ["attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern"]
+    assert "cap·tanh(s / cap)" in view.formula
+    panels = {p.name: p for p in station_panels("scores", res, sel)}
+    capped = panels["attn_scores_capped"]
+    assert capped.title == "attn_scores_capped = 0.5·tanh(s/0.5)"
+    assert panels["attn_scores_scaled"].title == "attn_scores_scaled = raw ÷ √3"   # query_pre_attn_scalar, not d_head
+    np.testing.assert_array_equal(capped.values, res.trace["attn_scores_capped", 1][1])
+    allowed = ~panels["attn_scores"].masked
+    np.testing.assert_array_equal(panels["attn_scores"].values[allowed], capped.values[allowed])
+    assert capped.levels == panels["attn_scores_scaled"].levels == panels["attn_scores"].levels   # one scale
+    assert np.abs(capped.values).max() <= 0.5 < np.abs(panels["attn_scores_scaled"].values).max()
+    station = station_of("scores")
+    qtbot.addWidget(station)
+    station.resize(1200, 700)
+    station.show()
+    station.show_result(res, sel)
+    assert [mp.name for mp in station.slot_plots][2] == capped.title
+    assert "cap·tanh(s / cap)" in station.header.text()
+    assert "attn_scores_capped" not in [s.view for s in station_view("scores", FAMILY).slots]
+    assert "only Gemma 2" in panel("attn_scores_capped", make_result(FAMILY), sel).missing
