@@ -652,7 +652,7 @@ def station_view(key: str, cfg: Config) -> StationView:
 # compute/instruments/explain.py (robust_scale, beyond_scale); here they become a Panel's levels,
 # its marked cells and its caption.
 def _clip(p: Panel, levels: tuple[float, float], cut: float) -> Panel:
-    """`p` on `levels`, its outliers (|x| > cut) listed (largest first) for marking, and what it
+    """`p` on `levels`, its outliers (|x| >= cut) listed (largest first) for marking, and what it
     clips named in a caption."""
     cells, size = explain.beyond_scale(p.values, levels, p.masked)       # [n, 2], [n]
     if not len(cells):
@@ -666,7 +666,7 @@ def _clip(p: Panel, levels: tuple[float, float], cut: float) -> Panel:
         caption = tr("▲ {where} = {value} · %n clipped above {end}", "", n).format(where=where, value=value, end=end)
     else:
         caption = tr("▲ {where} = {value} · %n clipped beyond ±{end}", "", n).format(where=where, value=value, end=end)
-    return dataclasses.replace(p, levels=levels, clipped=cells[size > cut][:explain.MARKED], caption=caption)
+    return dataclasses.replace(p, levels=levels, clipped=cells[size >= cut][:explain.MARKED], caption=caption)
 
 
 def _big(v: float) -> str:
