@@ -128,8 +128,9 @@ def mask_shares(pattern_unmasked: np.ndarray) -> dict[str, float]:
 # A real model's residual stream carries a few massive activations (SmolLM2: dimension 507 reaches
 # ~24,000 where the rest stay below ~250): a colour scale set by them leaves every other cell white.
 # A long array's scale ends at the 99th percentile of |x| as soon as its largest value is more than
-# CLIP_FACTOR times that (a Gaussian's largest of 36,000 is ~1.7 times it; the embeddings' 2.4): SmolLM2's layer-0 mlp_out
-# (top 32, 99th percentile 7.3, median 0.64) was white at ±32 whenever the ratio fell below the old 4.
+# CLIP_FACTOR times that (a Gaussian's largest of 36,000 is ~1.7 times it; the embeddings' 2.4):
+# SmolLM2's layer-0 mlp_out (top 32, 99th percentile 7.3, median 0.64) was white at ±32 whenever the
+# ratio fell below the old 4.
 # A value is an outlier (marked) when it exceeds OUTLIER_FACTOR times the typical large value (the
 # 99th percentile; the median for short vectors such as ln1_scale), and the largest always is; a
 # short vector's scale ends at its largest value that is not an outlier.
