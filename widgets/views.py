@@ -45,6 +45,33 @@ def visible_token(text: str) -> str:
     return text
 
 
+# What a colour bar's values are, by the Trace name a panel shows (its own word, translated).
+_PROBABILITIES = {"pattern", "pattern_row", "pattern_col", "pattern_dense", "pattern_window", "pattern_tiled",
+                  "pattern_unmasked", "pattern_without_first", "router_probs", "expert_weights", "p_row",
+                  "sink_share", "sink_share_without_first"}
+_SCORES = {"attn_scores_raw", "attn_scores_scaled", "attn_scores", "scores_row", "router_logits"}
+_UNITS = {"logits": QT_TR_NOOP("logit"), "ln1_scale": QT_TR_NOOP("RMS"), "ln2_scale": QT_TR_NOOP("RMS"),
+          "ln1_var": QT_TR_NOOP("variance"), "ln2_var": QT_TR_NOOP("variance"), "ln1_mean": QT_TR_NOOP("mean"),
+          "ln2_mean": QT_TR_NOOP("mean"), "position_similarity": QT_TR_NOOP("cosine")}
+
+
+def colour_unit(name: str) -> str:
+    """The unit a colour bar prints along itself for a panel of Trace name `name` (block-map tiles
+    are "k:name"): probability, score, weight (W_…), or activation (every other intermediate)."""
+    name = name.split(":", 1)[-1]
+    if name in _PROBABILITIES:
+        return tr("probability")
+    if name in _SCORES or name.startswith("attn_scores"):
+        return tr("score")
+    if name in _UNITS:
+        return tr(_UNITS[name])
+    if name.startswith("W_"):
+        return tr("weight")
+    if name == "difference":
+        return tr("difference")
+    return tr("activation")
+
+
 def view_kind(view: str) -> str:
     return "sequential" if view in SEQUENTIAL else "diverging"
 

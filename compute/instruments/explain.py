@@ -130,11 +130,12 @@ def mask_shares(pattern_unmasked: np.ndarray) -> dict[str, float]:
 # A long array's scale ends at the 99th percentile of |x| as soon as its largest value is more than
 # CLIP_FACTOR times that (a Gaussian's largest of 36,000 is ~1.7 times it; the embeddings' 2.4):
 # SmolLM2's layer-0 mlp_out (top 32, 99th percentile 7.3, median 0.64) was white at ±32 whenever the
-# ratio fell below the old 4.
+# ratio fell below the old 4. (At 2.5 Heads' narrow attn_out and z_concat, 2.9 × at layer 3, clipped
+# too, and their captions no longer fitted a projector.)
 # A value is an outlier (marked) when it exceeds OUTLIER_FACTOR times the typical large value (the
 # 99th percentile; the median for short vectors such as ln1_scale), and the largest always is; a
 # short vector's scale ends at its largest value that is not an outlier.
-CLIP_FACTOR = 2.5              # a long array clips when its top exceeds this times its 99th percentile
+CLIP_FACTOR = 3.0              # a long array clips when its top exceeds this times its 99th percentile
 OUTLIER_FACTOR = 4.0
 SHORT_FACTOR = 6.0             # a vector of 8 to 200 values (one per token): times its median
 PERCENTILE = 0.99              # a long array's scale ends here when outliers exist

@@ -116,6 +116,11 @@ def test_every_station_is_legible(qtbot, smol, toy, model, size):
             font = QFont()
             font.setPointSizeF(float(pt.rstrip("pt")))
             assert metrics_for(font).horizontalAdvance(text) <= st.logit_plot.geometry().width(), text
+            text, pt, _colour = st._axis_fitted                                # its axis title neither
+            font.setPointSizeF(float(pt.rstrip("pt")))
+            assert st.logit_plot.getAxis("bottom").labelText == text
+            assert metrics_for(font).horizontalAdvance(text) <= st.logit_plot.geometry().width() - 8, text
+            assert float(pt.rstrip("pt")) >= 0.8 * font_pt, pt                 # at the axes' type, or near it
         for a, b in ALIGNED.get(key, ()):
             _assert_rows_line_up(st, a, b)
         if present and T <= 32 and key in EVERY_TOKEN:
