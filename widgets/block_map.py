@@ -164,7 +164,10 @@ class BlockMap(Retranslate, QWidget):
         self.layers.set_tiles(tr("layers: head {head}'s pattern in each").format(
             head=sel.head), layers, names, sel.layer)
         here = trace.get("pattern", sel.layer)
-        heads = [] if here is None else [matrix_image(here[h], (0.0, 1.0), kind, dark) for h in range(cfg.n_heads)]
+        # The heads of one layer on one scale (they compare): 0…the largest of their 99th percentiles.
+        thumbs = [] if here is None else [pattern_thumbnail(here[h], max_cells=128) for h in range(cfg.n_heads)]
+        shared = (0.0, max((levels[1] for _v, levels in thumbs), default=1.0))
+        heads = [matrix_image(values, shared, kind, dark) for values, _levels in thumbs]
         groups = parts.attention.n_groups
         labels = [f"h{h}" + ("\n" + tr("K/V {g}").format(g=h // groups) if groups > 1 else "")
                   for h in range(cfg.n_heads)]
