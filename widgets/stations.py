@@ -239,12 +239,14 @@ class Station(Retranslate, QWidget):
                 for r in range(row, row + rs)}
         thumbs = self.thumbnails()
         shared = self._shared_rows(places, panels)
-        for (row, col, _rs, _cs), mp, p in zip(places, self.slot_plots, panels, strict=True):
-            mp.row_axis_shown = (col == 0 or left.get(row) != p.row_axis) and mp not in thumbs and mp not in shared
-            mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", "" if mp in thumbs else p.col_axis)
+        slots = view.slots if len(view.slots) == len(self.slot_plots) else (None,) * len(self.slot_plots)
+        for (row, col, _rs, _cs), mp, p, slot in zip(places, self.slot_plots, panels, slots, strict=True):
+            own_bare = mp in thumbs or bool(slot and slot.bare)
+            mp.row_axis_shown = (col == 0 or left.get(row) != p.row_axis) and not own_bare and mp not in shared
+            mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", "" if own_bare else p.col_axis)
             for side in ("left", "bottom"):
                 axis = mp.plot.getAxis(side)
-                bare = mp in thumbs or (side == "left" and mp in shared)
+                bare = own_bare or (side == "left" and mp in shared)
                 if isinstance(axis, LabelAxis) and axis.bare != bare:
                     axis.bare = bare
                     axis._relayout()

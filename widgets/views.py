@@ -426,6 +426,7 @@ class Slot:
     when: str = ""                             # only for models that meet this FAMILY condition
     keys_masked: bool = False                  # rows are keys j of query i: those it may not see are hatched
     weight: float = 1.0                        # how much its legibility counts when a screen layout is chosen
+    bare: bool = False                         # on screen no tick labels: the panel above labels its columns
 
 
 @dataclass(frozen=True)
@@ -566,7 +567,9 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("pattern_col", 0, 0, roles=KEYS, attr="p", colorbar=False, keys_masked=True),
         Slot("v", 0, 1, roles=KEYS, attr="v", title="v[j, {g}]", keys_masked=True),
         Slot("terms", 0, 2, roles=KEYS, attr="terms", keys_masked=True),
-        Slot("z_row", 1, 2, roles=(None, None), attr="z"),
+        # z under the terms it sums, column under column: no labels of its own (its title names i), so
+        # its cells line up with the terms' and the row above takes the height its axis took.
+        Slot("z_row", 1, 2, roles=(None, None), attr="z", bare=True),
     ), shared=(("v", "terms", "z"),), col_stretch=(1, 4, 4), row_stretch=(6, 1), panel_size=(340, 250),
         shapes=QT_TR_NOOP("v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}"),
         family={"gqa": dict(formula="z[i, h] = Σ_j pattern[h, i, j] · v[j, g],&nbsp; g = h // (n_heads / n_kv_heads)",
