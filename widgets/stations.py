@@ -1050,7 +1050,7 @@ class MLPStation(Station):
         room = self.logit_plot.geometry().width() - 8
         if title is None or room <= 0:
             return
-        self._fit_axis_title(room)
+        self._fit_axis_title(self.logit_plot.getAxis("bottom").geometry().width() - 4)   # centred under the bars
         text, colour, size = title
         pt = float(size.rstrip("pt"))
         font = QFont()

@@ -119,7 +119,9 @@ def test_every_station_is_legible(qtbot, smol, toy, model, size):
             text, pt, _colour = st._axis_fitted                                # its axis title neither
             font.setPointSizeF(float(pt.rstrip("pt")))
             assert st.logit_plot.getAxis("bottom").labelText == text
-            assert metrics_for(font).horizontalAdvance(text) <= st.logit_plot.geometry().width() - 8, text
+            axis = st.logit_plot.getAxis("bottom")                            # centred under the bars
+            assert metrics_for(font).horizontalAdvance(text) <= axis.geometry().width() - 4, text
+            assert st.logit_plot.mapRectToScene(axis.geometry()).right() <= st.canvas.viewport().width() + 1
             assert float(pt.rstrip("pt")) >= 0.8 * font_pt, pt                 # at the axes' type, or near it
         for a, b in ALIGNED.get(key, ()):
             _assert_rows_line_up(st, a, b)
