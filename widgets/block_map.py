@@ -13,6 +13,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QBoxLayout, QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
 
+from compute.instruments.overview import pattern_thumbnail
+
 from .figure import FigureStyle, FigureWidget, figure_spec
 from .i18n import Retranslate, tr
 from .theme import DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap, ui_font
@@ -152,7 +154,9 @@ class BlockMap(Retranslate, QWidget):
         parts = cfg.components
         kind = self.maps[0]
         patterns = [trace.get("pattern", layer) for layer in range(cfg.n_layers)]
-        layers = [matrix_image(p[sel.head], kind, dark, (0.0, 1.0)) for p in patterns if p is not None]
+        # Each layer's tile: max-pooled, on its own 0…99th percentile (at 60 tokens, 0…1 left them blank).
+        layers = [matrix_image(*pattern_thumbnail(p[sel.head]), kind=kind, dark=dark)
+                  for p in patterns if p is not None]
         windows = [kind_of.window for kind_of in parts.layers]
         differ = len(set(windows)) > 1
         names = [tr("L{layer}").format(layer=i) + ("\n" + (tr("dense") if windows[i] is None else f"W={windows[i]}")
@@ -160,7 +164,10 @@ class BlockMap(Retranslate, QWidget):
         self.layers.set_tiles(tr("layers: head {head}'s pattern in each").format(
             head=sel.head), layers, names, sel.layer)
         here = trace.get("pattern", sel.layer)
-        heads = [] if here is None else [matrix_image(here[h], kind, dark, (0.0, 1.0)) for h in range(cfg.n_heads)]
+        # The heads of one layer on one scale (they compare): 0…the largest of their 99th percentiles.
+        thumbs = [] if here is None else [pattern_thumbnail(here[h], max_cells=128) for h in range(cfg.n_heads)]
+        shared = (0.0, max((levels[1] for _v, levels in thumbs), default=1.0))
+        heads = [matrix_image(values, shared, kind, dark) for values, _levels in thumbs]
         groups = parts.attention.n_groups
         labels = [f"h{h}" + ("\n" + tr("K/V {g}").format(g=h // groups) if groups > 1 else "")
                   for h in range(cfg.n_heads)]
@@ -301,7 +308,7 @@ class TileStrip(QWidget):
             p.end()
 
 
-def matrix_image(values: np.ndarray, kind: str, dark: bool, levels: tuple[float, float]) -> QImage:
+def matrix_image(values: np.ndarray, levels: tuple[float, float], kind: str, dark: bool) -> QImage:
     """A matrix as an image in a colour map (one pixel per cell; the painter scales it)."""
     lo, hi = levels
     x = np.clip((np.nan_to_num(np.asarray(values, float)) - lo) / max(hi - lo, 1e-12), 0.0, 1.0)

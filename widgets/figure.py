@@ -48,6 +48,7 @@ from .views import (
     STATION_VIEWS,
     Panel,
     block_map_panels,
+    colour_unit,
     panel,
     share_levels,
     station_panels,
@@ -390,6 +391,7 @@ class FigureWidget(pg.GraphicsLayoutWidget):
                         masked_text=one.masked_text, row_ticks=one.row_ticks, col_ticks=one.col_ticks,
                         stairs=False)
             mp.set_message(one.missing)               # a name this model lacks: why, in its place
+            mp.set_unit(colour_unit(one.name))        # what the colour bar's values are
             mp.set_clipped(one.clipped, one.caption)  # outliers beyond a robust scale: marked and named
             mp.set_marks(one.marks)                   # a long map: the query's strongest keys
             _crisp(mp)

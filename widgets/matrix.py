@@ -712,6 +712,7 @@ class MatrixPlot:
             self.bar.getAxis("right").setTextPen(palette.foreground)
             make_lean(self.bar.getAxis("right"), levels=1)      # major ticks: a scale, not a ruler
 
+        self.unit = ""                                      # the colour bar's unit ("probability", …)
         set_title(self.plot, title, palette.foreground)     # again: now spanning the colour bar too
         self.text = CellText()
         self.plot.addItem(self.text)
@@ -840,8 +841,8 @@ class MatrixPlot:
             axis.setTextPen(pal.foreground)
             if tick_font is not None:
                 axis.setStyle(tickFont=tick_font)
-                if self.values is not None:
-                    self._bar_ends()                  # the ends' room at the new size
+            if self.values is not None:
+                self._bar_ends()                      # the ends' room at the new size, the unit's colour
         self.text.masked_colour = QColor(pal.muted)
         bg = QColor(pal.background)
         bg.setAlpha(200)
@@ -973,6 +974,7 @@ class MatrixPlot:
         """The caption in the axis type's size, a little smaller (to 80 %) to fit its panel on one
         line, else on two (broken at its last " · "), cut short (…) only where a line still does not fit:
         what the scale clips stays readable from the back row."""
+        self.fit_unit()
         if not self.caption_text:
             return
         size = getattr(self, "_label_pt", None) or 9.0
@@ -1074,14 +1076,41 @@ class MatrixPlot:
             ticks.insert(1, (0.0, "0"))
         axis = self.bar.getAxis("right")
         font = axis.style["tickFont"] or QFont()
-        key = (ticks, font.pointSizeF())
+        key = (ticks, font.pointSizeF(), self.unit, self.palette.muted)
         if getattr(axis, "_ends", None) != key:
             axis._ends = key
             axis.setStyle(hideOverlappingLabels=False)
             axis.setTicks([ticks])
-            # pyqtgraph drops a label wider than the axis: make room for the widest end
+            # pyqtgraph drops a label wider than the axis: make room for the widest end (and the unit, turned)
             widest = max(metrics_for(font).horizontalAdvance(text) for _v, text in ticks)
-            axis.setWidth(math.ceil(widest + axis.style["tickTextOffset"][0] + 8))
+            unit_pt = 0.75 * (font.pointSizeF() if font.pointSizeF() > 0 else 9.0)
+            axis.setLabel(self.unit, **{"font-size": f"{unit_pt:.1f}pt", "color": self.palette.muted})
+            unit_font = QFont()
+            unit_font.setPointSizeF(unit_pt)
+            self._unit_length = metrics_for(unit_font).horizontalAdvance(self.unit)
+            axis.showLabel(bool(self.unit))
+            # the turned label sits at the axis's right edge (pyqtgraph: x = width − its height + 5): just
+            # past the widest end, not a column away
+            room = axis.label.boundingRect().height() - 12 if self.unit else 8
+            axis.setWidth(math.ceil(widest + axis.style["tickTextOffset"][0] + 2 + room))
+        self.fit_unit()
+
+    def set_unit(self, unit: str) -> None:
+        """What the colour bar's values are ("probability", "score", "activation", "weight"), printed
+        along the bar; dropped where the bar is shorter than the word."""
+        if unit != self.unit:
+            self.unit = unit
+            if self.bar is not None and self.values is not None:
+                self._bar_ends()
+
+    def fit_unit(self) -> None:
+        """The unit along the bar only where the bar is long enough for it (a thin strip keeps its ends)."""
+        if self.bar is None or not self.unit:
+            return
+        axis = self.bar.getAxis("right")
+        fits = getattr(self, "_unit_length", 0.0) <= axis.geometry().height() - 4 or axis.geometry().height() <= 0
+        if axis.label.isVisible() != fits:
+            axis.label.setVisible(fits)
 
     def set_show_values(self, on: bool) -> None:
         self.show_values = on

@@ -38,6 +38,7 @@ from .matrix import (
 from .theme import BARS, DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
 from .views import (
     STATION_VIEWS,
+    colour_unit,
     kv_head,
     kv_sharers,
     layer_kind_words,
@@ -238,12 +239,14 @@ class Station(Retranslate, QWidget):
                 for r in range(row, row + rs)}
         thumbs = self.thumbnails()
         shared = self._shared_rows(places, panels)
-        for (row, col, _rs, _cs), mp, p in zip(places, self.slot_plots, panels, strict=True):
-            mp.row_axis_shown = (col == 0 or left.get(row) != p.row_axis) and mp not in thumbs and mp not in shared
-            mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", "" if mp in thumbs else p.col_axis)
+        slots = view.slots if len(view.slots) == len(self.slot_plots) else (None,) * len(self.slot_plots)
+        for (row, col, _rs, _cs), mp, p, slot in zip(places, self.slot_plots, panels, slots, strict=True):
+            own_bare = mp in thumbs or bool(slot and slot.bare)
+            mp.row_axis_shown = (col == 0 or left.get(row) != p.row_axis) and not own_bare and mp not in shared
+            mp.set_axis_titles(p.row_axis if mp.row_axis_shown else "", "" if own_bare else p.col_axis)
             for side in ("left", "bottom"):
                 axis = mp.plot.getAxis(side)
-                bare = mp in thumbs or (side == "left" and mp in shared)
+                bare = own_bare or (side == "left" and mp in shared)
                 if isinstance(axis, LabelAxis) and axis.bare != bare:
                     axis.bare = bare
                     axis._relayout()
@@ -309,6 +312,7 @@ class Station(Retranslate, QWidget):
                     row_ticks=p.row_ticks, col_ticks=p.col_ticks)
         mp.set_message(p.missing)                     # a name this model lacks: why, never old data
         mp.set_outline(p.outline)
+        mp.set_unit(colour_unit(p.name))              # its colour bar says what its values are
         mp.set_clipped(p.clipped, p.caption)          # outliers beyond a robust scale: marked and named
         mp.set_marks(p.marks)                         # a long map: the query's strongest keys
 
@@ -1038,7 +1042,6 @@ class MLPStation(Station):
                 self._logit_title = title
                 self._logit_fitted = None
                 set_title(self.logit_plot, *title)
-                self.logit_plot.setLabel("bottom", tr("softmax(logits) after the last layer"))
 
 
     def fit(self) -> None:
@@ -1047,6 +1050,7 @@ class MLPStation(Station):
         room = self.logit_plot.geometry().width() - 8
         if title is None or room <= 0:
             return
+        self._fit_axis_title(self.logit_plot.getAxis("bottom").geometry().width() - 4)   # centred under the bars
         text, colour, size = title
         pt = float(size.rstrip("pt"))
         font = QFont()
@@ -1058,6 +1062,24 @@ class MLPStation(Station):
         if fitted != getattr(self, "_logit_fitted", None):
             self._logit_fitted = fitted
             set_title(self.logit_plot, text, colour, fitted[1])
+
+    def _fit_axis_title(self, room: float) -> None:
+        """The bars' axis title in the axes' type, as far as 80 % of it to fit, else the short
+        word ("probability"): never cut off ("softmax(logits) after the last la")."""
+        pt = 10.0 * self.font_scale
+        font = QFont()
+        for text in (tr("softmax(logits) after the last layer"), tr("probability")):
+            for scale in (1.0, 0.9, 0.8):
+                font.setPointSizeF(pt * scale)
+                if metrics_for(font).horizontalAdvance(text) <= room:
+                    break
+            else:
+                continue
+            break
+        fitted = (text, f"{pt * scale:.1f}pt", self.palette.muted)
+        if fitted != getattr(self, "_axis_fitted", None):
+            self._axis_fitted = fitted
+            self.logit_plot.setLabel("bottom", text, **{"font-size": fitted[1], "color": fitted[2]})
 
     def _show_probabilities(self, probs: np.ndarray) -> None:
         """Each bar's probability printed at its end, in the axes' type ("9.8 %")."""

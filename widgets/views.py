@@ -45,6 +45,33 @@ def visible_token(text: str) -> str:
     return text
 
 
+# What a colour bar's values are, by the Trace name a panel shows (its own word, translated).
+_PROBABILITIES = {"pattern", "pattern_row", "pattern_col", "pattern_dense", "pattern_window", "pattern_tiled",
+                  "pattern_unmasked", "pattern_without_first", "router_probs", "expert_weights", "p_row",
+                  "sink_share", "sink_share_without_first"}
+_SCORES = {"attn_scores_raw", "attn_scores_scaled", "attn_scores", "scores_row", "router_logits"}
+_UNITS = {"logits": QT_TR_NOOP("logit"), "ln1_scale": QT_TR_NOOP("RMS"), "ln2_scale": QT_TR_NOOP("RMS"),
+          "ln1_var": QT_TR_NOOP("variance"), "ln2_var": QT_TR_NOOP("variance"), "ln1_mean": QT_TR_NOOP("mean"),
+          "ln2_mean": QT_TR_NOOP("mean"), "position_similarity": QT_TR_NOOP("cosine")}
+
+
+def colour_unit(name: str) -> str:
+    """The unit a colour bar prints along itself for a panel of Trace name `name` (block-map tiles
+    are "k:name"): probability, score, weight (W_…), or activation (every other intermediate)."""
+    name = name.split(":", 1)[-1]
+    if name in _PROBABILITIES:
+        return tr("probability")
+    if name in _SCORES or name.startswith("attn_scores"):
+        return tr("score")
+    if name in _UNITS:
+        return tr(_UNITS[name])
+    if name.startswith("W_"):
+        return tr("weight")
+    if name == "difference":
+        return tr("difference")
+    return tr("activation")
+
+
 def view_kind(view: str) -> str:
     return "sequential" if view in SEQUENTIAL else "diverging"
 
@@ -405,6 +432,7 @@ class Slot:
     when: str = ""                             # only for models that meet this FAMILY condition
     keys_masked: bool = False                  # rows are keys j of query i: those it may not see are hatched
     weight: float = 1.0                        # how much its legibility counts when a screen layout is chosen
+    bare: bool = False                         # on screen no tick labels: the panel above labels its columns
 
 
 @dataclass(frozen=True)
@@ -559,7 +587,9 @@ STATION_VIEWS: dict[str, StationView] = {v.key: v for v in (
         Slot("pattern_col", 0, 0, roles=KEYS, attr="p", colorbar=False, keys_masked=True),
         Slot("v", 0, 1, roles=KEYS, attr="v", title="v[j, {g}]", keys_masked=True),
         Slot("terms", 0, 2, roles=KEYS, attr="terms", keys_masked=True),
-        Slot("z_row", 1, 2, roles=(None, None), attr="z"),
+        # z under the terms it sums, column under column: no labels of its own (its title names i), so
+        # its cells line up with the terms' and the row above takes the height its axis took.
+        Slot("z_row", 1, 2, roles=(None, None), attr="z", bare=True),
     ), shared=(("v", "terms", "z"),), col_stretch=(1, 4, 4), row_stretch=(6, 1), panel_size=(340, 250),
         shapes=QT_TR_NOOP("v[:, h]: [T, d_head] = [{T}, {d_head}] · query i = {i}"),
         family={"gqa": dict(formula="z[i, h] = Σ_j pattern[h, i, j] · v[j, g],&nbsp; g = h // (n_heads / n_kv_heads)",
@@ -672,7 +702,7 @@ def station_view(key: str, cfg: Config) -> StationView:
 # compute/instruments/explain.py (robust_scale, beyond_scale); here they become a Panel's levels,
 # its marked cells and its caption.
 def _clip(p: Panel, levels: tuple[float, float], cut: float) -> Panel:
-    """`p` on `levels`, its outliers (|x| > cut) listed (largest first) for marking, and what it
+    """`p` on `levels`, its outliers (|x| >= cut) listed (largest first) for marking, and what it
     clips named in a caption."""
     cells, size = explain.beyond_scale(p.values, levels, p.masked)       # [n, 2], [n]
     if not len(cells):
@@ -686,7 +716,7 @@ def _clip(p: Panel, levels: tuple[float, float], cut: float) -> Panel:
         caption = tr("▲ {where} = {value} · %n clipped above {end}", "", n).format(where=where, value=value, end=end)
     else:
         caption = tr("▲ {where} = {value} · %n clipped beyond ±{end}", "", n).format(where=where, value=value, end=end)
-    return dataclasses.replace(p, levels=levels, clipped=cells[size > cut][:explain.MARKED], caption=caption)
+    return dataclasses.replace(p, levels=levels, clipped=cells[size >= cut][:explain.MARKED], caption=caption)
 
 
 def _big(v: float) -> str:

@@ -1766,6 +1766,10 @@
         <translation>softmax(logits) setelah lapisan terakhir</translation>
     </message>
     <message>
+        <source>probability</source>
+        <translation>probabilitas</translation>
+    </message>
+    <message>
         <source>Blues (0 = the page)</source>
         <translation>Blues (0 = halaman)</translation>
     </message>
@@ -1992,6 +1996,42 @@
     <message>
         <source>token</source>
         <translation>token</translation>
+    </message>
+    <message>
+        <source>logit</source>
+        <translation>logit</translation>
+    </message>
+    <message>
+        <source>RMS</source>
+        <translation>RMS</translation>
+    </message>
+    <message>
+        <source>variance</source>
+        <translation>varians</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>rata-rata</translation>
+    </message>
+    <message>
+        <source>cosine</source>
+        <translation>kosinus</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>skor</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>bobot</translation>
+    </message>
+    <message>
+        <source>difference</source>
+        <translation>selisih</translation>
+    </message>
+    <message>
+        <source>activation</source>
+        <translation>aktivasi</translation>
     </message>
     <message>
         <source>no {name}</source>

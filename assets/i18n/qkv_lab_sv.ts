@@ -1783,6 +1783,10 @@
         <translation>softmax(logits) efter det sista lagret</translation>
     </message>
     <message>
+        <source>probability</source>
+        <translation>sannolikhet</translation>
+    </message>
+    <message>
         <source>Blues (0 = the page)</source>
         <translation>Blues (0 = sidan)</translation>
     </message>
@@ -2011,6 +2015,42 @@
     <message>
         <source>token</source>
         <translation>token</translation>
+    </message>
+    <message>
+        <source>logit</source>
+        <translation>logit</translation>
+    </message>
+    <message>
+        <source>RMS</source>
+        <translation>RMS</translation>
+    </message>
+    <message>
+        <source>variance</source>
+        <translation>varians</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>medelvärde</translation>
+    </message>
+    <message>
+        <source>cosine</source>
+        <translation>cosinus</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>poäng</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>vikt</translation>
+    </message>
+    <message>
+        <source>difference</source>
+        <translation>skillnad</translation>
+    </message>
+    <message>
+        <source>activation</source>
+        <translation>aktivering</translation>
     </message>
     <message>
         <source>no {name}</source>

@@ -127,9 +127,15 @@ def mask_shares(pattern_unmasked: np.ndarray) -> dict[str, float]:
 # -- robust colour scales -------------------------------------------------------------------------------
 # A real model's residual stream carries a few massive activations (SmolLM2: dimension 507 reaches
 # ~24,000 where the rest stay below ~250): a colour scale set by them leaves every other cell white.
-# A value is an outlier when it exceeds OUTLIER_FACTOR times a typical large value (the 99th
-# percentile of |x|; the median for short vectors such as ln1_scale); the scale then ends at that
-# percentile (or, for a short vector, at its largest value that is not an outlier).
+# A long array's scale ends at the 99th percentile of |x| as soon as its largest value is more than
+# CLIP_FACTOR times that (a Gaussian's largest of 36,000 is ~1.7 times it; the embeddings' 2.4):
+# SmolLM2's layer-0 mlp_out (top 32, 99th percentile 7.3, median 0.64) was white at ±32 whenever the
+# ratio fell below the old 4. (At 2.5 Heads' narrow attn_out and z_concat, 2.9 × at layer 3, clipped
+# too, and their captions no longer fitted a projector.)
+# A value is an outlier (marked) when it exceeds OUTLIER_FACTOR times the typical large value (the
+# 99th percentile; the median for short vectors such as ln1_scale), and the largest always is; a
+# short vector's scale ends at its largest value that is not an outlier.
+CLIP_FACTOR = 3.0              # a long array clips when its top exceeds this times its 99th percentile
 OUTLIER_FACTOR = 4.0
 SHORT_FACTOR = 6.0             # a vector of 8 to 200 values (one per token): times its median
 PERCENTILE = 0.99              # a long array's scale ends here when outliers exist
@@ -142,7 +148,7 @@ class RobustScale:
 
     end: float                        # the scale's end (|x| beyond it saturates); == top without outliers
     top: float                        # max |x| over the finite values
-    cut: float                        # |x| > cut is an outlier (marked and named); == top without outliers
+    cut: float                        # |x| >= cut is an outlier (marked); <= top; == top without outliers
 
     @property
     def clips(self) -> bool:
@@ -153,7 +159,7 @@ def robust_scale(*arrays: np.ndarray) -> RobustScale:
     """The robust scale of `arrays` together (see OUTLIER_FACTOR). A long array's scale ends at its
     99th percentile of |x| (the 1 % above it saturate: a massive first-token row would still pale
     the rest); a short vector's at its largest value that is not an outlier; a small matrix (the
-    toy's) keeps its full range."""
+    toy's) keeps its full range. The percentile leaves out massive rows (_ordinary_rows)."""
     finite = [np.abs(a[np.isfinite(a)]).ravel() for a in map(np.asarray, arrays) if a.size]
     a = np.concatenate(finite) if finite else np.zeros(0)                  # [n]
     if a.size == 0:
@@ -162,15 +168,34 @@ def robust_scale(*arrays: np.ndarray) -> RobustScale:
     full = RobustScale(top, top, top)
     vector = all(min(np.shape(x)[-2:] or (1,)) == 1 for x in arrays) and a.size >= 8   # ln1_scale [T, 1]
     if a.size >= 200:
-        typical, factor = float(np.quantile(a, PERCENTILE)), OUTLIER_FACTOR
-    elif vector:
-        typical, factor = float(np.median(a)), SHORT_FACTOR
-    else:
+        typical = float(np.quantile(_ordinary_rows(arrays), PERCENTILE))  # the scale's end when it clips
+        if typical <= 0 or top <= CLIP_FACTOR * typical:
+            return full
+        return RobustScale(typical, top, min(OUTLIER_FACTOR * typical, top))   # the largest is always marked
+    if not vector:
         return full
-    cut = factor * typical                                                # the outliers' threshold
+    typical = float(np.median(a))
+    cut = SHORT_FACTOR * typical                                          # the outliers' threshold
     if typical <= 0 or top <= cut:
         return full
-    return RobustScale(typical if a.size >= 200 else float(a[a <= cut].max()), top, cut)
+    return RobustScale(float(a[a <= cut].max()), top, cut)
+
+
+def _ordinary_rows(arrays) -> np.ndarray:
+    """|x| of the finite values of `arrays` without their massive rows: a row (a token) whose largest
+    |x| exceeds OUTLIER_FACTOR times the median row's is left out (SmolLM2's first token, the
+    attention sink, is 5 % of a 20-token resid_post: the 99th percentile landed inside it, ±89 where
+    the other rows reach 19). Arrays of fewer than 8 rows keep all of theirs."""
+    kept = []
+    for x in map(np.asarray, arrays):
+        if x.size == 0:
+            continue
+        m = np.abs(np.where(np.isfinite(x), x, 0.0)).reshape(x.shape[0] if x.ndim >= 2 else 1, -1)   # [rows, n]
+        top = m.max(axis=1)                                               # [rows] each row's largest |x|
+        ordinary = top <= OUTLIER_FACTOR * np.median(top) if len(top) >= 8 else np.ones(len(top), bool)
+        rows = x.reshape(m.shape)[ordinary if ordinary.any() else slice(None)]   # [rows', n]
+        kept.append(np.abs(rows[np.isfinite(rows)]).ravel())
+    return np.concatenate(kept) if kept else np.zeros(1)
 
 
 def beyond_scale(values: np.ndarray, levels: tuple[float, float],

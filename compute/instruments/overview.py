@@ -54,3 +54,22 @@ def top_keys(row: np.ndarray, k: int, allowed: np.ndarray | None = None) -> np.n
     k = min(k, candidates.size)
     best = candidates[np.argpartition(-row[candidates], k - 1)[:k]]          # [k] unordered
     return best[np.argsort(-row[best], kind="stable")].astype(np.int64)
+
+
+THUMB_CELLS = 32               # a pattern thumbnail (the block map's layer tiles) has at most this many cells a side
+THUMB_PERCENTILE = 0.99        # its scale ends at this percentile of its weights (past the first query)
+
+
+def pattern_thumbnail(pattern: np.ndarray, max_cells: int = THUMB_CELLS) -> tuple[np.ndarray, tuple[float, float]]:
+    """A T×T pattern as a ~34 px tile shows it: max-pooled to at most `max_cells` a side (a stripe
+    one key wide stays a stripe), on 0…the 99th percentile of the weights that queries 1… put on the
+    keys they see (capped at 1). At 60 tokens a row's weights are ~1/60 and query 0's is always 1:
+    on 0…1, averaged down, the tiles were blank. Returns (values [r, c], levels)."""
+    P = np.asarray(pattern, dtype=np.float32)                                # [T, T]
+    T = P.shape[0]
+    seen = np.tril(np.ones((T, T), bool), 0) & np.isfinite(P)                # [T, T] causal, finite
+    seen[:1] = False                                                         # query 0: one key, weight 1
+    weights = P[seen]                                                        # [n]
+    top = float(np.quantile(weights, THUMB_PERCENTILE)) if weights.size else 1.0
+    values, _hidden = pooled(P, pool_factors(T, P.shape[1], max_cells))     # [r, c]
+    return np.nan_to_num(values), (0.0, min(max(top, 1e-3), 1.0))

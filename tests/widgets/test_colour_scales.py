@@ -80,10 +80,13 @@ def test_the_toy_models_look_as_before(name):
 
 
 @pytest.mark.parametrize("T", [20, 60])
-@pytest.mark.parametrize("layer", [3, 15, 29])
+@pytest.mark.parametrize("layer", [0, 2, 3, 15, 29])
 def test_smollm2_residual_panels_are_not_blank(smol, T, layer):
     """The lecturer's complaint, in numbers: on SmolLM2 the residual panels were white (one value
-    set the scale). Now most of their cells carry colour, and the outlier is named."""
+    set the scale). Now most of their cells carry colour, and the outlier is named. Layer 0's
+    mlp_out and resid_post (top 32, 99th percentile 7.3) stayed white at ±32 with no caption
+    whenever their top was under 4 × the percentile: a scale set by a value more than 3 times the
+    99th percentile now clips, says so, and marks the largest."""
     result = smol(T)
     sel = Selection(layer=layer, head=0, query=T - 1)
     for key, names in RESIDUAL.items():
@@ -95,9 +98,17 @@ def test_smollm2_residual_panels_are_not_blank(smol, T, layer):
             assert _lit(p) >= min(0.2, 3 * before) or before > 0.2, (key, name, _lit(p), before)
             if p.caption:
                 assert "clipped" in p.caption and p.levels[1] < top
+            own = key != "heads"                                          # (Heads shares its scales)
+            if own and p.values.size >= 200 and top > 3 * np.quantile(np.abs(p.values), 0.99):   # a tail
+                assert "clipped" in p.caption and p.levels[1] < top, (key, name, p.levels, top)
+                assert _lit(p) >= 0.3, (key, name, _lit(p))                 # most cells carry colour
+                if top >= 4 * p.levels[1]:
+                    assert p.clipped is not None and len(p.clipped) >= 1    # the outliers marked
     (logits,) = robust_levels([panel("logits", result, sel)])              # the export's logits panel
     assert _lit(logits) >= 0.2, _lit(logits)
     stream = {p.name: p for p in station_panels("heads", result, sel)}["resid_pre"]
+    if not layer:
+        return                                                           # layer 0's input: the embeddings
     assert "d_model 507" in stream.caption                               # SmolLM2's massive dimension
     full = {p.name: p for p in station_panels("heads", result, dataclasses.replace(sel, full_range=True))}
     assert full["resid_pre"].levels[1] == pytest.approx(float(np.abs(stream.values).max()))
@@ -170,3 +181,32 @@ def test_orange_and_purple_mean_query_and_key_only():
     for name in ('Series("m"', 'Series("ℓ"', 'Series("θ_d"'):
         line = next(text for text in source.splitlines() if name in text)
         assert '"accent' not in line, line
+
+
+def test_colour_bars_print_their_unit(qtbot):
+    """Each colour bar says what its values are, chosen by the panel's Trace name: the pattern's
+    a probability, a score map's a score, a weight's a weight, the residual stream's an activation;
+    the word is drawn along the bar beside its ends, and dropped where the bar is shorter than it."""
+    from widgets.views import colour_unit
+
+    assert [colour_unit(n) for n in ("pattern", "attn_scores_raw", "W_out", "resid_post", "3:mlp_out", "logits")] == \
+        ["probability", "score", "weight", "activation", "activation", "logit"]
+    result = make_result(CONFIGS["llama"])
+    for key, expected in (("scores", {"pattern": "probability", "attn_scores_raw": "score"}),
+                          ("mlp", {"mlp_out": "activation", "W_out": "weight"})):
+        st = next(cls for cls in STATION_CLASSES if cls.key == key)()
+        qtbot.addWidget(st)
+        st.resize(1280, 700)
+        st.show()
+        qtbot.waitExposed(st)
+        st.show_result(result, Selection(layer=1, head=0, query=5, station=key))
+        st.fit()
+        for mp in st.plots:
+            if mp.name in expected:
+                axis = mp.bar.getAxis("right")
+                assert mp.unit == expected[mp.name] and axis.labelText == mp.unit, (key, mp.name, axis.labelText)
+                if mp.bar.isVisible():
+                    assert axis.label.isVisible() == (mp._unit_length <= axis.geometry().height() - 4)
+                    label, bar = axis.label.sceneBoundingRect(), mp.bar.sceneBoundingRect()
+                    assert bar.contains(label.center()), (mp.name, label, bar)   # along its own bar
+        st.close()

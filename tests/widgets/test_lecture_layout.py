@@ -116,8 +116,19 @@ def test_every_station_is_legible(qtbot, smol, toy, model, size):
             font = QFont()
             font.setPointSizeF(float(pt.rstrip("pt")))
             assert metrics_for(font).horizontalAdvance(text) <= st.logit_plot.geometry().width(), text
+            text, pt, _colour = st._axis_fitted                                # its axis title neither
+            font.setPointSizeF(float(pt.rstrip("pt")))
+            assert st.logit_plot.getAxis("bottom").labelText == text
+            axis = st.logit_plot.getAxis("bottom")                            # centred under the bars
+            assert metrics_for(font).horizontalAdvance(text) <= axis.geometry().width() - 4, text
+            assert st.logit_plot.mapRectToScene(axis.geometry()).right() <= st.canvas.viewport().width() + 1
+            assert float(pt.rstrip("pt")) >= 0.8 * font_pt, pt                 # at the axes' type, or near it
         for a, b in ALIGNED.get(key, ()):
             _assert_rows_line_up(st, a, b)
+        if key == "weighted_sum":                                              # z = the terms' column sums:
+            ra, rb = (mp.plot.vb.sceneBoundingRect() for mp in (st.terms, st.z))   # column under column
+            assert abs(ra.left() - rb.left()) <= 1.0 and abs(ra.right() - rb.right()) <= 1.0, (ra, rb)
+            assert not st.z.plot.getAxis("left").drawn_labels() and not st.z.plot.getAxis("bottom").drawn_labels()
         if present and T <= 32 and key in EVERY_TOKEN:
             assert _token_rows_labelled(st, T), key                            # every token, none thinned
         for mp in st.plots:                                                    # what the scale clips, in full

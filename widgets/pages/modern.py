@@ -20,6 +20,7 @@ from ..i18n import QT_TR_NOOP, language, num, tr
 from ..matrix import MatrixPlot
 from ..stations import Same, Station
 from ..theme import LIGHT
+from ..views import colour_unit
 from . import PageKind, page_views
 from .instrument_views import (
     PageViews,
@@ -167,6 +168,7 @@ class ModernPage(Station):
             target.set_axis_titles(p.row_axis, p.col_axis)
             target.set_data(p.values, p.rows, p.cols, masked=p.masked, levels=p.levels, masked_text=p.masked_text,
                             row_ticks=p.row_ticks, col_ticks=p.col_ticks)
+            target.set_unit(colour_unit(p.name))      # what the colour bar's values are
             for x, y, w, h in item.boxes:
                 box = pg.QtWidgets.QGraphicsRectItem(x, y, w, h)
                 pen = QPen(pg.mkColor(colour_of("foreground", self.palette)), 2.5 * self._line_scale)
