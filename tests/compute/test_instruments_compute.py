@@ -135,3 +135,24 @@ def test_the_code_view_shows_the_family_code_that_ran(backend):
     assert "silu" in mlp.function.lower() or "silu" in mlp.key_text.lower() or "exp32(-g)" in mlp.key_text
     assert source_map.station_source(backend, "layernorm").function != norm.function      # GPT-2's LayerNorm
 
+
+@pytest.mark.parametrize("backend", ["reference", "cpu", "cuda"])
+def test_the_code_view_shows_the_activation_that_ran(backend):
+    """Pythia's exact GELU is computed by erf and Gemma's GeGLU by GELU(gate) · up: the MLP station's
+    code is theirs, not GPT-2's tanh GELU (each key line read from the real file)."""
+    from compute import PRESETS, source_map
+
+    pythia = PRESETS["toy"].replace(mlp="gelu_erf")
+    gemma = PRESETS["gemma3-270m"]
+    assert source_map.family_of(pythia) == ("gelu_erf",) and source_map.family_of(gemma) == ("rmsnorm", "geglu")
+    gpt2 = source_map.station_source(backend, "mlp", source_map.family_of(PRESETS["toy"]))
+    erf = source_map.station_source(backend, "mlp", source_map.family_of(pythia))
+    geglu = source_map.station_source(backend, "mlp", source_map.family_of(gemma))
+    assert "tanh" in gpt2.key_text and "erf" not in gpt2.key_text
+    assert "erf" in erf.key_text and "tanh" not in erf.key_text and "erf" in erf.function
+    assert "gelu" in geglu.key_text.lower() or "tanh" in geglu.key_text or "tanh_a" in geglu.key_text
+    assert any(up in geglu.key_text for up in ("mlp_pre_linear", "up[t, c]", "* u"))       # times the up branch
+    for view in (erf, geglu):
+        with open(view.path, encoding="utf-8") as fh:
+            assert fh.read().splitlines()[view.key_file_line - 1] == view.key_text
+
