@@ -389,7 +389,7 @@ def _load_gemma3(path: Path, meta: dict, infos: list, data_start: int):
     through a memory map and dequantized one at a time, Q/K rows as stored (half-split: no permutation)."""
     from .. import memory
     from ..weights import Weights, WeightsError
-    from . import gemma3, hf_llama
+    from . import float32_cache, gemma3, hf_llama
 
     described = gemma3.layout(meta, infos, path)
     cfg = gemma3.config_of(described, path)
@@ -401,15 +401,28 @@ def _load_gemma3(path: Path, meta: dict, infos: list, data_start: int):
     if problems:
         raise _error(problems, path)
     tokenizer = sentencepiece_tokenizer(path, meta, cfg.d_vocab, cfg.n_ctx)
-    hf, types = gemma3.hf_tensors(infos, data_start, path, _dequantize_mapped)
-    try:                                                 # the file's norms are 1 + w already
-        ours = hf_llama.hf_to_ours(cfg, hf, "gemma3_text", norms_plus_one=False)
-        weights = Weights.from_dict(cfg, ours, source=f"GGUF file {str(path)!r}")
-    except WeightsError as exc:
-        raise _error(exc.problems, path) from None
+
+    def make() -> Weights:
+        hf, _ = gemma3.hf_tensors(infos, data_start, path, _dequantize_mapped)
+        try:                                             # the file's norms are 1 + w already
+            ours = hf_llama.hf_to_ours(cfg, hf, "gemma3_text", norms_plus_one=False)
+            return Weights.from_dict(cfg, ours, source=f"GGUF file {str(path)!r}")
+        except WeightsError as exc:
+            raise _error(exc.problems, path) from None
+
+    weights, kept = float32_cache.cached(path, cfg, "gemma3", make)
+    types = _stored_types(infos)
     info = CheckpointInfo(source=str(path), format="gguf", model_type="gemma3", stored_types=types,
-                          label=stored_label(types), name=cfg.name, notes=(described.summary(),))
+                          label=stored_label(types), name=cfg.name, notes=(described.summary(), *kept))
     return Checkpoint(cfg, weights, tokenizer, info)
+
+
+def _stored_types(infos: list[_TensorInfo]) -> dict[str, int]:
+    """Stored tensor type -> count, from the header."""
+    types: dict[str, int] = {}
+    for t in infos:
+        types[_type_name(t.type_code)] = types.get(_type_name(t.type_code), 0) + 1
+    return types
 
 
 def _dequantize_mapped(mm: np.ndarray, data_start: int, info: _TensorInfo) -> np.ndarray:
@@ -458,15 +471,18 @@ def read_array(path: Path, entry: tuple, key: str = "an array") -> list:
             return np.frombuffer(data, dtype=np.dtype(fmt)).tolist()
         if item != _STRING:
             raise _error(f"the metadata array {key} has items of type {item}", path)
-        out, at = [], offset
+        out: list[str] = []
+        append, length = out.append, struct.Struct("<Q").unpack_from           # bound once: 262,144 turns
         with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            end, at = len(data), offset
             try:
                 for _ in range(count):
-                    n = struct.unpack_from("<Q", data, at)[0]
-                    if at + 8 + n > len(data):
+                    n = length(data, at)[0]
+                    at += 8
+                    if n > end - at:
                         raise _error(f"the metadata array {key} is cut short (truncated file)", path)
-                    out.append(data[at + 8:at + 8 + n].decode("utf-8"))
-                    at += 8 + n
+                    append(data[at:at + n].decode("utf-8"))
+                    at += n
             except (struct.error, UnicodeDecodeError) as exc:
                 raise _error(f"the metadata array {key} cannot be read ({exc})", path) from None
     return out
@@ -502,7 +518,7 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
     skips the Q/K un-permutation (only to show what a wrong pairing does)."""
     from .. import memory, progress
     from ..weights import Weights, WeightsError
-    from . import hf_llama
+    from . import float32_cache, hf_llama
 
     path = Path(path).expanduser()
     meta, infos, data_start = _scan_checked(path)
@@ -531,32 +547,37 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
         raise _error(problems, path)
     reader = _reader(path)
     tokenizer, notes = _tokenizer(path, meta, cfg, reader)
-    types: dict[str, int] = {}
-    hf: dict[str, np.ndarray] = {}
-    non_finite = []
     if sorted(t.name for t in reader.tensors) != sorted(by_name):
         raise _error("the gguf reader and the header scan disagree on the tensor names (corrupted)", path)
-    for n, t in enumerate(reader.tensors):
-        progress.report(QT_TR_NOOP("dequantizing the weights"), n / len(reader.tensors))   # a callback may cancel
-        arr = _dequantize(t, by_name[t.name], path)                         # float32, numpy shape
-        if not np.isfinite(arr).all():
-            non_finite.append(f"{t.name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s) "
-                              "after dequantization")
-        types[t.tensor_type.name] = types.get(t.tensor_type.name, 0) + 1
-        hf[_hf_name(t.name, arch)] = arr
-    if non_finite:
-        raise _error(non_finite, path)
-    if arch == "llama" and rope_pairs == "convert":
-        for layer in range(cfg.n_layers):
-            for proj, heads in (("q_proj", cfg.n_heads), ("k_proj", cfg.n_kv_heads)):
-                for kind in ("weight", "bias"):
-                    key = f"layers.{layer}.self_attn.{proj}.{kind}"
-                    if key in hf:
-                        hf[key] = unpermute_heads(hf[key], heads)           # adjacent pairs -> (i, i + d/2)
-    try:
-        weights = Weights.from_dict(cfg, hf_llama.hf_to_ours(cfg, hf, arch), source=f"GGUF file {str(path)!r}")
-    except WeightsError as exc:
-        raise _error(exc.problems, path) from None
+
+    def make() -> Weights:
+        hf: dict[str, np.ndarray] = {}
+        non_finite = []
+        for n, t in enumerate(reader.tensors):
+            progress.report(QT_TR_NOOP("dequantizing the weights"), n / len(reader.tensors))   # a callback may cancel
+            arr = _dequantize(t, by_name[t.name], path)                     # float32, numpy shape
+            if not np.isfinite(arr).all():
+                non_finite.append(f"{t.name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s) "
+                                  "after dequantization")
+            hf[_hf_name(t.name, arch)] = arr
+        if non_finite:
+            raise _error(non_finite, path)
+        if arch == "llama" and rope_pairs == "convert":
+            for layer in range(cfg.n_layers):
+                for proj, heads in (("q_proj", cfg.n_heads), ("k_proj", cfg.n_kv_heads)):
+                    for kind in ("weight", "bias"):
+                        key = f"layers.{layer}.self_attn.{proj}.{kind}"
+                        if key in hf:
+                            hf[key] = unpermute_heads(hf[key], heads)       # adjacent pairs -> (i, i + d/2)
+        try:
+            return Weights.from_dict(cfg, hf_llama.hf_to_ours(cfg, hf, arch), source=f"GGUF file {str(path)!r}")
+        except WeightsError as exc:
+            raise _error(exc.problems, path) from None
+
+    # the wrong pairing is a lesson, not a model to keep
+    weights, kept = float32_cache.cached(path, cfg, arch, make) if rope_pairs == "convert" else (make(), ())
+    notes = [*notes, *kept]
+    types = _stored_types(infos)
     if rope_pairs != "convert":
         notes = (*notes, "Q/K rows left in llama.cpp's adjacent-pair order: RoPE pairs are WRONG")
     info = CheckpointInfo(source=str(path), format="gguf", model_type=arch, stored_types=types,
@@ -725,7 +746,7 @@ def sentencepiece_tokenizer(path: Path, meta: dict, d_vocab: int, n_ctx: int) ->
         raise _error("the SentencePiece vocabulary has no tokenizer.ggml.scores (the merge order)", path)
     if len(tokens) > d_vocab:
         raise _error(f"the vocabulary has {len(tokens):,} tokens but the model's is {d_vocab:,}", path)
-    if not all(math.isfinite(x) for x in scores):
+    if not np.isfinite(np.asarray(scores, dtype=np.float64)).all():
         raise _error("tokenizer.ggml.scores holds NaN or infinite scores", path)
 
     def flag(key: str, default: bool) -> bool:
