@@ -156,3 +156,23 @@ def test_the_code_view_shows_the_activation_that_ran(backend):
         with open(view.path, encoding="utf-8") as fh:
             assert fh.read().splitlines()[view.key_file_line - 1] == view.key_text
 
+
+
+def test_top_predictions_are_a_stable_sort_of_the_probabilities_without_sorting_them_all(rng):
+    """The k best by a partition, then a stable sort of those: the same ids and order as a stable
+    argsort of every probability, ties (lower id first) included."""
+    from compute import Config, Weights, forward, top_predictions
+    from compute.instruments.generate import next_token_probs
+
+    cfg = Config(d_model=8, n_heads=2, n_ctx=16, d_vocab=50, n_layers=1, d_mlp=16)
+    w = Weights.random(cfg, int(rng.integers(1 << 30)))
+    best = int(np.argmax(forward(cfg, w, [10, 3, 7], "reference").logits_rows([2])[0]))
+    tied = {n: np.array(w[n]) for n in w.names()}
+    tied["embed.W_E"][40:50] = tied["embed.W_E"][best]                  # not in the prompt: ten more tie the best
+    trace = forward(cfg, Weights.from_dict(cfg, tied), [10, 3, 7], "reference")
+    probs = next_token_probs(trace, 2)
+    assert np.count_nonzero(probs == probs.max()) >= 10
+    for k in (1, 3, 5, 12, 50):
+        want = np.argsort(-probs, kind="stable")[:k]
+        got = [p.token for p in top_predictions(trace, 2, k=k)]
+        assert got == [int(t) for t in want], k
