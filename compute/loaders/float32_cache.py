@@ -34,10 +34,10 @@ ENV = "QKV_LAB_FLOAT32_CACHE"
 
 
 def folder() -> Path:
-    """Where the entries go: the real models' cache folder's float32/ (compute.loaders.real_models)."""
-    from .real_models import cache_dir
+    """Where the entries go: the lab's cache folder's float32/ (beside the real models' files)."""
+    from .loaded import lab_cache_dir
 
-    return cache_dir() / "float32"
+    return lab_cache_dir() / "float32"
 
 
 def enabled(path: Path) -> bool:
