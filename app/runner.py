@@ -204,10 +204,15 @@ class Runner(QObject):
 
 def make_ahead(trace, warm: tuple | None) -> None:
     """Read the cut `warm` = (layer, head, rows, names) of `trace` now, on this (the worker's) thread:
-    the view's own reads (Trace.read) then find it made."""
+    the view's own reads (Trace.read) then find it made. "logits" in names: the logits of query row
+    `rows` (the next-token bars' one row, kept by the Trace: 262,144 × 640 multiply-adds for Gemma)."""
     if warm is not None:
         layer, head, rows, names = warm
         for name in names:
+            if name == "logits":
+                if trace.complete and rows is not None and rows < trace.T:
+                    trace.logits_rows([rows])                          # [1, d_vocab], kept for the view
+                continue
             fits = layer < trace.n_layers and head < trace.cfg.n_heads and (rows is None or rows < trace.T)
             if fits and trace.has(name, layer):
                 trace.read(name, layer, head=head, rows=rows)

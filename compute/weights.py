@@ -247,6 +247,42 @@ class Weights(Mapping):
         safe_io.remember_sha256(path, st, digest)
         return cls(cfg, tensors, _checked=True)
 
+    @classmethod
+    def map(cls, path: str | os.PathLike, cfg: Config) -> Weights:
+        """A float32 safetensors file (one save() wrote) as read-only views of a memory map of it:
+        nothing is copied, the pages are the OS's file cache (shared, read when first touched).
+        Names and shapes are checked against `cfg` and every value's finiteness, as load() does;
+        the file is not hashed. For files the lab writes itself and replaces only by rename
+        (compute.loaders.float32_cache): a file cut short in place while mapped would fault."""
+        path = Path(path)
+        source = f"weights file {str(path)!r}"
+        try:
+            with safe_io.open_regular(path) as fh:
+                header = read_header(fh, {"F32": 4}, "; a mapped weights file holds F32 only")
+                entries = dict(header.entries)
+                _check_entries_against(cfg, entries, source)
+                mm = np.memmap(fh, dtype=np.uint8, mode="r")                   # [file bytes], read-only
+        except HeaderError as exc:
+            raise WeightsError(exc.problems, source) from None
+        except FileNotFoundError:
+            raise WeightsError("file not found", source) from None
+        except safe_io.FileError as exc:
+            raise WeightsError(exc.reason, source) from None
+        except (OSError, ValueError) as exc:           # ValueError: numpy cannot map an empty file
+            raise WeightsError(f"cannot read: {exc}", source) from None
+        arrays: dict[str, np.ndarray] = {}
+        problems = []
+        for n, (name, shape) in enumerate(weight_shapes(cfg).items()):
+            progress.report(f"reading {name}", n / len(entries))             # a callback may cancel
+            e = entries[name]
+            arr = mm[header.data_start + e.begin:header.data_start + e.end].view("<f4").reshape(shape)
+            if not all(np.isfinite(rows).all() for rows in np.array_split(arr.reshape(-1), max(1, arr.size >> 22))):
+                problems.append(f"{short(name)} has non-finite value(s) (NaN or Inf)")
+            arrays[name] = arr
+        if problems:
+            raise WeightsError(problems, source)
+        return cls(cfg, arrays, _checked=True)
+
 
 # -- helpers -------------------------------------------------------------------------------------
 def _list(names: list[str], limit: int = 6) -> str:

@@ -410,8 +410,8 @@ FAMILY: dict[str, Callable[[Config], bool]] = {tag: partial(_has, tag) for tag i
 
 
 def meets(cfg: Config, when: str) -> bool:
-    """Whether `cfg` meets a FAMILY condition ("" always does)."""
-    return not when or FAMILY[when](cfg)
+    """Whether `cfg` meets a FAMILY condition ("" always does; "swiglu+postnorm": each of them)."""
+    return all(FAMILY[part](cfg) for part in when.split("+")) if when else True
 
 
 @dataclass(frozen=True)
@@ -680,6 +680,18 @@ STATION_VIEWS["mlp"] = dataclasses.replace(STATION_VIEWS["mlp"], family={**STATI
                           "resid_post = resid_mid + RMSNorm(mlp_out)&nbsp; (GeGLU)",
     "slots": tuple(dataclasses.replace(slot, title=QT_TR_NOOP("mlp_post = GELU(gate) ⊙ up")) if slot.view == "mlp_post"
                    else slot for slot in _SWIGLU["slots"] if slot.row == 0) + _GEGLU_ROW2}})
+# Every model with a norm after the MLP shows what the residual adds, mlp_out_normed, beside mlp_out (as
+# Heads·W_O shows attn_out_normed): OLMo 2's SwiGLU as Gemma's GeGLU (W_out gives its place), and a
+# GELU MLP's first row one column wider so the next-token bars keep the second row's last column.
+_GELU = STATION_VIEWS["mlp"]
+STATION_VIEWS["mlp"] = dataclasses.replace(_GELU, family={**_GELU.family, "swiglu+postnorm": {
+    "formula": QT_TR_NOOP("mlp_out = (SiLU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&nbsp; "
+                          "resid_post = resid_mid + RMSNorm(mlp_out)&nbsp; (SwiGLU: gate ⊙ up)"),
+    "slots": tuple(slot for slot in _SWIGLU["slots"] if slot.row == 0) + _GEGLU_ROW2}, "gelu+postnorm": {
+    "formula": QT_TR_NOOP("mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&nbsp; "
+                          "resid_post = resid_mid + RMSNorm(mlp_out)"),
+    "slots": tuple(dataclasses.replace(slot, colspan=2) if slot.view == "mlp_post" else slot
+                   for slot in _GELU.slots if slot.row == 0) + _GEGLU_ROW2}})
 
 
 def gate_name(cfg: Config) -> str:

@@ -2350,6 +2350,14 @@
         <translation>mlp_post = GELU(gate) ⊙ up</translation>
     </message>
     <message>
+        <source>mlp_out = (SiLU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&amp;nbsp; resid_post = resid_mid + RMSNorm(mlp_out)&amp;nbsp; (SwiGLU: gate ⊙ up)</source>
+        <translation>mlp_out = (SiLU(ln2_out · W_gate) ⊙ (ln2_out · W_in)) · W_out;&amp;nbsp; resid_post = resid_mid + RMSNorm(mlp_out)&amp;nbsp; (SwiGLU: gate ⊙ up)</translation>
+    </message>
+    <message>
+        <source>mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&amp;nbsp; resid_post = resid_mid + RMSNorm(mlp_out)</source>
+        <translation>mlp_out = GELU(ln2_out · W_in + b_in) · W_out + b_out;&amp;nbsp; resid_post = resid_mid + RMSNorm(mlp_out)</translation>
+    </message>
+    <message>
         <source>{axis} {j} at “{row}”</source>
         <translation>{axis} {j} pada “{row}”</translation>
     </message>

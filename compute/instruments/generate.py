@@ -43,7 +43,12 @@ def top_predictions(trace: Trace, position: int = -1, k: int = 5) -> list[Predic
         raise ConfigError("k", k, "must be a whole number >= 1", limit=1)
     probs = next_token_probs(trace, position)                                      # [d_vocab]
     logits = trace.logits_rows([int(position)])[0]                                 # [d_vocab]
-    order = np.argsort(-probs, kind="stable")[: int(k)]                            # [k]
+    # The k largest without sorting all d_vocab (262,144 for Gemma: a full sort took 60 ms on the UI
+    # thread): every id at least as likely as the k-th, in id order, then a stable sort of those.
+    k = min(int(k), probs.size)
+    kth = np.partition(probs, probs.size - k)[probs.size - k]                      # the k-th largest
+    ids = np.flatnonzero(probs >= kth)                                             # [>= k], ascending
+    order = ids[np.argsort(-probs[ids], kind="stable")][:k]                        # [k]
     return [Prediction(int(t), float(probs[t]), float(logits[t])) for t in order]
 
 

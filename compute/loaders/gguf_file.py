@@ -3,17 +3,20 @@
     cfg, weights, tokenizer = loaded = compute.load_checkpoint("SmolLM2-135M-Instruct.Q4_1.gguf")
     loaded.info.label        # 'weights dequantized from Q4_1 and Q8_0'
 
-Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral), `qwen2`, `phi3`, `gemma3` and `gemma2`
-(compute.loaders.gemma3: local and global layers, QK-norm, sandwich norms, GeGLU, its tensors read
-through a memory map). Tensors of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K and Q6_K
-are dequantized to float32 by `gguf.quants`; the numbers are then those of the quantized model (not
-of the float model it was made from).
+Architectures `llama` (Llama, SmolLM, TinyLlama, Mistral), `qwen2`, `qwen3` (QK-norm per head:
+attn_q_norm, attn_k_norm), `olmo2` (no norms before attention and the MLP, post_attention_norm and
+post_ffw_norm after them, QK-norm over all heads), `phi3`, `gemma3` and `gemma2` (compute.loaders.gemma3:
+local and global layers, QK-norm, sandwich norms, GeGLU, soft-capping, its tensors read through a memory
+map). Tensors of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K and Q6_K are dequantized to
+float32 by `gguf.quants`; the numbers are then those of the quantized model (not of the float model
+it was made from).
 
 GGUF keeps HF's (out, in) layout, so the tensors are renamed to HF's and mapped by
 compute.loaders.hf_llama. One difference: llama.cpp's converter permutes the rows of every head of Q and K
 for a RoPE that rotates adjacent pairs (2i, 2i+1); our RoPE (HF's) rotates (i, i + d/2), so the
-rows are permuted back (`unpermute_heads`) for `llama` files. Qwen2 and Phi-3 files use the NEOX
-(rotate_half) order already and are not permuted. Phi-3 files keep HF's fused products:
+rows are permuted back (`unpermute_heads`) for `llama` files. Qwen2, Qwen3, OLMo 2 and Phi-3 files
+use the NEOX (rotate_half) order already and are not permuted (llama.cpp: LLAMA_ROPE_TYPE_NEOX for
+these architectures; its converter permutes only for LlamaModel). Phi-3 files keep HF's fused products:
 `attn_qkv` (rows q; k; v) and `ffn_up` of 2·d_mlp rows (gate; up), split by compute.loaders.hf_llama.
 
 The tokenizer is built from the file's own vocabulary: byte-level BPE (`tokenizer.ggml.model = "gpt2"`)
@@ -41,7 +44,7 @@ from ..config import Config, ConfigError
 from ..i18n import QT_TR_NOOP
 from .loaded import Checkpoint, CheckpointError, CheckpointInfo, CheckpointTokenizer, stored_label
 
-ARCHITECTURES = ("llama", "qwen2", "phi3", "gemma3", "gemma2")
+ARCHITECTURES = ("llama", "qwen2", "qwen3", "olmo2", "phi3", "gemma3", "gemma2")
 GEMMA_ARCHS = ("gemma3", "gemma2")        # read by compute.loaders.gemma3
 TENSOR_TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q4_K", "Q5_K", "Q6_K")
 MAX_TENSORS = 1 << 16
@@ -72,9 +75,17 @@ _BLOCK_NAMES = {
     "ffn_gate.weight": "mlp.gate_proj.weight", "ffn_up.weight": "mlp.up_proj.weight",
     "ffn_down.weight": "mlp.down_proj.weight",
 }
-# Architectures whose files keep fused tensors: their names replace the separate ones.
-_FUSED_BLOCK_NAMES = {"phi3": {"attn_qkv.weight": "self_attn.qkv_proj.weight",
-                               "ffn_up.weight": "mlp.gate_up_proj.weight"}}
+# Architectures whose files have other block tensors: their names replace or join the llama ones
+# (Phi-3's fused products; Qwen3's and OLMo 2's QK-norm; OLMo 2's norms after attention and the MLP
+# in place of those before: llama.cpp's LLM_ARCH_OLMO2 has no attn_norm or ffn_norm).
+_QK_NORM_NAMES = {"attn_q_norm.weight": "self_attn.q_norm.weight", "attn_k_norm.weight": "self_attn.k_norm.weight"}
+_ARCH_BLOCK_NAMES = {"phi3": {"attn_qkv.weight": "self_attn.qkv_proj.weight",
+                              "ffn_up.weight": "mlp.gate_up_proj.weight"},
+                     "qwen3": _QK_NORM_NAMES,
+                     "olmo2": {**_QK_NORM_NAMES, "post_attention_norm.weight": "post_attention_layernorm.weight",
+                               "post_ffw_norm.weight": "post_feedforward_layernorm.weight"}}
+_NO_PRE_NORMS = ("olmo2",)                       # no attn_norm / ffn_norm in their files
+_QK_NORM = {"qwen3": "head", "olmo2": "all"}     # arch -> Config.qk_norm_scope
 _GLOBAL_NAMES = {"token_embd.weight": "embed_tokens.weight", "output_norm.weight": "norm.weight",
                  "output.weight": "lm_head.weight"}
 
@@ -310,6 +321,8 @@ def _config(meta: dict, names: set[str], path: Path) -> tuple[Config, str]:
     if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
         problems.append(f"{a}attention.sliding_window={_short(window)} must be a whole number >= 1")
         window = None
+    if window is not None and arch == "olmo2":    # llama.cpp: OLMo 3's 3 local to 1 global layers
+        problems.append(f"{a}attention.sliding_window={window}: OLMo 3's local and global layers are not supported")
     d_vocab = meta.get(a + "vocab_size")
     tokens = meta.get("tokenizer.ggml.tokens")
     if d_vocab is None and isinstance(tokens, tuple):
@@ -324,6 +337,8 @@ def _config(meta: dict, names: set[str], path: Path) -> tuple[Config, str]:
                      rope_theta=theta, rotary_dim=rotary, n_kv_heads=n_kv, mlp="swiglu",
                      tied_embeddings="output.weight" not in names, attn_bias="blk.0.attn_q.bias" in names,
                      mlp_bias="blk.0.ffn_up.bias" in names, windows=window,
+                     qk_norm=arch in _QK_NORM, qk_norm_scope=_QK_NORM.get(arch, "head"),
+                     pre_norms=arch not in _NO_PRE_NORMS, post_norms=arch in _NO_PRE_NORMS,
                      name=str(meta.get("general.name") or path.stem)[:80])
     except ConfigError as exc:
         raise _error(f"the metadata gives an impossible model: {exc}", path) from None
@@ -334,7 +349,7 @@ def _expected(cfg: Config, arch: str) -> dict[str, tuple[int, ...]]:
     """GGUF tensor name -> numpy shape, from the HF shapes of the same model."""
     from . import hf_llama
 
-    hf = hf_llama.hf_shapes(cfg, arch)                        # llama, qwen2 or phi3 (fused)
+    hf = hf_llama.hf_shapes(cfg, arch)                        # llama, qwen2, qwen3, olmo2 or phi3 (fused)
     to_gguf = {v: k for k, v in _GLOBAL_NAMES.items()}
     block = {v: k for k, v in _block_names(arch).items()}
     out = {}
@@ -375,7 +390,7 @@ def _load_gemma3(path: Path, meta: dict, infos: list, data_start: int):
     through a memory map and dequantized one at a time, Q/K rows as stored (half-split: no permutation)."""
     from .. import memory
     from ..weights import Weights, WeightsError
-    from . import gemma3, hf_llama
+    from . import float32_cache, gemma3, hf_llama
 
     described = gemma3.layout(meta, infos, path)
     cfg = gemma3.config_of(described, path)
@@ -387,16 +402,29 @@ def _load_gemma3(path: Path, meta: dict, infos: list, data_start: int):
     if problems:
         raise _error(problems, path)
     tokenizer = sentencepiece_tokenizer(path, meta, cfg.d_vocab, cfg.n_ctx)
-    hf, types = gemma3.hf_tensors(infos, data_start, path, _dequantize_mapped)
-    try:                                                 # the file's norms are 1 + w already
-        model_type = "gemma2" if described.arch == "gemma2" else "gemma3_text"
-        ours = hf_llama.hf_to_ours(cfg, hf, model_type, norms_plus_one=False)
-        weights = Weights.from_dict(cfg, ours, source=f"GGUF file {str(path)!r}")
-    except WeightsError as exc:
-        raise _error(exc.problems, path) from None
+
+    def make() -> Weights:
+        hf, _ = gemma3.hf_tensors(infos, data_start, path, _dequantize_mapped)
+        try:                                             # the file's norms are 1 + w already
+            model_type = "gemma2" if described.arch == "gemma2" else "gemma3_text"
+            ours = hf_llama.hf_to_ours(cfg, hf, model_type, norms_plus_one=False)
+            return Weights.from_dict(cfg, ours, source=f"GGUF file {str(path)!r}")
+        except WeightsError as exc:
+            raise _error(exc.problems, path) from None
+
+    weights, kept = float32_cache.cached(path, cfg, described.arch, make)
+    types = _stored_types(infos)
     info = CheckpointInfo(source=str(path), format="gguf", model_type=described.arch, stored_types=types,
-                          label=stored_label(types), name=cfg.name, notes=(described.summary(),))
+                          label=stored_label(types), name=cfg.name, notes=(described.summary(), *kept))
     return Checkpoint(cfg, weights, tokenizer, info)
+
+
+def _stored_types(infos: list[_TensorInfo]) -> dict[str, int]:
+    """Stored tensor type -> count, from the header."""
+    types: dict[str, int] = {}
+    for t in infos:
+        types[_type_name(t.type_code)] = types.get(_type_name(t.type_code), 0) + 1
+    return types
 
 
 def _dequantize_mapped(mm: np.ndarray, data_start: int, info: _TensorInfo) -> np.ndarray:
@@ -445,15 +473,18 @@ def read_array(path: Path, entry: tuple, key: str = "an array") -> list:
             return np.frombuffer(data, dtype=np.dtype(fmt)).tolist()
         if item != _STRING:
             raise _error(f"the metadata array {key} has items of type {item}", path)
-        out, at = [], offset
+        out: list[str] = []
+        append, length = out.append, struct.Struct("<Q").unpack_from           # bound once: 262,144 turns
         with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            end, at = len(data), offset
             try:
                 for _ in range(count):
-                    n = struct.unpack_from("<Q", data, at)[0]
-                    if at + 8 + n > len(data):
+                    n = length(data, at)[0]
+                    at += 8
+                    if n > end - at:
                         raise _error(f"the metadata array {key} is cut short (truncated file)", path)
-                    out.append(data[at + 8:at + 8 + n].decode("utf-8"))
-                    at += 8 + n
+                    append(data[at:at + n].decode("utf-8"))
+                    at += n
             except (struct.error, UnicodeDecodeError) as exc:
                 raise _error(f"the metadata array {key} cannot be read ({exc})", path) from None
     return out
@@ -489,7 +520,7 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
     skips the Q/K un-permutation (only to show what a wrong pairing does)."""
     from .. import memory, progress
     from ..weights import Weights, WeightsError
-    from . import hf_llama
+    from . import float32_cache, hf_llama
 
     path = Path(path).expanduser()
     meta, infos, data_start = _scan_checked(path)
@@ -518,32 +549,37 @@ def load_gguf(path: str | os.PathLike, *, rope_pairs: str = "convert"):
         raise _error(problems, path)
     reader = _reader(path)
     tokenizer, notes = _tokenizer(path, meta, cfg, reader)
-    types: dict[str, int] = {}
-    hf: dict[str, np.ndarray] = {}
-    non_finite = []
     if sorted(t.name for t in reader.tensors) != sorted(by_name):
         raise _error("the gguf reader and the header scan disagree on the tensor names (corrupted)", path)
-    for n, t in enumerate(reader.tensors):
-        progress.report(QT_TR_NOOP("dequantizing the weights"), n / len(reader.tensors))   # a callback may cancel
-        arr = _dequantize(t, by_name[t.name], path)                         # float32, numpy shape
-        if not np.isfinite(arr).all():
-            non_finite.append(f"{t.name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s) "
-                              "after dequantization")
-        types[t.tensor_type.name] = types.get(t.tensor_type.name, 0) + 1
-        hf[_hf_name(t.name, arch)] = arr
-    if non_finite:
-        raise _error(non_finite, path)
-    if arch == "llama" and rope_pairs == "convert":
-        for layer in range(cfg.n_layers):
-            for proj, heads in (("q_proj", cfg.n_heads), ("k_proj", cfg.n_kv_heads)):
-                for kind in ("weight", "bias"):
-                    key = f"layers.{layer}.self_attn.{proj}.{kind}"
-                    if key in hf:
-                        hf[key] = unpermute_heads(hf[key], heads)           # adjacent pairs -> (i, i + d/2)
-    try:
-        weights = Weights.from_dict(cfg, hf_llama.hf_to_ours(cfg, hf), source=f"GGUF file {str(path)!r}")
-    except WeightsError as exc:
-        raise _error(exc.problems, path) from None
+
+    def make() -> Weights:
+        hf: dict[str, np.ndarray] = {}
+        non_finite = []
+        for n, t in enumerate(reader.tensors):
+            progress.report(QT_TR_NOOP("dequantizing the weights"), n / len(reader.tensors))   # a callback may cancel
+            arr = _dequantize(t, by_name[t.name], path)                     # float32, numpy shape
+            if not np.isfinite(arr).all():
+                non_finite.append(f"{t.name} has {int(arr.size - np.isfinite(arr).sum())} NaN/Inf value(s) "
+                                  "after dequantization")
+            hf[_hf_name(t.name, arch)] = arr
+        if non_finite:
+            raise _error(non_finite, path)
+        if arch == "llama" and rope_pairs == "convert":
+            for layer in range(cfg.n_layers):
+                for proj, heads in (("q_proj", cfg.n_heads), ("k_proj", cfg.n_kv_heads)):
+                    for kind in ("weight", "bias"):
+                        key = f"layers.{layer}.self_attn.{proj}.{kind}"
+                        if key in hf:
+                            hf[key] = unpermute_heads(hf[key], heads)       # adjacent pairs -> (i, i + d/2)
+        try:
+            return Weights.from_dict(cfg, hf_llama.hf_to_ours(cfg, hf, arch), source=f"GGUF file {str(path)!r}")
+        except WeightsError as exc:
+            raise _error(exc.problems, path) from None
+
+    # the wrong pairing is a lesson, not a model to keep
+    weights, kept = float32_cache.cached(path, cfg, arch, make) if rope_pairs == "convert" else (make(), ())
+    notes = [*notes, *kept]
+    types = _stored_types(infos)
     if rope_pairs != "convert":
         notes = (*notes, "Q/K rows left in llama.cpp's adjacent-pair order: RoPE pairs are WRONG")
     info = CheckpointInfo(source=str(path), format="gguf", model_type=arch, stored_types=types,
@@ -556,8 +592,11 @@ def _list(names: list[str], limit: int = 6) -> str:
 
 
 def _block_names(arch: str) -> dict[str, str]:
-    """GGUF block tensor names -> HF's, for this architecture (Phi-3's fused ones)."""
-    return {**_BLOCK_NAMES, **_FUSED_BLOCK_NAMES.get(arch, {})}
+    """GGUF block tensor names -> HF's, for this architecture (Phi-3's fused ones, QK-norms, OLMo 2's norms)."""
+    names = {**_BLOCK_NAMES, **_ARCH_BLOCK_NAMES.get(arch, {})}
+    if arch in _NO_PRE_NORMS:
+        del names["attn_norm.weight"], names["ffn_norm.weight"]
+    return names
 
 
 def _hf_name(name: str, arch: str = "llama") -> str:
@@ -709,7 +748,7 @@ def sentencepiece_tokenizer(path: Path, meta: dict, d_vocab: int, n_ctx: int) ->
         raise _error("the SentencePiece vocabulary has no tokenizer.ggml.scores (the merge order)", path)
     if len(tokens) > d_vocab:
         raise _error(f"the vocabulary has {len(tokens):,} tokens but the model's is {d_vocab:,}", path)
-    if not all(math.isfinite(x) for x in scores):
+    if not np.isfinite(np.asarray(scores, dtype=np.float64)).all():
         raise _error("tokenizer.ggml.scores holds NaN or infinite scores", path)
 
     def flag(key: str, default: bool) -> bool:

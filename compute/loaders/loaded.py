@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError
@@ -161,3 +162,11 @@ class CheckpointTokenizer:
 
     def __repr__(self) -> str:
         return f"CheckpointTokenizer({self.source}, {self.size:,} tokens, n_ctx={self.n_ctx:,})"
+
+
+def lab_cache_dir() -> Path:
+    """The lab's folder for what it makes from model files: $QKV_LAB_CACHE_DIR/models, else the
+    platform's cache ($XDG_CACHE_HOME or ~/.cache) /qkv-lab/models (app/language.py's folder's sibling)."""
+    if os.environ.get("QKV_LAB_CACHE_DIR"):
+        return Path(os.environ["QKV_LAB_CACHE_DIR"]).expanduser() / "models"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "qkv-lab" / "models"

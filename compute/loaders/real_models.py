@@ -113,9 +113,9 @@ class RealModel:
 def cache_dir() -> Path:
     """The lab's folder for models it makes from packages: $QKV_LAB_CACHE_DIR/models, else the
     platform's cache ($XDG_CACHE_HOME or ~/.cache) /qkv-lab/models (app/language.py's folder's sibling)."""
-    if os.environ.get("QKV_LAB_CACHE_DIR"):
-        return Path(os.environ["QKV_LAB_CACHE_DIR"]).expanduser() / "models"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "qkv-lab" / "models"
+    from .loaded import lab_cache_dir
+
+    return lab_cache_dir()
 
 
 def _package_file(package: str, filename: str) -> Path | None:

@@ -60,10 +60,12 @@ class SentencePieceVocab:
         self.tokens = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(tokens)]
         self.scores = [float(s) for s in scores[:n]]
         self.types = [int(k) for k in types[:n]] if types is not None else [NORMAL] * n
-        self.ids: dict[str, int] = {}
-        for i, t in enumerate(self.tokens):
-            if self.ids.setdefault(t, i) != i:
-                raise SentencePieceError(f"the piece {t[:40]!r} appears twice (ids {self.ids[t]} and {i})")
+        self.ids: dict[str, int] = dict(zip(self.tokens, range(n), strict=True))
+        if len(self.ids) != n:                            # a piece twice: find the first (a slow path)
+            first: dict[str, int] = {}
+            for i, t in enumerate(self.tokens):
+                if first.setdefault(t, i) != i:
+                    raise SentencePieceError(f"the piece {t[:40]!r} appears twice (ids {first[t]} and {i})")
         for name, value in (("bos", bos_id), ("eos", eos_id), ("unknown", unk_id)):
             if value is not None and not 0 <= value < n:
                 raise SentencePieceError(f"the {name} token id {value} is outside the vocabulary of {n:,}")

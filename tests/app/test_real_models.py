@@ -330,4 +330,6 @@ def test_the_gemma3_entry_opens_the_model_the_lab_computes(tmp_path, monkeypatch
     loaded, ids = _open("", "gemma3-270m")
     assert loaded.cfg.same_shapes(PRESETS["gemma3-270m"]) and loaded.cfg.components.has("geglu")
     assert ids[0] == 2 and len(ids) > 1                                      # <bos>, then the text
-    assert [p.name for p in (tmp_path / "models").iterdir()] == ["gemma-3-270m-q4_k_m.gguf"]
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["float32", "gemma-3-270m-q4_k_m.gguf"]
+    (entry,) = (tmp_path / "models" / "float32").iterdir()                   # its float32 weights, for next time
+    assert entry.name.startswith("gemma-3-270m-q4_k_m-") and entry.suffix == ".safetensors"

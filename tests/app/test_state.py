@@ -43,6 +43,19 @@ def test_every_edit_is_computed_and_equals_a_fresh_forward(state):
     assert state.result.labels == ("the", "dog", "ran", "to", "the", "red", "hat")
 
 
+def test_on_the_mlp_station_the_worker_makes_the_querys_logits_row(state):
+    """The next-token bars need the query's row of logits (262,144 × 640 multiply-adds on Gemma 3): the
+    compute makes it with the pass (app/runner.py make_ahead), so the view only reads it."""
+    state.select(station="mlp")
+    assert state.set_text("the dog ran to the red hat")
+    trace, query = state.result.trace, state.selection.query
+    assert ("logits row", query) in trace._lazy                     # made before the view asked
+    np.testing.assert_array_equal(trace.logits_rows([query])[0], _fresh(state.inputs).logits_rows([query])[0])
+    state.select(station="scores")
+    assert state.set_text("the cat sat on the mat")
+    assert not any(isinstance(k, tuple) and k[0] == "logits row" for k in state.result.trace._lazy)
+
+
 @pytest.mark.parametrize("edit", ["type", "delete", "replace", "move_in_tail"])
 def test_edits_at_the_end_compute_only_the_rows_after_them(state, edit):
     """The trace on screen goes with each request: the pass reuses its rows before the edit

@@ -22,6 +22,12 @@ _BLOCK = {"input_layernorm.weight": "attn_norm.weight", "self_attn.q_proj.weight
           "post_attention_layernorm.weight": "ffn_norm.weight", "mlp.gate_proj.weight": "ffn_gate.weight",
           "mlp.up_proj.weight": "ffn_up.weight", "mlp.down_proj.weight": "ffn_down.weight",
           "self_attn.qkv_proj.weight": "attn_qkv.weight", "mlp.gate_up_proj.weight": "ffn_up.weight"}   # Phi-3
+# llama.cpp's names for what only some architectures have (gguf's MODEL_TENSORS / tensor_mapping):
+# Qwen3's and OLMo 2's QK-norm; OLMo 2's post_attention_layernorm is a norm after attention there.
+_QK_NORM = {"self_attn.q_norm.weight": "attn_q_norm.weight", "self_attn.k_norm.weight": "attn_k_norm.weight"}
+_ARCH_BLOCK = {"qwen3": _QK_NORM,
+               "olmo2": {**_QK_NORM, "post_attention_layernorm.weight": "post_attention_norm.weight",
+                         "post_feedforward_layernorm.weight": "post_ffw_norm.weight"}}
 _GLOBAL = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
            "lm_head.weight": "output.weight"}
 
@@ -111,7 +117,7 @@ def write_gguf(path: Path, model, tok, *, arch: str = "llama", types: dict[str, 
     for name, arr in hf_state(model).items():
         if name.startswith("model.layers."):
             _, _, layer, rest = name.split(".", 3)
-            out = f"blk.{layer}.{_BLOCK[rest]}"
+            out = f"blk.{layer}.{_ARCH_BLOCK.get(arch, {}).get(rest) or _BLOCK[rest]}"
             if arch == "llama" and permute_qk and rest.startswith(("self_attn.q_proj", "self_attn.k_proj")):
                 arr = permute(arr, H if "q_proj" in rest else KV)
         else:

@@ -115,6 +115,43 @@ def test_a_phi3_gguf_keeps_its_fused_products_and_equals_transformers(tiny):
         assert max_scaled_error(trace["pattern", layer], patterns[layer]) <= 1e-8
 
 
+@pytest.mark.parametrize("arch", ["qwen3", "olmo2"])
+def test_qwen3_and_olmo2_ggufs_equal_their_hf_folders_and_transformers(tiny, tmp_path, arch):
+    """llama.cpp writes Qwen3 with attn_q_norm / attn_k_norm per head, OLMo 2 with no attn_norm or
+    ffn_norm but post_attention_norm and post_ffw_norm after attention and the MLP and a QK-norm over
+    all heads ([H·d_head]); both with Q/K rows in rotate_half order (LLAMA_ROPE_TYPE_NEOX, no permutation).
+    The same random weights as a Hugging Face folder and as a GGUF give the same numbers as transformers."""
+    from compute.names import weight_shapes
+
+    from .hf_models import save_hf_folder
+
+    model = make_hf_model(arch, seed=21, vocab_size=300, num_attention_heads=4, num_key_value_heads=2, head_dim=6)
+    path = write_gguf(tmp_path / f"{arch}.gguf", model, tiny["tok"], arch=arch)
+    cfg, weights, tok = loaded = load_checkpoint(path)
+    folder_cfg, folder_weights, _ = load_checkpoint(save_hf_folder(model, tmp_path / arch))
+    assert loaded.info.model_type == arch and cfg.qk_norm and cfg.d_head == 6
+    assert (cfg.pre_norms, cfg.post_norms, cfg.qk_norm_scope) == \
+        (folder_cfg.pre_norms, folder_cfg.post_norms, folder_cfg.qk_norm_scope)
+    assert weight_shapes(cfg) == weight_shapes(folder_cfg)
+    for name in weights.names():                      # float32 both: the same arrays
+        np.testing.assert_array_equal(weights[name], folder_weights[name], err_msg=name)
+    ids = tok.encode(LONG)
+    logits, patterns = hf_forward(model, ids)
+    trace = forward(cfg, weights, ids, backend="reference")
+    assert max_scaled_error(trace["logits"], logits) <= 1e-8
+    for layer in range(cfg.n_layers):
+        assert max_scaled_error(trace["pattern", layer], patterns[layer]) <= 1e-8
+    assert max_scaled_error(forward(cfg, weights, ids, backend="cpu")["logits"], logits) <= 2e-4
+
+
+def test_an_olmo3_gguf_with_windows_is_refused(tiny, tmp_path):
+    model = make_hf_model("olmo2", seed=22, vocab_size=300, num_attention_heads=4, num_key_value_heads=2)
+    path = write_gguf(tmp_path / "olmo3.gguf", model, tiny["tok"], arch="olmo2",
+                      extra_meta={"olmo2.attention.sliding_window": (8, gguf_value_type("UINT32"))})
+    with pytest.raises(CheckpointError, match="OLMo 3's local and global layers are not supported"):
+        load_checkpoint(path)
+
+
 def gguf_value_type(name: str):
     import gguf
 

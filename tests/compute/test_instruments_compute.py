@@ -135,3 +135,44 @@ def test_the_code_view_shows_the_family_code_that_ran(backend):
     assert "silu" in mlp.function.lower() or "silu" in mlp.key_text.lower() or "exp32(-g)" in mlp.key_text
     assert source_map.station_source(backend, "layernorm").function != norm.function      # GPT-2's LayerNorm
 
+
+@pytest.mark.parametrize("backend", ["reference", "cpu", "cuda"])
+def test_the_code_view_shows_the_activation_that_ran(backend):
+    """Pythia's exact GELU is computed by erf and Gemma's GeGLU by GELU(gate) · up: the MLP station's
+    code is theirs, not GPT-2's tanh GELU (each key line read from the real file)."""
+    from compute import PRESETS, source_map
+
+    pythia = PRESETS["toy"].replace(mlp="gelu_erf")
+    gemma = PRESETS["gemma3-270m"]
+    assert source_map.family_of(pythia) == ("gelu_erf",) and source_map.family_of(gemma) == ("rmsnorm", "geglu")
+    gpt2 = source_map.station_source(backend, "mlp", source_map.family_of(PRESETS["toy"]))
+    erf = source_map.station_source(backend, "mlp", source_map.family_of(pythia))
+    geglu = source_map.station_source(backend, "mlp", source_map.family_of(gemma))
+    assert "tanh" in gpt2.key_text and "erf" not in gpt2.key_text
+    assert "erf" in erf.key_text and "tanh" not in erf.key_text and "erf" in erf.function
+    assert "gelu" in geglu.key_text.lower() or "tanh" in geglu.key_text or "tanh_a" in geglu.key_text
+    assert any(up in geglu.key_text for up in ("mlp_pre_linear", "up[t, c]", "* u"))       # times the up branch
+    for view in (erf, geglu):
+        with open(view.path, encoding="utf-8") as fh:
+            assert fh.read().splitlines()[view.key_file_line - 1] == view.key_text
+
+
+
+def test_top_predictions_are_a_stable_sort_of_the_probabilities_without_sorting_them_all(rng):
+    """The k best by a partition, then a stable sort of those: the same ids and order as a stable
+    argsort of every probability, ties (lower id first) included."""
+    from compute import Config, Weights, forward, top_predictions
+    from compute.instruments.generate import next_token_probs
+
+    cfg = Config(d_model=8, n_heads=2, n_ctx=16, d_vocab=50, n_layers=1, d_mlp=16)
+    w = Weights.random(cfg, int(rng.integers(1 << 30)))
+    best = int(np.argmax(forward(cfg, w, [10, 3, 7], "reference").logits_rows([2])[0]))
+    tied = {n: np.array(w[n]) for n in w.names()}
+    tied["embed.W_E"][40:50] = tied["embed.W_E"][best]                  # not in the prompt: ten more tie the best
+    trace = forward(cfg, Weights.from_dict(cfg, tied), [10, 3, 7], "reference")
+    probs = next_token_probs(trace, 2)
+    assert np.count_nonzero(probs == probs.max()) >= 10
+    for k in (1, 3, 5, 12, 50):
+        want = np.argsort(-probs, kind="stable")[:k]
+        got = [p.token for p in top_predictions(trace, 2, k=k)]
+        assert got == [int(t) for t in want], k

@@ -397,6 +397,32 @@ def test_gemma_and_olmo2_stations_show_the_norms_after_attention_and_the_mlp():
     assert "attn_out_normed" not in [s.view for s in station_view("heads", FAMILY).slots]   # a LLaMA: no such panel
 
 
+@pytest.mark.parametrize("family", [
+    dict(pre_norms=False, post_norms=True, qk_norm=True, qk_norm_scope="all"),            # OLMo 2: SwiGLU
+    dict(mlp="geglu", post_norms=True),                                                  # Gemma: GeGLU
+    dict(mlp="gelu", post_norms=True),                                                   # a GELU MLP
+    dict(mlp="gelu_erf", post_norms=True, norm="layernorm")], ids=["olmo2", "gemma", "gelu", "gelu_erf"])
+def test_every_model_with_post_norms_shows_mlp_out_normed_in_the_mlp_station(family):
+    """What the residual adds after the MLP, RMSNorm(mlp_out), is a panel of the MLP station for every
+    model with norms after it (as attn_out_normed is of Heads·W_O), with the formula saying so; the
+    next-token bars keep the second row's last column."""
+    from widgets.views import station_panels, station_view
+
+    cfg = FAMILY.replace(**family)
+    res = make_result(cfg)
+    sel = SELECTIONS[0]
+    panels = {p.name: p for p in station_panels("mlp", res, sel)}
+    assert not panels["mlp_out_normed"].missing
+    np.testing.assert_array_equal(panels["mlp_out_normed"].values, res.trace["mlp_out_normed", sel.layer])
+    view = station_view("mlp", cfg)
+    assert "RMSNorm(mlp_out)" in view.formula
+    row2 = [(s.view, s.col) for s in view.slots if s.row == 1]
+    assert row2 == [("mlp_out", 0), ("mlp_out_normed", 1), ("resid_post", 2)] and view.columns == 4
+    heads = {p.name for p in station_panels("heads", res, sel)}
+    assert "attn_out_normed" in heads
+    assert "mlp_out_normed" not in [s.view for s in station_view("mlp", cfg.replace(post_norms=False)).slots]
+
+
 def test_a_qk_norm_model_shows_q_normed_and_k_normed_between_q_and_rot_q():
     """Q·K·V of a QK-norm model (Qwen3, Gemma 3, OLMo 2): q → q_normed → rot_q, k → k_normed → rot_k,
     each the Trace's own numbers; RoPE's titles name what it turns."""
