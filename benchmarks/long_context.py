@@ -63,6 +63,7 @@ def median(values) -> float:
 
 def measure_lab(T: int, model: str = "smollm2-135m") -> dict:
     from compute import forward, memory, real_models
+    from compute.trace import Lazy
 
     cfg, weights, _ = real_models.load(model)
     ids = tokens(T, cfg.d_vocab)
@@ -75,6 +76,8 @@ def measure_lab(T: int, model: str = "smollm2-135m") -> dict:
     trace = forward(cfg, weights, ids, backend="cpu")
     full_s = time.perf_counter() - start
     pass_peak = peak_bytes()
+    stored = trace.stored(("pattern", 0))
+    checkpointed = isinstance(stored, Lazy) and not stored.cached    # as the pass chose (the free memory then)
     start = time.perf_counter()
     edited = forward(cfg, weights, ids[:-1] + [ids[-1] + 1], backend="cpu", reuse=trace)
     edit_s = time.perf_counter() - start
@@ -96,7 +99,7 @@ def measure_lab(T: int, model: str = "smollm2-135m") -> dict:
         prev = longer
     est = memory.estimate(cfg, T, checkpoints=True)
     r = 4
-    return {"T": T, "model": model, "checkpointed": memory.checkpointed(cfg, T), "full_pass_s": round(full_s, 3),
+    return {"T": T, "model": model, "checkpointed": checkpointed, "full_pass_s": round(full_s, 3),
             "peak_rss_gib": round(pass_peak / GIB, 3), "peak_above_warm_gib": round((pass_peak - base) / GIB, 3),
             "warm_rss_gib": round(base / GIB, 3), "edit_last_s": round(edit_s, r),
             "scores_first_layer_s": round(first, r), "layer_switch_s": round(switch, r),
@@ -196,7 +199,8 @@ def main(argv=None) -> None:
     for T in args.sizes:
         row = run_one(T, "lab", 1800, args.model)
         if not args.no_torch:
-            row.update(run_one(T, "torch", 1800, args.model) if torch_fits(T, args.model) else {"torch": "does not fit"})
+            fits = torch_fits(T, args.model)
+            row.update(run_one(T, "torch", 1800, args.model) if fits else {"torch": "does not fit"})
         row["load_average_1min"] = round(os.getloadavg()[0], 2)         # a shared machine: how busy it was
         row["uptime"] = uptime()
         print(json.dumps(row), flush=True)
