@@ -207,9 +207,31 @@ def score_maps(q_heads, k_heads, H: int, T: int, groups: int, scale, causal: boo
     raw = Once(raw_of)
     scaled = Once(scaled_of)
     masked = Once(masked_of)
+    made = {"attn_scores_raw": raw, "attn_scores_scaled": scaled, "attn_scores": masked}
+
+    def read(name: str, index: tuple) -> np.ndarray:
+        """value[index] (Trace.read's cut: a head, query rows[, keys]): one head's rows from its q and k
+        alone (a view of one head of another layer: 1/H of the layer's maps), the made map's cut else."""
+        head = index[0]
+        if made[name].done or isinstance(head, slice):
+            return made[name]()[index]
+        h = int(head)
+        positions = np.arange(T)[index[1]]                                  # [R] or one position
+        one = np.ndim(positions) == 0
+        positions = np.atleast_1d(positions)
+        r = qh_rows = q_heads()[h][positions] @ k_heads()[h // groups].T    # [R, T]  q_i · k_j
+        if name == "attn_scores_scaled":
+            r = qh_rows * scale                                             # [R, T]
+        elif name == "attn_scores":
+            r = np.empty_like(qh_rows)                                      # [R, T] scaled, or -inf
+            runs = np.flatnonzero(np.diff(positions, prepend=-2) != 1)      # contiguous stretches of queries
+            for a, b in zip(runs, [*runs[1:], len(positions)], strict=True):
+                K.scale_mask(qh_rows[a:b], int(positions[a]), scale, causal, mask, has_mask, window, r[a:b])
+        r = r[:, index[2]] if len(index) > 2 else r
+        return np.ascontiguousarray(r[0] if one else r)
+
     shape = (H, T, T)
-    return {"attn_scores_raw": Lazy(raw, shape), "attn_scores_scaled": Lazy(scaled, shape),
-            "attn_scores": Lazy(masked, shape)}
+    return {name: Lazy(once, shape, read=partial(read, name)) for name, once in made.items()}
 
 
 def made_before(trace, key) -> np.ndarray | None:

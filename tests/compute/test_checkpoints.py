@@ -362,3 +362,26 @@ def test_after_an_append_the_viewed_heads_maps_make_the_new_rows_only(llama, lru
             assert made_rows == list(range(valid, len(new))), (edit, made_rows)      # an unviewed append's too
             valid = len(new)
         prev = inc
+
+
+@pytest.mark.parametrize("llama", [False, True])
+def test_a_stored_traces_one_head_is_made_alone_and_equals_the_whole(llama, rng):
+    """A stored (not checkpointed) cpu Trace makes a view's head of its score maps from that head's q and
+    k (not every head's map of the layer), equal to the whole map made afterwards; after an append too."""
+    cfg = _cfg(llama)
+    w = Weights.random(cfg, 7)
+    tokens = list(rng.integers(0, cfg.d_vocab, 30))
+    base = stored_pass(cfg, w, tokens)
+    with mock.patch.dict(os.environ, {"QKV_LAB_CHECKPOINT_GIB": "1000"}):
+        longer = forward(cfg, w, tokens + [2], backend="cpu", reuse=base)
+    for trace in (base, longer):
+        cuts = [(name, layer, cut) for name in MAPS[:3] for layer in (1, 2)
+                for cut in (dict(head=1), dict(head=1, rows=7), dict(head=0, rows=[3, 4, 9]),
+                            dict(head=1, rows=5, cols=slice(0, 6)))]
+        alone = [trace.read(name, layer, **cut) for name, layer, cut in cuts]
+        assert not any(trace.stored((name, layer)).make.done for name, layer, _ in cuts)   # no whole map made
+        for (name, layer, cut), a in zip(cuts, alone, strict=True):
+            whole = trace[name, layer][cut["head"]]                               # [T, T]
+            b = whole[cut.get("rows", slice(None))]
+            b = b[..., cut["cols"]] if "cols" in cut else b
+            assert a.shape == b.shape and max_scaled_error(a, b) <= TOL, (name, layer, cut)
