@@ -90,10 +90,14 @@ def measure_lab(T: int, model: str = "smollm2-135m") -> dict:
     switches = [scores_station(edited, layer, head=h) for layer, h in ((1, 0), (L - 2, 1), (mid, 0))]
     # Appends with the Scores station on screen (layer mid, head 0): the pass (one row through every
     # layer), then the window's maps (the earlier rows and keys reused, the new ones made).
+    # At T = n_ctx nothing can be appended: the last token is replaced instead (the same one row).
     appends, follows, prev = [], [], edited
+    full_context = T + 3 > cfg.n_ctx
     for k in range(3):
+        toks = list(prev.tokens)
+        toks = toks[:-1] + [ids[k] + 1 + k] if full_context else toks + [ids[k]]
         start = time.perf_counter()
-        longer = forward(cfg, weights, list(prev.tokens) + [ids[k]], backend="cpu", reuse=prev)
+        longer = forward(cfg, weights, toks, backend="cpu", reuse=prev)
         appends.append(time.perf_counter() - start)
         follows.append(scores_station(longer, mid))
         prev = longer
@@ -105,6 +109,7 @@ def measure_lab(T: int, model: str = "smollm2-135m") -> dict:
             "scores_first_layer_s": round(first, r), "layer_switch_s": round(switch, r),
             "head_switch_s": round(head, r), "layer_switches_s": [round(x, r) for x in switches],
             "layer_switch_median_s": round(median([switch, head, *switches]), r),
+            "append_kind": "replace last (T = n_ctx)" if full_context else "append",
             "append_pass_s": [round(x, r) for x in appends], "append_maps_s": [round(x, r) for x in follows],
             "append_window_median_s": round(median([a + f for a, f in zip(appends, follows, strict=True)]), r),
             "peak_rss_with_views_gib": round(peak_bytes() / GIB, 3),
