@@ -9,8 +9,12 @@ most recently, dropping the oldest when they exceed their share of the memory bu
 is made again on its next read: the Trace stays immutable and equal to a fully stored one.
 
 The T×T maps are never made whole for a layer: a view reads one head's map, or one query's row
-(`Trace.read`), and `Layer.read_map` makes just that from the layer's q and k — the same products,
-scale, mask and softmax the pass runs (serial kernels: no lock is taken, whoever reads).
+(`Trace.read`), and `Layer.read_map` makes just that from that head's q and k alone (`make_head`: the
+two heads' columns of the fused product, not the layer's q/k/v) — the same products, scale, mask and
+softmax the pass runs (serial kernels: no lock is taken, whoever reads). One head's four whole maps are
+kept at a time (MAPS_KEPT), in the pool's buffers, so the next head's reuse them; after an append the
+viewed head's maps start from the earlier Trace's (`before`): its rows and keys < p copied, the new keys
+of the earlier queries and the new rows made.
 """
 from __future__ import annotations
 
