@@ -452,6 +452,7 @@ class MainWindow(QMainWindow):
         self.tokens.removeRequested.connect(s.remove_token)
         self.tokens.insertRequested.connect(s.insert_token)
         self.tokens.textSubmitted.connect(self._on_text_submitted)
+        self.tokens.searchRequested.connect(s.find_token)
         c = self.controls
         c.presetChosen.connect(s.load_preset)
         c.configChanged.connect(self._on_config_changed)

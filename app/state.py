@@ -497,6 +497,22 @@ class LabState(QObject):
         return self.edit(tr("Backend {backend}").format(backend=backend), backend=backend)
 
     # -- view state (not undoable, never recomputes) ---------------------------------------------
+    def find_token(self, text: str) -> int | None:
+        """Move the query to the next token after it (around to the start) whose text holds `text`
+        (case folded; the tokenizers' space marks Ġ and ▁ read as spaces, the ends stripped): its
+        position, or None, said in a message, when no token holds it."""
+        needle = _search_key(text)
+        if not needle:
+            return None
+        labels = self.labels()
+        T, start = len(labels), self._selection.query
+        for i in (*range(start + 1, T), *range(0, min(start + 1, T))):
+            if needle in _search_key(labels[i]):
+                self.select(query=i, key=None)
+                return i
+        self.message.emit("info", tr("No token holds “{text}”.").format(text=text.strip()))
+        return None
+
     def select(self, **changes: Any) -> None:
         old = self._selection
         if "hover" not in changes and any(f in changes and changes[f] != getattr(old, f) for f in ("station", "query")):
@@ -621,3 +637,9 @@ class LabState(QObject):
         if busy != self._busy:
             self._busy = busy
             self.busyChanged.emit(busy)
+
+
+def _search_key(text: str) -> str:
+    """A token's text as a search compares it: case folded, Ġ and ▁ (a space before the word) as spaces,
+    the ends stripped."""
+    return text.replace("Ġ", " ").replace("▁", " ").casefold().strip()

@@ -136,6 +136,7 @@ class TokenStrip(Retranslate, QWidget):
     removeRequested = Signal(int)
     insertRequested = Signal(int, int)        # position, token id
     textSubmitted = Signal(str)
+    searchRequested = Signal(str)             # a token's text: the query moves to its next occurrence (app/)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -183,6 +184,12 @@ class TokenStrip(Retranslate, QWidget):
         self.jump.setKeyboardTracking(False)                # on Enter or the arrows, not per digit typed
         self.jump.valueChanged.connect(self._navigated)
         outer.addWidget(self.jump)
+        self.search = QLineEdit(self)                       # find a token's text: Enter, Enter again for the next
+        self.search.setObjectName("tokenSearch")
+        self.search.setClearButtonEnabled(True)
+        self.search.setFixedWidth(120)
+        self.search.returnPressed.connect(self._searched)
+        outer.addWidget(self.search)
         self.count = QLabel(self)
         self.count.setObjectName("tokenCount")
         outer.addWidget(self.count)
@@ -206,6 +213,8 @@ class TokenStrip(Retranslate, QWidget):
         self.minimap.setToolTip(tr("every position of the text: drag to move the query"))
         self.jump.setToolTip(tr("jump to a position: the query moves there"))
         self.jump.setPrefix(tr("go to "))
+        self.search.setPlaceholderText(tr("find a token"))
+        self.search.setToolTip(tr("find a token's text: Enter moves the query to its next occurrence"))
         self._fit_for = None                             # longer words: measure the chips again
 
     def show_text(self, text: str) -> None:
@@ -243,9 +252,15 @@ class TokenStrip(Retranslate, QWidget):
         if 0 <= index < len(self.labels) and index != self.selected_index:
             self.selected.emit(index)
 
+    def _searched(self) -> None:
+        text = self.search.text()
+        if text.strip():
+            self.searchRequested.emit(text)
+
     def _show_navigation(self) -> None:
-        """The minimap and the jump box: shown for a text longer than its chips, at the query."""
+        """The minimap, the jump box and the search box: shown for a text longer than its chips, at the query."""
         long = len(self.labels) > MAX_CHIPS
+        self.search.setVisible(long)
         for widget in (self.minimap, self.jump):
             widget.setVisible(long)
             widget.blockSignals(True)

@@ -724,6 +724,10 @@
         <translation>Ganti “{old}” dengan “{new}”</translation>
     </message>
     <message>
+        <source>No token holds “{text}”.</source>
+        <translation>Tidak ada token yang memuat “{text}”.</translation>
+    </message>
+    <message>
         <source>Add “{word}”</source>
         <translation>Tambahkan “{word}”</translation>
     </message>
@@ -1816,6 +1820,14 @@
     <message>
         <source>go to </source>
         <translation>ke </translation>
+    </message>
+    <message>
+        <source>find a token</source>
+        <translation>cari token</translation>
+    </message>
+    <message>
+        <source>find a token&apos;s text: Enter moves the query to its next occurrence</source>
+        <translation>cari teks token: Enter memindahkan query ke kemunculan berikutnya</translation>
     </message>
     <message>
         <source>position {i} of {T}: “{word}” — drag to move the query</source>

@@ -728,6 +728,10 @@
         <translation>Ersätt ”{old}” med ”{new}”</translation>
     </message>
     <message>
+        <source>No token holds “{text}”.</source>
+        <translation>Ingen token innehåller “{text}”.</translation>
+    </message>
+    <message>
         <source>Add “{word}”</source>
         <translation>Lägg till ”{word}”</translation>
     </message>
@@ -1833,6 +1837,14 @@
     <message>
         <source>go to </source>
         <translation>gå till </translation>
+    </message>
+    <message>
+        <source>find a token</source>
+        <translation>sök en token</translation>
+    </message>
+    <message>
+        <source>find a token&apos;s text: Enter moves the query to its next occurrence</source>
+        <translation>sök en tokens text: Enter flyttar query till nästa förekomst</translation>
     </message>
     <message>
         <source>position {i} of {T}: “{word}” — drag to move the query</source>

@@ -9,8 +9,12 @@ most recently, dropping the oldest when they exceed their share of the memory bu
 is made again on its next read: the Trace stays immutable and equal to a fully stored one.
 
 The T×T maps are never made whole for a layer: a view reads one head's map, or one query's row
-(`Trace.read`), and `Layer.read_map` makes just that from the layer's q and k — the same products,
-scale, mask and softmax the pass runs (serial kernels: no lock is taken, whoever reads).
+(`Trace.read`), and `Layer.read_map` makes just that from that head's q and k alone (`make_head`: the
+two heads' columns of the fused product, not the layer's q/k/v) — the same products, scale, mask and
+softmax the pass runs (serial kernels: no lock is taken, whoever reads). One head's four whole maps are
+kept at a time (MAPS_KEPT), in the pool's buffers, so the next head's reuse them; after an append the
+viewed head's maps start from the earlier Trace's (`before`): its rows and keys < p copied, the new keys
+of the earlier queries and the new rows made.
 """
 from __future__ import annotations
 
@@ -34,6 +38,16 @@ KEPT = ("resid_pre", "resid_post")
 MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern")
 # Cuts of a layer's maps kept once made (a view reads the same head's map at every repaint).
 READS_KEPT = 12
+# Heads (of any layers) whose four whole maps are kept once made: the one on screen. The one before is
+# let go when the next is made, so its buffers (the pool's) are the next head's: fresh memory is the slow
+# part here (page faults: measured 0.36 s for the first write of one 64 MB map at T = 4,096, 14 ms for a
+# recycled one). An append's layer holds the earlier maps (`before`) until it made its own.
+MAPS_KEPT = 1
+# Whole maps live in buffers of a side rounded up to this many tokens: the pool hands the same buffers
+# to the next append's maps (T + 1 tokens), not only to maps of the same T.
+MAP_STEP = 64
+# Heads whose q and k alone a layer keeps (made for those maps: a 2·d_head-wide product each).
+HEADS_KEPT = 8
 # What a layer's maps are made of (Layer's make_qk): norm 1 and q, k, v, as a model has them.
 QK_NAMES = ("ln1_mean", "ln1_var", "ln1_scale", "ln1_out", "q", "k", "v", "q_normed", "k_normed", "rot_q", "rot_k")
 # Share of the memory budget the made layers may hold together (at least the last one read is kept).
@@ -49,6 +63,7 @@ class LayerLRU:
     def __init__(self, max_bytes: int | None = None):
         self.max_bytes = max_bytes                     # None: LRU_SHARE of compute.memory's budget, now
         self._order: OrderedDict[int, tuple[weakref.ref, int]] = OrderedDict()
+        self._maps: OrderedDict[tuple[int, int], tuple[weakref.ref, int]] = OrderedDict()   # (layer, head) made whole
         self._lock = threading.Lock()
         self.made = 0                                  # layers made again (tests, benchmarks)
 
@@ -73,6 +88,32 @@ class LayerLRU:
         for victim in victims:                         # outside the lock: a victim never waits on it
             if victim is not None:
                 victim.drop()
+
+    def made_maps(self, layer: Layer, head: int) -> None:
+        """`layer` made one head's whole maps: most recent now; beyond MAPS_KEPT heads of any layers, the
+        oldest are let go (their buffers go back to the pool for the next ones)."""
+        victims = []
+        with self._lock:
+            key = (id(layer), head)
+            self._maps.pop(key, None)
+            self._maps[key] = (weakref.ref(layer), head)
+            for old in [k for k, (ref, _) in self._maps.items() if ref() is None]:
+                del self._maps[old]
+            while len(self._maps) > MAPS_KEPT:
+                _, (ref, h) = self._maps.popitem(last=False)
+                victims.append((ref(), h))
+        for victim, h in victims:                      # outside the lock, as touch
+            if victim is not None:
+                victim.forget_maps(h)
+
+    def latest(self) -> tuple[Layer, int] | None:
+        """The layer and head whose whole maps were made (or read) last: the head on screen."""
+        with self._lock:
+            if not self._maps:
+                return None
+            ref, head = next(reversed(self._maps.values()))
+        layer = ref()
+        return (layer, head) if layer is not None else None
 
     def held_bytes(self) -> int:
         with self._lock:
@@ -111,20 +152,32 @@ class Layer:
 
     def __init__(self, make: Callable[[np.ndarray], dict], resid_pre: Callable[[], np.ndarray], cfg: Config,
                  layer: int, mask: np.ndarray, has_mask: bool, lru: LayerLRU,
-                 make_qk: Callable[[np.ndarray], dict] | None = None):
+                 make_qk: Callable[[np.ndarray], dict] | None = None,
+                 make_head: Callable[[np.ndarray, int], tuple | None] | None = None,
+                 before: dict | None = None, new: Callable = np.empty):
         self._make, self._make_qk, self._resid_pre, self.cfg, self.layer = make, make_qk, resid_pre, cfg, layer
+        self._make_head, self._new = make_head, new
         self._mask, self._has_mask, self._lru = mask, has_mask, lru
         self._values: dict | None = None               # every value but the maps (made, or seeded by the pass)
         self._complete = False
         self._qk: dict | None = None                   # norm 1 and q, k, v alone (make_qk)
+        self._heads: OrderedDict = OrderedDict()       # head -> (q_h, k_g) [T, dh] each, alone (make_head)
+        self._whole: OrderedDict = OrderedDict()       # head -> {map name: [T, T]}: its four maps, made
+        # head -> (p, {map name: [>= p, >= p]}): an earlier Trace's maps of that head whose rows and keys
+        # < p are this layer's (an incremental pass: the same first p tokens), so only the rest is made
+        self._before: dict = dict(before or {})
+        for head in self._before:                      # the head on screen is this layer's now (a chain of appends)
+            lru.made_maps(self, head)
         self._reads: OrderedDict = OrderedDict()       # cuts of the maps, made when read
         self._lock = threading.Lock()
         self._reads_lock = threading.Lock()
         self.nbytes = 0
+        self.T = 0                                     # tokens (lazy_values says)
 
     # -- what the Trace holds ----------------------------------------------------------------------------
     def lazy_values(self, T: int) -> dict:
         """Every value of the layer but KEPT, as Lazy values the Trace does not keep (the LRU does)."""
+        self.T = T
         out = {}
         for name in layer_names(self.cfg):
             if name in KEPT:
@@ -152,12 +205,37 @@ class Layer:
         """Forget the made values (the LRU's eviction): the next read makes them again."""
         with self._reads_lock:
             self._values, self._complete, self._qk = None, False, None
-            self._reads = OrderedDict()
+            self._reads, self._heads, self._whole, self._before = OrderedDict(), OrderedDict(), OrderedDict(), {}
             self.nbytes = 0
 
     def _recount(self) -> None:
-        held = [*(self._values or {}).values(), *(self._qk or {}).values(), *self._reads.values()]
+        held = [*(self._values or {}).values(), *(self._qk or {}).values(), *self._reads.values(),
+                *(a for qk in self._heads.values() for a in qk), *(a for m in self._whole.values() for a in m.values()),
+                *(a for _, m in self._before.values() for a in m.values())]
         self.nbytes = _root_bytes(held)
+
+    def forget_maps(self, head: int) -> None:
+        """Let one head's whole maps go (LayerLRU.made_maps): made again when read."""
+        with self._reads_lock:
+            if self._whole.pop(head, None) is not None:
+                self._recount()
+
+    def _held(self) -> bool:
+        """Whether anything is made (a layer the LRU dropped meanwhile keeps nothing more)."""
+        return bool(self._values is not None or self._qk is not None or self._heads or self._whole or self._before)
+
+    def maps_for_next(self, p: int) -> dict:
+        """The whole maps of the head last made (if it is this layer's), for a pass whose first p tokens
+        are this one's: head -> (rows valid, maps) (Layer's `before`; no copy). Only the head on screen:
+        the next layer holding every head's would keep their buffers from the pool."""
+        latest = self._lru.latest()
+        if latest is None or latest[0] is not self:
+            return {}
+        head = latest[1]
+        with self._reads_lock:
+            maps = self._whole.get(head)
+            rows, maps = (len(maps["pattern"]), maps) if maps is not None else self._before.get(head, (0, None))
+        return {head: (min(rows, p), maps)} if maps is not None and min(rows, p) > 0 else {}
 
     # -- making ------------------------------------------------------------------------------------------
     def value(self, name: str) -> np.ndarray:
@@ -176,7 +254,7 @@ class Layer:
                     qk = self._make_qk(self._resid_pre())
                     for a in qk.values():
                         a.setflags(write=False)
-                    self._qk = qk
+                    self._qk, self._heads = qk, OrderedDict()    # every head's q and k among them
                     self._recount()
             self._lru.touch(self)
             source = self._values if self._values is not None and name in self._values else self._qk
@@ -193,6 +271,7 @@ class Layer:
                 for a in values.values():
                     a.setflags(write=False)
                 self._values, self._complete, self._qk = values, True, None   # the same q, k now among them
+                self._heads = OrderedDict()
                 self._recount()
                 self._lru.made += 1
         self._lru.touch(self)
@@ -201,52 +280,130 @@ class Layer:
     def _part(self, name: str, head: int) -> np.ndarray:
         return self.read_map(name, (head, slice(None)))
 
-    def read_map(self, name: str, index: tuple) -> np.ndarray:
-        """`value[index]` of one of the layer's [H, T, T] maps (index: head, query rows[, key columns]
-        as Trace.read cuts them), made from the layer's q and k for those heads and rows only. A whole
-        head's map makes that head's four maps at once (one product, one softmax pass): a station
-        shows them side by side."""
-        key = _read_key(name, index)
-        with self._reads_lock:
-            hit = self._reads.get(key)
-        if hit is not None:
-            self._lru.touch(self)
-            return hit
+    def head_inputs(self, head: int) -> tuple[np.ndarray, np.ndarray]:
+        """The score inputs of one head, all rows: (q of `head`, k of its K/V head) [T, d_head] each —
+        slices of the layer's q and k when they are made, else that head's alone (make_head)."""
         cfg = self.cfg
         q_name, k_name = cfg.components.score_inputs                      # rot_q, rot_k with RoPE
-        q, k = self.value(q_name), self.value(k_name)                     # [T, H, dh], [T, KV, dh]
-        T, H = q.shape[0], q.shape[1]
+        g = head // cfg.n_groups
+        for source in (self._values, self._qk):
+            if source is not None and q_name in source:
+                self._lru.touch(self)
+                return source[q_name][:, head], source[k_name][:, g]
+        with self._reads_lock:
+            hit = self._heads.get(head)
+        if hit is None and self._make_head is not None:
+            made = self._make_head(self._resid_pre(), head)
+            if made is not None:
+                for a in made:
+                    a.setflags(write=False)
+                with self._reads_lock:
+                    self._heads[head] = hit = made
+                    while len(self._heads) > HEADS_KEPT:
+                        self._heads.popitem(last=False)
+                    self._recount()
+        if hit is None:                                                    # no head alone: the layer's q and k
+            return self.value(q_name)[:, head], self.value(k_name)[:, g]
+        self._lru.touch(self)
+        return hit
+
+    def whole_maps(self, head: int) -> dict:
+        """One head's four maps, all rows and keys ({name: [T, T]}), made at once (one product, one
+        softmax pass: a station shows them side by side). With an earlier Trace's maps of that head
+        (`before`: an incremental pass), rows and keys < p are copied from them and only the new keys
+        of the earlier queries and the new rows are made."""
+        with self._reads_lock:
+            hit = self._whole.get(head)
+        if hit is not None:
+            self._lru.made_maps(self, head)
+            self._lru.touch(self)
+            return hit
+        qh, kh = self.head_inputs(head)                                   # [T, dh] each
+        self._lru.made_maps(self, head)                                    # first: the oldest go back to the pool
+        T = qh.shape[0]
+        scale = np.float32(self.cfg.components.attention.scale)
+        side = (T // MAP_STEP + 1) * MAP_STEP                              # room for the next appends: they reuse them
+        names = tuple(n for n in MAPS if n in layer_names(self.cfg))       # the capped map: Gemma 2 only
+        outs = {n: self._new((side * side,))[:T * T].reshape(T, T) for n in names}   # [T, T] each
+        rows, old = self._before.get(head, (0, None))
+        p = min(rows, T)
+        with BLAS.limit(limits=1, user_api="blas"):                        # as in a pass: no spinning BLAS pool
+            if p:
+                for n in names:
+                    outs[n][:p, :p] = old[n][:p, :p]                       # [p, p] the earlier queries and keys
+                raw = outs["attn_scores_raw"][:p, p:]                      # [p, T-p] earlier queries, new keys
+                np.matmul(qh[:p], kh[p:].T, out=raw)                       # q_i · k_j
+                np.multiply(raw, scale, out=outs["attn_scores_scaled"][:p, p:])
+                if "attn_scores_capped" in outs:                           # cap·tanh(scaled / cap), every key
+                    K.soft_cap_map(outs["attn_scores_scaled"][:p, p:], np.float32(self.cfg.components.attention.cap),
+                                   outs["attn_scores_capped"][:p, p:])
+                outs["attn_scores"][:p, p:] = -np.inf                      # reuse is causal: keys after the query
+                outs["pattern"][:p, p:] = 0.0
+            if p < T:
+                self._map_rows({n: a[p:] for n, a in outs.items()}, qh, kh, np.arange(p, T))
+        for a in outs.values():
+            a.setflags(write=False)
+        with self._reads_lock:
+            kept = self._held()                                            # not dropped meanwhile
+            if kept:
+                self._before.pop(head, None)                               # its rows are in ours now
+                self._whole[head] = outs
+                self._recount()
+        if kept:
+            self._lru.touch(self)
+        return outs
+
+    def read_map(self, name: str, index: tuple) -> np.ndarray:
+        """`value[index]` of one of the layer's [H, T, T] maps (index: head, query rows[, key columns]
+        as Trace.read cuts them), made from the layer's q and k for those heads and rows only (one head:
+        that head's q and k alone). A whole head's map is `whole_maps`."""
+        cfg = self.cfg
+        T, H = self.T, cfg.n_heads
         head, rows = index[0], index[1]
         cols = index[2] if len(index) > 2 else None
         positions = np.arange(T)[rows]                                     # [R] or one position
-        whole_head = (not isinstance(head, slice) and cols is None and np.ndim(positions) == 1
-                      and len(positions) == T and (T == 0 or positions[0] == 0))
-        names = tuple(n for n in MAPS if n in layer_names(cfg)) if whole_head else (name,)
+        one_head = not isinstance(head, slice)
+        if (one_head and cols is None and np.ndim(positions) == 1 and len(positions) == T
+                and (T == 0 or positions[0] == 0)):
+            return self.whole_maps(int(head))[name]
+        key = _read_key(name, index)
+        with self._reads_lock:
+            hit = self._reads.get(key)
+            whole = self._whole.get(int(head)) if one_head else None
+        if hit is None and whole is not None:                              # a cut of a head made whole
+            hit = np.ascontiguousarray(whole[name][rows] if cols is None else whole[name][rows, cols])
+            hit.setflags(write=False)
+        if hit is not None:
+            self._lru.touch(self)
+            return hit
         heads = range(H)[head] if isinstance(head, slice) else [int(head)]
         one = np.ndim(positions) == 0
         positions = np.atleast_1d(positions)
-        outs = {n: np.empty((len(heads), len(positions), T), np.float32) for n in names}   # [heads, R, T] each
+        out = np.empty((len(heads), len(positions), T), np.float32)       # [heads, R, T]
         with BLAS.limit(limits=1, user_api="blas"):                        # as in a pass: no spinning BLAS pool
-            for i, h in enumerate(heads):
-                self._map_rows({n: a[i] for n, a in outs.items()}, q[:, h], k[:, h // cfg.n_groups], positions)
-        made = {}
-        for n, out in outs.items():
-            out = out[:, :, cols] if cols is not None else out
-            out = out[:, 0] if one else out
-            out = out[0] if not isinstance(head, slice) else out
-            out = np.ascontiguousarray(out)
-            out.setflags(write=False)
-            made[_read_key(n, index)] = out
+            if one_head:
+                qh, kh = self.head_inputs(heads[0])                        # [T, dh] each
+                self._map_rows({name: out[0]}, qh, kh, positions)
+            else:
+                q_name, k_name = cfg.components.score_inputs
+                q, k = self.value(q_name), self.value(k_name)              # [T, H, dh], [T, KV, dh]
+                for i, h in enumerate(heads):
+                    self._map_rows({name: out[i]}, q[:, h], k[:, h // cfg.n_groups], positions)
+        out = out[:, :, cols] if cols is not None else out
+        out = out[:, 0] if one else out
+        out = out[0] if one_head else out
+        out = np.ascontiguousarray(out)
+        out.setflags(write=False)
         with self._reads_lock:
-            kept = self._values is not None or self._qk is not None       # not dropped meanwhile
+            kept = self._held()                                            # not dropped meanwhile
             if kept:
-                self._reads.update(made)
+                self._reads[key] = out
                 while len(self._reads) > READS_KEPT:
                     self._reads.popitem(last=False)
                 self._recount()
         if kept:
             self._lru.touch(self)
-        return made[key]
+        return out
 
     def _map_rows(self, outs: dict, qh: np.ndarray, kh: np.ndarray, positions: np.ndarray) -> None:
         """Rows `positions` of one head's maps into `outs` (name -> [R, T]), as the pass makes them:
@@ -278,6 +435,14 @@ class Layer:
                     if outs.keys() == {"attn_scores_capped"}:
                         np.multiply(raw, scale, out=scaled)                # [R, T]
                     K.soft_cap_map(scaled, cap, capped)                    # [R, T]
+
+
+def earlier_maps(trace, layer: int, p: int) -> dict:
+    """The whole maps a checkpointed `trace`'s layer has made, for an incremental pass that shares its
+    first p tokens (Layer's `before`): {} when it has none, or is not checkpointed."""
+    value = trace.stored(("pattern", layer)) if trace is not None and p else None
+    owner = getattr(getattr(getattr(value, "read", None), "func", None), "__self__", None)  # read = partial(read_map)
+    return owner.maps_for_next(p) if isinstance(owner, Layer) else {}
 
 
 def _read_key(name: str, index: tuple) -> tuple:

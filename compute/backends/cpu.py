@@ -215,12 +215,36 @@ def score_maps(q_heads, k_heads, H: int, T: int, groups: int, scale, causal: boo
     raw = Once(raw_of)
     scaled = Once(scaled_of)
     masked = Once(masked_of)
-    shape = (H, T, T)
-    maps = {"attn_scores_raw": Lazy(raw, shape), "attn_scores_scaled": Lazy(scaled, shape),
-            "attn_scores": Lazy(masked, shape)}
+    made = {"attn_scores_raw": raw, "attn_scores_scaled": scaled, "attn_scores": masked}
     if cap > 0:                                                             # Gemma 2
-        maps["attn_scores_capped"] = Lazy(Once(capped_of), shape)
-    return maps
+        made["attn_scores_capped"] = Once(capped_of)
+
+    def read(name: str, index: tuple) -> np.ndarray:
+        """value[index] (Trace.read's cut: a head, query rows[, keys]): one head's rows from its q and k
+        alone (a view of one head of another layer: 1/H of the layer's maps), the made map's cut else."""
+        head = index[0]
+        if made[name].done or isinstance(head, slice):
+            return made[name]()[index]
+        h = int(head)
+        positions = np.arange(T)[index[1]]                                  # [R] or one position
+        one = np.ndim(positions) == 0
+        positions = np.atleast_1d(positions)
+        r = qh_rows = q_heads()[h][positions] @ k_heads()[h // groups].T    # [R, T]  q_i · k_j
+        if name == "attn_scores_scaled":
+            r = qh_rows * scale                                             # [R, T]
+        elif name == "attn_scores_capped":
+            r = np.empty_like(qh_rows)                                      # [R, T] cap·tanh(scaled / cap)
+            K.soft_cap_map(qh_rows * scale, cap, r)
+        elif name == "attn_scores":
+            r = np.empty_like(qh_rows)                                      # [R, T] scaled (capped), or -inf
+            runs = np.flatnonzero(np.diff(positions, prepend=-2) != 1)      # contiguous stretches of queries
+            for a, b in zip(runs, [*runs[1:], len(positions)], strict=True):
+                K.scale_mask(qh_rows[a:b], int(positions[a]), scale, cap, causal, mask, has_mask, window, r[a:b])
+        r = r[:, index[2]] if len(index) > 2 else r
+        return np.ascontiguousarray(r[0] if one else r)
+
+    shape = (H, T, T)
+    return {name: Lazy(once, shape, read=partial(read, name)) for name, once in made.items()}
 
 
 def made_before(trace, key) -> np.ndarray | None:
@@ -456,7 +480,9 @@ class CpuBackend(Backend):
                 again = partial(layer_values, cfg, prep, layer, mask, attn_mask is not None, new)
                 stored = checkpoints.Layer(again, made(out["resid_pre", layer]), cfg, layer, mask,
                                            attn_mask is not None, self.layers,
-                                           make_qk=partial(layer_qk, cfg, prep, layer, new))
+                                           make_qk=partial(layer_qk, cfg, prep, layer, new),
+                                           make_head=partial(head_qk, cfg, prep, layer, new),
+                                           before=checkpoints.earlier_maps(prev, layer, p), new=new)
                 out.update(stored.lazy_values(T))
             if ck and not seeded:                                          # nothing of the layer kept but its output
                 resid = chunked_layer(cfg, wb, prep.W_QKV[layer], prep.b_QKV[layer], resid, p, keys, layer, mask,
@@ -590,6 +616,44 @@ def layer_qk(cfg: Config, prep: _Prepared, layer: int, new, resid_pre) -> dict:
     if rot is not None:
         out.update(rot_q=rot[2].transpose(1, 0, 2), rot_k=rot[3].transpose(1, 0, 2))
     return out
+
+
+def head_qk(cfg: Config, prep: _Prepared, layer: int, new, resid_pre, head: int):
+    """One head's score inputs, all rows, from the layer's input: (q of `head`, k of its K/V head),
+    [T, d_head] each, rotated with RoPE and normed with a QK-norm, as layer_qk makes them but through
+    the two heads' columns of the fused product only (a 2·d_head-wide product instead of (H+2KV)·d_head:
+    Scores on another layer of SmolLM2 at T=4096 needs ~1/8 of layer_qk's work). None where a head
+    cannot be made alone (OLMo 2's QK-norm runs over all heads of a row)."""
+    c = cfg.components
+    if c.attention.qk_norm is not None and c.attention.qk_norm_all_heads:
+        return None
+    T, H, dh = len(resid_pre), cfg.n_heads, cfg.d_head
+    g = head // cfg.n_groups                                                # its K/V head
+    wb = prep.blocks[layer]
+    cols = np.r_[head * dh:(head + 1) * dh, (H + g) * dh:(H + g + 1) * dh]   # q_h's and k_g's columns
+    W, b = prep.W_QKV[layer][:, cols], prep.b_QKV[layer][cols]              # [d_model, 2dh], [2dh]
+    with _BLAS.limit(limits=1, user_api="blas"):                            # serial kernels: no lock (as read_map)
+        ln1_out = resid_pre
+        if c.pre_norm:
+            ln1_out = new((T, cfg.d_model))                                 # [T, d_model]
+            norm_rows(cfg, resid_pre, wb["ln1.w"], wb["ln1.b"], norm_stats(cfg, T), ln1_out, 0, T, _no_check)
+        qk = ln1_out @ W                                                    # [T, 2dh]  ln1_out · [W_Q[h] | W_K[g]]
+        qk += b                                                             # + [b_Q[h] | b_K[g]]
+        qh, kh = np.ascontiguousarray(qk[:, :dh]), np.ascontiguousarray(qk[:, dh:])   # [T, dh] each
+        if c.attention.qk_norm is not None:                                 # each head's RMSNorm over d_head
+            eps = c.attention.qk_norm.eps
+            scale = np.empty(T, np.float32)                                 # [T] (not kept)
+            qn, kn = np.empty_like(qh), np.empty_like(kh)                   # [T, dh] each
+            K.rms_norm.serial(qh, wb["attn.q_norm.w"], scale, qn, eps)
+            K.rms_norm.serial(kh, wb["attn.k_norm.w"], scale, kn, eps)
+            qh, kh = qn, kn
+        if c.positions.rotates:
+            cos, sin = rope_tables(T, c.positions.rotary_dim, c.rotary(layer).base)   # [T, r/2] each
+            rq, rk = np.empty((1, T, dh), np.float32), np.empty((1, T, dh), np.float32)
+            K.rope.serial(qh[None], cos, sin, rq)                           # [1, T, dh] rot_q of the head
+            K.rope.serial(kh[None], cos, sin, rk)                           # [1, T, dh] rot_k of its K/V head
+            qh, kh = rq[0], rk[0]
+    return qh, kh
 
 
 def made(value):

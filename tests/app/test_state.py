@@ -285,3 +285,24 @@ def test_states_dropped_while_others_edit_never_crash_the_garbage_collector(tmp_
     run = subprocess.run([sys.executable, str(script)], cwd=root, env=env, capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 0 and "survived" in run.stdout, (run.returncode, run.stderr[-2000:])
+
+
+def test_find_token_moves_the_query_to_the_next_occurrence_around_the_end(state):
+    assert state.set_text("the cat sat on the mat and the dog")
+    state.select(query=0)
+    assert [state.find_token(" THE ") for _ in range(3)] == [4, 7, 0]     # case folded, stripped, around the end
+    assert state.selection.query == 0
+    assert state.find_token("do") == 8 and state.selection.query == 8       # part of a token's text
+    state.said.clear()
+    assert state.find_token("zebra") is None and state.selection.query == 8
+    assert state.said and "zebra" in state.said[-1][1]
+    assert state.find_token("   ") is None and len(state.said) == 1          # nothing to find: nothing said
+
+
+def test_the_token_strips_search_box_moves_the_query_through_the_state(qtbot, window):
+    s = window.state
+    wait_render(qtbot, window, lambda: s.set_text("the dog sat on the red mat"))
+    s.select(query=0)
+    window.tokens.search.setText("mat")
+    window.tokens.search.returnPressed.emit()                                # Enter in the box
+    assert s.selection.query == 6 and window.tokens.selected_index == 6

@@ -289,3 +289,99 @@ def test_every_model_family_checkpointed_equals_stored(rng, trial):
     assert_equal_traces(ck, stored_pass(cfg, w, tokens), FAMILY_TOL)
     longer = forward(cfg, w, tokens + [1, 0], backend="cpu", reuse=ck)
     assert_equal_traces(longer, stored_pass(cfg, w, tokens + [1, 0]), FAMILY_TOL)
+
+
+def _layer(trace, layer: int):
+    """The checkpointed Layer behind a Trace's layer (its maps' Lazy reads through it)."""
+    return trace.stored(("pattern", layer)).read.func.__self__
+
+
+@pytest.mark.parametrize("llama", [False, True])
+def test_one_heads_maps_make_that_heads_q_and_k_alone(llama, lru, rng):
+    """A layer switch on the Scores station makes the viewed head's q and k (two heads' columns of the
+    product: with GQA its K/V head's), not the layer's q/k/v, and that head's four maps; a query's row
+    the same. The next head made lets the earlier head's maps go (their buffers are the next ones)."""
+    cfg = _cfg(llama)
+    w = Weights.random(cfg, 5)
+    tokens = list(rng.integers(0, cfg.d_vocab, 45))
+    ck, full = forward(cfg, w, tokens, backend="cpu"), stored_pass(cfg, w, tokens)
+    made = lru.made
+    for layer, head in ((2, 3 if llama else 1), (1, 0), (2, 1)):
+        for name in MAPS:
+            assert max_scaled_error(ck.read(name, layer, head=head), full.read(name, layer, head=head)) <= TOL
+        row = ck.read("pattern", layer, head=head, rows=44)
+        assert max_scaled_error(row, full.read("pattern", layer, head=head, rows=44)) <= TOL
+        stored = _layer(ck, layer)
+        assert stored._qk is None and stored._values is None and head in stored._heads   # no q/k/v of the layer
+    assert lru.made == made
+    assert list(_layer(ck, 2)._whole) == [1] and not _layer(ck, 1)._whole               # one head's maps kept
+    other = _layer(ck, 0)                                                              # a row alone: no whole map
+    assert max_scaled_error(ck.read("attn_scores", 0, head=1, rows=[3, 9]), full.read("attn_scores", 0, head=1,
+                                                                                       rows=[3, 9])) <= TOL
+    assert not other._whole and 1 in other._heads
+    assert max_scaled_error(ck["q", 2], full["q", 2]) <= TOL                          # then the layer's q/k/v
+    assert not _layer(ck, 2)._heads
+    for name in MAPS:                                                                 # from them, the same maps
+        assert max_scaled_error(ck.read(name, 2, head=0), full.read(name, 2, head=0)) <= TOL
+
+
+@pytest.mark.parametrize("llama", [False, True])
+def test_after_an_append_the_viewed_heads_maps_make_the_new_rows_only(llama, lru, rng, monkeypatch):
+    """The window follows an append: the viewed head's maps of the new Trace are the earlier ones' rows and
+    keys < p, the new keys of the earlier queries (one product) and the new rows: its rows made are the
+    new ones only. Through appends not viewed, a replace-last and a delete, they equal a stored pass."""
+    from compute.backends import checkpoints
+
+    cfg = _cfg(llama)
+    w = Weights.random(cfg, 6)
+    tokens = list(rng.integers(0, cfg.d_vocab, 40))
+    prev = forward(cfg, w, tokens, backend="cpu")
+    layer, head = 2, 3 if llama else 1
+    prev.read("pattern", layer, head=head)                                           # the head on screen
+    made_rows = []
+    real = checkpoints.Layer._map_rows
+
+    def spy(self, outs, qh, kh, positions):
+        made_rows.extend(int(i) for i in positions)
+        return real(self, outs, qh, kh, positions)
+
+    monkeypatch.setattr(checkpoints.Layer, "_map_rows", spy)
+    valid = len(tokens)                                                              # rows whose maps exist
+    for edit, view in (("append", True), ("append", False), ("append", True), ("replace", True), ("delete", True)):
+        toks = list(prev.tokens)
+        new = toks + [int(rng.integers(cfg.d_vocab))] if edit == "append" else (
+            toks[:-1] + [int(rng.integers(cfg.d_vocab))] if edit == "replace" else toks[:-1])
+        inc = forward(cfg, w, new, backend="cpu", reuse=prev)
+        valid = min(valid, inc.reused_rows)                                          # an edit keeps rows < p
+        if view:
+            made_rows.clear()
+            full = stored_pass(cfg, w, new)
+            for name in MAPS:
+                assert max_scaled_error(inc.read(name, layer, head=head), full.read(name, layer, head=head)) <= TOL, \
+                    (edit, name)
+            assert made_rows == list(range(valid, len(new))), (edit, made_rows)      # an unviewed append's too
+            valid = len(new)
+        prev = inc
+
+
+@pytest.mark.parametrize("llama", [False, True])
+def test_a_stored_traces_one_head_is_made_alone_and_equals_the_whole(llama, rng):
+    """A stored (not checkpointed) cpu Trace makes a view's head of its score maps from that head's q and
+    k (not every head's map of the layer), equal to the whole map made afterwards; after an append too."""
+    cfg = _cfg(llama)
+    w = Weights.random(cfg, 7)
+    tokens = list(rng.integers(0, cfg.d_vocab, 30))
+    base = stored_pass(cfg, w, tokens)
+    with mock.patch.dict(os.environ, {"QKV_LAB_CHECKPOINT_GIB": "1000"}):
+        longer = forward(cfg, w, tokens + [2], backend="cpu", reuse=base)
+    for trace in (base, longer):
+        cuts = [(name, layer, cut) for name in MAPS[:3] for layer in (1, 2)
+                for cut in (dict(head=1), dict(head=1, rows=7), dict(head=0, rows=[3, 4, 9]),
+                            dict(head=1, rows=5, cols=slice(0, 6)))]
+        alone = [trace.read(name, layer, **cut) for name, layer, cut in cuts]
+        assert not any(trace.stored((name, layer)).make.done for name, layer, _ in cuts)   # no whole map made
+        for (name, layer, cut), a in zip(cuts, alone, strict=True):
+            whole = trace[name, layer][cut["head"]]                               # [T, T]
+            b = whole[cut.get("rows", slice(None))]
+            b = b[..., cut["cols"]] if "cols" in cut else b
+            assert a.shape == b.shape and max_scaled_error(a, b) <= TOL, (name, layer, cut)

@@ -47,3 +47,22 @@ def test_a_4096_token_text_is_navigable_by_minimap_and_jump(qtbot):
     strip.set_selected(3000)                                            # the query moved elsewhere: they follow
     assert strip.minimap.value() == strip.jump.value() == 3000 and asked == [4000, 2048]   # and ask nothing
     assert "w3000" in strip.minimap.toolTip()
+
+
+def test_the_search_box_asks_for_a_tokens_next_occurrence(qtbot):
+    """A long text has a search box (beside the minimap): Enter asks app/ for the next occurrence of its
+    text (the widget finds nothing itself); an empty box asks nothing."""
+    strip = TokenStrip()
+    qtbot.addWidget(strip)
+    strip.set_tokens(["a", "b"], [], 8192, 0)
+    assert not strip.search.isVisibleTo(strip)
+    strip.set_tokens([f"w{i}" for i in range(4096)], [], 8192, 0)
+    assert strip.search.isVisibleTo(strip)
+    asked = []
+    strip.searchRequested.connect(asked.append)
+    strip.search.setText("w40")
+    strip.search.returnPressed.emit()
+    strip.search.returnPressed.emit()                                   # Enter again: the next one
+    strip.search.setText("  ")
+    strip.search.returnPressed.emit()
+    assert asked == ["w40", "w40"]
