@@ -392,7 +392,7 @@ class Layer:
         out = out[:, :, cols] if cols is not None else out
         out = out[:, 0] if one else out
         out = out[0] if one_head else out
-        out = np.ascontiguousarray(out)
+        out = np.ascontiguousarray(out) if out.ndim else np.array(out)    # one cell stays 0-d
         out.setflags(write=False)
         with self._reads_lock:
             kept = self._held()                                            # not dropped meanwhile

@@ -241,7 +241,8 @@ def score_maps(q_heads, k_heads, H: int, T: int, groups: int, scale, causal: boo
             for a, b in zip(runs, [*runs[1:], len(positions)], strict=True):
                 K.scale_mask(qh_rows[a:b], int(positions[a]), scale, cap, causal, mask, has_mask, window, r[a:b])
         r = r[:, index[2]] if len(index) > 2 else r
-        return np.ascontiguousarray(r[0] if one else r)
+        r = r[0] if one else r
+        return np.ascontiguousarray(r) if r.ndim else np.array(r)          # one cell stays 0-d (ascontiguousarray: 1-d)
 
     shape = (H, T, T)
     return {name: Lazy(once, shape, read=partial(read, name)) for name, once in made.items()}
