@@ -4,6 +4,7 @@ Each is a direct restatement of one equation with the Trace's own numbers.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,36 +155,72 @@ def robust_scale(*arrays: np.ndarray) -> RobustScale:
     99th percentile of |x| (the 1 % above it saturate: a massive first-token row would still pale
     the rest); a short vector's at its largest value that is not an outlier; a small matrix (the
     toy's) keeps its full range."""
-    finite = [np.abs(a[np.isfinite(a)]).ravel() for a in map(np.asarray, arrays) if a.size]
-    a = np.concatenate(finite) if finite else np.zeros(0)                  # [n]
-    if a.size == 0:
+    finite = [_finite_abs(a) for a in map(np.asarray, arrays) if a.size]      # [n_k] each
+    size = sum(f.size for f in finite)
+    if size == 0:
         return RobustScale(0.0, 0.0, 0.0)
-    top = float(a.max())
+    top = max(float(f.max()) for f in finite if f.size)
     full = RobustScale(top, top, top)
-    vector = all(min(np.shape(x)[-2:] or (1,)) == 1 for x in arrays) and a.size >= 8   # ln1_scale [T, 1]
-    if a.size >= 200:
-        typical, factor = float(np.quantile(a, PERCENTILE)), OUTLIER_FACTOR
+    vector = all(min(np.shape(x)[-2:] or (1,)) == 1 for x in arrays) and size >= 8   # ln1_scale [T, 1]
+    if size >= 200:
+        typical, factor = _upper_quantile(finite, PERCENTILE), OUTLIER_FACTOR
     elif vector:
+        a = np.concatenate(finite)                                        # [n]
         typical, factor = float(np.median(a)), SHORT_FACTOR
     else:
         return full
     cut = factor * typical                                                # the outliers' threshold
     if typical <= 0 or top <= cut:
         return full
-    return RobustScale(typical if a.size >= 200 else float(a[a <= cut].max()), top, cut)
+    return RobustScale(typical if size >= 200 else float(a[a <= cut].max()), top, cut)
+
+
+def _finite_abs(a: np.ndarray) -> np.ndarray:
+    """|a| of its finite values, flat [n] (no boolean-indexed copy when all are finite)."""
+    magnitude = np.abs(a.ravel())                                         # [n]
+    with np.errstate(invalid="ignore"):
+        if math.isfinite(float(np.max(magnitude))):                       # NaN or ∞ anywhere: the slow path
+            return magnitude
+    return magnitude[np.isfinite(magnitude)]
+
+
+def _upper_quantile(parts: list[np.ndarray], q: float) -> float:
+    """np.quantile(concatenate(parts), q) (linear) for q near 1, without joining or partitioning
+    all the values: the ranks wanted lie above a bound that a random sample puts below them, and
+    only the values above it (a few percent) are partitioned."""
+    n = sum(x.size for x in parts)
+    pos = q * (n - 1)
+    k = int(math.floor(pos))                                              # sorted[k], sorted[k + 1] wanted
+    if n < 20_000:
+        return float(np.quantile(np.concatenate(parts), q))
+    pick = np.random.default_rng(0)                                       # fixed: the same scale every time
+    sample = np.concatenate([x[pick.integers(0, x.size, 1 + 4096 * x.size // n)] for x in parts if x.size])
+    bound = float(np.quantile(sample, max(0.0, q - 0.02)))                # below rank k (a stride would
+    # sample a [T, 3072] map's columns 0, 768, … only)
+    above = np.concatenate([x[x >= bound] for x in parts])                # [m] the top few percent
+    below = n - above.size                                                # ranks 0..below-1 are < bound
+    if below > k:
+        return float(np.quantile(np.concatenate(parts), q))              # the sample misled: all of them
+    lo = k - below
+    hi = min(lo + 1, above.size - 1)
+    part = np.partition(above, (lo, hi))
+    return float(part[lo] + (pos - k) * (part[hi] - part[lo]))
 
 
 def beyond_scale(values: np.ndarray, levels: tuple[float, float],
                  masked: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The cells of `values` [rows, cols] outside `levels` (masked cells excepted), the largest
     |value| first: (cells [n, 2] as (row, col), their |values| [n])."""
-    v = np.asarray(values, np.float64)                                    # [rows, cols]
-    with np.errstate(invalid="ignore"):
-        out = np.isfinite(v) & ((v > levels[1]) | (v < levels[0]))         # [rows, cols]
+    v = np.asarray(values)                                                # [rows, cols]
+    with np.errstate(invalid="ignore"):                                   # candidates first (±∞ too): no copy
+        flat = np.flatnonzero((v > np.float64(levels[1])) | (v < np.float64(levels[0])))   # [m]
+    x = v.ravel()[flat].astype(np.float64)                                # [m]
+    keep = np.isfinite(x)
     if masked is not None and np.shape(masked) == v.shape:
-        out &= ~np.asarray(masked, bool)
-    cells = np.argwhere(out)                                              # [n, 2]
-    size = np.abs(v[out])                                                 # [n]
+        keep &= ~np.asarray(masked, bool).ravel()[flat]
+    flat, x = flat[keep], x[keep]                                         # [n]
+    cells = np.stack(np.unravel_index(flat, v.shape), axis=1) if v.ndim else np.zeros((0, 0), np.intp)   # [n, 2]
+    size = np.abs(x)                                                      # [n]
     order = np.argsort(-size, kind="stable")
     return cells[order], size[order]
 
