@@ -50,8 +50,10 @@ PRESENT_NUMBER_PX = 12      # ... on a projector (then hover shows a cell's numb
 # Larger matrices are drawn from every k-th row/column (a 12288 × 12288 W_O would need 600 MB
 # of pixels); coordinates, highlights and tooltips stay in the full matrix's indices.
 MAX_DISPLAY = 2048
-# A side longer than this is drawn as an overview of the panel's pixels (at least OVERVIEW_MIN cells).
-OVERVIEW_FROM = 1024
+# A side of more cells than its panel has pixels (and more than OVERVIEW_FROM) is drawn as an
+# overview of half the panel's pixels (at least OVERVIEW_MIN cells): each block's largest value, where
+# Qt's scaling would drop rows and columns (a sink column first) and colour a million cells per map.
+OVERVIEW_FROM = 256
 OVERVIEW_MIN = 128
 
 
@@ -856,6 +858,7 @@ class MatrixPlot:
         self.region: tuple[int, int, int, int] | None = None   # (row0, row1, col0, col1) drawn re-pooled
         self._region_timer = QTimer(singleShot=True, interval=40, timeout=self.show_region)
         self.plot.vb.sigRangeChanged.connect(lambda *_a: self._region_timer.start())
+        self.plot.vb.sigResized.connect(lambda *_a: self._region_timer.start())   # another size: other factors
 
     def set_axis_titles(self, row_axis: str, col_axis: str) -> None:
         """The names of the row and column axes ("query i", "key j"); re-laid out only on change."""
@@ -971,13 +974,7 @@ class MatrixPlot:
         self.square = rows == cols and rows > 1 and self.row_labels == self.col_labels
         # At most MAX_DISPLAY cells a side, and no more than half the panel's pixels: Qt drops columns when
         # it scales an image down (the sink column first, at the edge), never a cell two pixels wide.
-        vb = self.plot.vb
-        views = vb.scene().views() if vb.scene() is not None else []
-        ratio = views[0].devicePixelRatioF() if views else 1.0
-        px_h, px_w = (max(OVERVIEW_MIN, int(n * ratio) // 2) for n in (vb.height(), vb.width()))   # ≥ 2 px a cell
-        sr = pool_factors(rows, 1, min(MAX_DISPLAY, px_h) if rows > OVERVIEW_FROM else MAX_DISPLAY)[0]
-        sc = pool_factors(1, cols, min(MAX_DISPLAY, px_w) if cols > OVERVIEW_FROM else MAX_DISPLAY)[1]
-        self.decimation = self._whole = (sr, sc)
+        sr, sc = self.decimation = self._whole = self._whole_factors(rows, cols)
         use_stairs, stairs = stairs, None
         if (use_stairs and masked is not None and (sr, sc) == (1, 1) and rows == cols and rows > 1
                 and np.isfinite(values[0, 0])):
@@ -1018,6 +1015,13 @@ class MatrixPlot:
             self.show_region()                         # a zoom stays: its region from the new values
         self._update_text()
 
+    def _whole_factors(self, rows: int, cols: int) -> tuple[int, int]:
+        """The whole map's pooling factors for the panel's size now (1: every cell drawn)."""
+        px_h, px_w = self._pixel_budget()                                   # ≥ 2 px a cell
+        sr = pool_factors(rows, 1, min(MAX_DISPLAY, px_h) if rows > max(OVERVIEW_FROM, 2 * px_h) else MAX_DISPLAY)[0]
+        sc = pool_factors(1, cols, min(MAX_DISPLAY, px_w) if cols > max(OVERVIEW_FROM, 2 * px_w) else MAX_DISPLAY)[1]
+        return sr, sc
+
     def _pixel_budget(self) -> tuple[int, int]:
         """Cells a side the panel draws without Qt dropping any: half its pixels (at least OVERVIEW_MIN)."""
         vb = self.plot.vb
@@ -1038,10 +1042,17 @@ class MatrixPlot:
         region pooled again from the full-resolution values (to the panel's pixels), so that at
         enough zoom each drawn cell is one query and one key (the labels come back as they fit)."""
         self._region_timer.stop()
-        if self.values is None or self._source is None or self._whole == (1, 1) or self.overview.cells is None:
+        if self.values is None or self._source is None or self.overview.cells is None:
             return
         values, masked = self._source
         rows, cols = values.shape
+        if rows and cols and self._whole_factors(rows, cols) != self._whole:   # resized: the whole overview again
+            self._whole = self._whole_factors(rows, cols)
+            self.overview.update(values, self._whole, masked, None)
+            self.region, self.decimation = None, self._whole
+            self.image.set_cells(self.overview.cells, self.levels)
+        if self._whole == (1, 1):
+            return
         r0, r1, c0, c1 = region = self.visible_cells()
         if region == (0, rows, 0, cols) or r1 <= r0 or c1 <= c0:
             if self.region is not None:                # zoomed out again: the overview kept for the whole map
