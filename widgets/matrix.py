@@ -710,8 +710,10 @@ class MapImage(pg.ImageItem):
                   changed: tuple[int, int] | None = None) -> None:
         """Show display cells [r, c]; `changed` = (row, col): only rows from `row` and, above them,
         columns from `col` differ from the cells shown before (None: any may)."""
+        before = self._changed                            # what changed since the last paint, if unpainted
         super().setImage(cells, levels=levels, autoLevels=False)
-        self._changed = changed
+        self._changed = None if changed is None or before is None else (min(before[0], changed[0]),
+                                                                         min(before[1], changed[1]))
 
     def render(self):
         image, lut = self.image, self.lut
@@ -736,7 +738,7 @@ class MapImage(pg.ImageItem):
             colour_cells(image[br:], levels, packed, pixels[br:])
             if bc < c:
                 colour_cells(image[:br, bc:], levels, packed, pixels[:br, bc:])
-        self._pixels, self._coloured_with, self._changed = pixels, (levels, id(lut)), None
+        self._pixels, self._coloured_with, self._changed = pixels, (levels, id(lut)), (r, c)   # all coloured
         self.qimage = pg.functions.ndarray_to_qimage(pixels.view(np.uint8).reshape(r, c, 4),
                                                      QImage.Format.Format_ARGB32)
         self._renderRequired = False
