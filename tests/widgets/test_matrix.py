@@ -271,3 +271,25 @@ def test_an_edit_draws_only_the_rows_and_columns_it_changed(canvas, qtbot):
     assert mp.decimation == factors
     np.testing.assert_array_equal(cells, mp.image.image)
     np.testing.assert_array_equal(pixels, mp.image._pixels)
+
+
+def test_two_edits_before_a_paint_colour_what_either_changed(canvas):
+    """A panel not painted between two edits (hidden, or drawn twice in a row) colours the rows and
+    columns of both: what it shows equals the last map drawn from nothing."""
+    T = 60
+    rng = np.random.default_rng(1)
+    words = [str(n) for n in range(T)]
+    forbidden = np.triu(np.ones((T, T), bool), 1)
+    scores = [np.where(forbidden, -np.inf, rng.standard_normal((T, T))).astype(np.float32) for _ in range(3)]
+    scores[1][:50, :50] = scores[0][:50, :50]                            # edit 1 changed rows and keys from 50
+    scores[2][:40, :40] = scores[1][:40, :40]                            # edit 2 from 40
+    mp = MatrixPlot(canvas.ci, 0, 0, "attn_scores")
+    mp.set_data(scores[0], words, words, masked=forbidden, levels=(-3, 3))
+    canvas.grab()
+    mp.set_data(scores[1], words, words, masked=forbidden, levels=(-3, 3), kept=(50, 50))
+    mp.set_data(scores[2], words, words, masked=forbidden, levels=(-3, 3), kept=(40, 40))
+    canvas.grab()
+    pixels = mp.image._pixels.copy()
+    mp.set_data(scores[2], words, words, masked=forbidden, levels=(-3, 3))
+    canvas.grab()
+    np.testing.assert_array_equal(pixels, mp.image._pixels)
