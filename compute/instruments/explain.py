@@ -155,11 +155,12 @@ def robust_scale(*arrays: np.ndarray) -> RobustScale:
     99th percentile of |x| (the 1 % above it saturate: a massive first-token row would still pale
     the rest); a short vector's at its largest value that is not an outlier; a small matrix (the
     toy's) keeps its full range."""
-    finite = [_finite_abs(a) for a in map(np.asarray, arrays) if a.size]      # [n_k] each
+    made = [_finite_abs(a) for a in map(np.asarray, arrays) if a.size]
+    finite = [f for f, _top in made]                                      # [n_k] each
     size = sum(f.size for f in finite)
     if size == 0:
         return RobustScale(0.0, 0.0, 0.0)
-    top = max(float(f.max()) for f in finite if f.size)
+    top = max(t for f, t in made if f.size)
     full = RobustScale(top, top, top)
     vector = all(min(np.shape(x)[-2:] or (1,)) == 1 for x in arrays) and size >= 8   # ln1_scale [T, 1]
     if size >= 200:
@@ -175,13 +176,16 @@ def robust_scale(*arrays: np.ndarray) -> RobustScale:
     return RobustScale(typical if size >= 200 else float(a[a <= cut].max()), top, cut)
 
 
-def _finite_abs(a: np.ndarray) -> np.ndarray:
-    """|a| of its finite values, flat [n] (no boolean-indexed copy when all are finite)."""
+def _finite_abs(a: np.ndarray) -> tuple[np.ndarray, float]:
+    """|a| of its finite values, flat [n] (no boolean-indexed copy when all are finite), and their
+    largest (0 for none): one pass finds both when all are finite."""
     magnitude = np.abs(a.ravel())                                         # [n]
     with np.errstate(invalid="ignore"):
-        if math.isfinite(float(np.max(magnitude))):                       # NaN or ∞ anywhere: the slow path
-            return magnitude
-    return magnitude[np.isfinite(magnitude)]
+        top = float(np.max(magnitude)) if magnitude.size else 0.0
+    if math.isfinite(top):
+        return magnitude, top
+    finite = magnitude[np.isfinite(magnitude)]                            # NaN or ∞ somewhere: the slow path
+    return finite, float(finite.max()) if finite.size else 0.0
 
 
 def _upper_quantile(parts: list[np.ndarray], q: float) -> float:
