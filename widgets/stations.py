@@ -38,6 +38,8 @@ from .matrix import (
 from .theme import BARS, DEFAULT_DIVERGING, DEFAULT_SEQUENTIAL, LIGHT, Palette, colormap
 from .views import (
     STATION_VIEWS,
+    TOKEN_MAPS,
+    TOKEN_ROWS,
     colour_unit,
     kv_head,
     kv_sharers,
@@ -211,8 +213,16 @@ class Station(Retranslate, QWidget):
 
     # -- data ------------------------------------------------------------------------------------
     def panels(self, result, sel):
-        """The panels this station shows (widgets/views.py), exactly those of its exported figure."""
-        return station_panels(self.key, result, sel)
+        """The panels this station shows (widgets/views.py), exactly those of its exported figure.
+        Made once per redraw (content and draw both ask): a robust scale of three 1,024² maps
+        costs more than drawing them."""
+        memo = getattr(self, "_panel_memo", None)
+        if memo is not None and memo[0] is result and memo[1] == sel:
+            return memo[2]
+        panels = station_panels(self.key, result, sel)
+        if memo is not None:
+            self._panel_memo = (result, sel, panels)
+        return panels
 
     def content(self, result, sel) -> dict[str, np.ndarray]:
         """The arrays this station shows for a result and selection (no drawing), by name."""
@@ -309,7 +319,7 @@ class Station(Retranslate, QWidget):
     def draw_panel(self, mp: MatrixPlot, p) -> None:
         mp.set_title(p.title)
         mp.set_data(p.values, p.rows, p.cols, masked=p.masked, levels=p.levels, masked_text=p.masked_text,
-                    row_ticks=p.row_ticks, col_ticks=p.col_ticks)
+                    row_ticks=p.row_ticks, col_ticks=p.col_ticks, kept=self._kept_cells(p))
         mp.set_message(p.missing)                     # a name this model lacks: why, never old data
         mp.set_outline(p.outline)
         mp.set_unit(colour_unit(p.name))              # its colour bar says what its values are
@@ -606,6 +616,36 @@ class Station(Retranslate, QWidget):
             mp.highlight(row=row, col=col, cell=cell)
 
     # -- updates -----------------------------------------------------------------------------------
+    def _drawn_facts(self, result, sel) -> tuple:
+        """What decides whether a Trace's first rows equal those of the Trace drawn before."""
+        t = result.trace
+        return (t.weights_uid, t.cfg, t.attn_mask is None and not t.interventions, self._data_key(result, sel)[1:])
+
+    def _kept_rows(self, result, sel) -> int:
+        """The token positions before the first one this result's edit changed, where it and the
+        result this station drew last agree (forward reuse=: the same weights, model and first
+        tokens give the same rows): 0 when nothing is known to be kept."""
+        drawn = getattr(self, "_drawn_state", None)
+        t = result.trace
+        if drawn is None or not t.reused_rows or drawn[0] != self._drawn_facts(result, sel) or not drawn[0][2]:
+            return 0
+        p = min(t.reused_rows, len(drawn[1]), t.T)
+        return p if np.array_equal(drawn[1][:p], t.tokens[:p]) else 0
+
+    def _kept_cells(self, p) -> tuple[int, int | None]:
+        """(rows, cols) of panel `p` this edit kept (MatrixPlot.set_data kept=): a per-token
+        value keeps its first rows, a T×T map its first rows and key columns; a query's row, a
+        weight or anything else: none."""
+        kept, result = getattr(self, "_kept", 0), self.result
+        if not kept or p.missing or result is None:
+            return 0, 0
+        T = result.trace.T
+        if p.name in TOKEN_MAPS and p.values.shape == (T, T):
+            return kept, kept
+        if p.name in TOKEN_ROWS and p.values.shape[0] == T and T > 1:
+            return kept, None
+        return 0, 0
+
     def _data_key(self, result, sel) -> tuple:
         return (Same(result), sel.layer, sel.head, sel.query, sel.lock_scales, sel.show_values,
                 getattr(sel, "full_range", False), sel.trace if self.key == "scores" else None)
@@ -661,15 +701,22 @@ class Station(Retranslate, QWidget):
             self.rebuild(view)                            # another model family: its own panels
         elif view is not None:
             self.view = view                              # the same panels; its formula, its shapes
+        self._panel_memo = (None, None, None)             # panels are made once for content and draw
         try:
             data = self.content(result, sel)
         except KeyError:
+            self._panel_memo = None
             if result.trace.complete:
                 raise
             return                                        # early result without this: wait for the rest
         for mp in self.plots:
             mp.show_values = sel.show_values
-        self.draw(result, sel, data)
+        self._kept = self._kept_rows(result, sel)
+        try:
+            self.draw(result, sel, data)
+        finally:
+            self._panel_memo, self._kept = None, 0
+        self._drawn_state = (self._drawn_facts(result, sel), np.array(result.trace.tokens))
         self.fit()
         self.header.setText(self.header_html(result, sel))
         self._drawn_for = self._data_key(result, sel)

@@ -14,6 +14,7 @@ something other than heatmaps) a Station subclass in widgets/stations.py. See CO
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -110,8 +111,26 @@ class Panel:
     marks: np.ndarray | None = None            # [n, 2] (row, col): a long map's query row's strongest keys
 
 
+@lru_cache(maxsize=32)
 def _idx(n: int) -> tuple[str, ...]:
     return tuple(idx_labels(n))
+
+
+_FORBIDDEN: dict[tuple[int, int], tuple[weakref.ref, np.ndarray]] = {}
+
+
+def forbidden(t, layer: int, rows=None) -> np.ndarray:
+    """t.forbidden(layer, rows), made once per Trace and layer (read-only): the four maps of a
+    station, their marks and the softmax row all ask, and at T = 4,096 each ask is 16 M cells."""
+    key = (id(t), layer)
+    hit = _FORBIDDEN.get(key)
+    if hit is None or hit[0]() is not t:
+        if len(_FORBIDDEN) > 16:
+            _FORBIDDEN.clear()
+        whole = t.forbidden(layer)                                        # [T, T]
+        whole.setflags(write=False)
+        hit = _FORBIDDEN[key] = (weakref.ref(t), whole)
+    return hit[1] if rows is None else hit[1][rows]
 
 
 def _vocab_labels(result, n: int) -> tuple[str, ...]:
@@ -173,7 +192,7 @@ def query_marks(t, layer: int, head: int, query: int) -> np.ndarray | None:
     if t.T <= MARKS_FROM or not 0 <= query < t.T:
         return None
     row = t.read("pattern", layer, head=head, rows=query)                  # [T]
-    keys = top_keys(row, MARKED_KEYS, allowed=~t.forbidden(layer, rows=query))   # [n]
+    keys = top_keys(row, MARKED_KEYS, allowed=~forbidden(t, layer, rows=query))   # [n]
     return np.stack([np.full(len(keys), query), keys], axis=1)             # [n, 2]
 
 
@@ -255,7 +274,7 @@ def panel(name: str, result, sel) -> Panel:
     if name in ("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern"):
         # One head's map: a GPU Trace copies just that head to the host (Trace.read), not all of them;
         # where the mask forbids is known without reading anything (Trace.forbidden).
-        forbidden = t.forbidden(L)
+        masked = forbidden(t, L)
         qk = dict(rows=labels, cols=labels, row_axis=tr("query i"), col_axis=tr("key j"),
                   marks=query_marks(t, L, h, sel.query))
         if name == "attn_scores_raw":
@@ -274,10 +293,10 @@ def panel(name: str, result, sel) -> Panel:
             title = (tr("attn_scores (no mask)") if not cfg.causal and window is None else
                      tr("attn_scores (masked: −∞, window {window})").format(window=window) if window is not None
                      else tr("attn_scores (masked: −∞)"))
-            return Panel(name, title, t.read(name, L, head=h), masked=forbidden, **qk)
+            return Panel(name, title, t.read(name, L, head=h), masked=masked, **qk)
         # Masked cells stay blank: the hatching says it, a wall of "0" only hides the real weights.
         values = t.read(name, L, head=h)
-        return Panel(name, "pattern = softmax(attn_scores)", values, kind=view_kind(name), masked=forbidden,
+        return Panel(name, "pattern = softmax(attn_scores)", values, kind=view_kind(name), masked=masked,
                      levels=pattern_levels(values), masked_text="", **qk)
     if name in ("W_Q", "W_K", "W_V"):
         head = h if name == "W_Q" else g                                   # W_K, W_V: [n_kv_heads, ...]
@@ -311,14 +330,14 @@ def panel(name: str, result, sel) -> Panel:
         i = sel.query
         word = labels[i] if labels else ""
         scores = t.read("attn_scores", L, head=h, rows=i)                   # [T]
-        forbidden = t.forbidden(L, rows=i)[None, :]                         # [1, T]
-        row = dict(rows=(f"i={i} {word}",), cols=labels, col_axis=tr("key j"), masked=forbidden)
+        forbid = forbidden(t, L, rows=i)[None, :]                          # [1, T]
+        row = dict(rows=(f"i={i} {word}",), cols=labels, col_axis=tr("key j"), masked=forbid)
         if name == "scores_row":
             return Panel("attn_scores", tr("attn_scores[{h}, {i}, :] — query “{word}”").format(h=h, i=i, word=word),
                          scores[None, :], **row)
         weights = t.read("pattern", L, head=h, rows=i)                      # [T]
         if len(weights) > SPARSE_ROW_FROM:                                  # long: the keys that matter, with words
-            keys = np.sort(top_keys(weights, TOP_KEYS, allowed=~forbidden[0]))   # [K] in key order
+            keys = np.sort(top_keys(weights, TOP_KEYS, allowed=~forbid[0]))      # [K] in key order
             cols = tuple(f"{j} {labels[j]}" if j < len(labels) else str(j) for j in keys)
             return Panel("pattern", tr("pattern[{h}, {i}, :] — its {k} strongest of {T} keys (the row sums to 1)")
                          .format(h=h, i=i, k=len(keys), T=len(weights)), weights[keys][None, :], row["rows"], cols,
@@ -771,7 +790,7 @@ def share_levels(panels: list[Panel], names: tuple[str, ...], full: bool = False
 
 def masked_keys(result, sel) -> np.ndarray:
     """The keys j the selected query may not see (−∞ in its attn_scores row) [T]."""
-    return result.trace.forbidden(sel.layer, rows=sel.query)
+    return forbidden(result.trace, sel.layer, rows=sel.query)
 
 
 def mask_keys(p: Panel, result, sel) -> Panel:
@@ -800,6 +819,14 @@ def station_panels(key: str, result, sel) -> list[Panel]:
 
 
 SCORE_MAPS = ("attn_scores_raw", "attn_scores_scaled", "attn_scores_capped", "attn_scores", "pattern")
+# Panels whose row i (and, of a T×T map, key column j) depends on tokens 0..i (j) alone: after an
+# edit at position p their first p rows (and columns) are what they were (the screen draws only the rest).
+TOKEN_MAPS = frozenset(SCORE_MAPS)
+TOKEN_ROWS = frozenset({
+    "embed", "pos_embed", "resid_pre", "ln1_out", "ln1_mean", "ln1_var", "ln1_scale", "q", "k", "v", "q_normed",
+    "k_normed", "rot_q", "rot_k", "z", "z_concat", "result", "attn_out", "attn_out_normed", "resid_mid", "ln2_out",
+    "ln2_mean", "ln2_var", "ln2_scale", "mlp_pre", "mlp_pre_linear", "mlp_post", "router_logits", "router_probs",
+    "expert_weights", "expert_out", "mlp_out", "mlp_out_normed", "resid_post", "ln_final_out", "logits"})
 
 
 def traced_cell(key: str, panels: list[Panel], sel) -> list[Panel]:

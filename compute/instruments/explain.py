@@ -4,6 +4,7 @@ Each is a direct restatement of one equation with the Trace's own numbers.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,20 +161,22 @@ def robust_scale(*arrays: np.ndarray) -> RobustScale:
     99th percentile of |x| (the 1 % above it saturate: a massive first-token row would still pale
     the rest); a short vector's at its largest value that is not an outlier; a small matrix (the
     toy's) keeps its full range. The percentile leaves out massive rows (_ordinary_rows)."""
-    finite = [np.abs(a[np.isfinite(a)]).ravel() for a in map(np.asarray, arrays) if a.size]
-    a = np.concatenate(finite) if finite else np.zeros(0)                  # [n]
-    if a.size == 0:
+    made = [_finite_abs(a) for a in map(np.asarray, arrays) if a.size]
+    finite = [f for f, _top in made]                                      # [n_k] each
+    size = sum(f.size for f in finite)
+    if size == 0:
         return RobustScale(0.0, 0.0, 0.0)
-    top = float(a.max())
+    top = max(t for f, t in made if f.size)
     full = RobustScale(top, top, top)
-    vector = all(min(np.shape(x)[-2:] or (1,)) == 1 for x in arrays) and a.size >= 8   # ln1_scale [T, 1]
-    if a.size >= 200:
-        typical = float(np.quantile(_ordinary_rows(arrays), PERCENTILE))  # the scale's end when it clips
+    vector = all(min(np.shape(x)[-2:] or (1,)) == 1 for x in arrays) and size >= 8   # ln1_scale [T, 1]
+    if size >= 200:
+        typical = _upper_quantile(_ordinary_rows(arrays, finite), PERCENTILE)   # the scale's end when it clips
         if typical <= 0 or top <= CLIP_FACTOR * typical:
             return full
         return RobustScale(typical, top, min(OUTLIER_FACTOR * typical, top))   # the largest is always marked
     if not vector:
         return full
+    a = np.concatenate(finite)                                            # [n]
     typical = float(np.median(a))
     cut = SHORT_FACTOR * typical                                          # the outliers' threshold
     if typical <= 0 or top <= cut:
@@ -181,34 +184,77 @@ def robust_scale(*arrays: np.ndarray) -> RobustScale:
     return RobustScale(float(a[a <= cut].max()), top, cut)
 
 
-def _ordinary_rows(arrays) -> np.ndarray:
-    """|x| of the finite values of `arrays` without their massive rows: a row (a token) whose largest
-    |x| exceeds OUTLIER_FACTOR times the median row's is left out (SmolLM2's first token, the
-    attention sink, is 5 % of a 20-token resid_post: the 99th percentile landed inside it, ±89 where
-    the other rows reach 19). Arrays of fewer than 8 rows keep all of theirs."""
+def _ordinary_rows(arrays, magnitudes: list[np.ndarray]) -> list[np.ndarray]:
+    """|x| of the finite values of `arrays` without their massive rows, flat [n_k] per array
+    (`magnitudes`: _finite_abs's |x| of each non-empty array, reused where all its values are finite):
+    a row (a token) whose largest |x| exceeds OUTLIER_FACTOR times the median row's is left out
+    (SmolLM2's first token, the attention sink, is 5 % of a 20-token resid_post: the 99th percentile
+    landed inside it, ±89 where the other rows reach 19). Arrays of fewer than 8 rows keep all of theirs."""
     kept = []
-    for x in map(np.asarray, arrays):
-        if x.size == 0:
-            continue
-        m = np.abs(np.where(np.isfinite(x), x, 0.0)).reshape(x.shape[0] if x.ndim >= 2 else 1, -1)   # [rows, n]
+    for x, f in zip([a for a in map(np.asarray, arrays) if a.size], magnitudes, strict=True):
+        rows = x.shape[0] if x.ndim >= 2 else 1
+        finite = f.size == x.size                                         # no NaN or ∞: f is all of |x|
+        m = f.reshape(rows, -1) if finite else np.abs(np.where(np.isfinite(x), x, 0.0)).reshape(rows, -1)
         top = m.max(axis=1)                                               # [rows] each row's largest |x|
         ordinary = top <= OUTLIER_FACTOR * np.median(top) if len(top) >= 8 else np.ones(len(top), bool)
-        rows = x.reshape(m.shape)[ordinary if ordinary.any() else slice(None)]   # [rows', n]
-        kept.append(np.abs(rows[np.isfinite(rows)]).ravel())
-    return np.concatenate(kept) if kept else np.zeros(1)
+        keep = slice(None) if ordinary.all() or not ordinary.any() else ordinary
+        if finite:
+            kept.append(m[keep].ravel())                                  # [rows' · n]
+        else:
+            picked = x.reshape(rows, -1)[keep]                            # [rows', n]
+            kept.append(np.abs(picked[np.isfinite(picked)]).ravel())
+    return kept or [np.zeros(1)]
+
+
+def _finite_abs(a: np.ndarray) -> tuple[np.ndarray, float]:
+    """|a| of its finite values, flat [n] (no boolean-indexed copy when all are finite), and their
+    largest (0 for none): one pass finds both when all are finite."""
+    magnitude = np.abs(a.ravel())                                         # [n]
+    with np.errstate(invalid="ignore"):
+        top = float(np.max(magnitude)) if magnitude.size else 0.0
+    if math.isfinite(top):
+        return magnitude, top
+    finite = magnitude[np.isfinite(magnitude)]                            # NaN or ∞ somewhere: the slow path
+    return finite, float(finite.max()) if finite.size else 0.0
+
+
+def _upper_quantile(parts: list[np.ndarray], q: float) -> float:
+    """np.quantile(concatenate(parts), q) (linear) for q near 1, without joining or partitioning
+    all the values: the ranks wanted lie above a bound that a random sample puts below them, and
+    only the values above it (a few percent) are partitioned."""
+    n = sum(x.size for x in parts)
+    pos = q * (n - 1)
+    k = int(math.floor(pos))                                              # sorted[k], sorted[k + 1] wanted
+    if n < 20_000:
+        return float(np.quantile(np.concatenate(parts), q))
+    pick = np.random.default_rng(0)                                       # fixed: the same scale every time
+    sample = np.concatenate([x[pick.integers(0, x.size, 1 + 4096 * x.size // n)] for x in parts if x.size])
+    bound = float(np.quantile(sample, max(0.0, q - 0.02)))                # below rank k (a stride would
+    # sample a [T, 3072] map's columns 0, 768, … only)
+    above = np.concatenate([x[x >= bound] for x in parts])                # [m] the top few percent
+    below = n - above.size                                                # ranks 0..below-1 are < bound
+    if below > k:
+        return float(np.quantile(np.concatenate(parts), q))              # the sample misled: all of them
+    lo = k - below
+    hi = min(lo + 1, above.size - 1)
+    part = np.partition(above, (lo, hi))
+    return float(part[lo] + (pos - k) * (part[hi] - part[lo]))
 
 
 def beyond_scale(values: np.ndarray, levels: tuple[float, float],
                  masked: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The cells of `values` [rows, cols] outside `levels` (masked cells excepted), the largest
     |value| first: (cells [n, 2] as (row, col), their |values| [n])."""
-    v = np.asarray(values, np.float64)                                    # [rows, cols]
-    with np.errstate(invalid="ignore"):
-        out = np.isfinite(v) & ((v > levels[1]) | (v < levels[0]))         # [rows, cols]
+    v = np.asarray(values)                                                # [rows, cols]
+    with np.errstate(invalid="ignore"):                                   # candidates first (±∞ too): no copy
+        flat = np.flatnonzero((v > np.float64(levels[1])) | (v < np.float64(levels[0])))   # [m]
+    x = v.ravel()[flat].astype(np.float64)                                # [m]
+    keep = np.isfinite(x)
     if masked is not None and np.shape(masked) == v.shape:
-        out &= ~np.asarray(masked, bool)
-    cells = np.argwhere(out)                                              # [n, 2]
-    size = np.abs(v[out])                                                 # [n]
+        keep &= ~np.asarray(masked, bool).ravel()[flat]
+    flat, x = flat[keep], x[keep]                                         # [n]
+    cells = np.stack(np.unravel_index(flat, v.shape), axis=1) if v.ndim else np.zeros((0, 0), np.intp)   # [n, 2]
+    size = np.abs(x)                                                      # [n]
     order = np.argsort(-size, kind="stable")
     return cells[order], size[order]
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from compute.instruments.overview import pool_factors, pooled, top_keys
 
@@ -34,3 +35,39 @@ def test_top_keys_are_the_strongest_allowed_ones_first():
     assert top_keys(row, 9).tolist() == [1, 3, 0, 4]
     assert top_keys(row, 2, allowed=np.array([1, 0, 1, 1, 1], bool)).tolist() == [3, 0]
     assert top_keys(np.full(3, -np.inf), 2).size == 0
+
+
+def test_an_overview_made_again_for_kept_rows_equals_one_made_from_nothing():
+    from compute.instruments.overview import Overview
+
+    rng = np.random.default_rng(3)
+    for factors, grow in (((3, 3), 1), ((1, 1), 1), ((4, 4), 0), ((2, 5), -1)):
+        T = 50
+        values = rng.standard_normal((T + 1, T + 1)).astype(np.float32)
+        masked = np.triu(np.ones((T + 1, T + 1), bool), 1)
+        ov = Overview()
+        ov.update(values[:T, :T], factors, masked[:T, :T])
+        n = T + grow
+        new = values[:n, :n].copy()
+        new[n - 1] += 1.0                                                 # the edit: the last row and column
+        new[:, n - 1] -= 1.0
+        row, col = ov.update(new, factors, masked[:n, :n], kept_rows=n - 1, kept_cols=n - 1)
+        assert row > 0 and col > 0
+        fresh = Overview()
+        fresh.update(new, factors, masked[:n, :n])
+        np.testing.assert_array_equal(ov.cells, fresh.cells)
+        rows_only = Overview()                                             # [T, d]: every column kept
+        rows_only.update(values[:T, :7], factors)
+        rows_only.update(new[:, :7], factors, kept_rows=n - 1, kept_cols=None)
+        np.testing.assert_array_equal(rows_only.cells, pooled(new[:, :7], factors)[0])
+
+
+def test_the_robust_scale_quantile_is_numpys():
+    from compute.instruments.explain import _upper_quantile
+
+    rng = np.random.default_rng(5)
+    for n in (300, 20_000, 100_003, 1_000_000):
+        a = np.abs(rng.standard_normal(n)).astype(np.float32)
+        a[:n // 50] = 0.0                                                  # ties at the bottom
+        parts = [a[: n // 3], a[n // 3:]]
+        assert _upper_quantile(parts, 0.99) == pytest.approx(float(np.quantile(a, 0.99)), rel=1e-6, abs=0)

@@ -201,3 +201,95 @@ def test_a_zoom_brings_every_label_of_the_region_back(canvas, qtbot):
     mp.plot.vb.setRange(yRange=(-40, 100), padding=0)                         # never beyond the matrix
     (y0, y1) = mp.plot.vb.viewRange()[1]
     assert y0 >= -0.5 - 1e-6 and y1 <= 59.5 + 1e-6
+
+
+def _stripe_map(T: int) -> tuple[np.ndarray, np.ndarray]:
+    """A causal T×T pattern with a sink at key 1 (an odd key) and a one-cell stripe at i − 3."""
+    i = np.arange(T)
+    forbidden = i[None, :] > i[:, None]                                  # [T, T] causal
+    pattern = np.zeros((T, T), np.float32)
+    pattern[:, 1] = 0.5
+    pattern[i[3:], i[3:] - 3] = 0.9
+    pattern[forbidden] = 0.0
+    return pattern, forbidden
+
+
+def test_a_zoom_into_a_long_map_is_pooled_again_from_every_cell(canvas, qtbot):
+    """The overview of 4,096² pools each block to its largest value; a zoom (a box, or the wheel)
+    pools the region it shows again from the full-resolution map, so that at enough zoom each
+    drawn cell is one query and one key, with its label; zoomed out, the whole overview is back."""
+    from compute.instruments.overview import pooled
+    from widgets.matrix import reset_zoom
+
+    T = 4096
+    pattern, forbidden = _stripe_map(T)
+    words = [str(n) for n in range(T)]
+    mp = MatrixPlot(canvas.ci, 0, 0, "pattern", kind="sequential")
+    mp.set_data(pattern, words, words, masked=forbidden, levels=(0, 1))
+    whole = mp.decimation
+    assert min(whole) >= 2 and mp.region is None
+    mp.plot.vb.setRange(xRange=(999.5, 1023.5), yRange=(1999.5, 2023.5), padding=0)   # 24 × 24 cells
+    qtbot.wait(120)                                                      # the re-pool waits for the zoom to settle
+    r0, r1, c0, c1 = mp.region
+    assert mp.decimation == (1, 1) and (r0, c0) == (2000, 1000) and (r1 - r0, c1 - c0) == (24, 24)
+    img = mp.image.image                                                 # one drawn cell per query and key
+    rect = mp.image.mapRectToParent(mp.image.boundingRect())
+    assert img.shape == (24, 24) and rect.left() == pytest.approx(999.5) and rect.top() == pytest.approx(1999.5)
+    np.testing.assert_array_equal(img, pattern[2000:2024, 1000:1024])    # nothing masked in this region
+    assert "each" not in mp.describe(2010, 1010)                         # a tooltip of one cell, not a block
+    left = mp.plot.getAxis("left")
+    assert [t.split(":")[-1] for t in left.drawn_labels()] == words[2000:2024]   # the labels are back
+    mp.plot.vb.setRange(xRange=(-0.5, 1499.5), yRange=(-0.5, 1499.5), padding=0)  # a wider zoom: pooled again
+    qtbot.wait(120)
+    fr, fc = mp.decimation
+    assert 1 < fr < whole[0] and np.all(mp.image.image[1:, 0] >= 0.5)     # the sink still in every block row
+    assert reset_zoom(mp)
+    qtbot.wait(120)
+    assert mp.region is None and mp.decimation == mp._whole                # (the panel's size may have moved)
+    np.testing.assert_array_equal(mp.image.image, pooled(pattern, mp._whole, forbidden)[0])
+
+
+def test_an_edit_draws_only_the_rows_and_columns_it_changed(canvas, qtbot):
+    """Appending a token to a 4,096² map keeps the overview's other blocks (pooled once) and their
+    colours: what is drawn equals drawing the new map from nothing."""
+    T = 4096
+    pattern, forbidden = _stripe_map(T + 1)
+    words = [str(n) for n in range(T + 1)]
+    mp = MatrixPlot(canvas.ci, 0, 0, "pattern", kind="sequential")
+    mp.set_data(pattern[:T, :T], words[:T], words[:T], masked=forbidden[:T, :T], levels=(0, 1))
+    qtbot.wait(20)
+    before = mp.overview.cells
+    grown = pattern.copy()
+    grown[T, :] = 0.0
+    grown[T, 7] = 1.0                                                    # the new query reads key 7
+    mp.set_data(grown, words, words, masked=forbidden, levels=(0, 1), kept=(T, T))
+    canvas.grab()                                                        # paint: the colours are made
+    cells, pixels, factors = mp.image.image.copy(), mp.image._pixels.copy(), mp.decimation
+    assert mp.overview.cells is before or mp.overview.cells.shape != before.shape
+    mp.set_data(grown, words, words, masked=forbidden, levels=(0, 1))   # from nothing
+    canvas.grab()
+    assert mp.decimation == factors
+    np.testing.assert_array_equal(cells, mp.image.image)
+    np.testing.assert_array_equal(pixels, mp.image._pixels)
+
+
+def test_two_edits_before_a_paint_colour_what_either_changed(canvas):
+    """A panel not painted between two edits (hidden, or drawn twice in a row) colours the rows and
+    columns of both: what it shows equals the last map drawn from nothing."""
+    T = 60
+    rng = np.random.default_rng(1)
+    words = [str(n) for n in range(T)]
+    forbidden = np.triu(np.ones((T, T), bool), 1)
+    scores = [np.where(forbidden, -np.inf, rng.standard_normal((T, T))).astype(np.float32) for _ in range(3)]
+    scores[1][:50, :50] = scores[0][:50, :50]                            # edit 1 changed rows and keys from 50
+    scores[2][:40, :40] = scores[1][:40, :40]                            # edit 2 from 40
+    mp = MatrixPlot(canvas.ci, 0, 0, "attn_scores")
+    mp.set_data(scores[0], words, words, masked=forbidden, levels=(-3, 3))
+    canvas.grab()
+    mp.set_data(scores[1], words, words, masked=forbidden, levels=(-3, 3), kept=(50, 50))
+    mp.set_data(scores[2], words, words, masked=forbidden, levels=(-3, 3), kept=(40, 40))
+    canvas.grab()
+    pixels = mp.image._pixels.copy()
+    mp.set_data(scores[2], words, words, masked=forbidden, levels=(-3, 3))
+    canvas.grab()
+    np.testing.assert_array_equal(pixels, mp.image._pixels)
