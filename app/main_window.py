@@ -10,24 +10,20 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QGraphicsOpacityEffect,
     QMainWindow,
-    QMenu,
-    QMessageBox,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 from shiboken6 import isValid
 
-from compute import PRESET_NOTES, PRESETS, ConfigError
+from compute import PRESET_NOTES, PRESETS
 from compute.models.components import mistakes
-from compute.stations import PAGE, PAGES, STATIONS
+from compute.stations import PAGE, PAGES
 from widgets.block_map import BlockMap
 from widgets.i18n import message, tr
 from widgets.instruments import CODE_FONT_PT
-from widgets.pages import page_kind
 from widgets.panels import MessageBar, StationBar
-from widgets.stations import STATION_CLASSES, Station
-from widgets.theme import LIGHT
+from widgets.stations import Station
 from widgets.token_strip import TokenStrip
 
 from . import notes
@@ -38,32 +34,15 @@ from .file_actions import FileActions
 from .instruments import Instruments
 from .model_actions import ModelActions
 from .navigation import Navigation
+from .page_host import PageHost, Pages
 from .pages import controllers
+from .presentation import STYLE
 from .settings import Settings
 from .state import LabState
 from .status import StatusBar
 from .values import real_model_of
 
 # The light window (the dark one adds app/presentation.py's DARK_QSS): colours from the light palette.
-STYLE = f"""
-QMainWindow, QWidget {{ font-size: 10pt; }}
-QLabel#note {{ color: {LIGHT.muted}; font-size: 9pt; }}
-QLabel#stationHeader {{ padding: 2px 4px; }}
-QLabel#stripTitle, QLabel#tokenCount {{ color: {LIGHT.muted}; }}
-QToolButton#tokenChip {{ border: 1px solid {LIGHT.chip_border}; border-radius: 10px; padding: 3px 10px;
-    background: {LIGHT.chip}; font-size: 11pt; }}
-QToolBar#stationBar {{ border: none; spacing: 2px; }}
-QTabWidget#instrumentTabs > QTabBar {{ font-size: 9pt; }}
-QToolButton#stationButton, QToolButton#pageButton {{ padding: 3px 4px; border: 1px solid {LIGHT.button_border};
-    border-radius: 4px; background: {LIGHT.button}; color: {LIGHT.button_text}; }}
-QToolButton#stationButton:checked {{ background: {LIGHT.selected}; color: {LIGHT.on_selected};
-    border-color: {LIGHT.selected}; font-weight: bold; }}
-QToolButton#pageButton:checked {{ background: {LIGHT.query}; color: {LIGHT.on_selected}; border-color: {LIGHT.query};
-    font-weight: bold; }}
-QToolButton#pageButton::menu-indicator {{ image: none; width: 0px; }}
-QGroupBox {{ font-weight: bold; margin-top: 10px; }}
-QGroupBox::title {{ subcontrol-origin: margin; left: 6px; padding: 0 2px; }}
-"""
 
 
 STALE_OPACITY = 0.35      # the views while another model's first pass runs (still its predecessor's numbers)
@@ -76,7 +55,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.state = state if state is not None else LabState(parent=self)
         self.setWindowTitle("QKV Lab")
-        self.setStyleSheet(STYLE)
+        self.setStyleSheet(STYLE)                              # app/presentation.py: the window's look
         screen = QGuiApplication.primaryScreen()
         avail = screen.availableGeometry() if screen else None
         if avail is not None and avail.width() > 200:
@@ -102,7 +81,9 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         # Every page (station or instrument) is built when it is first shown: most lectures see a
         # few of the 21, and building one is most of a start-up's drawing work.
-        self.pages = Pages(self._build_page)
+        self.host = PageHost(self)                           # builds a page and wires it (app/page_host.py)
+        self.pages = Pages(self.host.build)
+        self.head_menu = self.host.head_menu
         self.stations = self.pages                           # the same pages (a station's API where they have it)
         # The block map is a view of the stations, not a page of its own: shown over the current
         # station's place until a station is chosen (a click on it, a key, the station bar).
@@ -111,7 +92,7 @@ class MainWindow(QMainWindow):
         self.pages.add("block_map", self.block_map)          # themes and type sizes reach it too
         self.block_map.figure.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)   # knock the head out
         self.block_map.figure.customContextMenuRequested.connect(
-            lambda pos: self._pop_head_menu(self.block_map.figure.mapToGlobal(pos)))
+            lambda pos: self.host.pop_head_menu(self.block_map.figure.mapToGlobal(pos)))
         # Each instrument page's app side (app/pages/); the dock's instruments (trace, code, Predict).
         self.controllers = controllers(self.state, self)
         self.instruments = Instruments(self.state, self.controllers["ab"], self)
@@ -264,7 +245,6 @@ class MainWindow(QMainWindow):
         self.tokens.textSubmitted.connect(self._on_text_submitted)
         c = self.controls
         c.presetChosen.connect(s.load_preset)
-        c.configChanged.connect(self._on_config_changed)
         c.layerChosen.connect(lambda v: s.select(layer=v))
         c.headChosen.connect(lambda v: s.select(head=v))
         c.seedChanged.connect(s.set_seed)
@@ -282,13 +262,13 @@ class MainWindow(QMainWindow):
         self.trace_panel.cleared.connect(lambda: s.select(trace=None))
         self.tabs.currentChanged.connect(lambda _i: self._update_instrument_tabs())
         self.tabs.currentChanged.connect(lambda _i: self.dock_layout.fit_to_tab())
-        self.tabs.currentChanged.connect(lambda _i: self._open_query_for_predict()
+        self.tabs.currentChanged.connect(lambda _i: ins.open_query_for_predict(self.calibrator)
                                          if self.tabs.currentWidget() is self.calibrator else None)
         self.code_view.backendChosen.connect(lambda which: self._update_code())
         self.code_view.popOutRequested.connect(self.dock_layout.pop_out)
         self.trace_panel.popOutRequested.connect(self.dock_layout.pop_out)
         self.calibrator.applyRequested.connect(ins.calibrate)
-        self.calibrator.suggestRequested.connect(self._suggest_experiment)
+        self.calibrator.suggestRequested.connect(lambda: ins.suggest_experiment(self.calibrator))
         self.calibrator.keepRequested.connect(ins.keep_ab)
         ins.calibrated.connect(self.calibrator.show_outcome)
         s.inputsChanged.connect(self._on_inputs)
@@ -306,50 +286,6 @@ class MainWindow(QMainWindow):
         s.busyChanged.connect(self._on_busy)
         s.progressChanged.connect(self.status.on_progress)
 
-    def _build_page(self, key: str) -> QWidget:
-        """Page `key` built (on its first show): a station, or an instrument page's row
-        (widgets/pages/) handed to its controller (app/pages/); it draws the result there is."""
-        widget = STATION_CLASS[key]() if key in STATIONS else page_kind(key).widget()
-        self.stack.addWidget(widget)
-        s = self.state
-        if isinstance(widget, Station):
-            widget.canvas.painted.connect(self.paint.painted)
-            widget.hovered.connect(lambda pair: s.select(hover=pair))
-            widget.clicked.connect(self._on_cell_clicked)
-            widget.traced.connect(self._on_traced)
-            widget.rangeToggled.connect(lambda: s.select(full_range=not s.selection.full_range))
-            if PAGE[key].head:                               # right-click: knock the head shown out (or back)
-                widget.canvas.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-                widget.canvas.customContextMenuRequested.connect(
-                    lambda pos, w=widget: self._pop_head_menu(w.canvas.mapToGlobal(pos)))
-        appearance = getattr(getattr(self, "file_actions", None), "appearance", None)
-        if appearance is not None:
-            appearance.style_page(widget)
-        if key in self.controllers:
-            self.controllers[key].attach(widget)
-        if isinstance(widget, Station) and s.result is not None:
-            widget.show_result(s.result, s.selection)
-        return widget
-
-    def head_menu(self) -> QMenu:
-        """The stations' right-click menu: knock the selected head out, or put it back (undoable)."""
-        s = self.state
-        layer, head = s.selection.layer, s.selection.head
-        menu = QMenu(self)
-        text = (tr("Put head {layer}.{head} back") if (layer, head) in s.inputs.ablated else
-                tr("Knock head {layer}.{head} out"))
-        menu.addAction(text.format(layer=layer, head=head)).triggered.connect(lambda: s.toggle_ablation(layer, head))
-        if s.inputs.ablated:
-            menu.addAction(tr("Put every head back")).triggered.connect(s.clear_ablations)
-        menu.addAction(tr("Show every head's share (Knock heads out)")).triggered.connect(
-            lambda: s.select(station="knockout"))
-        return menu
-
-    def _pop_head_menu(self, where) -> None:
-        menu = self.head_menu()
-        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)      # one menu per right-click, gone when closed
-        menu.popup(where)
-
     def _on_lock(self, _flag: bool = False) -> None:
         """While training runs, the history is frozen (the views show the live weights): Undo and
         Redo are disabled, also when the stack would enable them again."""
@@ -359,63 +295,12 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(stack.canUndo() and not self.state.locked)
         self.redo_action.setEnabled(stack.canRedo() and not self.state.locked)
 
-    def _on_config_changed(self, field: str, value, drag: bool) -> None:
-        """A size changed in the controls. On a loaded model new shapes would throw its weights
-        away: ask first, and offer the what-ifs that keep the model."""
-        s = self.state
-        try:
-            cfg = s.inputs.config.replace(**{field: value})
-        except ConfigError:
-            cfg = None                                    # set_config says why
-        if cfg is not None and not cfg.same_shapes(s.inputs.config) and s.inputs.weights not in ("random", "trained"):
-            choice = self.ask_shape_change(field, getattr(s.inputs.config, field), value)
-            if choice != "random":
-                s.inputsChanged.emit(s.inputs)            # the controls go back to the model's sizes
-                if choice == "ab":
-                    s.select(ab=("d_head_x4", None), station="ab")
-                elif choice == "sqrt_dk":
-                    s.select(station="sqrt_dk")
-                return
-        s.set_config(merge=drag, **{field: value})
-
-    def ask_shape_change(self, field: str, old, new) -> str:
-        """'random' (new weights of the new shape), 'ab' or 'sqrt_dk' (keep the model, open that
-        what-if), or 'cancel'."""
-        box = QMessageBox(QMessageBox.Icon.Question, tr("Change the model's shape?"),
-                          tr("{model} has {field} = {old}. With {field} = {new} its trained weights no longer "
-                             "fit: the lab would draw random weights of the new shape from seed {seed} (the words "
-                             "stay).").format(model=self.state.weights_label(), field=field, old=old, new=new,
-                                              seed=self.state.inputs.seed), parent=self)
-        choices = {box.addButton(tr("Use random weights"), QMessageBox.ButtonRole.AcceptRole): "random"}
-        if field == "d_head":
-            choices[box.addButton(tr("Keep the model: A/B d_head × 4"), QMessageBox.ButtonRole.ActionRole)] = "ab"
-            choices[box.addButton(tr("Keep the model: the √d_k lab"), QMessageBox.ButtonRole.ActionRole)] = "sqrt_dk"
-        box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))
-        box.exec()
-        return choices.get(box.clickedButton(), "cancel")
-
     def _on_traced(self, target) -> None:
         """A click on q, k, v or a score: explain it in the Trace tab and keep its pairs lit."""
         name, row, col = target
         self.state.select(trace=(name, row, col))
         self.tabs.setCurrentWidget(self.trace_panel)
         self.docks["notes"].raise_()                  # in front of the controls when they share a dock
-
-    def _open_query_for_predict(self) -> None:
-        """Predict asks about a row that can change: a one-hot row (query 0, a saturated head)
-        gives way to the latest query whose row is not."""
-        sel = self.state.selection
-        query = self.instruments.open_query(self.state.result, sel)
-        if query is not None and query != sel.query:
-            self.state.select(query=query, key=None)
-            self.calibrator.set_reason(tr("Query {old}'s row is already one-hot (nothing can sharpen it): asking "
-                                          "about query {new} instead.").format(old=sel.query, new=query), query)
-
-    def _suggest_experiment(self) -> None:
-        self._open_query_for_predict()
-        change, question = self.instruments.suggest()
-        self.calibrator.choose_change(change)
-        self.calibrator.set_prediction(question, None)
 
     def _update_code(self) -> None:
         view, note = self.instruments.code_for(self.state.selection.station, self.code_view.backend,
@@ -596,40 +481,3 @@ class MainWindow(QMainWindow):
     def _show_busy(self) -> None:
         self._mark_stale()                                # after the same delay: quick edits never flash it
         self.status.show_busy()
-
-
-STATION_CLASS = {cls.key: cls for cls in STATION_CLASSES}
-
-
-class Pages:
-    """The central area's pages by key, each built on first access (`build(key)`); `get`, `values`
-    and `items` see only those built so far (a hidden page nobody opened has nothing to update)."""
-
-    def __init__(self, build):
-        self._build = build
-        self._built: dict[str, QWidget] = {}
-
-    def add(self, key: str, widget: QWidget) -> None:
-        self._built[key] = widget
-
-    def __getitem__(self, key: str) -> QWidget:
-        if key not in self._built:
-            if key not in PAGES:
-                raise KeyError(key)
-            self._built[key] = self._build(key)
-        return self._built[key]
-
-    def __contains__(self, key: object) -> bool:
-        return key in PAGES or key in self._built
-
-    def get(self, key: str, default=None):
-        return self._built.get(key, default)
-
-    def built(self, key: str) -> bool:
-        return key in self._built
-
-    def values(self) -> list[QWidget]:
-        return list(self._built.values())
-
-    def items(self) -> list[tuple[str, QWidget]]:
-        return list(self._built.items())
