@@ -18,10 +18,10 @@ skipped), a size is an integer within the file's own limit and the lab's memory 
 the repo's folder of the cache, is counted (never more than the listing's size) and hashed (the
 listing's sha256 or git blob id), and only a complete, matching file is moved into the snapshot.
 
-The requests run on a worker thread; the calling thread wakes every 0.1 s to call `report(stage,
-fraction)`, which may raise compute.progress.Cancelled: Cancel acts within that time whatever the
-server does (a trickling body, a request that is never answered), and so does the overall deadline.
-An abandoned worker stops at its next chunk or its read timeout; what it had is kept in
+The requests run on a worker thread (app/background.py `spawn`); the calling thread wakes every
+0.1 s to call `report(stage, fraction)`, which may raise compute.progress.Cancelled: Cancel acts
+within that time whatever the server does (a trickling body, a request that is never answered), and
+so does the overall deadline. An abandoned worker stops at its next chunk or its read timeout; what it had is kept in
 `.incomplete/<hash>.part`, and a later fetch resumes from it (a Range request, the hash taken over
 the whole file); a file the hub sent wrong is not kept.
 """
@@ -43,6 +43,8 @@ from urllib.parse import quote
 from compute import memory
 from compute.progress import Cancelled
 from widgets.i18n import QT_TR_NOOP, message, num, tr
+
+from .background import spawn
 
 # The repos the menu offers: id -> what it is (the download size is the safetensors file's).
 REPOS: dict[str, str] = {
@@ -463,8 +465,7 @@ def fetch(repo: str, report: Callable[[str, float], None] | None = None, *, endp
         if folder is None:
             raise DownloadError(_offline_text(endpoint, repo, "HF_HUB_OFFLINE"))
         return folder
-    worker = threading.Thread(target=job.run, daemon=True, name="qkv-download")
-    worker.start()
+    spawn(job.run, "download", tracked=False)       # its caller (a Background job) is the one the app waits for
     end = time.monotonic() + deadline
     try:
         while not job.finished.wait(TICK_S):

@@ -119,6 +119,22 @@ class Instruments(QObject):
         question = "sharper" if change in ("scaling_off", "d_head_x4") else "top_key"
         return change, question
 
+    def open_query_for_predict(self, calibrator) -> None:
+        """Predict asks about a row that can change: a one-hot row (query 0, a saturated head)
+        gives way to the latest query whose row is not; the calibrator says why."""
+        sel = self.state.selection
+        query = self.open_query(self.state.result, sel)
+        if query is not None and query != sel.query:
+            self.state.select(query=query, key=None)
+            calibrator.set_reason(tr("Query {old}'s row is already one-hot (nothing can sharpen it): asking "
+                                     "about query {new} instead.").format(old=sel.query, new=query), query)
+
+    def suggest_experiment(self, calibrator) -> None:
+        self.open_query_for_predict(calibrator)
+        change, question = self.suggest()
+        calibrator.choose_change(change)
+        calibrator.set_prediction(question, None)
+
     def calibrate(self, change: str, question: str, prediction) -> None:
         """Predict, then test: the change is made to a copy (A/B's side B, off the UI thread), the
         A/B page shows both, and the prediction is measured on B; the lab's inputs stay."""

@@ -5,96 +5,47 @@ view's intent signals to a LabState method.
 """
 from __future__ import annotations
 
-import re
-
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QDockWidget,
     QGraphicsOpacityEffect,
-    QLabel,
     QMainWindow,
-    QMenu,
-    QMessageBox,
-    QProgressBar,
-    QPushButton,
-    QScrollArea,
     QStackedWidget,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 from shiboken6 import isValid
 
-from compute import BACKEND_NAMES, PRESET_NOTES, PRESETS, ConfigError, memory
-from compute.backends import cuda_unsupported_here, cuda_unused_reason
+from compute import PRESET_NOTES, PRESETS
 from compute.models.components import mistakes
-from compute.stations import PAGE, PAGES, STATIONS
+from compute.stations import PAGE, PAGES
 from widgets.block_map import BlockMap
-from widgets.calibrator import CalibratorPanel
-from widgets.controls import Controls
-from widgets.i18n import QT_TR_NOOP, message, num, tr
-from widgets.instruments import CODE_FONT_PT, CodeView, TracePanel
-from widgets.pages import page_kind
-from widgets.panels import MessageBar, NotesPanel, StationBar
-from widgets.stations import STATION_CLASSES, Station
-from widgets.theme import LIGHT
+from widgets.i18n import message, tr
+from widgets.instruments import CODE_FONT_PT
+from widgets.panels import MessageBar, StationBar
+from widgets.stations import Station
 from widgets.token_strip import TokenStrip
 
 from . import notes
-from .actions import ActionSet, key_text, sheet_rows
+from .actions import ActionSet, key_text
+from .docks import Docks
 from .early import PaintHandshake
 from .file_actions import FileActions
 from .instruments import Instruments
 from .model_actions import ModelActions
+from .navigation import Navigation
+from .page_host import PageHost, Pages
 from .pages import controllers
+from .presentation import STYLE
 from .settings import Settings
 from .state import LabState
+from .status import StatusBar
 from .values import real_model_of
 
 # The light window (the dark one adds app/presentation.py's DARK_QSS): colours from the light palette.
-STYLE = f"""
-QMainWindow, QWidget {{ font-size: 10pt; }}
-QLabel#note {{ color: {LIGHT.muted}; font-size: 9pt; }}
-QLabel#stationHeader {{ padding: 2px 4px; }}
-QLabel#stripTitle, QLabel#tokenCount {{ color: {LIGHT.muted}; }}
-QToolButton#tokenChip {{ border: 1px solid {LIGHT.chip_border}; border-radius: 10px; padding: 3px 10px;
-    background: {LIGHT.chip}; font-size: 11pt; }}
-QToolBar#stationBar {{ border: none; spacing: 2px; }}
-QTabWidget#instrumentTabs > QTabBar {{ font-size: 9pt; }}
-QToolButton#stationButton, QToolButton#pageButton {{ padding: 3px 4px; border: 1px solid {LIGHT.button_border};
-    border-radius: 4px; background: {LIGHT.button}; color: {LIGHT.button_text}; }}
-QToolButton#stationButton:checked {{ background: {LIGHT.selected}; color: {LIGHT.on_selected};
-    border-color: {LIGHT.selected}; font-weight: bold; }}
-QToolButton#pageButton:checked {{ background: {LIGHT.query}; color: {LIGHT.on_selected}; border-color: {LIGHT.query};
-    font-weight: bold; }}
-QToolButton#pageButton::menu-indicator {{ image: none; width: 0px; }}
-QGroupBox {{ font-weight: bold; margin-top: 10px; }}
-QGroupBox::title {{ subcontrol-origin: margin; left: 6px; padding: 0 2px; }}
-"""
 
 
-NARROW = 1500            # px: below this the two docks share one (tabs), leaving the station room
-DOCK_WIDTH = 290         # px: the instruments dock (Notes, Predict)
-CONTROLS_WIDTH = 250     # px: the controls dock, or what its widest row needs
-# One width whatever its tab: opening Trace or Code never squeezes the station (their pop-out
-# window gives them room).
-POP_OUT_SIZE = (820, 680)
 STALE_OPACITY = 0.35      # the views while another model's first pass runs (still its predecessor's numbers)
-
-
-def backend_words(label: str) -> str:
-    """A backend's label (compute: "cpu (numba, 2 threads)", "CUDA (simulated)") in the window's
-    language: the backend's name is the API, the words around it are translated."""
-    label = re.sub(r"(\d+) threads\)", lambda m: tr("%n thread(s)", "", int(m.group(1))) + ")", label)
-    for words in (QT_TR_NOOP("(simulated)"), QT_TR_NOOP("(not available here)")):
-        label = label.replace(words, tr(words))
-    return label
-
-
-def localise_bytes(n: float) -> str:
-    """memory.fmt_bytes with the reader's decimal comma ("1,5 MiB" in Swedish)."""
-    return message(memory.bytes_message(n))
 
 
 class MainWindow(QMainWindow):
@@ -104,7 +55,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.state = state if state is not None else LabState(parent=self)
         self.setWindowTitle("QKV Lab")
-        self.setStyleSheet(STYLE)
+        self.setStyleSheet(STYLE)                              # app/presentation.py: the window's look
         screen = QGuiApplication.primaryScreen()
         avail = screen.availableGeometry() if screen else None
         if avail is not None and avail.width() > 200:
@@ -115,7 +66,6 @@ class MainWindow(QMainWindow):
             self.resize(w, h)
         else:
             self.resize(1440, 900)
-        self.last_render_ms = float("nan")
 
         # -- central: token strip, messages, station bar, the active station ----------------------
         central = QWidget()
@@ -131,7 +81,9 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         # Every page (station or instrument) is built when it is first shown: most lectures see a
         # few of the 21, and building one is most of a start-up's drawing work.
-        self.pages = Pages(self._build_page)
+        self.host = PageHost(self)                           # builds a page and wires it (app/page_host.py)
+        self.pages = Pages(self.host.build)
+        self.head_menu = self.host.head_menu
         self.stations = self.pages                           # the same pages (a station's API where they have it)
         # The block map is a view of the stations, not a page of its own: shown over the current
         # station's place until a station is chosen (a click on it, a key, the station bar).
@@ -140,60 +92,26 @@ class MainWindow(QMainWindow):
         self.pages.add("block_map", self.block_map)          # themes and type sizes reach it too
         self.block_map.figure.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)   # knock the head out
         self.block_map.figure.customContextMenuRequested.connect(
-            lambda pos: self._pop_head_menu(self.block_map.figure.mapToGlobal(pos)))
+            lambda pos: self.host.pop_head_menu(self.block_map.figure.mapToGlobal(pos)))
         # Each instrument page's app side (app/pages/); the dock's instruments (trace, code, Predict).
         self.controllers = controllers(self.state, self)
         self.instruments = Instruments(self.state, self.controllers["ab"], self)
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
 
-        # -- docks: controls left, notes right --------------------------------------------------------
-        self.controls = Controls(list(PRESETS), [b for b in BACKEND_NAMES if b != "reference"])
-        scroll = QScrollArea()
-        scroll.setWidget(self.controls)
-        scroll.setWidgetResizable(True)
-        self.controls_scroll = scroll
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        left = QDockWidget(self)
-        left.setObjectName("controlsDock")
-        left.setWidget(scroll)
-        features = QDockWidget.DockWidgetFeature
-        left.setFeatures(features.DockWidgetMovable | features.DockWidgetClosable)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
-        self.notes = NotesPanel()
-        self.trace_panel = TracePanel()
-        self.code_view = CodeView()
-        self.calibrator = CalibratorPanel()
-        self.tabs = QTabWidget()
-        self.tabs.setObjectName("instrumentTabs")           # STYLE: titles a little smaller, five fit the dock
-        for widget in (self.notes, self.trace_panel, self.code_view, self.calibrator):
-            self.tabs.addTab(widget, "")
-        right = QDockWidget(self)
-        right.setObjectName("notesDock")
-        right.setWidget(self.tabs)
-        right.setMinimumWidth(210)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, right)
-        self.docks = {"controls": left, "notes": right}
-        self._docks_sized = False
+        # -- docks: the controls left, the instruments right (app/docks.py) ---------------------------------
+        d = self.dock_layout = Docks(self)
+        self.controls, self.controls_scroll, self.tabs, self.docks = d.controls, d.scroll, d.tabs, d.docks
+        self.notes, self.trace_panel = d.notes, d.trace_panel
+        self.code_view, self.calibrator = d.code_view, d.calibrator
+        self._size_docks = d.size_docks
 
-        # -- status bar ----------------------------------------------------------------------------------
-        bar = self.statusBar()
-        self.status_backend = QLabel()
-        self.status_times = QLabel()
-        self.status_sizes = QLabel()
-        for w in (self.status_backend, self.status_times, self.status_sizes):
-            bar.addWidget(w)
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(220)
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(True)
-        self.cancel_button = QPushButton()
-        self.cancel_button.clicked.connect(self.state.cancel)
-        bar.addPermanentWidget(self.progress)
-        bar.addPermanentWidget(self.cancel_button)
-        self.progress.hide()
-        self.cancel_button.hide()
-        self._busy_timer = QTimer(self, singleShot=True, interval=250, timeout=self._show_busy)
+        # -- status bar: backend, times, sizes, progress and Cancel (app/status.py) --------------------------
+        self.status = StatusBar(self, self.state, self.controls.backend_in_use)
+        self.status_times, self.progress, self.cancel_button = self.status.times, self.status.progress, \
+            self.status.cancel_button
+        self._busy_timer = self.status.busy_timer
+        self._busy_timer.timeout.connect(self._show_busy)
         # Early results: which paint is awaited, when the worker may go on (app/early.py).
         self.paint = PaintHandshake(self.state.runner, parent=self)
         self.paint.rendered.connect(self._on_rendered)
@@ -203,7 +121,10 @@ class MainWindow(QMainWindow):
         # Likewise a selection that changes with an edit (the query follows a dragged token) is
         # drawn with that edit's result, not first on the old one (a wasted repaint per drag).
         self._selection_timer = QTimer(self, singleShot=True, interval=40, timeout=self._show_station_selection)
-        self._play_timer = QTimer(self, interval=2000, timeout=self._play_step)
+        # Stations, layers, heads, queries by key; Play; the block map (app/navigation.py).
+        self.navigation = Navigation(self)
+        self._play_timer, self._go_to, self.show_block_map = (self.navigation.timer, self.navigation.go_to,
+                                                              self.navigation.show_block_map)
 
         self.actions = ActionSet(self)
         self._connect_actions()
@@ -239,8 +160,6 @@ class MainWindow(QMainWindow):
             tab_titles[train] = tr("Train")
         for widget, title in tab_titles.items():
             self.tabs.setTabText(self.tabs.indexOf(widget), title)
-        self.cancel_button.setText(tr("Cancel"))
-        self.cancel_button.setToolTip(tr("stop this computation (Esc)"))
         self.actions.retranslate()
         self.actions["block_map"].setIconText(tr("Map"))
         self._update_undo_texts()
@@ -248,18 +167,10 @@ class MainWindow(QMainWindow):
             if owner is not None:
                 owner.retranslate()
         self._show_inputs_in_controls(self.state.inputs)
-        result = self.state.result
-        if result is not None:
-            self._show_backend(result)
-            self._show_times(result)
-        self._update_sizes()
+        self.status.retranslate()
         self._update_notes()
         self._update_instrument_tabs()
-        if self._docks_sized:
-            self._fit_dock_to_tab()                       # the tab titles' new widths
-            QTimer.singleShot(0, self, self._fit_controls)   # after the controls have their new texts
-        if self.progress.isVisible() and self.state.busy:
-            self.progress.setFormat(tr("computing…"))
+        self.dock_layout.retranslate()
 
     def _update_undo_texts(self, *_args) -> None:
         """Undo and Redo say what they would undo or redo ("Undo Move “cat” to position 3")."""
@@ -271,62 +182,7 @@ class MainWindow(QMainWindow):
             action.setText(full.format(what=what) if what else plain)
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if not self._docks_sized:
-            self._docks_sized = True
-            QTimer.singleShot(0, self._size_docks)
-
-    def _size_docks(self) -> None:
-        """Qt sizes docks from their contents; give the views the room once the window is laid
-        out. Below NARROW px (a laptop, a projector at 1280) the controls and the instruments share
-        one dock on the right, as tabs, so the station keeps three quarters of the width."""
-        controls, notes = self.docks["controls"], self.docks["notes"]
-        self._fit_controls()
-        if self.width() < NARROW:
-            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, controls)
-            self.tabifyDockWidget(notes, controls)
-            notes.raise_()
-            self.resizeDocks([notes], [self._tabs_width()], Qt.Orientation.Horizontal)
-        else:
-            self.resizeDocks([controls, notes], [self._fit_controls(), self._tabs_width()], Qt.Orientation.Horizontal)
-
-    def _fit_controls(self) -> int:
-        """The controls' dock at least as wide as its widest row needs (a preset note, a Swedish
-        check box): a form wider than its scroll area is cut at the right, with no scroll bar."""
-        scroll = self.controls_scroll
-        if not (isValid(scroll) and isValid(self.controls)):
-            return CONTROLS_WIDTH
-        bar = scroll.verticalScrollBar().sizeHint().width()
-        need = self.controls.minimumSizeHint().width() + bar + 2 * scroll.frameWidth()
-        scroll.setMinimumWidth(max(CONTROLS_WIDTH, need))
-        return scroll.minimumWidth()
-
-    def _tabs_width(self) -> int:
-        """DOCK_WIDTH, or wider where the tab titles need it (Swedish and Indonesian run longer):
-        every tab's title shown whole, none behind the tab bar's scroll arrows."""
-        return max(DOCK_WIDTH, self.tabs.tabBar().sizeHint().width() + 6)
-
-    def _fit_dock_to_tab(self) -> None:
-        """The instruments dock as wide as its tab titles need, the same for every tab (the
-        station keeps its place when Trace or Code opens); a window of its own holds more."""
-        dock = self.docks["notes"]
-        if not dock.isVisible() or dock.isFloating():
-            return
-        want = self._tabs_width()
-        if abs(dock.width() - want) > 4:
-            self.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
-
-    def _pop_out_instruments(self) -> None:
-        """The instruments in a window of their own (room for the code and the trace table), or
-        back into the dock."""
-        dock = self.docks["notes"]
-        if dock.isFloating():
-            dock.setFloating(False)
-            self._fit_dock_to_tab()
-            return
-        dock.setFloating(True)
-        dock.resize(*POP_OUT_SIZE)
-        dock.show()
-        dock.raise_()
+        self.dock_layout.shown()
 
     def set_presenting(self, on: bool) -> None:
         """Presentation mode (app/presentation.py hides the chrome): messages float over the
@@ -376,72 +232,7 @@ class MainWindow(QMainWindow):
         s.undo_stack.indexChanged.connect(self._update_undo_texts)
         for key, dock in self.docks.items():
             a.adopt(f"dock:{key}", dock.toggleViewAction())
-        for key in PAGES:
-            a.connect(f"station:{key}", lambda _=False, k=key: self._go_to(k))
-        a.connect("block_map", self.show_block_map)
-        self.station_bar.insertAction(self.station_bar.prev, a["block_map"])
-        self.station_bar.widgetForAction(a["block_map"]).setObjectName("pageButton")
-        cfg = lambda: s.inputs.config  # noqa: E731
-        for act_id, fn in (
-            ("quit", self.close),
-            ("type", self.tokens.start_typing),
-            ("next_station", lambda: self.station_bar.step(+1)),
-            ("prev_station", lambda: self.station_bar.step(-1)),
-            ("next_query", lambda: self._step_query(+1)),
-            ("prev_query", lambda: self._step_query(-1)),
-            ("next_head", lambda: self._step("head", +1, cfg().n_heads)),
-            ("prev_head", lambda: self._step("head", -1, cfg().n_heads)),
-            ("next_layer", lambda: self._step("layer", +1, cfg().n_layers)),
-            ("prev_layer", lambda: self._step("layer", -1, cfg().n_layers)),
-            ("escape", self._escape),
-            ("play", lambda: self.station_bar.play.toggle()),
-            ("shortcuts", self._show_shortcuts),
-            ("about", self._show_about),
-        ):
-            a.connect(act_id, fn)
-
-    def show_block_map(self, on: bool = True) -> None:
-        """The block map in the station's place (on), or the station again (off)."""
-        action = self.actions["block_map"]
-        if action.isChecked() != on:
-            action.setChecked(on)
-        if on:
-            if self.state.result is not None:
-                self.block_map.show_result(self.state.result, self.state.selection)
-            self.stack.setCurrentWidget(self.block_map)
-        else:
-            self.stack.setCurrentWidget(self.pages[self.state.selection.station])
-
-    def _go_to(self, station: str) -> None:
-        """A station chosen (its key, the station bar, the block map): it replaces the map."""
-        if self.actions["block_map"].isChecked():
-            self.show_block_map(False)
-        self.state.select(station=station)
-
-    def _escape(self) -> None:
-        """Esc stops playing if it plays; otherwise it cancels a computation (which steps back)."""
-        if self.station_bar.play.isChecked():
-            self.station_bar.play.setChecked(False)
-        elif self.state.busy:
-            self.state.cancel()
-
-    def _step(self, field: str, delta: int, count: int) -> None:
-        value = getattr(self.state.selection, field)
-        self.state.select(**{field: (value + delta) % max(count, 1)})
-
-    def _step_query(self, delta: int) -> None:
-        T = len(self.state.inputs.tokens)
-        if T:
-            self.state.select(query=(self.state.selection.query + delta) % T, key=None)
-
-    def _show_shortcuts(self) -> None:
-        rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in sheet_rows())
-        QMessageBox.information(self, tr("Keyboard shortcuts"), f"<table cellspacing=6>{rows}</table>")
-
-    def _show_about(self) -> None:
-        QMessageBox.about(self, tr("About QKV Lab"),
-                          "<b>QKV Lab</b><br>" + tr("Every intermediate of a GPT-2-style block, live, with real "
-                                                    "numbers."))
+        self.navigation.connect_actions(a)
 
     # -- wiring: intents -> state, state -> views ------------------------------------------------------
     def _wire(self) -> None:
@@ -455,7 +246,6 @@ class MainWindow(QMainWindow):
         self.tokens.searchRequested.connect(s.find_token)
         c = self.controls
         c.presetChosen.connect(s.load_preset)
-        c.configChanged.connect(self._on_config_changed)
         c.layerChosen.connect(lambda v: s.select(layer=v))
         c.headChosen.connect(lambda v: s.select(head=v))
         c.seedChanged.connect(s.set_seed)
@@ -467,19 +257,19 @@ class MainWindow(QMainWindow):
         self.block_map.chosen.connect(self._go_to)
         self.block_map.layerChosen.connect(lambda layer: s.select(layer=layer))
         self.block_map.headChosen.connect(lambda head: s.select(head=head))
-        self.station_bar.playToggled.connect(self._play)
+        self.station_bar.playToggled.connect(self.navigation.play)
         self.station_bar.speedChanged.connect(lambda sec: self._play_timer.setInterval(int(sec * 1000)))
         ins = self.instruments
         self.trace_panel.cleared.connect(lambda: s.select(trace=None))
         self.tabs.currentChanged.connect(lambda _i: self._update_instrument_tabs())
-        self.tabs.currentChanged.connect(lambda _i: self._fit_dock_to_tab())
-        self.tabs.currentChanged.connect(lambda _i: self._open_query_for_predict()
+        self.tabs.currentChanged.connect(lambda _i: self.dock_layout.fit_to_tab())
+        self.tabs.currentChanged.connect(lambda _i: ins.open_query_for_predict(self.calibrator)
                                          if self.tabs.currentWidget() is self.calibrator else None)
         self.code_view.backendChosen.connect(lambda which: self._update_code())
-        self.code_view.popOutRequested.connect(self._pop_out_instruments)
-        self.trace_panel.popOutRequested.connect(self._pop_out_instruments)
+        self.code_view.popOutRequested.connect(self.dock_layout.pop_out)
+        self.trace_panel.popOutRequested.connect(self.dock_layout.pop_out)
         self.calibrator.applyRequested.connect(ins.calibrate)
-        self.calibrator.suggestRequested.connect(self._suggest_experiment)
+        self.calibrator.suggestRequested.connect(lambda: ins.suggest_experiment(self.calibrator))
         self.calibrator.keepRequested.connect(ins.keep_ab)
         ins.calibrated.connect(self.calibrator.show_outcome)
         s.inputsChanged.connect(self._on_inputs)
@@ -495,51 +285,7 @@ class MainWindow(QMainWindow):
         s.undo_stack.canUndoChanged.connect(self._on_lock)      # after Qt's own update of the actions
         s.undo_stack.canRedoChanged.connect(self._on_lock)
         s.busyChanged.connect(self._on_busy)
-        s.progressChanged.connect(self._on_progress)
-
-    def _build_page(self, key: str) -> QWidget:
-        """Page `key` built (on its first show): a station, or an instrument page's row
-        (widgets/pages/) handed to its controller (app/pages/); it draws the result there is."""
-        widget = STATION_CLASS[key]() if key in STATIONS else page_kind(key).widget()
-        self.stack.addWidget(widget)
-        s = self.state
-        if isinstance(widget, Station):
-            widget.canvas.painted.connect(self.paint.painted)
-            widget.hovered.connect(lambda pair: s.select(hover=pair))
-            widget.clicked.connect(self._on_cell_clicked)
-            widget.traced.connect(self._on_traced)
-            widget.rangeToggled.connect(lambda: s.select(full_range=not s.selection.full_range))
-            if PAGE[key].head:                               # right-click: knock the head shown out (or back)
-                widget.canvas.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-                widget.canvas.customContextMenuRequested.connect(
-                    lambda pos, w=widget: self._pop_head_menu(w.canvas.mapToGlobal(pos)))
-        appearance = getattr(getattr(self, "file_actions", None), "appearance", None)
-        if appearance is not None:
-            appearance.style_page(widget)
-        if key in self.controllers:
-            self.controllers[key].attach(widget)
-        if isinstance(widget, Station) and s.result is not None:
-            widget.show_result(s.result, s.selection)
-        return widget
-
-    def head_menu(self) -> QMenu:
-        """The stations' right-click menu: knock the selected head out, or put it back (undoable)."""
-        s = self.state
-        layer, head = s.selection.layer, s.selection.head
-        menu = QMenu(self)
-        text = (tr("Put head {layer}.{head} back") if (layer, head) in s.inputs.ablated else
-                tr("Knock head {layer}.{head} out"))
-        menu.addAction(text.format(layer=layer, head=head)).triggered.connect(lambda: s.toggle_ablation(layer, head))
-        if s.inputs.ablated:
-            menu.addAction(tr("Put every head back")).triggered.connect(s.clear_ablations)
-        menu.addAction(tr("Show every head's share (Knock heads out)")).triggered.connect(
-            lambda: s.select(station="knockout"))
-        return menu
-
-    def _pop_head_menu(self, where) -> None:
-        menu = self.head_menu()
-        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)      # one menu per right-click, gone when closed
-        menu.popup(where)
+        s.progressChanged.connect(self.status.on_progress)
 
     def _on_lock(self, _flag: bool = False) -> None:
         """While training runs, the history is frozen (the views show the live weights): Undo and
@@ -550,79 +296,12 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(stack.canUndo() and not self.state.locked)
         self.redo_action.setEnabled(stack.canRedo() and not self.state.locked)
 
-    def _on_config_changed(self, field: str, value, drag: bool) -> None:
-        """A size changed in the controls. On a loaded model new shapes would throw its weights
-        away: ask first, and offer the what-ifs that keep the model."""
-        s = self.state
-        try:
-            cfg = s.inputs.config.replace(**{field: value})
-        except ConfigError:
-            cfg = None                                    # set_config says why
-        if cfg is not None and not cfg.same_shapes(s.inputs.config) and s.inputs.weights not in ("random", "trained"):
-            choice = self.ask_shape_change(field, getattr(s.inputs.config, field), value)
-            if choice != "random":
-                s.inputsChanged.emit(s.inputs)            # the controls go back to the model's sizes
-                if choice == "ab":
-                    s.select(ab=("d_head_x4", None), station="ab")
-                elif choice == "sqrt_dk":
-                    s.select(station="sqrt_dk")
-                return
-        s.set_config(merge=drag, **{field: value})
-
-    def ask_shape_change(self, field: str, old, new) -> str:
-        """'random' (new weights of the new shape), 'ab' or 'sqrt_dk' (keep the model, open that
-        what-if), or 'cancel'."""
-        box = QMessageBox(QMessageBox.Icon.Question, tr("Change the model's shape?"),
-                          tr("{model} has {field} = {old}. With {field} = {new} its trained weights no longer "
-                             "fit: the lab would draw random weights of the new shape from seed {seed} (the words "
-                             "stay).").format(model=self.state.weights_label(), field=field, old=old, new=new,
-                                              seed=self.state.inputs.seed), parent=self)
-        choices = {box.addButton(tr("Use random weights"), QMessageBox.ButtonRole.AcceptRole): "random"}
-        if field == "d_head":
-            choices[box.addButton(tr("Keep the model: A/B d_head × 4"), QMessageBox.ButtonRole.ActionRole)] = "ab"
-            choices[box.addButton(tr("Keep the model: the √d_k lab"), QMessageBox.ButtonRole.ActionRole)] = "sqrt_dk"
-        box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))
-        box.exec()
-        return choices.get(box.clickedButton(), "cancel")
-
     def _on_traced(self, target) -> None:
         """A click on q, k, v or a score: explain it in the Trace tab and keep its pairs lit."""
         name, row, col = target
         self.state.select(trace=(name, row, col))
         self.tabs.setCurrentWidget(self.trace_panel)
         self.docks["notes"].raise_()                  # in front of the controls when they share a dock
-
-    def _open_query_for_predict(self) -> None:
-        """Predict asks about a row that can change: a one-hot row (query 0, a saturated head)
-        gives way to the latest query whose row is not."""
-        sel = self.state.selection
-        query = self.instruments.open_query(self.state.result, sel)
-        if query is not None and query != sel.query:
-            self.state.select(query=query, key=None)
-            self.calibrator.set_reason(tr("Query {old}'s row is already one-hot (nothing can sharpen it): asking "
-                                          "about query {new} instead.").format(old=sel.query, new=query), query)
-
-    def _suggest_experiment(self) -> None:
-        self._open_query_for_predict()
-        change, question = self.instruments.suggest()
-        self.calibrator.choose_change(change)
-        self.calibrator.set_prediction(question, None)
-
-    def _play(self, on: bool) -> None:
-        if on:
-            if self.state.selection.station not in STATIONS:
-                self.state.select(station=STATIONS[0])
-            self._play_timer.start()
-        else:
-            self._play_timer.stop()
-
-    def _play_step(self) -> None:
-        """Time controller: the next station; at the last one, stop there."""
-        current = self.state.selection.station
-        if current == STATIONS[-1]:
-            self.station_bar.play.setChecked(False)
-            return
-        self.station_bar.step(+1)
 
     def _update_code(self) -> None:
         view, note = self.instruments.code_for(self.state.selection.station, self.code_view.backend,
@@ -642,7 +321,7 @@ class MainWindow(QMainWindow):
             self._strip_timer.start()
         else:
             self._show_tokens()
-        self._update_sizes()
+        self.status.update_sizes()
 
     def _show_inputs_in_controls(self, inputs) -> None:
         real = real_model_of(inputs.weights) if inputs.weights not in ("random", "trained") else None
@@ -747,7 +426,7 @@ class MainWindow(QMainWindow):
         # `rendered` fires when the active station has really painted (or soon after, if the window
         # is hidden and Qt skips painting); not again for the full result of an early one on screen.
         if not self.paint.full_drawn(result.request_id):
-            self._show_times(result)
+            self.status.show_times(result)
         sel = self.state.selection
         for page in self.pages.values():
             if isinstance(page, Station):
@@ -757,8 +436,8 @@ class MainWindow(QMainWindow):
         self._show_tokens(result)
         if result.inputs == self.state.inputs:
             self._show_inputs_in_controls(result.inputs)   # weights loaded by the runner (a session's): their name
-        self._show_backend(result)
-        self._update_sizes()
+        self.status.show_backend(result)
+        self.status.update_sizes()
         self._update_notes()
         self._mark_stale(result)
 
@@ -777,34 +456,9 @@ class MainWindow(QMainWindow):
         elif not stale and self.stack.graphicsEffect() is not None:
             self.stack.setGraphicsEffect(None)            # deletes the effect
 
-    def _show_backend(self, result) -> None:
-        trace = result.trace
-        # macOS, Windows; on Linux what CUDA lacks (a library, with the command that installs it)
-        elsewhere = (cuda_unsupported_here() or cuda_unused_reason()) if trace.backend == "cpu" else None
-        label = backend_words(trace.backend_label)
-        self.controls.backend_in_use.setText(f"{label} · {message(elsewhere)}" if elsewhere else label)
-        self.status_backend.setText(tr("backend {label}").format(label=label))
-
     def _on_rendered(self, ms: float, early: bool) -> None:
-        self.last_render_ms = ms
-        if early:
-            self.status_times.setText(tr("attention shown · render {render} ms · MLP computing…").format(
-                render=num(ms, ".1f")))
-        else:
-            self._show_times(self.state.result)
+        self.status.rendered(ms, early)
         self.rendered.emit(ms)
-
-    def _show_times(self, result) -> None:
-        compute = result.trace.timing_ms.get("forward", result.compute_ms) if result else float("nan")
-        rows = f" · {recomputed_rows(result.trace)}" if result else ""
-        self.status_times.setText(tr("compute {compute} ms{rows} · render {render} ms").format(
-            compute=num(compute, ".1f"), rows=rows, render=num(self.last_render_ms, ".1f")) + copied_words(result))
-
-    def _update_sizes(self) -> None:
-        inputs = self.state.inputs
-        est = self.state.memory_estimate()                   # checkpointed where the cpu backend keeps it so
-        self.status_sizes.setText(tr("T = {T} · n_layers {n_layers} · memory {memory}").format(
-            T=len(inputs.tokens), n_layers=inputs.config.n_layers, memory=localise_bytes(est.total)))
 
     def _update_notes(self) -> None:
         self.notes.show_note(notes.render(self.state.selection.station, self.state.inputs, self.state.selection))
@@ -812,12 +466,8 @@ class MainWindow(QMainWindow):
     def _on_busy(self, busy: bool) -> None:
         if not busy:
             self._mark_stale()
-        if busy:
-            self._busy_timer.start()                  # quick edits never flash a progress bar
-        else:
-            self._busy_timer.stop()
-            self.progress.hide()
-            self.cancel_button.hide()
+        self.status.busy(busy)                        # quick edits never flash a progress bar
+        if not busy:
             result = self.state.result
             if self.paint.pass_ended(result.request_id if result is not None else None):
                 # The pass whose early part is on screen failed or was cancelled: back to the result
@@ -827,70 +477,8 @@ class MainWindow(QMainWindow):
                     if station is not None:
                         station.show_result(result, self.state.selection)
                     self._show_tokens()
-                    self._show_times(result)
+                    self.status.show_times(result)
 
     def _show_busy(self) -> None:
         self._mark_stale()                                # after the same delay: quick edits never flash it
-        if self.state.busy:
-            self.progress.setValue(0)
-            self.progress.setFormat(tr("computing…"))
-            self.progress.show()
-            self.cancel_button.show()
-
-    def _on_progress(self, stage: str, fraction: float) -> None:
-        self.progress.setValue(int(fraction * 1000))
-        self.progress.setFormat(f"{tr(stage)} %p%")
-
-
-STATION_CLASS = {cls.key: cls for cls in STATION_CLASSES}
-
-
-class Pages:
-    """The central area's pages by key, each built on first access (`build(key)`); `get`, `values`
-    and `items` see only those built so far (a hidden page nobody opened has nothing to update)."""
-
-    def __init__(self, build):
-        self._build = build
-        self._built: dict[str, QWidget] = {}
-
-    def add(self, key: str, widget: QWidget) -> None:
-        self._built[key] = widget
-
-    def __getitem__(self, key: str) -> QWidget:
-        if key not in self._built:
-            if key not in PAGES:
-                raise KeyError(key)
-            self._built[key] = self._build(key)
-        return self._built[key]
-
-    def __contains__(self, key: object) -> bool:
-        return key in PAGES or key in self._built
-
-    def get(self, key: str, default=None):
-        return self._built.get(key, default)
-
-    def built(self, key: str) -> bool:
-        return key in self._built
-
-    def values(self) -> list[QWidget]:
-        return list(self._built.values())
-
-    def items(self) -> list[tuple[str, QWidget]]:
-        return list(self._built.items())
-
-
-def copied_words(result) -> str:
-    """On a GPU Trace, what the views have copied from the device so far (Trace.copied_bytes):
-    " · 16.8 MB copied from the GPU"; "" on the CPU."""
-    if result is None or result.trace.backend != "cuda":
-        return ""
-    return " · " + tr("{bytes} copied from the GPU").format(bytes=localise_bytes(result.trace.copied_bytes))
-
-
-def recomputed_rows(trace) -> str:
-    """The status bar's word on what a pass computed: "recomputed rows p..T−1" (an incremental
-    pass took rows < p from the result on screen; a full pass is rows 0..T−1)."""
-    p, T = trace.reused_rows, trace.T
-    if p < T:
-        return tr("recomputed rows {first}..{last}").format(first=p, last=T - 1)
-    return tr("no row recomputed ({T} reused)").format(T=T)
+        self.status.show_busy()

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QProgressDialog
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QProgressDialog
 
 from compute import (
     CheckpointError,
@@ -166,6 +166,8 @@ class ModelActions(QObject):
         p.saveRequested.connect(lambda: self.save_weights())
         self.trainer.snapshot.connect(self._progress)
         self.trainer.finished.connect(lambda result, error: p.set_running(False))
+        window.controls.configChanged.connect(self.on_config_changed)
+        window.ask_shape_change = self.ask_shape_change
         a = window.actions
         a.connect("use_trained", lambda: self.state.set_weights("trained", tr("Use trained weights")))
         a.connect("use_random", lambda: self.state.set_seed(self.state.inputs.seed))
@@ -441,3 +443,38 @@ class ModelActions(QObject):
             s.prune_registry()                          # a refused edit keeps nothing in memory
             return
 
+    def on_config_changed(self, field: str, value, drag: bool) -> None:
+        """A size changed in the controls. On a loaded model new shapes would throw its weights
+        away: ask first, and offer the what-ifs that keep the model."""
+        s = self.state
+        try:
+            cfg = s.inputs.config.replace(**{field: value})
+        except ConfigError:
+            cfg = None                                    # set_config says why
+        if cfg is not None and not cfg.same_shapes(s.inputs.config) and s.inputs.weights not in ("random", "trained"):
+            # the window's attribute: a test answers for the user
+            choice = self.window.ask_shape_change(field, getattr(s.inputs.config, field), value)
+            if choice != "random":
+                s.inputsChanged.emit(s.inputs)            # the controls go back to the model's sizes
+                if choice == "ab":
+                    s.select(ab=("d_head_x4", None), station="ab")
+                elif choice == "sqrt_dk":
+                    s.select(station="sqrt_dk")
+                return
+        s.set_config(merge=drag, **{field: value})
+
+    def ask_shape_change(self, field: str, old, new) -> str:
+        """'random' (new weights of the new shape), 'ab' or 'sqrt_dk' (keep the model, open that
+        what-if), or 'cancel'."""
+        box = QMessageBox(QMessageBox.Icon.Question, tr("Change the model's shape?"),
+                          tr("{model} has {field} = {old}. With {field} = {new} its trained weights no longer "
+                             "fit: the lab would draw random weights of the new shape from seed {seed} (the words "
+                             "stay).").format(model=self.state.weights_label(), field=field, old=old, new=new,
+                                              seed=self.state.inputs.seed), parent=self.window)
+        choices = {box.addButton(tr("Use random weights"), QMessageBox.ButtonRole.AcceptRole): "random"}
+        if field == "d_head":
+            choices[box.addButton(tr("Keep the model: A/B d_head × 4"), QMessageBox.ButtonRole.ActionRole)] = "ab"
+            choices[box.addButton(tr("Keep the model: the √d_k lab"), QMessageBox.ButtonRole.ActionRole)] = "sqrt_dk"
+        box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))
+        box.exec()
+        return choices.get(box.clickedButton(), "cancel")

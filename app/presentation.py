@@ -26,7 +26,27 @@ VIEW_FONT_PT = 10.0
 PRESENTATION_FONT_PT = 15.0
 PRESENTATION_LINES = 2.0
 
-# The dark window over the light STYLE (app/main_window.py): both drawn from their palette.
+# The window's light style sheet (MainWindow's), and the dark one over it: both drawn from their palette.
+STYLE = f"""
+QMainWindow, QWidget {{ font-size: 10pt; }}
+QLabel#note {{ color: {LIGHT.muted}; font-size: 9pt; }}
+QLabel#stationHeader {{ padding: 2px 4px; }}
+QLabel#stripTitle, QLabel#tokenCount {{ color: {LIGHT.muted}; }}
+QToolButton#tokenChip {{ border: 1px solid {LIGHT.chip_border}; border-radius: 10px; padding: 3px 10px;
+    background: {LIGHT.chip}; font-size: 11pt; }}
+QToolBar#stationBar {{ border: none; spacing: 2px; }}
+QTabWidget#instrumentTabs > QTabBar {{ font-size: 9pt; }}
+QToolButton#stationButton, QToolButton#pageButton {{ padding: 3px 4px; border: 1px solid {LIGHT.button_border};
+    border-radius: 4px; background: {LIGHT.button}; color: {LIGHT.button_text}; }}
+QToolButton#stationButton:checked {{ background: {LIGHT.selected}; color: {LIGHT.on_selected};
+    border-color: {LIGHT.selected}; font-weight: bold; }}
+QToolButton#pageButton:checked {{ background: {LIGHT.query}; color: {LIGHT.on_selected}; border-color: {LIGHT.query};
+    font-weight: bold; }}
+QToolButton#pageButton::menu-indicator {{ image: none; width: 0px; }}
+QGroupBox {{ font-weight: bold; margin-top: 10px; }}
+QGroupBox::title {{ subcontrol-origin: margin; left: 6px; padding: 0 2px; }}
+"""
+
 DARK_QSS = f"""
 QLabel#note, QLabel#stripTitle, QLabel#tokenCount {{ color: {DARK.muted}; }}
 QToolButton#tokenChip {{ background: {DARK.chip}; color: {DARK.foreground}; border-color: {DARK.chip_border}; }}

@@ -41,6 +41,7 @@ from compute.forward import resolve_backend, reusable_rows
 from compute.models import block_macs
 from widgets.i18n import error_text, tr
 
+from .background import spawn
 from .values import WeightsEntry, make_result, make_weights, register_vocabulary, tokenizer_for
 
 PROGRESS_AFTER_S = 0.05
@@ -74,8 +75,8 @@ class Runner(QObject):
         self._painted = threading.Event()                  # the UI has shown an early result
         self._painted.set()
         self.registry: dict[str, WeightsEntry] = {}       # named in-memory weights (LabState fills it)
-        self._thread = threading.Thread(target=self._loop, name="qkv-runner", daemon=True)
-        self._thread.start()
+        # The one long-lived thread: its own shutdown stops and joins it (app/background.py spawn).
+        self._thread = spawn(self._loop, "runner", tracked=False)
 
     # -- UI thread -------------------------------------------------------------------------------
     def submit(self, request_id: int, inputs, early_layer: int | None = None, reuse=None,

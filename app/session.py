@@ -36,19 +36,19 @@ import hashlib
 import json
 import os
 import stat
-import threading
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject
 
 from compute import BACKEND_NAMES, PRESETS, Config, ConfigError, InterventionError, safe_io
 from compute.instruments.patching import PatchSetup
 from widgets.i18n import QT_TR_NOOP, error_text, num, tr
 from widgets.theme import DIVERGING_MAPS, SEQUENTIAL_MAPS
 
+from .background import Background, spawn
 from .state import PAGES, SEED_MAX, Inputs
 
 FORMAT = "qkv-lab-session"
@@ -137,7 +137,7 @@ def _hash_later(path: Path) -> None:
         finally:
             _HASHING.discard(key)
 
-    threading.Thread(target=work, name="qkv-lab sha256", daemon=True).start()
+    spawn(work, "sha256", tracked=False)             # a memo only: the app need not wait for it at exit
 
 
 def _trained_file() -> Path | None:
@@ -546,8 +546,6 @@ class _Opening(QObject):
     """A session applied but not yet on screen: waits for its result (then shows its messages and
     starts its checks) or its failure (then puts the view state back). One per LabState."""
 
-    said = Signal(str, str)            # from the checksum thread, delivered on the UI thread
-
     def __init__(self, state, data: SessionData, before, messages: list[tuple[str, str]]):
         super().__init__(state)
         self.state, self.data, self.before, self.messages = state, data, before, messages
@@ -556,7 +554,6 @@ class _Opening(QObject):
         if previous is not None:
             previous.finish()                       # a newer session supersedes it
         _OPENING[state] = self
-        self.said.connect(self._say)
         result = state.result
         if result is not None and result.inputs == self.target:
             self._opened(result)
@@ -587,25 +584,29 @@ class _Opening(QObject):
             size = sum(_size(path) for path, _, _ in self.data.checks)
             self.state.message.emit("info", tr("Checking the sha256 of the weights ({size}) in the background…").format(
                 size=safe_io.fmt_size(size)))
-            threading.Thread(target=self._check, name="qkv-lab session check", daemon=True).start()
+            data = self.data
+            self.background = Background(self)
+            self.background.progress.connect(self._warn)
+            self.background.done.connect(self._checked)
+            report = self.background.report
+            self.background.run(("session-check",), lambda: [report(("check",), text) for text in run_checks(data)],
+                                tracked=False)              # as the hashing: the app need not wait at exit
 
     def _failed(self, _text: str) -> None:
         self.finish()
         fields = [name for name in self.data.selection if hasattr(self.before, name)]
         self.state.select(hover=None, **{name: getattr(self.before, name) for name in fields})
 
-    def _check(self) -> None:
-        try:
-            for text in run_checks(self.data):
-                self.said.emit("warning", text)
-            self.said.emit("", "")                  # done
-        except RuntimeError:                        # the window closed meanwhile
-            pass
+    def _warn(self, _tag, text: str) -> None:
+        self._say("warning", text)
+
+    def _checked(self, _tag, _value, error) -> None:
+        if error is not None:
+            self._say("warning", f"{type(error).__name__}: {error}")
+        self.deleteLater()                          # the checks are done: nothing waits for it now
 
     def _say(self, level: str, text: str) -> None:
-        if not level:
-            self.deleteLater()
-        elif self.state.inputs.weights == self.target.weights:    # still the weights it is about
+        if self.state.inputs.weights == self.target.weights:    # still the weights it is about
             self.state.message.emit(level, text)
 
 

@@ -1,4 +1,5 @@
-"""Training in the app: compute.instruments.training.train_toy on a worker thread, its snapshots shown live.
+"""Training in the app: compute.instruments.training.train_toy off the UI thread (app/background.py), its
+snapshots shown live.
 
 Each snapshot becomes the weights in use without an undo step (a preview), so the audience
 watches the pattern form; when the run ends, the whole run is one undo step from the weights
@@ -14,6 +15,8 @@ from PySide6.QtCore import QObject, Signal
 
 from compute import PRESETS
 from widgets.i18n import num, tr
+
+from .background import Background
 
 
 class Trainer(QObject):
@@ -31,6 +34,9 @@ class Trainer(QObject):
         self._t0 = 0.0
         self._latest = None
         self._live_name: str | None = None
+        self.background = Background(self)          # the run, off the UI thread (app/background.py)
+        self.background.progress.connect(lambda _tag, snap: self.snapshot.emit(*snap))
+        self.background.done.connect(self._on_done)
         self.snapshot.connect(self._on_snapshot)
         self.finished.connect(self._on_finished)
 
@@ -53,21 +59,12 @@ class Trainer(QObject):
         self._before = self.state.inputs
         self.control = TrainControl()
         self._total, self._t0 = steps, time.perf_counter()
-        control = self.control
-
-        def run():
-            try:
-                result = train_toy(seed=seed, steps=steps, cfg=cfg, every=every, control=control,
-                                   callback=lambda step, loss, w: self.snapshot.emit(step, loss, w))
-                self.finished.emit(result, None)
-            except Exception as exc:  # noqa: BLE001 - the panel must hear about any end
-                text = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-                self.finished.emit(None, text)
-
-        self._thread = threading.Thread(target=run, daemon=True, name="qkv-train")
+        control, report = self.control, self.background.report
         self.state.lock(tr("Training is running: pause or stop it before editing (the views follow the weights as "
                            "they train)."))
-        self._thread.start()
+        self._thread = self.background.run(("train",), lambda: train_toy(
+            seed=seed, steps=steps, cfg=cfg, every=every, control=control,
+            callback=lambda step, loss, w: report(("train",), (step, loss, w))))
         self.started.emit(steps)
         return True
 
@@ -89,6 +86,12 @@ class Trainer(QObject):
     def stop(self) -> None:
         if self.control is not None:
             self.control.stop()
+
+    def _on_done(self, _tag, result, error) -> None:
+        # The panel must hear about any end: an error in words (a ValueError says it all).
+        text = None if error is None else str(error) if isinstance(error, ValueError) else \
+            f"{type(error).__name__}: {error}"
+        self.finished.emit(None if error is not None else result, text)
 
     def _on_snapshot(self, step: int, loss: float, weights) -> None:
         self._latest = (step, loss)

@@ -155,3 +155,13 @@ def test_no_hex_colour_outside_the_theme():
     # The check can fail: a page with a colour of its own is caught, and the theme's own are not.
     planted = dict(texts, **{"widgets/pages/new_page.py": 'INK = "#123456"  # a colour of its own\n'})
     assert set(hex_colours(planted)) == {"widgets/pages/new_page.py"}
+
+
+def test_every_thread_of_the_app_starts_in_app_background():
+    """One worker abstraction (issue 24): the app's threads start through app/background.py's
+    `spawn` (tracked for the exit, their answers delivered on the UI thread), nowhere else."""
+    files = [p for p in (ROOT / "app").rglob("*.py")] + [ROOT / "main.py"]
+    starting = re.compile(r"threading\.Thread\(|QThread\b|concurrent\.futures|ThreadPoolExecutor")
+    found = [p.relative_to(ROOT).as_posix() for p in files
+             if p.name != "background.py" and starting.search(p.read_text(encoding="utf-8"))]
+    assert not found, f"threads started outside app/background.py (use spawn or Background.run): {found}"

@@ -6,7 +6,7 @@ from PySide6.QtCore import Signal
 
 from compute import memory
 from compute.instruments import kvcache
-from widgets.i18n import message, num, tr
+from widgets.i18n import num, tr
 
 from . import PageController
 
@@ -28,9 +28,6 @@ class Controller(PageController):
         page.stepRequested.connect(self.step)
         page.resetRequested.connect(self.reset)
 
-    def selected(self, sel) -> None:
-        self.show()
-
     def _on_result(self, result) -> None:
         gen = self.generation
         if gen is not None and (gen.prompt != list(result.inputs.tokens[:len(gen.prompt)])
@@ -38,14 +35,9 @@ class Controller(PageController):
             self.reset()                                  # the cached rows belong to other inputs
         super()._on_result(result)
 
-    def show(self, _gen=None) -> None:
-        if self.page is None:
-            return
-        gen, sel = self.generation, self.state.selection
-        labels = self.state.labels(gen.tokens) if gen is not None else []
-        cfg = gen.cfg if gen is not None else self.state.inputs.config
-        layer, head = min(sel.layer, cfg.n_layers - 1), min(sel.head, cfg.n_heads - 1)
-        self.page.show_generation(gen, list(labels), layer, head, sizes=message(kvcache.cache_size(cfg).describe()))
+    def show(self, gen=None) -> None:
+        """The generation (or None: the page's empty state) to the page."""
+        self.deliver(gen)
 
     def prefill(self) -> None:
         """Run the prompt once (off the UI thread) and keep every layer's k and v."""

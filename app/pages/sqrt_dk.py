@@ -18,30 +18,19 @@ class Controller(PageController):
         s = self.state                      # lambdas hold the state, never a QObject that dies first
         page.dkChosen.connect(lambda d_k: s.select(d_k=d_k))
 
-    def selected(self, sel) -> None:
-        if self.page is not None:
-            self.page.set_dk(sel.d_k)
-
     def request(self) -> None:
         d_k = self.state.selection.d_k
         if d_k < 1:
             self.state.message.emit("error", tr("d_k = {d_k}: the lab needs d_k ≥ 1.").format(d_k=d_k))
             return
         if d_k in self._cache:
-            self.deliver(self._cache[d_k])
+            if self.extra is not self._cache[d_k]:
+                self.deliver(self._cache[d_k])
             return
         if d_k in self._running:
             return
-        if self.page is not None:
-            self.page.set_computing(d_k)
         self._running.add(d_k)
         self.background.run(("sqrt", d_k), lambda: sqrt_dk.lab_numbers(d_k))
-
-    def deliver(self, extra) -> None:
-        self.extra = extra
-        if self.page is not None:
-            self.page.show_numbers(extra)
-        self.delivered.emit(extra)
 
     def done(self, tag, value, error) -> None:
         self._running.discard(tag[1])                    # failed or not, it may be asked for again

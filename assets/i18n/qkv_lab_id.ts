@@ -1454,16 +1454,8 @@
         <translation>A: lapisan</translation>
     </message>
     <message>
-        <source>B: layer</source>
-        <translation>B: lapisan</translation>
-    </message>
-    <message>
         <source>{name} · layer {layer} head {head}</source>
         <translation>{name} · lapisan {layer} head {head}</translation>
-    </message>
-    <message>
-        <source> (K/V head {g})</source>
-        <translation> (head K/V {g})</translation>
     </message>
     <message>
         <source>rows: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; one colour scale per row for A and B</source>
@@ -1500,22 +1492,6 @@
     <message>
         <source>&lt;span style=&apos;color:{warn}&apos;&gt;Red boxes&lt;/span&gt;: key j = i+1, the token query i must predict. Without the mask, query rows put &lt;b&gt;{answer}&lt;/b&gt; of their weight on it on average, and &lt;b&gt;{future}&lt;/b&gt; on all future keys; with the mask: 0%. Trained without the mask, a model would learn to read the answer there — and fail at generation, where the next token does not exist yet.</source>
         <translation>&lt;span style=&apos;color:{warn}&apos;&gt;Kotak merah&lt;/span&gt;: key j = i+1, token yang harus diprediksi query i. Tanpa mask, baris query rata-rata menaruh &lt;b&gt;{answer}&lt;/b&gt; bobotnya di sana, dan &lt;b&gt;{future}&lt;/b&gt; pada semua key masa depan; dengan mask: 0%. Jika dilatih tanpa mask, model akan belajar membaca jawabannya di sana — lalu gagal saat generasi, ketika token berikutnya belum ada.</translation>
-    </message>
-    <message>
-        <source>softmax, unscaled</source>
-        <translation>softmax, tanpa penskalaan</translation>
-    </message>
-    <message>
-        <source>softmax, scaled</source>
-        <translation>softmax, terskala</translation>
-    </message>
-    <message>
-        <source>std of q·k against d_k</source>
-        <translation>std q·k terhadap d_k</translation>
-    </message>
-    <message>
-        <source>measuring d_k = {d_k} …</source>
-        <translation>mengukur d_k = {d_k} …</translation>
     </message>
     <message numerus="yes">
         <source>q, k with unit-variance entries: q·k sums %n product(s), so its spread is about √{d_k} = &lt;b&gt;{sqrt}&lt;/b&gt;; measured &lt;b&gt;{std}&lt;/b&gt; over {samples} samples. Divided by √d_k: &lt;b&gt;{scaled}&lt;/b&gt;.</source>
@@ -1556,6 +1532,10 @@
         <translation>Geser ke 4096 untuk kasus d_model = 4096.</translation>
     </message>
     <message>
+        <source>B: layer</source>
+        <translation>B: lapisan</translation>
+    </message>
+    <message>
         <source>Prefill the prompt</source>
         <translation>Prefill prompt</translation>
     </message>
@@ -1574,18 +1554,6 @@
     <message>
         <source>its pattern</source>
         <translation>pattern-nya</translation>
-    </message>
-    <message>
-        <source>K cache (rows: positions)</source>
-        <translation>K cache (baris: posisi)</translation>
-    </message>
-    <message>
-        <source>V cache</source>
-        <translation>V cache</translation>
-    </message>
-    <message>
-        <source>the new query row q (after a decode step)</source>
-        <translation>baris query baru q (setelah satu langkah decode)</translation>
     </message>
     <message>
         <source>Prefill runs the prompt once and keeps every layer&apos;s k and v; each decode step then computes one new row.</source>
@@ -3498,10 +3466,6 @@
     <message>
         <source>dequantizing the weights</source>
         <translation>mendekuantisasi bobot</translation>
-    </message>
-    <message>
-        <source>without the mask: {answer} of a row&apos;s weight on the next token, {future} on all future keys</source>
-        <translation>tanpa mask: {answer} bobot satu baris pada token berikutnya, {future} pada semua key mendatang</translation>
     </message>
     <message>
         <source>measuring d_k = {d_k}…</source>

@@ -1467,16 +1467,8 @@
         <translation>A: lager</translation>
     </message>
     <message>
-        <source>B: layer</source>
-        <translation>B: lager</translation>
-    </message>
-    <message>
         <source>{name} · layer {layer} head {head}</source>
         <translation>{name} · lager {layer} head {head}</translation>
-    </message>
-    <message>
-        <source> (K/V head {g})</source>
-        <translation> (K/V-head {g})</translation>
     </message>
     <message>
         <source>rows: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; one colour scale per row for A and B</source>
@@ -1513,22 +1505,6 @@
     <message>
         <source>&lt;span style=&apos;color:{warn}&apos;&gt;Red boxes&lt;/span&gt;: key j = i+1, the token query i must predict. Without the mask, query rows put &lt;b&gt;{answer}&lt;/b&gt; of their weight on it on average, and &lt;b&gt;{future}&lt;/b&gt; on all future keys; with the mask: 0%. Trained without the mask, a model would learn to read the answer there — and fail at generation, where the next token does not exist yet.</source>
         <translation>&lt;span style=&apos;color:{warn}&apos;&gt;Röda rutor&lt;/span&gt;: key j = i+1, den token som query i ska förutsäga. Utan masken lägger query-raderna i snitt &lt;b&gt;{answer}&lt;/b&gt; av sin vikt där, och &lt;b&gt;{future}&lt;/b&gt; på alla framtida keys; med masken: 0 %. Tränad utan mask skulle en modell lära sig att läsa svaret där — och misslyckas vid generering, där nästa token ännu inte finns.</translation>
-    </message>
-    <message>
-        <source>softmax, unscaled</source>
-        <translation>softmax, oskalad</translation>
-    </message>
-    <message>
-        <source>softmax, scaled</source>
-        <translation>softmax, skalad</translation>
-    </message>
-    <message>
-        <source>std of q·k against d_k</source>
-        <translation>std för q·k mot d_k</translation>
-    </message>
-    <message>
-        <source>measuring d_k = {d_k} …</source>
-        <translation>mäter d_k = {d_k} …</translation>
     </message>
     <message numerus="yes">
         <source>q, k with unit-variance entries: q·k sums %n product(s), so its spread is about √{d_k} = &lt;b&gt;{sqrt}&lt;/b&gt;; measured &lt;b&gt;{std}&lt;/b&gt; over {samples} samples. Divided by √d_k: &lt;b&gt;{scaled}&lt;/b&gt;.</source>
@@ -1570,6 +1546,10 @@
         <translation>Dra till 4096 för fallet d_model = 4096.</translation>
     </message>
     <message>
+        <source>B: layer</source>
+        <translation>B: lager</translation>
+    </message>
+    <message>
         <source>Prefill the prompt</source>
         <translation>Förifyll prompten</translation>
     </message>
@@ -1588,18 +1568,6 @@
     <message>
         <source>its pattern</source>
         <translation>dess pattern</translation>
-    </message>
-    <message>
-        <source>K cache (rows: positions)</source>
-        <translation>K-cache (rader: positioner)</translation>
-    </message>
-    <message>
-        <source>V cache</source>
-        <translation>V-cache</translation>
-    </message>
-    <message>
-        <source>the new query row q (after a decode step)</source>
-        <translation>den nya query-raden q (efter ett avkodningssteg)</translation>
     </message>
     <message>
         <source>Prefill runs the prompt once and keeps every layer&apos;s k and v; each decode step then computes one new row.</source>
@@ -3520,10 +3488,6 @@
     <message>
         <source>dequantizing the weights</source>
         <translation>avkvantiserar vikterna</translation>
-    </message>
-    <message>
-        <source>without the mask: {answer} of a row&apos;s weight on the next token, {future} on all future keys</source>
-        <translation>utan masken: {answer} av en rads vikt på nästa token, {future} på alla framtida nycklar</translation>
     </message>
     <message>
         <source>measuring d_k = {d_k}…</source>

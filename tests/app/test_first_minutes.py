@@ -167,7 +167,7 @@ def test_the_backend_line_says_macos_and_windows_compute_on_the_cpu(qtbot, windo
     backend, notice = forward_module.resolve_backend("cuda")
     if backend.name == "cpu":
         assert notice.startswith("macOS runs the cpu backend")
-    monkeypatch.setattr("app.main_window.cuda_unsupported_here", lambda: cuda_unsupported_here("darwin"))
+    monkeypatch.setattr("app.status.cuda_unsupported_here", lambda: cuda_unsupported_here("darwin"))
     wait_render(qtbot, window, lambda: window.state.set_text("a big dog"))
     assert "macOS runs the cpu backend" in window.controls.backend_in_use.text()
 

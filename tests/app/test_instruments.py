@@ -137,7 +137,7 @@ def test_sqrt_dk_lab_measures_sqrt_dk(qtbot, window):
     g = lab.numbers.grads
     assert abs(lab.numbers.spread.std_raw - 64) / 64 < 0.05
     assert g.stalled_raw > 0.5 and g.grad_scores_raw < 0.01 * g.grad_scores_scaled
-    assert "85%" in lab.grads.text() or f"{g.stalled_raw:.0%}" in lab.grads.text()
+    assert "85%" in lab.text.text() or f"{g.stalled_raw:.0%}" in lab.text.text()
 
 
 def test_mask_view_compares_with_the_unmasked_run(qtbot, window):
@@ -149,7 +149,7 @@ def test_mask_view_compares_with_the_unmasked_run(qtbot, window):
     L, h = win.state.selection.layer, win.state.selection.head
     np.testing.assert_allclose(mask.without.values, ref["pattern", L][h], atol=1e-5)
     P = ref["pattern", L][h]
-    assert mask.answer_share == pytest.approx(np.mean([P[i, i + 1] for i in range(5)]), abs=1e-5)
+    assert f"<b>{np.mean([P[i, i + 1] for i in range(5)]):.1%}</b>" in mask.text.text()
     assert (mask.with_mask.values[np.triu_indices(6, 1)] == 0).all()
 
 
@@ -160,7 +160,7 @@ def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     assert "Prefill the prompt" in kv.empty_text.text() and kv.empty_button.isVisible()
     with qtbot.waitSignal(win.controllers["kv_cache"].generationChanged, timeout=10_000):
         kv.empty_button.click()                                                   # ... asks for the prefill
-    assert kv.body.currentIndex() == 1 and not kv.q.plot.isVisible()             # no query row before a step
+    assert kv.body.currentIndex() == 1 and "q_row" not in kv.widgets              # no query row before a step
     for n in (1, 2):                                       # each step runs off the UI thread
         with qtbot.waitSignal(win.controllers["kv_cache"].generationChanged, timeout=10_000):
             kv.step.click()
@@ -170,9 +170,9 @@ def test_kv_cache_view_decodes_with_cached_rows(qtbot, window):
     full = forward(win.state.inputs.config, win.state.result.weights, gen.tokens, backend="reference")
     np.testing.assert_allclose(kv.k.values, full["k", 0][:, 0], atol=1e-9)     # the cache is the real k
     assert kv.k._bands["row"].rect().y() == 6.5                                  # the new row is marked
-    assert kv.q.plot.isVisible() and kv.p.plot.isVisible()
+    assert kv.widgets["q_row"].plot.isVisible() and kv.widgets["p_row"].plot.isVisible()
     assert gen.steps[-1].next_token == int(np.argmax(full["logits"][7]))
-    assert f"{gen.macs_saved:,}" in kv.counter.text()
+    assert f"{gen.macs_saved:,}" in kv.text.text()
     kv.reset.click()
     assert win.controllers["kv_cache"].generation is None
 
@@ -286,10 +286,10 @@ def test_kv_cache_of_grouped_heads_and_a_window(qtbot, window):
     np.testing.assert_allclose(kv.k.values, full["rot_k", 1][T - 3:, 1], atol=1e-9)   # the ring: last 3 rows
     np.testing.assert_allclose(kv.v.values, full["v", 1][T - 3:, 1], atol=1e-9)
     assert kv.k.row_labels == list(s.labels(gen.tokens)[T - 3:])
-    assert "K/V head 1" in kv.k.name and "shared by query heads 2–3" in kv.header.text()
-    assert "ring of its last 3 rows" in kv.header.text() and "rot_q (after RoPE) of head 3" in kv.q.name
+    assert "K/V head 1" in kv.k.name and "shared by query heads 2–3" in kv.text.text()
+    assert "ring of its last 3 rows" in kv.text.text() and "rot_q (after RoPE) of head 3" in kv.widgets["q_row"].name
     size = kvcache.cache_size(cfg)
-    assert size.ratio_per_token > 1 and html.escape(size.describe()) in kv.counter.text()
+    assert size.ratio_per_token > 1 and html.escape(size.describe()) in kv.text.text()
     s.select(layer=0)                                       # a dense layer keeps every row
     np.testing.assert_allclose(kv.k.values, full["rot_k", 0][:, 1], atol=1e-9)
 

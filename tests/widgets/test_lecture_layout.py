@@ -206,3 +206,29 @@ def test_the_pattern_takes_the_projector(qtbot, smol, T):
     assert st.pattern.plot.getAxis("left").emphasis == T - 1                 # the query always labelled
     assert str(T - 1) in " ".join(st.pattern.plot.getAxis("left").drawn_labels()) or T <= 32
     assert np.isfinite(covered)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_head_lens_gives_its_patterns_the_canvas(qtbot, smol, size):
+    """Issue 25 item 7: the head lens drew its patterns as the page's smallest panels (130 px a
+    side at 1280 × 800 presentation with SmolLM2 at 20 tokens); now they are its largest (~290 px),
+    on the same panel vocabulary as its exported figure, with k, v and result as strips under them."""
+    from widgets.pages.classic import HeadLens
+
+    (w, h), font_pt = SIZES[size]
+    page = HeadLens()
+    qtbot.addWidget(page)
+    page.resize(w, h)
+    page.apply_style(LIGHT, sequential="blues", diverging="diverging", font_pt=font_pt,
+                     line_scale=2.0 if font_pt >= 14 else 1.0)
+    page.show()
+    qtbot.waitExposed(page)
+    page.show_result(smol(20), Selection(layer=3, head=0, query=19, station="head_lens"))
+    qtbot.wait(50)
+    px = {name: (mp.plot.vb.width(), mp.plot.vb.height()) for name, mp in page.widgets.items()}
+    side = {name: min(wh) for name, wh in px.items()}
+    patterns = [side[f"pattern_{t}"] for t in ("A", "B", "diff")]
+    others = [s for name, s in side.items() if not name.startswith("pattern")]
+    assert min(patterns) > 1.8 * max(others)                     # the lesson is the largest panel, by far
+    assert min(patterns) >= 260, px                              # main: 130 px at 1280 presentation, 206 at 1600
+    assert max(patterns) - min(patterns) <= 0.05 * max(patterns)  # A, B and A − B compare at one size

@@ -348,7 +348,8 @@ def test_the_head_lens_shows_the_kv_head_each_query_head_reads(qtbot):
     data = lens.content(res, sel)
     np.testing.assert_array_equal(data["k_A"], res.trace["k", 1][:, 1])     # query head 3 reads K/V head 1
     np.testing.assert_array_equal(data["v_B"], res.trace["v", 0][:, 0])
-    assert lens.rows["k"][0].name == "k · layer 1 head 3 (K/V head 1)"
+    assert lens.rows["k"][0].name == "k · A (K/V 1)"                      # a strip under A's pattern
+    assert lens.rows["pattern"][0].name == "pattern · layer 1 head 3"
 
 
 def test_whitespace_tokens_are_labelled_visibly():

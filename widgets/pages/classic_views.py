@@ -10,6 +10,7 @@ numbers, the KV-cache generation); a figure, which has no app, computes it here
 from __future__ import annotations
 
 import dataclasses
+import html
 
 import numpy as np
 
@@ -17,12 +18,12 @@ from compute import forward
 from compute.instruments import explain, kvcache, sqrt_dk
 
 from ..charts import Chart, Series
-from ..i18n import num, tr
+from ..i18n import message, num, tr
 from ..theme import BARS, REMEDY, WARN
 from ..views import Panel, idx_labels, kv_head, symmetric_levels
 from .instrument_views import QK, Item, PageViews
 
-LENS_ROWS = ("k", "v", "pattern", "result")
+LENS_ROWS = ("pattern", "k", "v", "result")      # the patterns on top: the lesson
 
 
 def _idx(n: int) -> tuple[str, ...]:
@@ -32,14 +33,15 @@ def _idx(n: int) -> tuple[str, ...]:
 # -- head lens ------------------------------------------------------------------------------------------------
 def head_lens_views(result, sel, extra=None, compute_missing: bool = False) -> PageViews:
     """Two heads (sel.lens: (layer, head) A and B) side by side, one colour scale per row for A and
-    B, and A − B: their k, v (the K/V head each reads), pattern and share of attn_out."""
+    B, and A − B: their patterns (the lesson: the top row, most of the room), then under each the
+    k and v it reads (its K/V head) and its share of attn_out side by side, as strips."""
     t, cfg, labels = result.trace, result.inputs.config, tuple(result.labels)
-    (la, ha), (lb, hb) = explain.lens_heads(t, sel.lens, sel.layer, sel.head, sel.query)
-    la, lb = min(la, cfg.n_layers - 1), min(lb, cfg.n_layers - 1)
-    ha, hb = min(ha, cfg.n_heads - 1), min(hb, cfg.n_heads - 1)
+    (la, ha), (lb, hb) = lens_pair(result, sel)
     cols = {"k": _idx(cfg.d_head), "v": _idx(cfg.d_head), "pattern": labels, "result": _idx(cfg.d_model)}
+    # (grid row, column within a head's three columns, columns spanned) per row of the lens
+    places = {"pattern": (0, 0, 3), "k": (1, 0, 1), "v": (1, 1, 1), "result": (1, 2, 1)}
     items = []
-    for r, name in enumerate(LENS_ROWS):
+    for name in LENS_ROWS:
         kv = name in ("k", "v")
         A = t.read(name, la, head=kv_head(cfg, ha) if kv else ha)
         B = t.read(name, lb, head=kv_head(cfg, hb) if kv else hb)
@@ -48,21 +50,43 @@ def head_lens_views(result, sel, extra=None, compute_missing: bool = False) -> P
         roles = QK if pattern else ("key" if kv else "query", None)
         masked_a = t.forbidden(la) if pattern else None
         masked_b = t.forbidden(lb) if pattern else None
+        # On screen the patterns' rows are named once (A's), A and B share one colour bar (B's);
+        # k, v and result are strips without labels or colour bars (hover shows a cell's value).
+        row, sub, span = places[name]
+        strip = () if pattern else ("left", "bottom")
         for c, (tag, values, layer, head, masked) in enumerate((("A", A, la, ha, masked_a),
                                                                 ("B", B, lb, hb, masked_b))):
-            title = tr("{name} · layer {layer} head {head}").format(name=name, layer=layer, head=head)
+            # A strip's title is short (the pattern above names the head): "k · A (K/V 1)".
+            title = (tr("{name} · layer {layer} head {head}").format(name=name, layer=layer, head=head) if pattern
+                     else f"{name} · {tag}")
             if kv and cfg.n_kv_heads < cfg.n_heads:
-                title += tr(" (K/V head {g})").format(g=kv_head(cfg, head))
-            items.append(Item(Panel(f"{name}_{tag}", title, values, labels, cols[name],
+                title += f" (K/V {kv_head(cfg, head)})"
+            axes = ((tr("query i") if c == 0 else ""), tr("key j")) if pattern else ("", "")
+            items.append(Item(Panel(f"{name}_{tag}", title, values, labels, cols[name], *axes,
                                     kind="sequential" if pattern else "diverging", masked=masked, levels=levels),
-                              r, c, roles=roles))
+                              row, 3 * c + sub, colspan=span, roles=roles, colorbar=c == 1 and pattern,
+                              bare=("left",) if pattern and c == 1 else strip))
         diff = np.asarray(A, np.float64) - np.asarray(B, np.float64)
         masked_d = (masked_a | masked_b) if pattern else None             # each head's mask; the difference both
-        items.append(Item(Panel(f"{name}_diff", f"{name} · A − B", diff, labels, cols[name], masked=masked_d),
-                          r, 2, roles=roles))
-    return PageViews("head_lens", tuple(items), row_stretch=(1, 1, 4, 1), panel_size=(300, 220),
+        axes = ("", tr("key j")) if pattern else ("", "")
+        items.append(Item(Panel(f"{name}_diff", f"{name} · A − B", diff, labels, cols[name], *axes, masked=masked_d),
+                          row, 6 + sub, colspan=span, roles=roles, colorbar=pattern,
+                          bare=("left",) if pattern else strip))
+    # The patterns take the canvas (issue 25: they were the page's smallest panels, ~110 px on a
+    # projector); k, v and the share of attn_out are strips under them.
+    return PageViews("head_lens", tuple(items), row_stretch=(6, 1), col_stretch=(5, 5, 5, 4, 4, 4, 4, 4, 4),
+                     panel_size=(140, 240),
                      shapes=tr("rows: k, v [T, d_head] · pattern [T, T] · result [T, d_model]; one colour scale per "
                                "row for A and B"))
+
+
+def lens_pair(result, sel) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The two heads the lens shows: sel.lens, else the selected head and the one most different
+    from it (compute.instruments.explain.lens_heads), clamped to the model."""
+    cfg = result.inputs.config
+    (la, ha), (lb, hb) = explain.lens_heads(result.trace, sel.lens, sel.layer, sel.head, sel.query)
+    return ((min(la, cfg.n_layers - 1), min(ha, cfg.n_heads - 1)),
+            (min(lb, cfg.n_layers - 1), min(hb, cfg.n_heads - 1)))
 
 
 # -- the mask -------------------------------------------------------------------------------------------------
@@ -76,9 +100,11 @@ def unmasked_of(result):
 
 def mask_views(result, sel, extra=None, compute_missing: bool = False) -> PageViews:
     """The pattern with the causal mask and without it; boxed: key i + 1, the token query i must
-    predict. `extra`: the unmasked run (app/ computes it off the UI thread)."""
+    predict. `extra`: the unmasked run of the same request (app/ computes it off the UI thread)."""
     t, labels, L, h = result.trace, tuple(result.labels), sel.layer, sel.head
     T = len(labels)
+    if extra is not None and extra.request_id != result.request_id:
+        extra = None                                      # it belonged to other inputs
     if extra is None and compute_missing:
         extra = unmasked_of(result)
     with_mask = Panel("pattern", tr("pattern with the causal mask") if result.inputs.config.causal
@@ -90,13 +116,17 @@ def mask_views(result, sel, extra=None, compute_missing: bool = False) -> PageVi
         without = extra.trace.read("pattern", L, head=h)
         boxes = tuple((i + 1 - 0.42, i - 0.42, 0.84, 0.84) for i in range(T - 1)) if T <= 64 else ()
         shares = explain.mask_shares(without)
-        text = tr("without the mask: {answer} of a row's weight on the next token, {future} on all future keys").format(
-            answer=num(shares["answer_share"], ".1%"), future=num(shares["future_share"], ".1%"))
+        text = tr(
+            "<span style='color:{warn}'>Red boxes</span>: key j = i+1, the token query i must predict. Without the "
+            "mask, query rows put <b>{answer}</b> of their weight on it on average, and <b>{future}</b> on all "
+            "future keys; with the mask: 0%. Trained without the mask, a model would learn to read the answer there "
+            "— and fail at generation, where the next token does not exist yet.").format(
+            warn=WARN, answer=num(shares["answer_share"], ".1%"), future=num(shares["future_share"], ".1%"))
     else:
         without, boxes, text = np.zeros((T, T)), (), tr("computing the unmasked pattern…")
         waiting = text
     items.append(Item(Panel("pattern_unmasked", tr("pattern without it"), without, labels, labels, "", tr("key j"),
-                            kind="sequential", levels=(0.0, 1.0)), 0, 1, roles=QK, boxes=boxes))
+                            kind="sequential", levels=(0.0, 1.0)), 0, 1, roles=QK, boxes=boxes, box_colour=WARN))
     return PageViews("mask", tuple(items), text=text, shapes=f"[T, T] = [{T}, {T}]", panel_size=(420, 400),
                      waiting=waiting)
 
@@ -141,8 +171,37 @@ def sqrt_dk_views(result, sel, extra=None, compute_missing: bool = False) -> Pag
         Series("std q·k/√d_k", x, np.array([s[2] for s in n.curve]), style="points", colour=REMEDY)),
         x_axis="d_k", y_axis="std", log_y=True, x_ticks=tuple((float(np.log2(d)), num(int(d), ",")) for d in dks)),
         2, 0, colspan=2))
-    return PageViews("sqrt_dk", tuple(items), row_stretch=(1, 1, 1), panel_size=(420, 240),
+    return PageViews("sqrt_dk", tuple(items), row_stretch=(1, 1, 1), panel_size=(420, 240), text=sqrt_text(n),
                      shapes=f"d_k = {num(d_k, ',')}")
+
+
+def sqrt_text(n) -> str:
+    """The lab's numbers in words: the spread measured, one softmax row's entropy, the gradients."""
+    d_k, g = n.spread.d_k, n.grads
+    spread = tr(
+        "q, k with unit-variance entries: q·k sums %n product(s), so its spread is about √{d_k} = "
+        "<b>{sqrt}</b>; measured <b>{std}</b> over {samples} samples. Divided by √d_k: <b>{scaled}</b>.", "",
+        d_k).format(d_k=num(d_k, ","), sqrt=num(n.spread.sqrt_d_k, ".1f"), std=num(n.spread.std_raw, ".2f"),
+                    samples=num(len(n.spread.raw), ","), scaled=num(n.spread.std_scaled, ".3f"))
+    grads = tr(
+        "<b>One softmax row of {T} keys</b><br>entropy unscaled <b>{raw}</b>, scaled <b>{scaled}</b> nats "
+        "(uniform: {uniform})<br><br><b>Gradients through the softmax</b><br>(torch autograd, {rows} rows of "
+        "{T} keys)<br><br>median ‖∂L/∂scores‖ per row<br>&nbsp;&nbsp;unscaled: <b>{g_raw}</b><br>&nbsp;&nbsp;"
+        "scaled: <b>{g_scaled}</b><br><br>rows passing back almost nothing (&lt; 1e-3)<br>&nbsp;&nbsp;unscaled: "
+        "<b>{s_raw}</b>&nbsp;&nbsp;scaled: <b>{s_scaled}</b>").format(
+        T=n.row.T, raw=num(n.row.entropy_raw, ".2f"), scaled=num(n.row.entropy_scaled, ".2f"),
+        uniform=num(float(np.log(n.row.T)), ".2f"), rows=n.grad_rows, g_raw=num(g.grad_scores_raw, ".2e"),
+        g_scaled=num(g.grad_scores_scaled, ".2e"), s_raw=num(g.stalled_raw, ".0%"),
+        s_scaled=num(g.stalled_scaled, ".0%"))
+    return f"{spread}<br><br>{grads}<br><br>{sqrt_note(d_k)}"
+
+
+def sqrt_note(d_k: int) -> str:
+    """The √d_k lab's closing line, for the d_k on show."""
+    if d_k == 4096:
+        return tr("At d_model = 4096 with one head (d_k = 4096) the unscaled spread is about 64: exp(64) ≈ 6·10²⁷, "
+                  "so one key takes all the weight.")
+    return tr("Slide to 4096 for the d_model = 4096 case.")
 
 
 # -- KV cache ---------------------------------------------------------------------------------------------------
@@ -160,7 +219,8 @@ def kv_cache_views(result, sel, extra=None, compute_missing: bool = False) -> Pa
     gen = extra
     if gen is None:
         if not compute_missing:
-            return PageViews("kv_cache", (), waiting=tr("Prefill the prompt"))
+            return PageViews("kv_cache", (), waiting=tr("Prefill the prompt"),
+                             text=html.escape(message(kvcache.cache_size(result.inputs.config).describe())))
         gen = generation_of(result)
     cfg = gen.cfg
     layer, head = min(sel.layer, cfg.n_layers - 1), min(sel.head, cfg.n_heads - 1)
@@ -182,4 +242,38 @@ def kv_cache_views(result, sel, extra=None, compute_missing: bool = False) -> Pa
         items.append(Item(Panel("q_row", q_title, step.q[layer][head][None, :], (f"{step.position}:{labels[-1]}",),
                                 dh), 1, 0, colspan=2))
     return PageViews("kv_cache", tuple(items), col_stretch=(4, 4, 1), row_stretch=(8, 1), panel_size=(360, 300),
+                     text=kv_text(gen, labels, layer, head, message(kvcache.cache_size(cfg).describe())),
                      shapes=f"[t, d_head] = [{len(rows)}, {cfg.d_head}]")
+
+
+def kv_text(gen, labels, layer: int, head: int, sizes: str) -> str:
+    """The generation in words: the prompt and what was generated, the rows kept (shared, a ring),
+    the multiply-adds the cache saves and its bytes."""
+    cfg, cache = gen.cfg, gen.caches[layer]
+    g, t = kv_head(cfg, head), len(gen.tokens)
+    prompt = " ".join(labels[: len(gen.prompt)])
+    made = " ".join(labels[len(gen.prompt):])
+    shared = ""
+    if cfg.n_kv_heads < cfg.n_heads:
+        first = g * cfg.n_groups
+        shared = tr("; query head {head} reads K/V head {g}, shared by query heads {first}–{last} (one cached "
+                    "K/V head for {n})").format(head=head, g=g, first=first, last=first + cfg.n_groups - 1,
+                                                 n=cfg.n_groups)
+    ring = (tr("; a window of {W}: this layer keeps a ring of its last {W} rows").format(W=cache.window)
+            if cache.window is not None else "")
+    generated = tr(" → generated: {words}").format(words=f"<b>{html.escape(made)}</b>") if made else ""
+    lines = [tr("prompt: {words}").format(words=f"<b>{html.escape(prompt)}</b>") + generated,
+             tr("layer {layer}, head {head} · %n cached row(s)", "", len(cache.positions)).format(
+                 layer=layer, head=head)
+             + shared + ring + tr("; the outlined row is new this step, the others are reused as they are")]
+    if gen.steps:
+        s = gen.steps[-1]
+        lines.append(tr(
+            "step {step}: with the cache <b>{cached}</b> multiply-adds; recomputing all %n position(s) would take "
+            "<b>{recompute}</b> ({ratio}×). Saved so far: <b>{saved}</b>.", "", t).format(
+            step=len(gen.steps), cached=num(s.macs_cached, ","), recompute=num(s.macs_recompute, ","),
+            ratio=num(s.macs_recompute / s.macs_cached, ".1f"), saved=num(gen.macs_saved, ",")))
+    else:
+        lines.append(tr("prefill: {macs} multiply-adds for %n position(s) at once. Decode one token ▶ to "
+                        "see the new query row and its pattern.", "", t).format(macs=num(gen.prefill_macs, ",")))
+    return "<br>".join(lines + [html.escape(sizes)] if sizes else lines)

@@ -48,6 +48,9 @@ class Item:
     row_offset: int = 0
     boxes: tuple[tuple[float, float, float, float], ...] = ()
     colorbar: bool = True
+    box_colour: str = "foreground"             # a palette name or a theme colour (the mask's answer: WARN)
+    bare: tuple[str, ...] = ()                 # on screen: the sides drawn without tick labels ("left": the panel
+                                               # on its left names its rows); both: a strip that asks for no height
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,9 @@ def _lean_title(plot: pg.PlotItem) -> None:
     update_min()
 
 
+STRIP_PX = 56                             # a strip's cells at 10 pt (ModernPage.fit)
+
+
 class ModernPage(Station):
     """A page drawn from a PageViews: heatmaps and charts in a grid, a bar of controls over them and
     a line of numbers under them. The grid is laid out again only when its structure changes."""
@@ -95,6 +98,7 @@ class ModernPage(Station):
         ci = self.canvas.ci
         ci.clear()
         self.plots, self.roles, self.offsets, self.widgets, self._boxes = [], {}, {}, {}, []
+        self._strips: list[MatrixPlot] = []
         for item in views.items:
             v = item.view
             if isinstance(v, Chart):
@@ -105,6 +109,10 @@ class ModernPage(Station):
                 mp = self.matrix(item.row, item.col, "", kind=v.kind, roles=item.roles, rowspan=item.rowspan,
                                  colspan=item.colspan, colorbar=item.colorbar)
                 self.offsets[id(mp)] = item.row_offset
+                for side in item.bare:
+                    mp.plot.getAxis(side).bare = True
+                if {"left", "bottom"} <= set(item.bare):     # a strip: a few px of cells under its title
+                    self._strips.append(mp)
                 if self._page_style is not None:
                     s = self._page_style
                     mp.apply_style(self.palette, cmap=s["sequential"] if v.kind == "sequential" else s["diverging"],
@@ -117,16 +125,23 @@ class ModernPage(Station):
         for row in range(rows):
             lay.setRowStretchFactor(row, views.row_stretch[row] if row < len(views.row_stretch) else 1)
 
+    def fit(self) -> None:
+        """As a station's; a strip is its title and STRIP_PX of cells, so that the room the square
+        panels leave goes to them, not to the strips (pyqtgraph's grid would share it out)."""
+        for mp in getattr(self, "_strips", ()):
+            mp.plot.setMaximumHeight(mp.plot.titleLabel.boundingRect().height() + STRIP_PX * self.font_scale ** 0.5)
+        super().fit()
+
     @staticmethod
     def structure(views: PageViews) -> tuple:
         return tuple((type(i.view).__name__, i.view.name, getattr(i.view, "kind", ""), i.row, i.col, i.rowspan,
-                      i.colspan, i.colorbar) for i in views.items) + (views.col_stretch, views.row_stretch)
+                      i.colspan, i.colorbar, i.bare) for i in views.items) + (views.col_stretch, views.row_stretch)
 
     # -- data ------------------------------------------------------------------------------------------
     def set_extra(self, extra) -> None:
         """What app/ computed for this page (the run without the first token, A/B's side B)."""
         self.extra = extra
-        self._drawn_for = None
+        self._cached = self._drawn_for = None          # the same object may come back changed (a decode step)
         self._refresh()
 
     def views_of(self, result, sel, extra) -> PageViews:
@@ -144,7 +159,7 @@ class ModernPage(Station):
 
     def _data_key(self, result, sel) -> tuple:
         return (Same(result), Same(self.extra), sel.layer, sel.head, sel.query, sel.key, sel.show_values, sel.kv_heads,
-                sel.window, sel.tile, sel.tile_step, sel.ab, self.font_scale)
+                sel.window, sel.tile, sel.tile_step, sel.ab, sel.lens, sel.d_k, self.font_scale)
 
     def draw(self, result, sel, data) -> None:
         views = self.page_views(result, sel)
@@ -171,7 +186,7 @@ class ModernPage(Station):
             target.set_unit(colour_unit(p.name))      # what the colour bar's values are
             for x, y, w, h in item.boxes:
                 box = pg.QtWidgets.QGraphicsRectItem(x, y, w, h)
-                pen = QPen(pg.mkColor(colour_of("foreground", self.palette)), 2.5 * self._line_scale)
+                pen = QPen(pg.mkColor(colour_of(item.box_colour, self.palette)), 2.5 * self._line_scale)
                 pen.setCosmetic(True)
                 box.setPen(pen)
                 box.setZValue(11)
