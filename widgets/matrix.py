@@ -31,6 +31,7 @@ from PySide6.QtGui import (
     QStaticText,
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
+from shiboken6 import isValid
 
 from compute.instruments.overview import Overview, colour_cells, display_cells, pool_factors
 
@@ -859,7 +860,8 @@ class MatrixPlot:
         self._whole = (1, 1)                           # the whole map's pooling factors
         self._source: tuple | None = None              # (values, masked) the zoom re-pools from
         self.region: tuple[int, int, int, int] | None = None   # (row0, row1, col0, col1) drawn re-pooled
-        self._region_timer = QTimer(singleShot=True, interval=40, timeout=self.show_region)
+        # The timer is the view box's child: it goes with it (a closed window's panels never re-pool).
+        self._region_timer = QTimer(self.plot.vb, singleShot=True, interval=40, timeout=self.show_region)
         self.plot.vb.sigRangeChanged.connect(lambda *_a: self._region_timer.start())
         self.plot.vb.sigResized.connect(lambda *_a: self._region_timer.start())   # another size: other factors
 
@@ -1044,6 +1046,8 @@ class MatrixPlot:
         """Draw what the view shows: the whole map's overview, or, zoomed into a long map, the
         region pooled again from the full-resolution values (to the panel's pixels), so that at
         enough zoom each drawn cell is one query and one key (the labels come back as they fit)."""
+        if not isValid(self.plot.vb):                  # its window closed while a re-pool was due
+            return
         self._region_timer.stop()
         if self.values is None or self._source is None or self.overview.cells is None:
             return
