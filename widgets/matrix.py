@@ -12,6 +12,7 @@ import dataclasses
 import html
 import itertools
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -861,9 +862,14 @@ class MatrixPlot:
         self._source: tuple | None = None              # (values, masked) the zoom re-pools from
         self.region: tuple[int, int, int, int] | None = None   # (row0, row1, col0, col1) drawn re-pooled
         # The timer is the view box's child: it goes with it (a closed window's panels never re-pool).
-        self._region_timer = QTimer(self.plot.vb, singleShot=True, interval=40, timeout=self.show_region)
-        self.plot.vb.sigRangeChanged.connect(lambda *_a: self._region_timer.start())
-        self.plot.vb.sigResized.connect(lambda *_a: self._region_timer.start())   # another size: other factors
+        # Qt's connections hold their callables strongly and the collector cannot see through them: they
+        # hold this plot weakly, or a page's rebuilt grid would keep every old plot (and its C++ items).
+        me = weakref.ref(self)
+        self._region_timer = QTimer(self.plot.vb, singleShot=True, interval=40,
+                                    timeout=lambda: (m := me()) is not None and m.show_region())
+        timer = self._region_timer
+        self.plot.vb.sigRangeChanged.connect(lambda *_a: timer.start())
+        self.plot.vb.sigResized.connect(lambda *_a: timer.start())      # another size: other factors
 
     def set_axis_titles(self, row_axis: str, col_axis: str) -> None:
         """The names of the row and column axes ("query i", "key j"); re-laid out only on change."""
