@@ -99,7 +99,7 @@ def test_code_view_shows_the_line_that_scales(qtbot, window):
     win.state.select(station="mlp")
     code.which.setCurrentText("backend in use")
     code.which.activated.emit(code.which.currentIndex())
-    assert "gelu" in code.key_line_text
+    assert "tanh_u" in code.key_line_text and "cpu_kernels.py" in code.where.text()   # the tanh GELU that ran
 
 
 def test_head_lens_shows_two_heads_and_their_difference(qtbot, window):
